@@ -1,0 +1,25 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+
+torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
+
+
+@pytest.fixture(scope="session")
+def data_root() -> Path:
+    """The real data root: $PRUNEAUDIT_DATA, else ../shared/data. In CI a missing root fails."""
+    root = Path(os.environ.get("PRUNEAUDIT_DATA", REPO.parent / "shared" / "data"))
+    if not (root / "MNIST" / "raw").is_dir():
+        message = f"real data expected under {root} (set PRUNEAUDIT_DATA to the data folder)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return root
