@@ -1,0 +1,376 @@
+"""Study 1: the population regression of per-class accuracy on sparsity and class properties.
+
+The design (one row per stored run series, pruning iteration and class) is
+
+    a_c = A·exp(s) + B·s + C·a0_c + D·quartile(a0_c) + E·r_c + F·H_c
+          + G·I_dataset + H·I_treatment + J·I_technique + K·I_model [+ cross terms]
+
+fitted by ordinary least squares (statsmodels formula API) with HAC standard errors
+(3 lags, small-sample correction), and, as the bounded-response alternative, by a binomial GLM
+with logit link on the same terms. The hypotheses of the study are E > 0 and F < 0 (one-tailed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+import statsmodels.formula.api as smf
+from scipy import stats
+
+from pruneaudit.errors import PruneAuditError, check_positive_int
+
+SERIES = ("dataset", "model", "technique", "treatment", "seed")
+"""Columns that identify one run series (one trained model, pruned iteratively)."""
+
+ORDER = (*SERIES, "iteration", "class")
+"""Deterministic row order of the design frame; HAC lags run along it."""
+
+RUN_COLUMNS = (*ORDER, "sparsity", "accuracy")
+CLASS_STAT_COLUMNS = ("dataset", "class", "r", "H")
+CATEGORICALS = ("dataset", "treatment", "technique", "model")
+HAC_KWDS = {"maxlags": 3, "use_correction": True}
+HYPOTHESES = (("r", "E > 0", "greater"), ("H", "F < 0", "less"))
+
+LINEAR_TERMS = (
+    "exp_sparsity",
+    "sparsity",
+    "a0",
+    "C(quartile)",
+    "r",
+    "H",
+    "C(dataset)",
+    "C(treatment)",
+    "C(technique)",
+    "C(model)",
+)
+CROSS_TERMS = (
+    "C(treatment):C(technique)",
+    "exp_sparsity:C(dataset)",
+    "exp_sparsity:C(technique)",
+    "a0:C(treatment)",
+    "a0:C(technique)",
+    "exp_sparsity:a0",
+    "a0:C(quartile)",
+)
+
+
+def _require(frame: object, columns: tuple[str, ...], what: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise PruneAuditError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise PruneAuditError(
+            f"{what} lacks column(s) {missing}; required: {list(columns)}"
+        )
+    if frame.empty:
+        raise PruneAuditError(f"{what} has no rows")
+    if frame[list(columns)].isna().any().any():
+        bad = [c for c in columns if frame[c].isna().any()]
+        raise PruneAuditError(f"{what} has missing values in column(s) {bad}")
+    return frame
+
+
+def _quartiles(a0: pd.Series) -> pd.Series:
+    """Quartile 1..4 of each class's a0 among the C classes of one model (1 = lowest).
+
+    q = 1 + floor(4·(rank − 1)/C) with rank the 'min' rank (1 = lowest a0): tied classes share
+    the lower rank, hence the same quartile.
+    """
+    rank = a0.rank(method="min").to_numpy()
+    return pd.Series(1 + np.floor(4 * (rank - 1) / len(a0)).astype(int), index=a0.index)
+
+
+def design_frame(runs: pd.DataFrame, class_stats: pd.DataFrame) -> pd.DataFrame:
+    """Build the Study 1 design frame from per-class accuracies of stored run series.
+
+    ``runs``: one row per (dataset, model, technique, treatment, seed, iteration, class) with
+    ``sparsity`` and ``accuracy`` in [0, 1] (an optional ``n``, the class's test size, is kept
+    for the GLM weights). ``class_stats``: one row per (dataset, class) with ``r`` (imbalance r_c)
+    and ``H`` (mean image entropy H_c, bits). Every series needs its iteration-0 (unpruned) rows:
+    ``a0`` is the accuracy on the class at iteration 0 of the same series, ``quartile`` its
+    quartile among the classes of that model (see ``_quartiles``), ``exp_sparsity`` = exp(sparsity).
+    Iteration-0 rows stay in the frame (sparsity 0, a_c = a0_c). Indicator columns become pandas
+    categoricals with sorted levels (the first level is the reference). Rows are sorted by
+    ``ORDER`` = (dataset, model, technique, treatment, seed, iteration, class).
+    """
+    cols = RUN_COLUMNS + (("n",) if isinstance(runs, pd.DataFrame) and "n" in runs else ())
+    runs = _require(runs, cols, "runs")
+    class_stats = _require(class_stats, CLASS_STAT_COLUMNS, "class_stats")
+    acc = pd.to_numeric(runs["accuracy"], errors="coerce")
+    if acc.isna().any() or ((acc < 0) | (acc > 1)).any():
+        raise PruneAuditError("runs.accuracy must be numbers in [0, 1]")
+    sp = pd.to_numeric(runs["sparsity"], errors="coerce")
+    if sp.isna().any() or ((sp < 0) | (sp > 1)).any():
+        raise PruneAuditError("runs.sparsity must be numbers in [0, 1]")
+    if "n" in runs and (pd.to_numeric(runs["n"], errors="coerce").fillna(0) <= 0).any():
+        raise PruneAuditError("runs.n (class test size) must be positive")
+    dup = runs.duplicated(list(ORDER))
+    if dup.any():
+        raise PruneAuditError(
+            f"runs has {int(dup.sum())} duplicate row(s) for the key {list(ORDER)}; "
+            "one row per series, iteration and class"
+        )
+    if class_stats.duplicated(["dataset", "class"]).any():
+        raise PruneAuditError("class_stats has duplicate (dataset, class) rows")
+
+    frame = runs[list(cols)].copy()
+    frame["accuracy"] = acc.astype(float)
+    frame["sparsity"] = sp.astype(float)
+    base = frame[frame["iteration"] == 0]
+    if base.empty:
+        raise PruneAuditError(
+            "runs has no iteration-0 rows: a0_c is the accuracy of the unpruned model, "
+            "so every series needs its iteration 0"
+        )
+    series = frame[list(SERIES)].drop_duplicates()
+    have = base[list(SERIES)].drop_duplicates()
+    lacking = series.merge(have, how="left", indicator=True)
+    lacking = lacking[lacking["_merge"] == "left_only"]
+    if len(lacking):
+        first = lacking.iloc[0][list(SERIES)].to_dict()
+        raise PruneAuditError(
+            f"{len(lacking)} run series have no iteration-0 rows (first: {first}); "
+            "a0_c needs the unpruned model of each series"
+        )
+    a0 = base[[*SERIES, "class", "accuracy"]].rename(columns={"accuracy": "a0"})
+    a0["quartile"] = a0.groupby(list(SERIES), sort=False)["a0"].transform(_quartiles)
+    out = frame.merge(a0, on=[*SERIES, "class"], how="left")
+    if out["a0"].isna().any():
+        row = out[out["a0"].isna()].iloc[0][[*SERIES, "class"]].to_dict()
+        raise PruneAuditError(f"no iteration-0 accuracy for class of {row}")
+    out = out.merge(class_stats[list(CLASS_STAT_COLUMNS)], on=["dataset", "class"], how="left")
+    if out["r"].isna().any() or out["H"].isna().any():
+        row = out[out["r"].isna() | out["H"].isna()].iloc[0][["dataset", "class"]].to_dict()
+        raise PruneAuditError(f"class_stats has no (r, H) for {row}")
+    out["exp_sparsity"] = np.exp(out["sparsity"])
+    out["quartile"] = pd.Categorical(out["quartile"].astype(int), categories=[1, 2, 3, 4])
+    out = out.sort_values(list(ORDER), kind="mergesort").reset_index(drop=True)
+    for c in CATEGORICALS:
+        out[c] = pd.Categorical(out[c].astype(str), categories=sorted(out[c].astype(str).unique()))
+    return out
+
+
+@dataclass
+class ModelFit:
+    """One fitted population model.
+
+    ``table``: term, coef, se, stat (t for OLS-with-t, else z), p (two-tailed), ci_low, ci_high.
+    ``hypotheses``: the one-tailed tests of E > 0 (term ``r``) and F < 0 (term ``H``).
+    ``residuals``: target, predicted, residual (target − predicted), in design-frame order.
+    ``dropped``: terms left out, each with the reason.
+    """
+
+    kind: str
+    formula: str
+    result: object
+    table: pd.DataFrame
+    hypotheses: pd.DataFrame
+    residuals: pd.DataFrame
+    rsquared_adj: float | None
+    dropped: dict[str, str] = field(default_factory=dict)
+
+
+def _formula(frame: pd.DataFrame, cross_terms: bool) -> tuple[str, dict[str, str]]:
+    dropped: dict[str, str] = {}
+    single = {c for c in (*CATEGORICALS, "quartile") if frame[c].nunique() < 2}
+    constant = {c for c in ("exp_sparsity", "sparsity", "a0", "r", "H") if frame[c].nunique() < 2}
+    terms = []
+    for term in LINEAR_TERMS + (CROSS_TERMS if cross_terms else ()):
+        parts = [p.removeprefix("C(").removesuffix(")") for p in term.split(":")]
+        why = [p for p in parts if p in single or p in constant]
+        if why:
+            dropped[term] = f"{why[0]} takes a single value in the frame"
+        else:
+            terms.append(term)
+    return "accuracy ~ " + " + ".join(terms), dropped
+
+
+def _check_frame(frame: object) -> pd.DataFrame:
+    need = (*ORDER, "accuracy", "sparsity", "exp_sparsity", "a0", "quartile", "r", "H")
+    frame = _require(frame, need, "design frame")
+    if len(frame) < 2:
+        raise PruneAuditError("design frame needs at least 2 rows")
+    return frame
+
+
+def _cov(cov: str) -> dict:
+    if cov == "HAC":
+        return {"cov_type": "HAC", "cov_kwds": dict(HAC_KWDS)}
+    if cov == "nonrobust":
+        return {"cov_type": "nonrobust"}
+    raise PruneAuditError(f"unknown cov {cov!r}; accepted: 'HAC', 'nonrobust'")
+
+
+def _tidy(result) -> pd.DataFrame:
+    ci = np.asarray(result.conf_int())
+    return pd.DataFrame(
+        {
+            "term": list(result.params.index),
+            "coef": np.asarray(result.params),
+            "se": np.asarray(result.bse),
+            "stat": np.asarray(result.tvalues),
+            "p": np.asarray(result.pvalues),
+            "ci_low": ci[:, 0],
+            "ci_high": ci[:, 1],
+        }
+    )
+
+
+def one_tailed_p(result, term: str, alternative: str) -> float:
+    """One-tailed p-value of ``term``'s coefficient: H1 coef > 0 ('greater') or < 0 ('less').
+
+    Uses the reference distribution of the fit (Student t with the residual degrees of
+    freedom when ``result.use_t``, else the standard normal), so that on the side of the
+    alternative it equals half the two-tailed p-value.
+    """
+    if alternative not in ("greater", "less"):
+        raise PruneAuditError(f"alternative must be 'greater' or 'less', got {alternative!r}")
+    if term not in result.params.index:
+        terms = list(result.params.index)
+        raise PruneAuditError(f"term {term!r} is not in the fit; terms: {terms}")
+    stat = float(result.tvalues[term])
+    stat = stat if alternative == "greater" else -stat
+    dist = stats.t(result.df_resid) if result.use_t else stats.norm()
+    return float(dist.sf(stat))
+
+
+def _hypotheses(result) -> pd.DataFrame:
+    rows = []
+    for term, label, alt in HYPOTHESES:
+        if term in result.params.index:
+            coef, stat = float(result.params[term]), float(result.tvalues[term])
+            p = one_tailed_p(result, term, alt)
+        else:
+            coef = stat = p = float("nan")
+        rows.append({"term": term, "hypothesis": label, "coef": coef, "stat": stat, "p": p})
+    return pd.DataFrame(rows)
+
+
+def _successes(frame: pd.DataFrame, weights: str) -> pd.DataFrame:
+    """Add the columns successes = a·n and failures = n − a·n (integers) for a binomial fit."""
+    if weights not in frame.columns:
+        raise PruneAuditError(f"weights column {weights!r} is not in the design frame")
+    n = pd.to_numeric(frame[weights], errors="coerce").to_numpy(dtype=float)
+    if np.isnan(n).any() or (n <= 0).any():
+        raise PruneAuditError(f"weights column {weights!r} must be positive numbers")
+    k = frame["accuracy"].to_numpy(dtype=float) * n
+    if np.abs(k - np.round(k)).max() > 1e-6 or np.abs(n - np.round(n)).max() > 1e-6:
+        raise PruneAuditError(
+            f"accuracy × {weights} must be whole counts of correct examples; pass weights=None "
+            "for accuracies that are averages (e.g. over seeds)"
+        )
+    out = frame.copy()
+    out["successes"] = np.round(k)
+    out["failures"] = np.round(n) - np.round(k)
+    return out
+
+
+def _fit(frame, cross_terms, cov, kind, weights):
+    frame = _check_frame(frame)
+    formula, dropped = _formula(frame, cross_terms)
+    cov_args = _cov(cov)
+    if kind == "ols":
+        model = smf.ols(formula, data=frame)
+    elif weights is None:
+        model = smf.glm(formula, data=frame, family=sm.families.Binomial())
+    else:
+        frame = _successes(frame, weights)
+        formula = "successes + failures ~ " + formula.split(" ~ ", 1)[1]
+        model = smf.glm(formula, data=frame, family=sm.families.Binomial())
+    rank = np.linalg.matrix_rank(model.exog)
+    if rank < model.exog.shape[1]:
+        raise PruneAuditError(
+            f"the design matrix of {formula!r} is rank deficient ({rank} < "
+            f"{model.exog.shape[1]} columns): some indicator combinations are missing or "
+            "collinear, so the coefficients are not identified"
+        )
+    result = model.fit(**cov_args)
+    predicted = np.asarray(result.fittedvalues if kind == "ols" else result.mu)
+    target = frame["accuracy"].to_numpy(dtype=float)
+    residuals = pd.DataFrame(
+        {"target": target, "predicted": predicted, "residual": target - predicted}
+    )
+    return ModelFit(
+        kind=kind,
+        formula=formula,
+        result=result,
+        table=_tidy(result),
+        hypotheses=_hypotheses(result),
+        residuals=residuals,
+        rsquared_adj=float(result.rsquared_adj) if kind == "ols" else None,
+        dropped=dropped,
+    )
+
+
+def fit_ols(frame: pd.DataFrame, cross_terms: bool = False, cov: str = "HAC") -> ModelFit:
+    """Ordinary least squares on the design frame (linear terms, or with the cross terms).
+
+    Categorical indicators with a single level in the frame (and numeric terms that are
+    constant) are dropped, with every term that involves them, and listed in ``dropped``.
+    ``cov="HAC"``: Newey–West covariance with ``maxlags=3`` and the small-sample correction,
+    lags running along the frame's row order (``design_frame`` sorts it); ``"nonrobust"``:
+    the classical covariance. A rank-deficient design raises.
+    """
+    return _fit(frame, cross_terms, cov, "ols", None)
+
+
+def fit_glm(
+    frame: pd.DataFrame, cross_terms: bool = False, cov: str = "HAC", weights: str | None = "n"
+) -> ModelFit:
+    """Binomial GLM with logit link on the same terms as ``fit_ols``.
+
+    ``weights`` names the column of class test sizes n_c. With it, each row is the binomial
+    count of a_c·n_c correct out of n_c (two-column response ``successes + failures``, the
+    exact binomial likelihood, equivalent to weighting the proportion by n_c as ``var_weights``
+    but with full support for robust covariances in statsmodels); a_c·n_c must then be whole.
+    ``None``, or the default ``"n"`` on a frame without that column, fits the proportion a_c
+    with weight 1 per row (quasi-binomial likelihood, e.g. for accuracies averaged over seeds).
+    Predictions are the fitted means, in [0, 1]. Covariance as in ``fit_ols``.
+    """
+    if weights is not None and isinstance(frame, pd.DataFrame) and weights not in frame:
+        if weights == "n":
+            weights = None
+        else:
+            raise PruneAuditError(f"weights column {weights!r} is not in the design frame")
+    return _fit(frame, cross_terms, cov, "glm", weights)
+
+
+def predicted_vs_target(fit: ModelFit, bins: int = 20) -> pd.DataFrame:
+    """Histogram of predictions within each bin of the target, normalized per target bin.
+
+    Target bins: ``bins`` equal bins over [0, 1] (accuracy). Prediction bins: ``bins`` equal
+    bins over [min(0, min pred), max(1, max pred)], so that OLS predictions outside [0, 1] show.
+    Columns: target_low, target_high, pred_low, pred_high, count, share (count / rows in the
+    target bin; each non-empty target bin's shares sum to 1). Empty target bins are omitted.
+    """
+    check_positive_int("bins", bins)
+    res = fit.residuals
+    t_edges = np.linspace(0.0, 1.0, bins + 1)
+    pred = res["predicted"].to_numpy()
+    p_edges = np.linspace(min(0.0, pred.min()), max(1.0, pred.max()), bins + 1)
+    ti = np.clip(np.searchsorted(t_edges, res["target"].to_numpy(), side="right") - 1, 0, bins - 1)
+    pi = np.clip(np.searchsorted(p_edges, pred, side="right") - 1, 0, bins - 1)
+    counts = np.zeros((bins, bins), dtype=int)
+    np.add.at(counts, (ti, pi), 1)
+    totals = counts.sum(axis=1)
+    tt, pp = np.nonzero(np.broadcast_to(totals[:, None] > 0, counts.shape))
+    return pd.DataFrame(
+        {
+            "target_low": t_edges[tt],
+            "target_high": t_edges[tt + 1],
+            "pred_low": p_edges[pp],
+            "pred_high": p_edges[pp + 1],
+            "count": counts[tt, pp],
+            "share": counts[tt, pp] / totals[tt],
+        }
+    )
+
+
+def residual_histogram(fit: ModelFit, bins: int = 30) -> pd.DataFrame:
+    """Histogram of the residuals (target − predicted): columns low, high, count."""
+    check_positive_int("bins", bins)
+    counts, edges = np.histogram(fit.residuals["residual"].to_numpy(), bins=bins)
+    return pd.DataFrame({"low": edges[:-1], "high": edges[1:], "count": counts})
