@@ -171,3 +171,15 @@ def test_accuracy_vs_sparsity_rejects_bad_frames():
         metrics.accuracy_vs_sparsity(g)
     with pytest.raises(PruneAuditError, match="empty"):
         metrics.accuracy_vs_sparsity(f.iloc[:0])
+
+
+def test_check_group_frame():
+    s = pd.Series(["a", "b"], index=[5, 7], name="series")
+    f = metrics.check_group_frame("groups", s, n=2)
+    assert list(f.columns) == ["series"] and f.index.tolist() == [0, 1]
+    with pytest.raises(PruneAuditError, match="3 rows but there are 2"):
+        metrics.check_group_frame("groups", pd.DataFrame({"g": [1, 2, 3]}), n=2)
+    with pytest.raises(PruneAuditError, match="'g' has missing"):
+        metrics.check_group_frame("groups", pd.DataFrame({"g": [1, None]}))
+    with pytest.raises(PruneAuditError, match="DataFrame"):
+        metrics.check_group_frame("groups", [1, 2])

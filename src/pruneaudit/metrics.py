@@ -85,6 +85,29 @@ def check_same_length(name_a: str, n_a: int, name_b: str, n_b: int) -> None:
         raise PruneAuditError(f"{name_a} has {n_a} examples but {name_b} has {n_b}")
 
 
+def check_group_frame(name: str, groups: object, n: int | None = None) -> pd.DataFrame:
+    """Return ``groups`` (a DataFrame of group columns, or a Series) as a DataFrame.
+
+    Raises if it has no column, missing values, or (given ``n``) not ``n`` rows.
+    The index is reset so that rows align with example positions.
+    """
+    if isinstance(groups, pd.Series):
+        groups = groups.to_frame(name=groups.name if groups.name is not None else "group")
+    if not isinstance(groups, pd.DataFrame):
+        raise PruneAuditError(
+            f"{name} must be a pandas DataFrame (or Series) of group columns, "
+            f"got {type(groups).__name__}"
+        )
+    if groups.shape[1] == 0:
+        raise PruneAuditError(f"{name} has no group column")
+    if groups.isna().any().any():
+        col = groups.columns[groups.isna().any()][0]
+        raise PruneAuditError(f"{name} column {col!r} has missing values")
+    if n is not None and len(groups) != n:
+        raise PruneAuditError(f"{name} has {len(groups)} rows but there are {n} examples")
+    return groups.reset_index(drop=True)
+
+
 def population_class_accuracy(
     y_true: object, preds: object, num_classes: int
 ) -> np.ndarray:
