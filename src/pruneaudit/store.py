@@ -1,0 +1,502 @@
+"""Results store: every run keyed by a hash of its full configuration, written atomically.
+
+Layout under the store root::
+
+    runs/<key[:2]>/<key>/spec.json            the RunSpec (canonical JSON)
+                         classes.parquet      per-class accuracy: class, accuracy, n (+ measured
+                                              columns such as sparsity) + the spec's columns
+                         predictions.parquet  per-example: index, label, prediction
+                         checkpoint.pt        optional state dict of plain tensors
+                         DONE                 written last
+    tmp/<key>.<host>.<pid>.<uuid>/            runs being written
+
+A run is written into its own folder under ``tmp/``, every file is fsynced, ``DONE`` is written
+last, and the folder is then renamed onto ``runs/...`` in one ``os.rename``. A folder without
+``DONE``, or one still under ``tmp/``, is never read as finished, so a crash at any moment leaves
+either the whole run or nothing. When two writers race for one key the first rename wins and the
+other's copy is discarded (both are the same run). Checkpoints load with
+``torch.load(weights_only=True)``, which refuses pickles that would run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pruneaudit import __version__, config
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
+
+#: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
+LEVEL_KEY = "level"
+SCHEME_KEY = "scheme"
+
+CLASS_COLUMNS = ("class", "accuracy", "n")
+PREDICTION_COLUMNS = ("index", "label", "prediction")
+_FILES = ("spec.json", "classes.parquet", "predictions.parquet")
+_CHECKPOINT = "checkpoint.pt"
+_DONE = "DONE"
+#: A tmp folder from another host (or whose owner cannot be checked) is stale after this long.
+STALE_AFTER_S = 24 * 3600
+
+
+def _registry(kind: str) -> tuple[str, ...]:
+    """The accepted names of a registry, imported lazily (torch-free callers stay light)."""
+    if kind == "dataset":
+        from pruneaudit.data import DATASETS
+
+        return tuple(DATASETS)
+    if kind == "model":
+        from pruneaudit.models import MODELS
+
+        return tuple(MODELS)
+    if kind == "technique":
+        from pruneaudit.prune import TECHNIQUES
+
+        return tuple(TECHNIQUES)
+    if kind == "treatment":
+        from pruneaudit.prune import TREATMENTS
+
+        return tuple(TREATMENTS)
+    if kind == "scheme":
+        from pruneaudit.quantize import SCHEMES
+
+        return tuple(SCHEMES)
+    raise KeyError(kind)
+
+
+def _scalar(name: str, value: object) -> object:
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    raise PruneAuditError(
+        f"extra[{name!r}] must be a JSON scalar (str, int, float, bool or None), got {value!r}"
+    )
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """The full configuration of one run; its ``key`` names the run in the store.
+
+    ``technique``/``treatment`` None means a dense (unpruned) run; ``iteration`` k >= 1 is the k-th
+    prune-retrain round of P's iterative protocol. ``train_size`` None uses the whole training set
+    (else its first ``train_size`` examples, split 80/20 by ``seed``); ``test_size`` None the whole
+    test set. ``extra`` holds study-specific settings (for example ``level``, a target sparsity in
+    [0, 1), or ``scheme``, a quantization scheme), given as a mapping and kept as a sorted tuple of
+    pairs. ``protocol`` and ``version`` default to the current protocol and package version.
+    """
+
+    dataset: str
+    model: str
+    technique: str | None = None
+    treatment: str | None = None
+    iteration: int = 0
+    seed: int = 0
+    epochs: int = 30
+    lr: float = 0.01
+    batch_size: int = 32
+    augment: bool = True
+    train_size: int | None = None
+    test_size: int | None = None
+    val_fraction: float = 0.2
+    extra: tuple[tuple[str, Any], ...] = ()
+    protocol: str = config.PROTOCOL_VERSION
+    version: str = __version__
+
+    def __post_init__(self) -> None:
+        check_choice("dataset", self.dataset, _registry("dataset"))
+        check_choice("model", self.model, _registry("model"))
+        if self.technique is not None:
+            check_choice("technique", self.technique, _registry("technique"))
+        if self.treatment is not None:
+            check_choice("treatment", self.treatment, _registry("treatment"))
+            if self.technique is None:
+                raise PruneAuditError(
+                    f"treatment {self.treatment!r} needs a technique; a dense run has neither"
+                )
+        if isinstance(self.iteration, bool) or not isinstance(self.iteration, int):
+            raise PruneAuditError(f"iteration must be an integer >= 0, got {self.iteration!r}")
+        if self.iteration < 0:
+            raise PruneAuditError(f"iteration must be an integer >= 0, got {self.iteration!r}")
+        if self.iteration > 0 and self.technique is None:
+            raise PruneAuditError(
+                f"iteration {self.iteration} is a pruning round and needs a technique; "
+                "iteration 0 is the dense run"
+            )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise PruneAuditError(f"seed must be an integer >= 0, got {self.seed!r}")
+        check_positive_int("epochs", self.epochs)
+        check_positive_int("batch_size", self.batch_size)
+        for name in ("train_size", "test_size"):
+            if getattr(self, name) is not None:
+                check_positive_int(name, getattr(self, name))
+        if not isinstance(self.augment, bool):
+            raise PruneAuditError(f"augment must be True or False, got {self.augment!r}")
+        object.__setattr__(self, "lr", check_range("lr", self.lr, 0, float("inf"), lo_open=True))
+        object.__setattr__(
+            self,
+            "val_fraction",
+            check_range("val_fraction", self.val_fraction, 0, 1, hi_open=True),
+        )
+        object.__setattr__(self, "extra", self._checked_extra(self.extra))
+
+    @staticmethod
+    def _checked_extra(extra: object) -> tuple[tuple[str, Any], ...]:
+        items = extra.items() if isinstance(extra, Mapping) else extra
+        try:
+            pairs = dict(items)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise PruneAuditError(
+                f"extra must be a mapping of names to JSON scalars, got {extra!r}"
+            ) from None
+        fields = {f.name for f in dataclasses.fields(RunSpec)} | {"key", *CLASS_COLUMNS}
+        for name, value in pairs.items():
+            if not isinstance(name, str) or name in fields:
+                raise PruneAuditError(
+                    f"extra key {name!r} must be a string other than the spec's own fields "
+                    f"and the columns {', '.join(CLASS_COLUMNS)}"
+                )
+            _scalar(name, value)
+        if LEVEL_KEY in pairs:
+            pairs[LEVEL_KEY] = check_range(
+                "sparsity level", pairs[LEVEL_KEY], 0, 1, hi_open=True
+            )
+        if SCHEME_KEY in pairs:
+            check_choice("quantization scheme", pairs[SCHEME_KEY], _registry("scheme"))
+        return tuple(sorted(pairs.items()))
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields as plain JSON values (``extra`` as a dict)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["extra"] = dict(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
+        """Inverse of :meth:`as_dict`."""
+        return cls(**d)
+
+    @property
+    def key(self) -> str:
+        """sha256 of the canonical JSON of all fields."""
+        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def replace(self, **changes: Any) -> RunSpec:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def columns(self) -> dict[str, Any]:
+        """The spec as tidy-frame columns: its fields with ``extra`` flattened, plus ``key``."""
+        d = self.as_dict()
+        extra = d.pop("extra")
+        return {"key": self.key, **d, **extra}
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished run read from the store."""
+
+    spec: RunSpec
+    classes: pd.DataFrame
+    predictions: pd.DataFrame
+    path: Path = field(repr=False)
+
+    @property
+    def has_checkpoint(self) -> bool:
+        return (self.path / _CHECKPOINT).is_file()
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The saved state dict, loaded with ``torch.load(weights_only=True)``."""
+        import torch
+
+        path = self.path / _CHECKPOINT
+        if not path.is_file():
+            raise PruneAuditError(f"run {self.spec.key} has no checkpoint (looked for {path})")
+        return torch.load(path, map_location="cpu", weights_only=True)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as fh:
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _before_publish(stage: str, tmp: Path) -> None:
+    """Called after each file of a run is written into ``tmp`` (tests patch it to crash there)."""
+
+
+def _check_frame(what: str, frame: object, columns: Iterable[str]) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise PruneAuditError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise PruneAuditError(
+            f"{what} lacks the column(s) {missing}; required: {list(columns)}, "
+            f"got {list(frame.columns)}"
+        )
+    return frame
+
+
+class ResultsStore:
+    """Finished runs under ``root`` (default :func:`pruneaudit.config.store_root`)."""
+
+    def __init__(self, root: str | os.PathLike | None = None) -> None:
+        self.root = config.store_root(root).resolve()
+        self._writable = False
+
+    def __repr__(self) -> str:
+        return f"ResultsStore({str(self.root)!r})"
+
+    # -- paths -------------------------------------------------------------------------------
+    def path(self, spec_or_key: RunSpec | str) -> Path:
+        """Folder of a run (whether or not it exists)."""
+        key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
+        return self.root / "runs" / key[:2] / key
+
+    def _finished(self, path: Path) -> bool:
+        return (path / _DONE).is_file()
+
+    # -- writing -----------------------------------------------------------------------------
+    def check_writable(self) -> None:
+        """Raise a clear error unless a file can be created under the store root (probe write)."""
+        if self._writable:
+            return
+        try:
+            (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+            probe = self.root / "tmp" / f".probe.{uuid.uuid4().hex}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as err:
+            raise PruneAuditError(
+                f"results store {str(self.root)!r} is not writable ({err.strerror or err}); "
+                f"pass a writable folder (--store, ResultsStore(root)) or set "
+                f"${config.STORE_ENV}"
+            ) from None
+        self._writable = True
+        self.clean_tmp()
+
+    def clean_tmp(self, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
+        """Remove abandoned temporary run folders; return those removed.
+
+        A folder is abandoned when it was made on this host by a process that no longer exists, or
+        when it is older than ``stale_after_s`` (folders from other hosts sharing the store).
+        """
+        tmp = self.root / "tmp"
+        removed: list[Path] = []
+        if not tmp.is_dir():
+            return removed
+        host = socket.gethostname()
+        now = time.time()
+        for entry in tmp.iterdir():
+            parts = entry.name.split(".")
+            if not entry.is_dir() or len(parts) != 4:
+                continue
+            _, owner_host, pid, _ = parts
+            try:
+                stale = now - entry.stat().st_mtime > stale_after_s
+                if owner_host == host and pid.isdigit():
+                    stale = stale or not _alive(int(pid))
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+        return removed
+
+    def save(
+        self,
+        spec: RunSpec,
+        classes: pd.DataFrame,
+        predictions: pd.DataFrame,
+        checkpoint: Mapping[str, Any] | None = None,
+    ) -> Run:
+        """Write a run atomically and return it as read back from the store.
+
+        ``classes`` needs the columns class, accuracy, n (further measured columns such as sparsity
+        are kept; the spec's columns are added); ``predictions`` needs index, label, prediction.
+        ``checkpoint`` is a state dict of plain tensors. If the run already exists it is kept.
+        """
+        if not isinstance(spec, RunSpec):
+            raise PruneAuditError(f"spec must be a RunSpec, got {type(spec).__name__}")
+        classes = _check_frame("classes", classes, CLASS_COLUMNS)
+        predictions = _check_frame("predictions", predictions, PREDICTION_COLUMNS)
+        cols = spec.columns()
+        clash = [c for c in classes.columns if c in cols]
+        if clash:
+            raise PruneAuditError(f"classes must not carry the spec's columns {clash}")
+        self.check_writable()
+        final = self.path(spec)
+        if self._finished(final):
+            return self.load(spec)
+
+        tmp = self._tmp_dir(spec.key)
+        tmp.mkdir(parents=True)
+        try:
+            spec_text = json.dumps(spec.as_dict(), sort_keys=True, indent=1)
+            (tmp / "spec.json").write_text(spec_text + "\n")
+            _before_publish("spec", tmp)
+            table = classes.reset_index(drop=True).assign(**cols)
+            table.to_parquet(tmp / "classes.parquet", index=False)
+            _before_publish("classes", tmp)
+            predictions.reset_index(drop=True).to_parquet(tmp / "predictions.parquet", index=False)
+            _before_publish("predictions", tmp)
+            if checkpoint is not None:
+                import torch
+
+                torch.save(dict(checkpoint), tmp / _CHECKPOINT)
+                _before_publish("checkpoint", tmp)
+            for name in os.listdir(tmp):
+                _fsync_file(tmp / name)
+            (tmp / _DONE).write_text(spec.key + "\n")
+            _fsync_file(tmp / _DONE)
+            _fsync_dir(tmp)
+            _before_publish("done", tmp)
+            self._publish(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        return self.load(spec)
+
+    def _tmp_dir(self, key: str) -> Path:
+        name = f"{key}.{socket.gethostname()}.{os.getpid()}.{uuid.uuid4().hex}"
+        return self.root / "tmp" / name
+
+    def _publish(self, tmp: Path, final: Path) -> None:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists() and not self._finished(final):
+            # Not written by this store's protocol (a finished run is only ever renamed in whole):
+            # move it out of the way rather than trust it.
+            aside = self._tmp_dir(final.name)
+            with contextlib.suppress(OSError):
+                os.rename(final, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not self._finished(final):  # the race was lost to a finished run: keep that one
+                raise
+            return
+        _fsync_dir(final.parent)
+
+    def get_or_run(
+        self,
+        spec: RunSpec,
+        fn: Callable[[RunSpec], tuple],
+    ) -> Run:
+        """The stored run for ``spec``; if there is none, ``fn(spec)`` makes it and it is saved.
+
+        ``fn`` returns ``(classes, predictions)`` or ``(classes, predictions, checkpoint)``, the
+        arguments of :meth:`save`. An existing run is returned without calling ``fn``.
+        """
+        if self.has(spec):
+            return self.load(spec)
+        self.check_writable()
+        out = fn(spec)
+        if not isinstance(out, tuple) or len(out) not in (2, 3):
+            raise PruneAuditError(
+                "the run function must return (classes, predictions) or "
+                f"(classes, predictions, checkpoint), got {type(out).__name__}"
+            )
+        return self.save(spec, *out)
+
+    # -- reading -----------------------------------------------------------------------------
+    def has(self, spec_or_key: RunSpec | str) -> bool:
+        """Whether a finished run exists."""
+        return self._finished(self.path(spec_or_key))
+
+    def load(self, spec_or_key: RunSpec | str) -> Run:
+        """A finished run; a clear error if there is none."""
+        path = self.path(spec_or_key)
+        if not self._finished(path):
+            key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
+            raise PruneAuditError(f"no finished run {key} in the results store {str(self.root)!r}")
+        spec = RunSpec.from_dict(json.loads((path / "spec.json").read_text()))
+        return Run(
+            spec=spec,
+            classes=pd.read_parquet(path / "classes.parquet"),
+            predictions=pd.read_parquet(path / "predictions.parquet"),
+            path=path,
+        )
+
+    def keys(self) -> list[str]:
+        """Keys of all finished runs, sorted."""
+        runs = self.root / "runs"
+        if not runs.is_dir():
+            return []
+        return sorted(p.parent.name for p in runs.glob(f"*/*/{_DONE}"))
+
+    def runs(self, **filters: Any) -> pd.DataFrame:
+        """One row per finished run: ``key``, the spec's fields and its ``extra`` flattened.
+
+        ``filters`` keep rows whose column equals the value (or is in it, for a list or tuple),
+        e.g. ``store.runs(dataset="mnist", seed=[0, 1])``.
+        """
+        names = [f.name for f in dataclasses.fields(RunSpec) if f.name != "extra"]
+        rows = []
+        for key in self.keys():
+            spec = json.loads((self.path(key) / "spec.json").read_text())
+            extra = spec.pop("extra", {})
+            rows.append({"key": key, **{n: spec.get(n) for n in names}, **extra})
+        frame = pd.DataFrame(rows, columns=None if rows else ["key", *names])
+        for name, value in filters.items():
+            if name not in frame.columns:
+                raise PruneAuditError(
+                    f"unknown filter {name!r}; accepted: {', '.join(map(repr, frame.columns))}"
+                )
+            values = list(value) if isinstance(value, list | tuple | set) else [value]
+            frame = frame[frame[name].isin(values) | (frame[name].isna() & (None in values))]
+        return frame.reset_index(drop=True)
+
+    def collect(self, specs: Iterable[RunSpec | str], table: str = "classes") -> pd.DataFrame:
+        """Concatenate the runs' ``classes`` (or ``predictions``) tables into one tidy frame.
+
+        Each row carries the run's ``key`` and spec columns. Raises if a run is missing.
+        """
+        check_choice("table", table, ("classes", "predictions"))
+        items = list(specs)
+        missing = [s for s in items if not self.has(s)]
+        if missing:
+            names = ", ".join(s.key[:12] if isinstance(s, RunSpec) else s[:12] for s in missing[:5])
+            raise PruneAuditError(
+                f"{len(missing)} of {len(items)} runs are not in the results store "
+                f"{str(self.root)!r} (first: {names}); run them first (run_grid / get_or_run)"
+            )
+        frames = []
+        for item in items:
+            run = self.load(item)
+            if table == "classes":
+                frames.append(run.classes)
+            else:
+                frames.append(run.predictions.assign(**run.spec.columns()))
+        if not frames:
+            return pd.DataFrame(columns=["key", *CLASS_COLUMNS])
+        return pd.concat(frames, ignore_index=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
