@@ -108,9 +108,7 @@ def check_group_frame(name: str, groups: object, n: int | None = None) -> pd.Dat
     return groups.reset_index(drop=True)
 
 
-def population_class_accuracy(
-    y_true: object, preds: object, num_classes: int
-) -> np.ndarray:
+def population_class_accuracy(y_true: object, preds: object, num_classes: int) -> np.ndarray:
     """Per-class accuracy of every member of a population: array ``(K, C)``.
 
     ``out[k, c] = |{i : y_i = preds[k, i] = c}| / |{i : y_i = c}|``; NaN where class ``c`` has
@@ -263,9 +261,7 @@ def accuracy_vs_sparsity(frame: pd.DataFrame) -> SparsityTables:
     """
     frame = _check_run_series(frame)
     keys = list(SERIES_KEYS)
-    sparsity = (
-        frame.drop_duplicates(list(RUN_KEYS)).groupby(keys, sort=True)["sparsity"].mean()
-    )
+    sparsity = frame.drop_duplicates(list(RUN_KEYS)).groupby(keys, sort=True)["sparsity"].mean()
     per_class = frame.groupby([*keys, "class"], sort=True)["accuracy"].mean().unstack("class")
     per_class = per_class.join(sparsity).set_index("sparsity", append=True)
     per_class.columns.name = "class"
