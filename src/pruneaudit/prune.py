@@ -428,6 +428,28 @@ def _derived_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
 
 
+def prune_round(
+    model: nn.Module,
+    technique: str,
+    treatment: str,
+    k: int,
+    init: Mapping[str, torch.Tensor],
+    *,
+    seed: int = 0,
+    rate: float = 0.2,
+) -> nn.Module:
+    """Round ``k`` of the iterative protocol before retraining, in place: prune to the cumulative
+    sparsity :func:`iteration_sparsity` ``(k, rate)`` with :func:`prune_to`, then, for
+    ``"rewind"``, reset the weights to ``init`` (a :func:`snapshot` taken before training).
+    Random techniques draw from a seed derived from ``(seed, k)``. Returns ``model``."""
+    check_choice("weight treatment", treatment, TREATMENTS)
+    check_positive_int("k", k)
+    prune_to(model, technique, iteration_sparsity(k, rate), seed=_derived_seed(seed, k))
+    if treatment == "rewind":
+        rewind(model, init)
+    return model
+
+
 def iterative_prune(
     model: nn.Module,
     data: ImageData,
@@ -446,10 +468,10 @@ def iterative_prune(
     Iteration ``k`` prunes to the cumulative sparsity :func:`iteration_sparsity` ``(k, rate)``
     with :func:`prune_to` (``rate`` of the remaining weights), then either keeps training from
     the current weights (``"finetune"``) or first resets the surviving weights, biases and
-    buffers to their values at the start (``"rewind"``, lottery ticket) and trains again with
-    ``train_cfg`` (each round uses the same config, hence the same data order).
-    ``callback(k, model)`` runs after each round, ``k = 0`` for the trained dense model.
-    Random techniques draw from a seed derived from ``(seed, k)``. Returns ``model``.
+    buffers to their values at the start (``"rewind"``, lottery ticket) — that is
+    :func:`prune_round` — and trains again with ``train_cfg`` (each round uses the same config,
+    hence the same data order). ``callback(k, model)`` runs after each round, ``k = 0`` for the
+    trained dense model. Returns ``model``.
     """
     from pruneaudit.train import train
 
@@ -462,9 +484,7 @@ def iterative_prune(
     if callback is not None:
         callback(0, model)
     for k in range(1, iterations + 1):
-        prune_to(model, technique, iteration_sparsity(k, rate), seed=_derived_seed(seed, k))
-        if treatment == "rewind":
-            rewind(model, init)
+        prune_round(model, technique, treatment, k, init, seed=seed, rate=rate)
         train(model, data, train_cfg, progress=progress)
         if callback is not None:
             callback(k, model)
