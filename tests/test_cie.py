@@ -146,6 +146,7 @@ def test_over_indexing_hand_computed():
         (lambda: cie.modal_labels([0, 1], 2), r"\(K, N\)"),
         (lambda: cie.top_percentile([1.0, 2.0], 100, 0), "1..99"),
         (lambda: cie.top_percentile([1.0, np.nan], 90, 0), "NaN"),
+        (lambda: cie.top_percentile([1.0, 2.0], 90, None), "seed"),
         (lambda: cie.population_accuracy(Y[:3], BASE, 3), "3 examples.*4"),
         (lambda: cie.population_accuracy(Y, BASE, 3, [1, 0, 1, 0]), "boolean"),
         (lambda: cie.over_indexing(pd.DataFrame({"s": []}), pd.DataFrame({"s": []})), "no rows"),

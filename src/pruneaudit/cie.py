@@ -126,6 +126,8 @@ def top_percentile(scores: object, q: int, seed: int) -> np.ndarray:
         raise PruneAuditError(
             f"percentile q must be an integer in 1..99 (the study uses {PERCENTILES}), got {q!r}"
         )
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise PruneAuditError(f"seed must be a non-negative integer, got {seed!r}")
     n = s.size
     m = -(-n * (100 - int(q)) // 100)
     tiebreak = np.random.default_rng(seed).permutation(n)

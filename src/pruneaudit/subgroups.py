@@ -52,8 +52,11 @@ def _positive(y: np.ndarray, p: np.ndarray, positive_class: int | None) -> int:
         return 1
     if isinstance(positive_class, bool) or not isinstance(positive_class, int | np.integer):
         raise PruneAuditError(f"positive_class must be an integer label, got {positive_class!r}")
-    if positive_class < 0:
-        raise PruneAuditError(f"positive_class must be a label >= 0, got {positive_class}")
+    if not (y == positive_class).any():
+        raise PruneAuditError(
+            f"positive_class {positive_class} does not occur in y_true; labels present: "
+            f"{sorted(int(v) for v in np.unique(y))}"
+        )
     return int(positive_class)
 
 
