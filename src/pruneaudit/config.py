@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: Bump when a change to training, pruning or evaluation changes results: it is part of every run key.
+#: Bump when a change to training, pruning or evaluation changes results (part of every run key).
 PROTOCOL_VERSION = "1"
 
 DATA_ENV = "PRUNEAUDIT_DATA"
