@@ -1,0 +1,506 @@
+"""Altair chart builders for the studies, and an offline renderer for the book.
+
+Offline rendering: :func:`enable_offline` registers the Altair renderer ``"pruneaudit"``. It emits
+``text/html`` holding a ``<div>`` and a ``<script>`` that calls ``vegaEmbed`` on the spec, so charts
+never load JavaScript from a CDN:
+
+- in the static book (``$PRUNEAUDIT_STATIC`` set, as :mod:`pruneaudit.book` does while executing a
+  notebook) the script relies on ``window.vegaEmbed``, which every book page loads from
+  ``_static/vendor/vega-bundle.js`` (see ``_config.yml``);
+- in a live notebook the first chart after :func:`enable_offline` also carries the bundle itself
+  (about 0.9 MB, from ``vl_convert.javascript_bundle``); later charts wait for it. After clearing
+  outputs, call :func:`enable_offline` again.
+
+Live ipywidgets controls go through :func:`show_widget`, which shows nothing but a short note in
+the static book, so that no broken widget appears there.
+
+The builders take tidy frames and return Altair charts whose interactivity (legend selection,
+tooltips, sliders) runs in Vega-Lite itself, so it works in the static book with no kernel.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import io
+import itertools
+import json
+import os
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from pruneaudit.errors import PruneAuditError
+
+#: Environment variable that marks execution for the static book (set by ``pruneaudit.book``).
+STATIC_ENV = "PRUNEAUDIT_STATIC"
+#: Name of the Altair renderer registered by :func:`enable_offline`.
+RENDERER = "pruneaudit"
+#: Name of the layer holding the point a slider selects; the browser test reads its marks.
+SELECTED = "selected"
+
+EMBED_OPTIONS = {
+    "renderer": "svg",
+    "actions": {"export": True, "source": False, "compiled": False, "editor": False},
+}
+
+_ids = itertools.count()
+_bundle_sent = False
+
+
+def is_static() -> bool:
+    """True while a notebook is executed for the static book (``$PRUNEAUDIT_STATIC`` set)."""
+    return os.environ.get(STATIC_ENV, "") not in ("", "0")
+
+
+def vega_lite_version() -> str:
+    """The Vega-Lite minor version matching Altair's schema, as vl-convert names it (``v6.4``)."""
+    return ".".join(alt.SCHEMA_VERSION.split(".")[:2])
+
+
+@functools.lru_cache(maxsize=1)
+def vega_bundle() -> str:
+    """Vega, Vega-Lite (Altair's version) and Vega-Embed as one plain script defining globals.
+
+    Built offline by ``vl_convert.javascript_bundle``; wrapped in a function so that loading it
+    twice on one page does not redeclare its top-level names.
+    """
+    import vl_convert
+
+    version = vega_lite_version()
+    accepted = [f"v{v}" for v in vl_convert.get_vegalite_versions()]
+    if version not in accepted:
+        raise PruneAuditError(
+            f"vl-convert cannot bundle Vega-Lite {version} (Altair {alt.__version__}); "
+            f"it has {', '.join(accepted)}: install the vl-convert-python pinned in pyproject.toml"
+        )
+    code = vl_convert.javascript_bundle(vl_version=version)
+    return f"(function () {{\n{code}\n}})();\n"
+
+
+def bundle_versions() -> dict[str, str]:
+    """Versions of the JavaScript libraries in :func:`vega_bundle`."""
+    import vl_convert
+
+    return {
+        "vega": vl_convert.get_vega_version(),
+        "vega-lite": vega_lite_version(),
+        "vega-embed": vl_convert.get_vega_embed_version(),
+        "vl-convert": vl_convert.__version__,
+    }
+
+
+def _script_json(value: object) -> str:
+    """JSON safe to place inside a ``<script>`` element."""
+    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+
+
+def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "") -> str:
+    """HTML that renders a Vega-Lite ``spec`` with ``window.vegaEmbed``, waiting for it to load.
+
+    The view is kept in ``window.pruneauditViews[id]``; a failure is shown in place and logged to
+    the console.
+    """
+    digest = hashlib.sha256(_script_json(spec).encode()).hexdigest()[:10]
+    div = f"pa-vega-{digest}-{next(_ids)}"
+    options = {**EMBED_OPTIONS, **(embed_options or {})}
+    loader = f"<script>{bundle}</script>\n" if bundle else ""
+    return f"""<div id="{div}" class="pruneaudit-chart"></div>
+{loader}<script>
+(function () {{
+  var id = {_script_json(div)}, spec = {_script_json(spec)}, opt = {_script_json(options)};
+  var tries = 0;
+  function fail(err) {{
+    var el = document.getElementById(id);
+    if (el) {{ el.textContent = "Chart could not be drawn: " + err; }}
+    console.error(err);
+  }}
+  function show() {{
+    if (!window.vegaEmbed) {{
+      if (++tries < 200) {{ setTimeout(show, 50); return; }}
+      fail("Vega JavaScript is not loaded (in a notebook: run charts.enable_offline() again)");
+      return;
+    }}
+    window.vegaEmbed("#" + id, spec, opt).then(function (result) {{
+      (window.pruneauditViews = window.pruneauditViews || {{}})[id] = result.view;
+    }}).catch(fail);
+  }}
+  show();
+}})();
+</script>"""
+
+
+def offline_renderer(spec: dict, **embed_options: object) -> dict[str, str]:
+    """The Altair renderer: ``text/html`` that needs no network (see the module docstring)."""
+    global _bundle_sent
+    bundle = ""
+    if not is_static() and not _bundle_sent:
+        bundle, _bundle_sent = vega_bundle(), True
+    return {
+        "text/html": chart_html(spec, dict(embed_options), bundle=bundle),
+        "text/plain": "<Vega-Lite chart>",
+    }
+
+
+def enable_offline(max_rows: int | None = 20_000) -> None:
+    """Render Altair charts with :func:`offline_renderer`; allow up to ``max_rows`` rows inline.
+
+    ``max_rows=None`` lifts the row limit (specs grow with the data: aggregate first).
+    """
+    global _bundle_sent
+    _bundle_sent = False
+    if RENDERER not in alt.renderers.names():
+        alt.renderers.register(RENDERER, offline_renderer)
+    alt.renderers.enable(RENDERER)
+    if max_rows is None:
+        alt.data_transformers.disable_max_rows()
+    else:
+        alt.data_transformers.enable("default", max_rows=max_rows)
+
+
+def show_widget(widget: object, note: str = "") -> None:
+    """Display an ipywidgets control in a live kernel; in the static book show only ``note``.
+
+    A static page cannot run a kernel, so instead of a broken widget it states (in italics) what
+    the live control does. ``note`` empty: nothing is shown.
+    """
+    from IPython.display import Markdown, display
+
+    if is_static():
+        if note:
+            display(Markdown(f"*Live control, in the notebook only: {note}*"))
+        return
+    display(widget)
+
+
+# ---------------------------------------------------------------------------------------------
+# Chart builders
+
+
+def _require(df: pd.DataFrame, columns: Sequence[str | None]) -> None:
+    missing = [c for c in columns if c is not None and c not in df.columns]
+    if missing:
+        raise PruneAuditError(
+            f"chart data lacks column(s) {', '.join(map(repr, missing))}; "
+            f"it has {', '.join(map(repr, df.columns))}"
+        )
+
+
+def _slider(name: str, values: pd.Series, value: float | None, step: float | None, label: str):
+    lo, hi = float(values.min()), float(values.max())
+    step = step if step is not None else (hi - lo) / 100 or 1.0
+    return alt.param(
+        name=name,
+        value=float(value if value is not None else lo),
+        bind=alt.binding_range(min=lo, max=hi, step=step, name=label),
+    )
+
+
+def accuracy_curves(
+    df: pd.DataFrame,
+    *,
+    x: str = "sparsity",
+    y: str = "accuracy",
+    series: str = "class",
+    color: str | None = None,
+    tooltip: Sequence[str] = (),
+    slider: bool = True,
+    slider_value: float | None = None,
+    title: str = "",
+) -> alt.LayerChart:
+    """One line per ``series`` (e.g. class) of ``y`` against ``x``.
+
+    Clicking a legend entry (or a line) highlights that series. ``color`` colours lines by a
+    quantitative field (e.g. the unpruned class accuracy) instead of by series. With ``slider``, a
+    range input moves a rule along ``x`` and marks each series' point nearest to it (layer
+    :data:`SELECTED`, tooltips with the values).
+    """
+    _require(df, [x, y, series, color, *tooltip])
+    data = df[list(dict.fromkeys([x, y, series, *([color] if color else []), *tooltip]))]
+    pick = alt.selection_point(fields=[series], **({"bind": "legend"} if color is None else {}))
+    colour = (
+        alt.Color(f"{series}:N", title=series)
+        if color is None
+        else alt.Color(f"{color}:Q", title=color, scale=alt.Scale(scheme="viridis"))
+    )
+    tips = [f"{series}:N", alt.Tooltip(f"{x}:Q", format=".3f"), alt.Tooltip(f"{y}:Q", format=".3f")]
+    tips += [f"{t}" for t in tooltip]
+    base = alt.Chart(data).encode(
+        x=alt.X(f"{x}:Q", title=x),
+        y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
+        color=colour,
+        detail=f"{series}:N",
+    )
+    lines = (
+        base.mark_line(point=True)
+        .encode(opacity=alt.condition(pick, alt.value(0.95), alt.value(0.12)), tooltip=tips)
+        .add_params(pick)
+    )
+    layers: list[alt.Chart] = [lines]
+    if slider:
+        at = _slider(f"{x}_at", data[x], slider_value, None, f"{x} ")
+        rule = (
+            alt.Chart(pd.DataFrame({"one": [1]}))
+            .transform_calculate(at=at.name)
+            .mark_rule(color="gray", strokeDash=[4, 3])
+            .encode(x="at:Q")
+        )
+        nearest = (
+            base.transform_calculate(distance=f"abs(datum[{x!r}] - {at.name})")
+            .transform_joinaggregate(best="min(distance)", groupby=[series])
+            .transform_filter("datum.distance == datum.best")
+            .mark_point(size=90, filled=True)
+            .encode(opacity=alt.condition(pick, alt.value(1.0), alt.value(0.15)), tooltip=tips)
+            .properties(name=SELECTED)
+        )
+        layers = [lines.add_params(at), rule, nearest]
+    return alt.layer(*layers).properties(title=title, width=520, height=320)
+
+
+def group_scatter(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    group: str,
+    tooltip: Sequence[str] = (),
+    regression: bool = True,
+    diagonal: bool = False,
+    title: str = "",
+) -> alt.LayerChart:
+    """Points coloured by ``group`` with tooltips; a least-squares line per group.
+
+    Clicking a legend entry highlights that group's points and line; ``diagonal`` adds y = x.
+    """
+    _require(df, [x, y, group, *tooltip])
+    data = df[list(dict.fromkeys([x, y, group, *tooltip]))]
+    pick = alt.selection_point(fields=[group], bind="legend")
+    highlight = alt.condition(pick, alt.value(0.85), alt.value(0.1))
+    base = alt.Chart(data).encode(
+        x=alt.X(f"{x}:Q", title=x, scale=alt.Scale(zero=False)),
+        y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
+        color=alt.Color(f"{group}:N", title=group),
+    )
+    tips = [f"{t}" for t in dict.fromkeys([*tooltip, group, x, y])]
+    layers: list[alt.Chart] = [
+        base.mark_circle(size=45).encode(opacity=highlight, tooltip=tips).add_params(pick)
+    ]
+    if regression:
+        layers.append(
+            base.transform_regression(x, y, groupby=[group])
+            .mark_line(strokeWidth=2.5)
+            .encode(opacity=highlight)
+        )
+    if diagonal:
+        lo = float(min(data[x].min(), data[y].min()))
+        hi = float(max(data[x].max(), data[y].max()))
+        line = pd.DataFrame({x: [lo, hi], y: [lo, hi]})
+        layers.append(
+            alt.Chart(line)
+            .mark_line(color="gray", strokeDash=[4, 3])
+            .encode(x=f"{x}:Q", y=f"{y}:Q")
+        )
+    return alt.layer(*layers).properties(title=title, width=420, height=380)
+
+
+def pareto_chart(
+    df: pd.DataFrame,
+    *,
+    x: str = "sparsity",
+    y: str = "unfairness",
+    label: str = "technique",
+    frontier: str = "pareto",
+    tooltip: Sequence[str] = (),
+    weight: float = 100 / 101,
+    step: float = 0.001,
+    title: str = "",
+) -> alt.LayerChart:
+    """Candidates in the (``x``, ``y``) plane, the Pareto frontier, and the point a weight picks.
+
+    ``frontier`` names a boolean column marking Pareto-optimal rows (computed by the package).
+    The slider sets the fairness weight ``w`` in [0, 1]; Vega-Lite itself computes
+    ``value = w * (-y) + (1 - w) * x`` for every candidate and marks the one with the largest
+    value (ties: the sparser one) in layer :data:`SELECTED`. The default ``w = 100/101`` is a
+    fairness weight 100x the sparsity weight.
+    """
+    _require(df, [x, y, label, frontier, *tooltip])
+    data = df[list(dict.fromkeys([x, y, label, frontier, *tooltip]))]
+    w = alt.param(
+        name="fairness_weight",
+        value=float(weight),
+        bind=alt.binding_range(min=0, max=1, step=step, name="fairness weight w "),
+    )
+    tips = [f"{t}" for t in dict.fromkeys([label, x, y, *tooltip])]
+    enc = {"x": alt.X(f"{x}:Q", title=x), "y": alt.Y(f"{y}:Q", title=y)}
+    points = (
+        alt.Chart(data)
+        .mark_circle(size=60, opacity=0.6)
+        .encode(**enc, color=alt.Color(f"{label}:N", title=label), tooltip=tips)
+        .add_params(w)
+    )
+    front = (
+        alt.Chart(data)
+        .transform_filter(f"datum[{frontier!r}]")
+        .mark_line(color="black", strokeDash=[5, 3], point=alt.OverlayMarkDef(color="black"))
+        .encode(**enc, order=alt.Order(f"{x}:Q"))
+    )
+    chosen = (
+        alt.Chart(data)
+        .transform_calculate(value=f"{w.name} * -datum[{y!r}] + (1 - {w.name}) * datum[{x!r}]")
+        .transform_window(
+            rank="row_number()",
+            sort=[alt.SortField("value", order="descending"), alt.SortField(x, order="descending")],
+        )
+        .transform_filter("datum.rank == 1")
+    )
+    marker = chosen.mark_point(size=400, shape="diamond", filled=False, strokeWidth=3, color="red")
+    marker = marker.encode(**enc, tooltip=[*tips, alt.Tooltip("value:Q", format=".4f")])
+    text = chosen.mark_text(dx=12, dy=-12, align="left", color="red").encode(
+        **enc, text=f"{label}:N"
+    )
+    return alt.layer(points, front, marker.properties(name=SELECTED), text).properties(
+        title=title, width=520, height=360
+    )
+
+
+def group_histograms(
+    df: pd.DataFrame, *, value: str, group: str, bins: int = 30, title: str = ""
+) -> alt.Chart:
+    """Overlaid histograms of ``value`` per ``group`` (normalized), legend selection."""
+    _require(df, [value, group])
+    data = df[[value, group]]
+    pick = alt.selection_point(fields=[group], bind="legend")
+    return (
+        alt.Chart(data)
+        .transform_bin("bin_start", value, bin=alt.Bin(maxbins=bins))
+        .transform_joinaggregate(total="count()", groupby=[group])
+        .transform_aggregate(n="count()", total="max(total)", groupby=["bin_start", group])
+        .transform_calculate(share="datum.n / datum.total")
+        .mark_bar(binSpacing=0)
+        .encode(
+            x=alt.X("bin_start:Q", title=value, bin="binned"),
+            y=alt.Y("share:Q", title="share of group", stack=None),
+            color=alt.Color(f"{group}:N", title=group),
+            opacity=alt.condition(pick, alt.value(0.55), alt.value(0.05)),
+            tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", title=value), "n:Q"],
+        )
+        .add_params(pick)
+        .properties(title=title, width=420, height=260)
+    )
+
+
+def heatmap(
+    df: pd.DataFrame, *, x: str, y: str, color: str, tooltip: Sequence[str] = (), title: str = ""
+) -> alt.Chart:
+    """A ``color``-valued grid over two categorical axes, with tooltips."""
+    _require(df, [x, y, color, *tooltip])
+    data = df[list(dict.fromkeys([x, y, color, *tooltip]))]
+    return (
+        alt.Chart(data)
+        .mark_rect()
+        .encode(
+            x=alt.X(f"{x}:O", title=x),
+            y=alt.Y(f"{y}:O", title=y),
+            color=alt.Color(f"{color}:Q", title=color, scale=alt.Scale(scheme="redblue")),
+            tooltip=[f"{t}" for t in dict.fromkeys([x, y, color, *tooltip])],
+        )
+        .properties(title=title)
+    )
+
+
+def bar_chart(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    color: str | None = None,
+    tooltip: Sequence[str] = (),
+    title: str = "",
+) -> alt.Chart:
+    """Bars of quantitative ``y`` per category ``x`` (grouped side by side by ``color``)."""
+    _require(df, [x, y, color, *tooltip])
+    data = df[list(dict.fromkeys([x, y, *([color] if color else []), *tooltip]))]
+    enc: dict = {
+        "x": alt.X(f"{x}:N", title=x),
+        "y": alt.Y(f"{y}:Q", title=y),
+        "tooltip": [f"{t}" for t in dict.fromkeys([x, y, *([color] if color else []), *tooltip])],
+    }
+    if color:
+        enc |= {"color": alt.Color(f"{color}:N", title=color), "xOffset": f"{color}:N"}
+    return alt.Chart(data).mark_bar().encode(**enc).properties(title=title)
+
+
+def image_data_url(image: np.ndarray, scale: int = 2) -> str:
+    """A PNG data URL of a uint8 image, (H, W) grey or (C, H, W) with C in {1, 3}.
+
+    ``scale`` enlarges it by pixel repetition so small digits stay sharp.
+    """
+    import PIL.Image
+
+    arr = np.asarray(image)
+    if arr.ndim == 3 and arr.shape[0] in (1, 3):
+        arr = arr[0] if arr.shape[0] == 1 else np.moveaxis(arr, 0, -1)
+    if arr.dtype != np.uint8 or arr.ndim not in (2, 3):
+        raise PruneAuditError(
+            f"image must be uint8 of shape (H, W), (1, H, W) or (3, H, W); got {arr.dtype} "
+            f"{tuple(np.asarray(image).shape)}"
+        )
+    arr = arr.repeat(scale, axis=0).repeat(scale, axis=1)
+    buffer = io.BytesIO()
+    PIL.Image.fromarray(arr).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def image_gallery(
+    df: pd.DataFrame,
+    *,
+    image: str = "image",
+    caption: str = "caption",
+    category: str | None = None,
+    tooltip: Sequence[str] = (),
+    columns: int = 8,
+    cell: int = 70,
+    title: str = "",
+) -> alt.LayerChart:
+    """A grid of images (data URLs, see :func:`image_data_url`) with a caption under each.
+
+    ``caption`` may hold several lines separated by ``\\n`` (e.g. true / baseline / compressed
+    labels). With ``category``, a drop-down shows one category at a time. Rows are laid out in
+    Vega-Lite, so the grid refills after filtering.
+    """
+    _require(df, [image, caption, category, *tooltip])
+    if columns < 1:
+        raise PruneAuditError(f"columns must be a positive integer, got {columns!r}")
+    keep = [image, caption, *([category] if category else []), *tooltip]
+    data = df[list(dict.fromkeys(keep))].reset_index(drop=True)
+    per_category = data.groupby(category).size().max() if category else len(data)
+    rows = max(1, -(-int(per_category) // columns))
+    chart = alt.Chart(data)
+    if category:
+        options = sorted(data[category].astype(str).unique())
+        pick = alt.param(
+            name=f"{category}_shown",
+            value=options[0],
+            bind=alt.binding_select(options=options, name=f"{category} "),
+        )
+        chart = chart.add_params(pick).transform_filter(
+            f"toString(datum[{category!r}]) == {pick.name}"
+        )
+    grid = chart.transform_window(index="row_number()").transform_calculate(
+        col=f"(datum.index - 1) % {columns}", row=f"floor((datum.index - 1) / {columns})"
+    )
+    x = alt.X("col:Q", axis=None, scale=alt.Scale(domain=[-0.5, columns - 0.5]))
+    y_img = alt.Y("row:Q", axis=None, scale=alt.Scale(domain=[-0.35, rows - 0.35], reverse=True))
+    tips = [f"{t}" for t in dict.fromkeys([caption, *tooltip])]
+    pics = grid.mark_image(width=cell * 0.7, height=cell * 0.7).encode(
+        x=x, y=y_img, url=f"{image}:N", tooltip=tips
+    )
+    text = grid.mark_text(baseline="top", lineBreak="\n", fontSize=10, dy=cell * 0.38).encode(
+        x=x, y=y_img, text=f"{caption}:N"
+    )
+    return alt.layer(pics, text).properties(
+        title=title, width=columns * cell, height=rows * int(cell * 1.5)
+    )
