@@ -1,0 +1,441 @@
+"""Grids of runs and the runner that executes them locally or on a Dask cluster.
+
+A :class:`Grid` maps :class:`~pruneaudit.store.RunSpec` fields to lists of values and expands to
+their product. :func:`run_grid` skips the runs already in the results store and executes the rest
+with ``executor="local"`` (in this process, one after another) or ``executor="dask"``
+(``dask.distributed``: the scheduler at ``scheduler_address``, else a ``LocalCluster`` of
+``n_workers`` single-threaded worker processes on 127.0.0.1). Each task writes its own run to the
+store (atomically, on the worker) and returns its key; the driver only collects keys, so every
+worker needs the store and the data root at the same paths (a shared filesystem) and the same
+package version. A failing task is reported with its configuration and traceback and does not stop
+the others. Killing the runner at any moment loses at most the runs in flight: running the grid
+again executes only the missing runs.
+
+Iteratively pruned runs depend on their predecessor (iteration k on k-1, iteration 1 on the dense
+run): the runner adds missing predecessors to the work and schedules each run after its
+predecessor (``parent=iterative_parent``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pruneaudit import __version__, config
+from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.store import ResultsStore, Run, RunSpec
+
+EXECUTORS = ("local", "dask")
+#: RunSpec fields a grid may set (``extra`` is a nested mapping of its own axes).
+GRID_FIELDS = tuple(f.name for f in dataclasses.fields(RunSpec))
+
+TaskFn = Callable[[RunSpec, str, str], Any]
+
+
+# --------------------------------------------------------------------------- grids
+
+
+def _axis(value: object) -> list:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+class Grid:
+    """The product of RunSpec fields, each a list of values (a single value is a one-item list).
+
+    ``extra`` is a mapping of study-specific names to values or lists, expanded the same way.
+    Dense combinations (``technique`` None) ignore ``treatment`` and ``iteration`` (they become
+    None and 0) and appear once. Every spec is built, hence validated, when the grid is made::
+
+        Grid({"dataset": "mnist", "model": "lenet", "seed": [0, 1],
+              "technique": ["l1_unstructured", "random_unstructured"],
+              "treatment": "finetune", "iteration": [1, 2]})
+    """
+
+    def __init__(self, axes: Mapping[str, Any] | None = None, /, **more: Any) -> None:
+        axes = {**(axes or {}), **more}
+        for name in axes:
+            if name not in GRID_FIELDS:
+                check_choice("grid field", name, GRID_FIELDS)
+        extra = axes.get("extra") or {}
+        if not isinstance(extra, Mapping):
+            raise PruneAuditError(
+                f"grid 'extra' must be a mapping of names to values, got {extra!r}"
+            )
+        self.axes = {k: _axis(v) for k, v in axes.items() if k != "extra"}
+        self.extra_axes = {k: _axis(v) for k, v in extra.items()}
+        for name, values in [*self.axes.items(), *self.extra_axes.items()]:
+            if not values:
+                raise PruneAuditError(f"grid axis {name!r} has no values")
+        self._specs = self._expand()
+
+    def _expand(self) -> list[RunSpec]:
+        names, extra_names = list(self.axes), list(self.extra_axes)
+        out: dict[str, RunSpec] = {}
+        for values in itertools.product(*self.axes.values(), *self.extra_axes.values()):
+            kwargs = dict(zip(names, values[: len(names)], strict=True))
+            kwargs["extra"] = dict(zip(extra_names, values[len(names) :], strict=True))
+            if kwargs.get("technique") is None:
+                kwargs["treatment"], kwargs["iteration"] = None, 0
+            if "dataset" not in kwargs or "model" not in kwargs:
+                raise PruneAuditError("a grid needs at least a 'dataset' and a 'model'")
+            spec = RunSpec(**kwargs)
+            out.setdefault(spec.key, spec)
+        return list(out.values())
+
+    @classmethod
+    def from_yaml(cls, path: str | os.PathLike) -> Grid:
+        """A grid from a YAML file (see :func:`read_grid_file`)."""
+        return cls(read_grid_file(path))
+
+    def specs(self) -> list[RunSpec]:
+        """The runs, in a fixed order (the product in the order the fields were given)."""
+        return list(self._specs)
+
+    def __iter__(self):
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __repr__(self) -> str:
+        return f"Grid({len(self)} runs over {', '.join([*self.axes, *self.extra_axes])})"
+
+
+def read_grid_file(path: str | os.PathLike) -> dict[str, Any]:
+    """The YAML mapping of run fields to a value or a list (and ``extra:`` to a mapping)."""
+    import yaml
+
+    try:
+        axes = yaml.safe_load(Path(path).read_text())
+    except OSError as err:
+        raise PruneAuditError(f"cannot read grid file {str(path)!r}: {err.strerror}") from None
+    except yaml.YAMLError as err:
+        raise PruneAuditError(f"grid file {str(path)!r} is not valid YAML: {err}") from None
+    if not isinstance(axes, Mapping):
+        raise PruneAuditError(
+            f"grid file {str(path)!r} must hold a mapping of run fields to values"
+        )
+    return dict(axes)
+
+
+def iterative_parent(spec: RunSpec) -> RunSpec | None:
+    """The run that ``spec`` continues: iteration k-1, the dense run for k = 1, None for k = 0."""
+    if spec.iteration == 0:
+        return None
+    if spec.iteration == 1:
+        return spec.replace(technique=None, treatment=None, iteration=0)
+    return spec.replace(iteration=spec.iteration - 1)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class GridReport:
+    """What :func:`run_grid` did: runs executed, found in the store, and failed (with traceback)."""
+
+    done: list[RunSpec] = field(default_factory=list)
+    skipped: list[RunSpec] = field(default_factory=list)
+    failed: list[tuple[RunSpec, str]] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def summary(self) -> str:
+        lines = [
+            f"grid: {len(self.done)} done, {len(self.skipped)} skipped (already stored), "
+            f"{len(self.failed)} failed in {self.wall_s:.1f} s"
+        ]
+        for spec, tb in self.failed:
+            config_text = ", ".join(f"{k}={v!r}" for k, v in spec.as_dict().items())
+            lines += [f"FAILED {spec.key[:12]}: {config_text}", tb.rstrip()]
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- execution
+
+
+def _execute(
+    task_fn: TaskFn, spec: RunSpec, store_root: str, data_root: str, *parents: Any
+) -> str:
+    """Run one task on a worker; raise with a clear message if it cannot or did not save."""
+    for p in parents:
+        if isinstance(p, _Failure):
+            raise PruneAuditError(f"not run: its predecessor {p.key[:12]} failed")
+    if spec.version != __version__ or spec.protocol != config.PROTOCOL_VERSION:
+        raise PruneAuditError(
+            f"this worker has pruneaudit {__version__} (protocol {config.PROTOCOL_VERSION}) but "
+            f"the run was declared with {spec.version} (protocol {spec.protocol}); install the "
+            "same version on the driver and every worker"
+        )
+    task_fn(spec, store_root, data_root)
+    if not ResultsStore(store_root).has(spec):
+        raise PruneAuditError(
+            f"task {getattr(task_fn, '__qualname__', task_fn)!r} returned without saving run "
+            f"{spec.key[:12]} to the store {store_root!r}"
+        )
+    return spec.key
+
+
+@dataclass(frozen=True)
+class _Failure:
+    key: str
+
+
+def _plan(
+    specs: Sequence[RunSpec], store: ResultsStore, parent: Callable | None
+) -> tuple[list[RunSpec], list[RunSpec], dict[str, str | None]]:
+    """(runs to execute, parents first; runs already stored; key -> parent key to wait for)."""
+    todo: dict[str, RunSpec] = {}
+    waits: dict[str, str | None] = {}
+    skipped: list[RunSpec] = []
+
+    def visit(spec: RunSpec) -> None:
+        if spec.key in todo:
+            return
+        before = parent(spec) if parent is not None else None
+        if before is not None and not store.has(before):
+            visit(before)
+            waits[spec.key] = before.key
+        else:
+            waits[spec.key] = None
+        todo[spec.key] = spec
+
+    for spec in dict.fromkeys(specs):
+        if store.has(spec):
+            skipped.append(spec)
+        else:
+            visit(spec)
+    return list(todo.values()), skipped, waits
+
+
+def run_grid(
+    grid_or_specs: Grid | Iterable[RunSpec],
+    task_fn: TaskFn | None = None,
+    store: ResultsStore | str | os.PathLike | None = None,
+    executor: str = "local",
+    scheduler_address: str | None = None,
+    n_workers: int | None = None,
+    progress: bool = True,
+    *,
+    data_root: str | os.PathLike | None = None,
+    parent: Callable[[RunSpec], RunSpec | None] | None = iterative_parent,
+) -> GridReport:
+    """Execute the runs of a grid that are not in the store yet; return a :class:`GridReport`.
+
+    ``task_fn(spec, store_root, data_root)`` (default :func:`train_and_evaluate`) must save the run
+    ``spec`` to the store at ``store_root``; it must be importable by the workers (a module-level
+    function of an installed module). ``executor`` is ``"local"`` or ``"dask"``; for Dask,
+    ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
+    ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started
+    for this call. ``parent`` gives the run a run depends on (None: runs are independent). A
+    summary is printed at the end; ``progress`` shows a progress bar over tasks.
+    """
+    executor = check_choice("executor", executor, EXECUTORS)
+    if scheduler_address is not None and executor != "dask":
+        raise PruneAuditError("scheduler_address needs executor='dask'")
+    if n_workers is not None and (
+        isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1
+    ):
+        raise PruneAuditError(f"n_workers must be a positive integer, got {n_workers!r}")
+    task_fn = train_and_evaluate if task_fn is None else task_fn
+    store = store if isinstance(store, ResultsStore) else ResultsStore(store)
+    specs = grid_or_specs.specs() if isinstance(grid_or_specs, Grid) else list(grid_or_specs)
+    for spec in specs:
+        if not isinstance(spec, RunSpec):
+            raise PruneAuditError(f"a grid holds RunSpecs, got {type(spec).__name__}")
+    store.check_writable()
+    store_root = str(store.root)
+    data_path = str(config.data_root(data_root).resolve())
+
+    start = time.perf_counter()
+    todo, skipped, waits = _plan(specs, store, parent)
+    report = GridReport(skipped=skipped)
+    if todo:
+        run = _run_local if executor == "local" else _run_dask
+        run(todo, waits, task_fn, store_root, data_path, report, progress,
+            scheduler_address=scheduler_address, n_workers=n_workers)
+    report.wall_s = time.perf_counter() - start
+    print(report.summary())
+    return report
+
+
+def _bar(total: int, progress: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not progress, desc="grid", unit="run")
+
+
+def _run_local(todo, waits, task_fn, store_root, data_root, report, progress, **_) -> None:
+    status: dict[str, Any] = {}
+    with _bar(len(todo), progress) as bar:
+        for spec in todo:
+            wait = waits[spec.key]
+            parents = [status[wait]] if wait is not None else []
+            try:
+                status[spec.key] = _execute(task_fn, spec, store_root, data_root, *parents)
+                report.done.append(spec)
+            except Exception:
+                status[spec.key] = _Failure(spec.key)
+                report.failed.append((spec, traceback.format_exc()))
+            bar.update()
+
+
+def _run_dask(
+    todo, waits, task_fn, store_root, data_root, report, progress, *, scheduler_address, n_workers
+) -> None:
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler_address is None:
+        cluster = LocalCluster(
+            n_workers=n_workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+    client = Client(cluster if cluster is not None else scheduler_address)
+    try:
+        futures = {}
+        for spec in todo:
+            wait = waits[spec.key]
+            deps = [futures[wait]] if wait is not None else []
+            futures[spec.key] = client.submit(
+                _execute, task_fn, spec, store_root, data_root, *deps,
+                key=f"pruneaudit-run-{spec.key[:16]}-{os.urandom(4).hex()}",
+                retries=0,
+            )
+        by_future = {f.key: s for s, f in zip(todo, futures.values(), strict=True)}
+        with _bar(len(todo), progress) as bar:
+            for future in as_completed(list(futures.values())):
+                spec = by_future[future.key]
+                if future.status == "finished":
+                    report.done.append(spec)
+                else:
+                    exc = future.exception()
+                    tb = "".join(
+                        traceback.format_exception(type(exc), exc, future.traceback())
+                    )
+                    report.failed.append((spec, tb))
+                bar.update()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --------------------------------------------------------------------------- the standard task
+
+
+def _datasets(spec: RunSpec, data_root: str | None):
+    """(training part of the seeded split of the first ``train_size`` examples, test examples)."""
+    import numpy as np
+
+    from pruneaudit import data
+
+    if spec.dataset == "kmnist":  # its training images are not distributed offline
+        train_all, test = data.kmnist_split(spec.seed, root=data_root)
+    else:
+        train_all = data.load(spec.dataset, "train", root=data_root)
+        test = data.load(spec.dataset, "test", root=data_root)
+    for name, size, part in (("train_size", spec.train_size, train_all),
+                             ("test_size", spec.test_size, test)):
+        if size is not None and size > len(part):
+            raise PruneAuditError(
+                f"{name}={size} exceeds the {len(part)} examples of {spec.dataset}"
+            )
+    if spec.train_size is not None:
+        train_all = train_all.subset(np.arange(spec.train_size))
+    if spec.test_size is not None:
+        test = test.subset(np.arange(spec.test_size))
+    train_idx, _ = data.train_val_split(len(train_all), spec.seed, spec.val_fraction)
+    return train_all.subset(train_idx), test
+
+
+def _evaluate(model, test, sparsity: float):
+    import numpy as np
+
+    from pruneaudit.metrics import class_accuracy
+    from pruneaudit.train import evaluate
+
+    labels = test.labels.numpy()
+    preds = np.asarray(evaluate(model, test), dtype=np.int64)
+    classes = pd.DataFrame(
+        {
+            "class": np.arange(test.num_classes),
+            "accuracy": class_accuracy(labels, preds, test.num_classes),
+            "n": np.bincount(labels, minlength=test.num_classes),
+            "sparsity": sparsity,
+        }
+    )
+    predictions = pd.DataFrame(
+        {"index": np.arange(len(labels)), "label": labels, "prediction": preds}
+    )
+    return classes, predictions
+
+
+def _compute(spec: RunSpec, store: ResultsStore, data_root: str | None):
+    from pruneaudit import prune
+    from pruneaudit.models import build_model
+    from pruneaudit.train import TrainConfig, train
+
+    if spec.extra:
+        raise PruneAuditError(
+            f"train_and_evaluate runs dense and iteratively pruned models; the extra settings "
+            f"{dict(spec.extra)} need a task of their own"
+        )
+    train_data, test = _datasets(spec, data_root)
+    model = build_model(
+        spec.model, test.num_classes, test.in_channels, test.image_size, seed=spec.seed
+    )
+    cfg = TrainConfig(
+        lr=spec.lr, batch_size=spec.batch_size, epochs=spec.epochs, seed=spec.seed,
+        augment=spec.augment,
+    )
+    if spec.iteration > 0:
+        # One round of prune.iterative_prune, resumed from the stored previous round.
+        init = prune.snapshot(model)
+        previous = _ensure(iterative_parent(spec), store, data_root)
+        prune.load_pruned_state_dict(model, previous.checkpoint())
+        target = prune.iteration_sparsity(spec.iteration)
+        seed = prune._derived_seed(spec.seed, spec.iteration)
+        prune.prune_to(model, spec.technique, target, seed=seed)
+        if spec.treatment == "rewind":
+            prune.rewind(model, init)
+    train(model, train_data, cfg, progress=False)
+    classes, predictions = _evaluate(model, test, prune.sparsity(model))
+    return classes, predictions, prune.pruned_state_dict(model)
+
+
+def _ensure(spec: RunSpec, store: ResultsStore, data_root: str | None) -> Run:
+    return store.get_or_run(spec, lambda s: _compute(s, store, data_root))
+
+
+def train_and_evaluate(
+    spec: RunSpec, store_root: str | os.PathLike | None = None,
+    data_root: str | os.PathLike | None = None,
+) -> str:
+    """Make run ``spec`` (and any missing predecessor) in the store; return its key.
+
+    Dense (iteration 0): build ``spec.model`` with ``spec.seed``, train it on the seeded
+    ``1 - val_fraction`` split of the first ``train_size`` training examples. Iteration k >= 1:
+    one round of :func:`pruneaudit.prune.iterative_prune` started from the stored iteration k-1
+    (prune to ``1 - 0.8**k`` with ``technique``, rewind to the initial weights if the treatment
+    is ``"rewind"``, train again). Then evaluate on the first ``test_size`` test examples and
+    save per-class accuracy (with the sparsity), predictions and the pruned state dict.
+    """
+    store = ResultsStore(store_root)
+    _ensure(spec, store, None if data_root is None else str(data_root))
+    return spec.key
