@@ -23,8 +23,9 @@ rounding per tensor, whatever happened before. :func:`iterative_prune` uses :fun
 Layer-wise techniques always keep at least one unit (weight or input slice) per tensor, so that
 no layer is disconnected: a first convolution with one input channel is therefore never pruned
 by a structured technique (its only slice is kept), and LeNet's second convolution (6 input
-channels) follows ``round(6 * 0.8**k)`` down to its last channel. Those layers hold few weights,
-so the network's sparsity stays close to the target; :func:`layer_sparsity` reports each layer.
+channels) keeps ``6 - round(6 * s_k)`` of them, but never fewer than one. Those layers hold few
+weights, so the network's sparsity stays close to the target; :func:`layer_sparsity` reports
+each layer.
 ``global_unstructured`` follows torch and may empty a whole layer at high sparsity.
 
 Random techniques draw from torch's global generator inside :func:`torch.random.fork_rng`,

@@ -33,7 +33,9 @@ Every quantized model takes the usual float32 normalized images and returns floa
     observers on the first :data:`CALIBRATION_SIZE` (100) examples of the training data. The
     input is quantized once, convolutions, linear layers (fused with their ReLU), pooling and
     the residual additions run on quantized tensors, and the logits are dequantized. Batch norm
-    is folded into the preceding convolution.
+    is folded into the preceding convolution. :func:`quantize` sets
+    ``torch.backends.quantized.engine`` to ``"x86"`` (torch's default on this platform), which
+    the quantized kernels need at run time.
 
 Deprecations (torch 2.14.1), all of which still work and are used here, their warnings silenced
 inside :func:`quantize`:
