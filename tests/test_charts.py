@@ -126,6 +126,7 @@ def test_static_renderer_has_no_bundle_and_no_remote_url(monkeypatch: pytest.Mon
     bundle = charts.offline_renderer(chart.to_dict())
     html = bundle["text/html"]
     assert len(html) < 100_000 and "vegaEmbed" in html
+    # The $schema URL only names the version; nothing fetches it (see test_browser.py).
     urls = set(re.findall(r"https?://[^\"' ]+", html))
     assert urls == {f"https://vega.github.io/schema/vega-lite/{alt.SCHEMA_VERSION}.json"}
     assert "</script><b>" not in html  # escaped inside the script element
