@@ -114,9 +114,15 @@ def test_profile_parameter_must_be_declared() -> None:
 def test_every_profile_fits_the_notebooks() -> None:
     for name in book.PROFILE_NAMES:
         content = book.load_profile(name)
-        for notebook in content:
-            if notebook != "common":
-                book.resolve_parameters(notebook, content)
+        notebooks = [n for n in content if n != "common"]
+        for notebook in notebooks:
+            book.resolve_parameters(notebook, content)
+        book.check_common(notebooks, content.get("common", {}))
+
+
+def test_common_parameter_nobody_declares() -> None:
+    with pytest.raises(PruneAuditError, match="'epoch' declared by none of 00_template"):
+        book.check_common(["00_template"], {"seed": 0, "epoch": 1})
 
 
 def test_parse_overrides_reads_yaml_values() -> None:

@@ -486,11 +486,12 @@ def build(
     are errors. Study pages whose executed notebook is missing are left out of the toc used.
     """
     content = load_profile(profile)
-    names = list(notebooks) if notebooks else sorted(k for k in content if k != "common")
-    for name in names:
+    in_profile = sorted(k for k in content if k != "common")
+    names = list(notebooks) if notebooks else in_profile
+    for name in dict.fromkeys([*in_profile, *names]):
         notebook_path(name)
     _check_overrides(names, overrides or {})
-    _check_common(names, content.get("common", {}))
+    check_common(in_profile, content.get("common", {}))
     vendor_assets()
     if execute:
         for name in names:
@@ -530,7 +531,8 @@ def _check_overrides(names: Sequence[str], overrides: Mapping[str, object]) -> N
             )
 
 
-def _check_common(names: Sequence[str], common: Mapping[str, object]) -> None:
+def check_common(names: Sequence[str], common: Mapping[str, object]) -> None:
+    """Every ``common`` parameter must be declared by at least one of the notebooks ``names``."""
     declared = set().union(*(declared_parameters(n) for n in names)) if names else set()
     unused = [k for k in common if k not in declared]
     if names and unused:
