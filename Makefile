@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup browser book test lint bench
+.PHONY: setup npm browser book test lint bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -14,17 +14,21 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Debian's Chromium drives the browser test (Playwright never downloads a browser here).
+# System tools from Debian: npm (fetches MathJax for the offline book) and Chromium (browser
+# test; Playwright never downloads a browser here). Installed only when missing.
+npm:
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
+
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
-book: $(STAMP)
+book: $(STAMP) npm
 	$(PY) -m pruneaudit.book build --profile $(PROFILE)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP) browser lint
+test: $(STAMP) npm browser lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
