@@ -218,13 +218,27 @@ class Run:
         return (self.path / _CHECKPOINT).is_file()
 
     def checkpoint(self) -> dict[str, Any]:
-        """The saved state dict, loaded with ``torch.load(weights_only=True)``."""
+        """The saved state dict, loaded with ``torch.load(weights_only=True)``.
+
+        A file that holds anything but tensors and plain containers (for example a pickle that
+        would run code when loaded) is refused with a :class:`PruneAuditError`; nothing in it runs.
+        """
+        import pickle
+
         import torch
 
         path = self.path / _CHECKPOINT
         if not path.is_file():
             raise PruneAuditError(f"run {self.spec.key} has no checkpoint (looked for {path})")
-        return torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            return torch.load(path, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise PruneAuditError(
+                f"refused to load checkpoint {path}: it is not a plain state dict of tensors "
+                f"(torch.load(weights_only=True) says: {first}). Delete the run folder "
+                f"{self.path} and run it again."
+            ) from None
 
 
 def _fsync_file(path: Path) -> None:
