@@ -103,10 +103,12 @@ def train(
     Speed (measured by ``benchmarks/train_speed.py``): training runs with ``num_threads`` torch
     threads (default 1; ``None`` keeps torch's setting; restored afterwards) — on a small CPU
     shared with other work, or with runs in parallel, one thread per run is several times
-    faster than two for LeNet-sized models; and the model is trained in ``channels_last``
-    memory format (max-pooling and convolutions are faster in it on CPU) and given back in the
-    standard contiguous format. Batches are indexed straight from the uint8 tensors: no
-    DataLoader, no per-image work.
+    faster than two for LeNet-sized models; and, without a ``step_hook``, the model is trained
+    in ``channels_last`` memory format (max-pooling and convolutions are faster in it on CPU)
+    and given back in the standard contiguous format. With a ``step_hook`` the parameters stay
+    contiguous, because hooks see the model mid-training (torch's pruning methods flatten
+    weights with ``view``, which fails on ``channels_last`` tensors). Batches are indexed
+    straight from the uint8 tensors: no DataLoader, no per-image work.
     """
     n = len(data)
     if n == 0:
@@ -121,7 +123,8 @@ def train(
         unit="step",
         leave=False,
     )
-    model.to(memory_format=torch.channels_last)
+    if step_hook is None:
+        model.to(memory_format=torch.channels_last)
     try:
         _sgd(model, data, cfg, step_hook, bar)
     finally:
