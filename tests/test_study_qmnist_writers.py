@@ -174,3 +174,38 @@ def test_tiny_real_study(data_root, tmp_path):
     again = qw.study(bases, 2, store, str(data_root), progress=False)
     assert sorted(p.name for p in (tmp_path / "runs").rglob("DONE")) == before
     pd.testing.assert_frame_equal(again.writers, s.writers)
+
+
+def _writers(changes_hsf0, changes_hsf4, start=1.0):
+    rows = []
+    for s, changes in (("hsf0", changes_hsf0), ("hsf4", changes_hsf4)):
+        for c in changes:
+            rows.append({"writer": len(rows), "series": s, "accuracy_unpruned": start,
+                         "accuracy_pruned": start + c, "accuracy_change": c})
+    return pd.DataFrame(rows)
+
+
+def test_comparison_directions():
+    w = _writers([0.0, -0.1, 0.0], [-0.6, -0.2, -0.3])
+    w["accuracy_unpruned"] = [1.0, 1.0, 1.0, 1.0, 0.9, 0.9]
+    w["accuracy_pruned"] = w["accuracy_unpruned"] + w["accuracy_change"]
+    w["distance_to_class_mean"] = [1.0, 2.0, 1.5, 5.0, 3.0, 4.0]
+    effects = qw.imageprops.property_effects(
+        w, ["distance_to_class_mean"], "accuracy_unpruned", "accuracy_pruned"
+    )
+    c = qw.comparison(w, effects)
+    # hsf4 mean unpruned 0.933 < 1.0; hsf4 loses more; distance slope negative; writer 3: 1 -> 0.4
+    assert c["agrees"].tolist() == [True, True, True, True]
+    assert "1 writer(s)" in c["ours"].iloc[3]
+    flipped = w.assign(series=w["series"].map({"hsf0": "hsf4", "hsf4": "hsf0"}))
+    assert qw.comparison(flipped, effects)["agrees"].tolist()[:2] == [False, False]
+    with pytest.raises(PruneAuditError, match="'hsf4'"):
+        qw.comparison(w[w["series"] == "hsf0"], effects)
+
+
+def test_protocol_cost_and_weights():
+    cost = qw.protocol_cost(6, 20, 30, 48_000, 0.5)
+    assert cost["model_epochs"] == 6 * 21 * 30
+    assert cost["hours"] == pytest.approx(3780 * 4.8 * 0.5 / 3600)
+    # LeNet: 6*1*9 + 16*6*9 + 400*120 + 120*84 + 84*10
+    assert qw.prunable_weights() == 54 + 864 + 48_000 + 10_080 + 840

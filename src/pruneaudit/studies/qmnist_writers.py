@@ -341,3 +341,80 @@ def study(
         pool=split.pool,
         train_idx=split.train_idx,
     )
+
+
+#: Abstract of P (arXiv:2009.09936), checked against the arXiv/ar5iv page.
+P_ABSTRACT_CLAIM = (
+    "accuracy-efficiency trade-offs disproportionately affect underrepresented or outlier groups"
+)
+
+
+def comparison(writers: pd.DataFrame, effects: pd.DataFrame) -> pd.DataFrame:
+    """Our results beside P's findings for the same questions, with agreement in direction.
+
+    Rows: hsf4 harder than hsf0 before pruning (P section 4.1: hsf4 was written by high-school
+    students); hsf4 writers lose more (P abstract: outlier groups lose more); writers far from
+    their class means lose more (same claim, per writer); some writer falls from 100% to under
+    50% (P section 4.1). Columns: finding, source, ours (text), agrees (bool).
+    """
+    by = writers.groupby("series")
+    for s in ("hsf0", "hsf4"):
+        if s not in by.groups:
+            raise PruneAuditError(f"the comparison needs writers of series {s!r}")
+    acc = by["accuracy_unpruned"].mean()
+    change = by["accuracy_change"].mean()
+    test = series_change_test(writers)
+    dist = effects[(effects["property"] == "distance_to_class_mean") & (effects["group"] == "all")]
+    slope, p = float(dist["slope"].iloc[0]), float(dist["pvalue"].iloc[0])
+    n_collapse = len(collapses(writers))
+    rows = [
+        {
+            "finding": "hsf4 (high-school students) is harder than hsf0 before pruning",
+            "source": "P section 4.1 (QMNIST series)",
+            "ours": f"mean writer accuracy hsf4 {acc['hsf4']:.2%} vs hsf0 {acc['hsf0']:.2%}",
+            "agrees": bool(acc["hsf4"] < acc["hsf0"]),
+        },
+        {
+            "finding": "the harder group (hsf4) loses more accuracy when pruned",
+            "source": "P abstract: " + P_ABSTRACT_CLAIM,
+            "ours": (
+                f"mean change hsf4 {change['hsf4']:+.2%} vs hsf0 {change['hsf0']:+.2%} "
+                f"(Welch one-tailed p = {test['p_one_tailed']:.3g})"
+            ),
+            "agrees": bool(change["hsf4"] < change["hsf0"]),
+        },
+        {
+            "finding": "writers far from the class means (outliers) lose more accuracy",
+            "source": "P abstract: " + P_ABSTRACT_CLAIM + "; appendix C properties",
+            "ours": (
+                f"slope of change on distance to class mean {slope:+.2e} per unit "
+                f"(two-sided p = {p:.3g})"
+            ),
+            "agrees": bool(slope < 0),
+        },
+        {
+            "finding": "some writer falls from 100% to under 50% accuracy",
+            "source": "P section 4.1 (individuals most hurt)",
+            "ours": f"{n_collapse} writer(s) fall from 100% to under 50%",
+            "agrees": n_collapse > 0,
+        },
+    ]
+    return pd.DataFrame(rows)
+
+
+def protocol_cost(
+    seeds: int, iterations: int, epochs: int, train_examples: int, seconds_per_10k: float
+) -> dict:
+    """Model-epochs and CPU hours of a series protocol at a measured training rate
+    (``seconds_per_10k``: seconds per 10,000 training images per model)."""
+    model_epochs = seeds * (iterations + 1) * epochs
+    hours = model_epochs * train_examples / 10_000 * seconds_per_10k / 3600
+    return {"model_epochs": model_epochs, "hours": hours}
+
+
+def prunable_weights() -> int:
+    """Number of prunable weights (conv and linear) of the study's LeNet on 28x28 digits."""
+    from pruneaudit import models
+
+    net = models.build_model(MODEL, 10, 1, 28, seed=0)
+    return sum(getattr(m, name).numel() for m, name in models.prunable_parameters(net))
