@@ -277,3 +277,29 @@ def test_bad_populations_raise(mnist):
         train_population([lenet], mnist.subset([]), [cfg], progress=False)
     with pytest.raises(PruneAuditError, match="batch_size"):
         evaluate_population([lenet], mnist, batch_size=0)
+
+
+def test_several_blocks_and_chunks(mnist, monkeypatch):
+    """Members split over blocks (the last one shorter) and evaluation in chunks change nothing."""
+    monkeypatch.setattr(poptrain, "BLOCK", 2)
+    monkeypatch.setattr(poptrain, "EVAL_CHUNK", 7)
+    models = _build("lenet", [0, 1, 2])
+    prune.prune_step(models[2], "l1_unstructured", 0.3)
+    alone, pop = _pair(models)
+    cfgs = [TrainConfig(epochs=1, seed=s) for s in range(3)]
+    hooks = [None, prune.GradualPruner(0.5, 0, 3, 1), prune.GradualPruner(0.6, 1, 3, 1)]
+    for m, c, h in zip(alone, cfgs, hooks, strict=True):
+        train(m, mnist, c, step_hook=h, progress=False)
+    hooks = [None, prune.GradualPruner(0.5, 0, 3, 1), prune.GradualPruner(0.6, 1, 3, 1)]
+    train_population(pop, mnist, cfgs, step_hooks=hooks, progress=False)
+    for a, b in zip(alone, pop, strict=True):
+        _assert_same(a, b)
+    expected = np.stack([evaluate(m, mnist, batch_size=30) for m in alone])
+    np.testing.assert_array_equal(evaluate_population(pop, mnist, batch_size=30), expected)
+
+
+def test_threads_are_restored(mnist):
+    before = torch.get_num_threads()
+    train_population(_build("lenet", [0]), mnist.subset(range(8)), [TrainConfig(epochs=1)],
+                     progress=False, num_threads=2)
+    assert torch.get_num_threads() == before

@@ -67,6 +67,11 @@ if TYPE_CHECKING:
 SHARED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TrainConfig) if f.name != "seed")
 
 _PARAM_NAMES = ("weight", "bias")
+#: Members per stacked block (see "Speed" in the module docstring).
+BLOCK = 8
+#: Images per stacked evaluation pass (bounds the activations' memory).
+EVAL_CHUNK = 256
+_CHANNELS_LAST = True
 
 
 # --------------------------------------------------------------------------- architecture
@@ -187,12 +192,12 @@ class _Stack:
         for op in self.ops:
             layer = op.layer
             if op.kind == "conv":
-                w = eff[op.weight]
+                w = eff[op.weight].reshape(-1, *eff[op.weight].shape[2:])
+                if _CHANNELS_LAST:  # faster grouped convolutions and max-pooling on CPU
+                    h = h.contiguous(memory_format=torch.channels_last)
+                    w = w.contiguous(memory_format=torch.channels_last)
                 bias = eff[op.bias].reshape(-1) if op.bias >= 0 else None
-                h = F.conv2d(
-                    h, w.reshape(-1, *w.shape[2:]), bias, layer.stride, layer.padding,
-                    layer.dilation, k,
-                )
+                h = F.conv2d(h, w, bias, layer.stride, layer.padding, layer.dilation, k)
             elif op.kind == "relu":
                 h = F.relu(h)
             elif op.kind == "maxpool":
@@ -343,6 +348,7 @@ def train_population(
     *,
     step_hooks: list[StepHook | None] | None = None,
     progress: bool = True,
+    num_threads: int | None = 1,
 ) -> list[nn.Module]:
     """Train K models in place as one computation; returns ``models``.
 
@@ -350,7 +356,8 @@ def train_population(
     it (within float tolerance): own initial weights and masks, own seed (data order and
     augmentation draws). All settings but the seed must be equal across ``cfgs``. Architectures
     :func:`supports` rejects are trained one after another with :func:`~pruneaudit.train.train`.
-    The progress bar counts model-epochs.
+    The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
+    (as in :func:`~pruneaudit.train.train`; ``None`` keeps torch's setting).
     """
     _check_population(models, cfgs)
     if step_hooks is None:
@@ -362,16 +369,36 @@ def train_population(
         raise PruneAuditError("cannot train on an empty ImageData")
     if not _check_architecture(models):
         for model, cfg, hook in zip(models, cfgs, step_hooks, strict=True):
-            train(model, data, cfg, step_hook=hook, progress=progress)
+            train(model, data, cfg, step_hook=hook, progress=progress, num_threads=num_threads)
         return models
+    threads_before = torch.get_num_threads()
+    if num_threads is not None:
+        torch.set_num_threads(check_positive_int("num_threads", num_threads))
+    try:
+        _train_stacked(models, data, cfgs, step_hooks, progress)
+    finally:
+        torch.set_num_threads(threads_before)
+    return models
 
+
+def _train_stacked(
+    models: list[nn.Module],
+    data: ImageData,
+    cfgs: list[TrainConfig],
+    step_hooks: list[StepHook | None],
+    progress: bool,
+) -> None:
+    n = len(data)
     cfg, spec, k = cfgs[0], data.spec, len(models)
     for model in models:
         model.train()
-    stack = _Stack(models, requires_grad=True)
-    opt = torch.optim.SGD(
-        stack.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
-    )
+    size = BLOCK
+    blocks = [list(range(i, min(i + size, k))) for i in range(0, k, size)]
+    stacks = [_Stack([models[i] for i in block], requires_grad=True) for block in blocks]
+    opts = [
+        torch.optim.SGD(st.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
+        for st in stacks
+    ]
     generators = [torch.Generator().manual_seed(c.seed) for c in cfgs]
     pad = crop_padding(spec.size) if cfg.augment else 0
     images, labels = data.images, data.labels
@@ -389,35 +416,43 @@ def train_population(
     )
     with bar:
         for _ in range(cfg.epochs):
-            perm, offsets, flips = _epoch_draws(n, cfg, spec, generators)
+            draws = _epoch_draws(n, cfg, spec, generators)
+            per_block = [
+                tuple(None if t is None else t[:, blk[0] : blk[-1] + 1].contiguous() for t in draws)
+                for blk in blocks
+            ]
             for s in range(spe):
                 rows = slice(s * b, (s + 1) * b)
-                idx = perm[rows]  # (bb, K): batch position major, member minor
-                bb = idx.shape[0]
-                x = images[idx.reshape(-1)]
-                if offsets is not None:
-                    x = apply_augmentation(
-                        x,
-                        offsets[rows].reshape(-1, 2),
-                        None if flips is None else flips[rows].reshape(-1),
-                        pad,
-                    )
-                x = normalize(x, spec).view(bb, k * c, h, w)
-                logits = stack.forward(x)  # (K, bb, classes)
-                target = labels[idx.t().reshape(-1)]
-                loss = F.cross_entropy(logits.reshape(k * bb, -1), target, reduction="sum") / bb
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                for member, hook in enumerate(step_hooks):
-                    if _hook_acts(hook, step):
-                        stack.push(member)
-                        hook(models[member], step)  # type: ignore[misc]
-                        stack.pull(member)
+                for stack, opt, (perm, offsets, flips) in zip(stacks, opts, per_block, strict=True):
+                    kb = stack.k
+                    idx = perm[rows]  # (bb, kb): batch position major, member minor
+                    bb = idx.shape[0]
+                    x = images[idx.reshape(-1)]
+                    if offsets is not None:
+                        x = apply_augmentation(
+                            x,
+                            offsets[rows].reshape(-1, 2),
+                            None if flips is None else flips[rows].reshape(-1),
+                            pad,
+                        )
+                    x = normalize(x, spec).view(bb, kb * c, h, w)
+                    logits = stack.forward(x)  # (kb, bb, classes)
+                    target = labels[idx.t().reshape(-1)]
+                    loss = F.cross_entropy(logits.reshape(kb * bb, -1), target, reduction="sum")
+                    opt.zero_grad(set_to_none=True)
+                    (loss / bb).backward()
+                    opt.step()
+                for blk, stack in zip(blocks, stacks, strict=True):
+                    for local, member in enumerate(blk):
+                        hook = step_hooks[member]
+                        if _hook_acts(hook, step):
+                            stack.push(local)
+                            hook(models[member], step)  # type: ignore[misc]
+                            stack.pull(local)
                 step += 1
                 bar.update(k / spe)
-    stack.finish()
-    return models
+    for stack in stacks:
+        stack.finish()
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -433,15 +468,16 @@ def evaluate_population(
     if not _check_architecture(models):
         return np.stack([evaluate(m, data, batch_size) for m in models])  # type: ignore[misc]
     k, n = len(models), len(data)
-    if n == 0:
-        return np.zeros((k, 0), dtype=np.int64)
-    stack = _Stack(models, requires_grad=False)
-    preds = []
+    out = np.zeros((k, n), dtype=np.int64)
     with torch.inference_mode():
-        for start in range(0, n, batch_size):
-            x = normalize(data.images[start : start + batch_size], data.spec)
-            preds.append(stack.forward(x.repeat(1, k, 1, 1)).argmax(-1))
-    return torch.cat(preds, 1).numpy()
+        for first in range(0, k, BLOCK):
+            stack = _Stack(models[first : first + BLOCK], requires_grad=False)
+            for start in range(0, n, batch_size):
+                for lo in range(start, min(start + batch_size, n), EVAL_CHUNK):
+                    hi = min(lo + EVAL_CHUNK, start + batch_size, n)
+                    x = normalize(data.images[lo:hi], data.spec).repeat(1, stack.k, 1, 1)
+                    out[first : first + stack.k, lo:hi] = stack.forward(x).argmax(-1).numpy()
+    return out
 
 
 __all__ = [
