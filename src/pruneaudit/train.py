@@ -21,6 +21,12 @@ weight_decay)`` on the mean cross-entropy. ``step_hook(model, step)`` runs after
 step with ``step`` = the 0-based index of the step just taken (0 .. ``num_steps - 1``) counted
 over all epochs.
 
+Every call of :func:`train` starts a fresh generator from ``cfg.seed``: two training rounds with
+the same config see the same data order and augmentation (pass another seed, e.g. with
+``dataclasses.replace(cfg, seed=...)``, for different draws). The forward and backward passes run
+with the model in ``channels_last`` memory format (see :func:`train`); a reimplementation in the
+default format agrees to float rounding, not bit for bit.
+
 On CPU, with the same seed, initial weights, data and number of torch threads, two runs give
 identical weights (the tests check this with ``torch.equal``).
 """
