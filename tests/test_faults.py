@@ -260,3 +260,15 @@ def test_taxicab_and_jaccard_need_equal_population_sizes():
 def test_notebook_parameter_of_the_wrong_type():
     with pytest.raises(PruneAuditError, match="epochs must be int, got 'two'"):
         book.check_parameters({"epochs": "two", "seeds": [0]}, {"epochs": int, "seeds": list[int]})
+
+
+def test_unreachable_scheduler_is_one_clear_error(tmp_path):
+    import dask
+
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(PruneAuditError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"),
+    ):
+        run_grid([RunSpec(**DENSE)], never_called, tmp_path, executor="dask",
+                 scheduler_address="tcp://127.0.0.1:9", progress=False)
+    assert ResultsStore(tmp_path).keys() == []

@@ -22,7 +22,6 @@ from pruneaudit.errors import PruneAuditError
 from pruneaudit.grid import Grid, iterative_parent, run_grid, train_and_evaluate
 from pruneaudit.models import build_model
 from pruneaudit.store import ResultsStore, RunSpec
-from pruneaudit.train import TrainConfig, evaluate
 
 # A small real grid: 3 techniques x 2 treatments x 2 seeds, one pruning round after a dense run.
 AXES = {
@@ -38,8 +37,9 @@ AXES = {
     "test_size": 256,
 }
 N_RUNS = 3 * 2 * 2 + 2  # the pruned runs and their two dense predecessors
-#: A run that fails on the worker: more test examples than MNIST has.
-BAD = RunSpec("mnist", "lenet", epochs=1, train_size=64, test_size=20000)
+#: A run that fails on the worker: CIFAR-10 is not in the offline data folder.
+BAD = RunSpec("cifar10", "lenet", epochs=1, train_size=64, test_size=64)
+BAD_MESSAGE = "dataset 'cifar10'"
 
 
 def small_result(spec: RunSpec):
@@ -205,48 +205,59 @@ def test_runner_rejects_bad_arguments(tmp_path):
 # --------------------------------------------------------------------------- the real task
 
 
-def test_task_matches_iterative_prune(tmp_path, data_root):
-    """Runs resumed round by round from the store equal one in-memory iterative_prune."""
+def test_task_runs_equal_an_uninterrupted_series(tmp_path, data_root):
+    """Rounds made one task at a time, each resumed from the store, equal one uninterrupted
+    series of pruneaudit.experiments; the series prunes to 1 - 0.8**k and rewinds exactly."""
+    from pruneaudit import experiments
+
     spec = RunSpec(
         "mnist", "lenet", "l1_structured", "rewind", iteration=2, seed=3, epochs=1, lr=0.1,
         train_size=512, test_size=256,
     )
-    train_and_evaluate(spec, tmp_path, data_root)
-    store = ResultsStore(tmp_path)
-    assert len(store.keys()) == 3
+    chain = [iterative_parent(iterative_parent(spec)), iterative_parent(spec), spec]
+    report = run_grid([spec], store=tmp_path / "tasks", data_root=data_root, progress=False)
+    assert report.done == chain
+    assert train_and_evaluate(spec, tmp_path / "tasks", data_root) == spec.key  # stored: no-op
 
-    full = data.load("mnist", "train", root=data_root).subset(np.arange(512))
-    train_idx, _ = data.train_val_split(512, 3, 0.2)
-    test = data.load("mnist", "test", root=data_root).subset(np.arange(256))
-    model = build_model("lenet", 10, 1, 28, seed=3)
-    seen = {}
+    whole = ResultsStore(tmp_path / "whole")
+    experiments.run_series([spec], "l1_structured", "rewind", 2, whole, str(data_root), False)
+    tasks = ResultsStore(tmp_path / "tasks")
+    assert tasks.keys() == whole.keys() == sorted(s.key for s in chain)
+    assert_same_runs(store_contents(tasks, tasks.keys()), store_contents(whole, whole.keys()))
 
-    def record(k, m):
-        seen[k] = (evaluate(m, test), prune.sparsity(m), prune.pruned_state_dict(m))
-
-    cfg = TrainConfig(lr=0.1, batch_size=32, epochs=1, seed=3)
-    prune.iterative_prune(
-        model, full.subset(train_idx), "l1_structured", "rewind", 2, cfg, callback=record, seed=3
-    )
-    for k, s in enumerate([iterative_parent(iterative_parent(spec)), iterative_parent(spec), spec]):
-        run = store.load(s)
-        preds, sparsity, state = seen[k]
-        np.testing.assert_array_equal(run.predictions["prediction"].to_numpy(), preds)
-        np.testing.assert_array_equal(run.predictions["label"].to_numpy(), test.labels.numpy())
-        assert (run.classes["sparsity"] == sparsity).all()
-        stored = run.checkpoint()
-        assert stored.keys() == state.keys()
-        assert all(torch.equal(stored[n], state[n]) for n in state)
-    assert run.classes["sparsity"].iloc[0] == pytest.approx(1 - 0.8**2, abs=0.02)
+    dense = tasks.load(chain[0]).checkpoint()
+    init = prune.snapshot(build_model("lenet", 10, 1, 28, seed=3))
+    assert all(torch.equal(dense["init." + n], t) for n, t in init.items())
+    last = tasks.load(spec)
+    assert last.classes["sparsity"].iloc[0] == pytest.approx(1 - 0.8**2, abs=0.02)
+    labels = data.load("mnist", "test", root=data_root).labels[:256].numpy()
+    np.testing.assert_array_equal(last.predictions["label"].to_numpy(), labels)
 
 
-def test_task_rejects_settings_it_cannot_honour(tmp_path, data_root):
-    spec = RunSpec("mnist", "lenet", epochs=1, train_size=64, extra={"level": 0.5})
-    with pytest.raises(PruneAuditError, match="need a task of their own"):
-        train_and_evaluate(spec, tmp_path, data_root)
-    with pytest.raises(PruneAuditError, match="test_size=20000 exceeds the 10000 examples"):
+def test_task_rejects_runs_it_does_not_make(tmp_path, data_root):
+    for spec in (
+        RunSpec("mnist", "lenet", epochs=1, train_size=64, extra={"scheme": "float16"}),
+        RunSpec("mnist", "lenet", epochs=1, train_size=64, extra={"level": 0.5}),
+        RunSpec(**{**AXES, "technique": "l1_unstructured", "treatment": "rewind",
+                   "seed": 0, "extra": {"note": 1}}),
+    ):
+        with pytest.raises(PruneAuditError, match="train_and_evaluate makes dense"):
+            train_and_evaluate(spec, tmp_path, data_root)
+    with pytest.raises(PruneAuditError, match=BAD_MESSAGE):
         train_and_evaluate(BAD, tmp_path, data_root)
     assert ResultsStore(tmp_path).keys() == []
+
+
+def test_task_makes_gradual_members(tmp_path, data_root):
+    from pruneaudit import experiments
+
+    base = RunSpec("mnist", "lenet", epochs=1, lr=0.1, train_size=256, test_size=64)
+    [member] = experiments.member_specs(base, [4], level=0.5)
+    report = run_grid([member], store=tmp_path, data_root=data_root, progress=False)
+    assert report.done == [member]
+    assert ResultsStore(tmp_path).load(member).classes["sparsity"].iloc[0] == pytest.approx(
+        0.5, abs=0.01
+    )
 
 
 @pytest.fixture(scope="module")
@@ -261,7 +272,7 @@ def test_local_grid(local_grid):
     store, report = local_grid
     assert len(report.done) == N_RUNS and report.skipped == []
     [(failed, tb)] = report.failed
-    assert failed == BAD and "test_size=20000 exceeds" in tb
+    assert failed == BAD and BAD_MESSAGE in tb
     classes = store.collect(report.done)
     assert classes.groupby("key").size().eq(10).all()
     assert classes["accuracy"].nunique() > 10  # the models learned different things
@@ -278,7 +289,7 @@ def test_dask_local_cluster_gives_identical_results(local_grid, tmp_path, data_r
     )
     assert {s.key for s in report.done} == {s.key for s in local_report.done}
     assert [s for s, _ in report.failed] == [BAD]
-    assert "test_size=20000 exceeds" in report.failed[0][1]
+    assert BAD_MESSAGE in report.failed[0][1]
     keys = store.keys()
     assert len(keys) == N_RUNS
     assert_same_runs(store_contents(store, keys), store_contents(local_store, keys))

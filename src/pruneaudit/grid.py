@@ -28,11 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from pruneaudit import __version__, config
 from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.store import ResultsStore, Run, RunSpec
+from pruneaudit.store import LEVEL_KEY, ResultsStore, RunSpec
 
 EXECUTORS = ("local", "dask")
 #: RunSpec fields a grid may set (``extra`` is a nested mapping of its own axes).
@@ -306,7 +304,15 @@ def _run_dask(
             host="127.0.0.1",
             dashboard_address=None,
         )
-    client = Client(cluster if cluster is not None else scheduler_address)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(scheduler_address)
+        except (OSError, TimeoutError, ValueError) as err:
+            raise PruneAuditError(
+                f"cannot reach the Dask scheduler at {scheduler_address!r} ({err}); start it "
+                "first (see 'Running on a cluster' in the README) or use executor='local'"
+            ) from None
     try:
         futures = {}
         for spec in todo:
@@ -339,103 +345,46 @@ def _run_dask(
 # --------------------------------------------------------------------------- the standard task
 
 
-def _datasets(spec: RunSpec, data_root: str | None):
-    """(training part of the seeded split of the first ``train_size`` examples, test examples)."""
-    import numpy as np
-
-    from pruneaudit import data
-
-    if spec.dataset == "kmnist":  # its training images are not distributed offline
-        train_all, test = data.kmnist_split(spec.seed, root=data_root)
-    else:
-        train_all = data.load(spec.dataset, "train", root=data_root)
-        test = data.load(spec.dataset, "test", root=data_root)
-    for name, size, part in (("train_size", spec.train_size, train_all),
-                             ("test_size", spec.test_size, test)):
-        if size is not None and size > len(part):
-            raise PruneAuditError(
-                f"{name}={size} exceeds the {len(part)} examples of {spec.dataset}"
-            )
-    if spec.train_size is not None:
-        train_all = train_all.subset(np.arange(spec.train_size))
-    if spec.test_size is not None:
-        test = test.subset(np.arange(spec.test_size))
-    train_idx, _ = data.train_val_split(len(train_all), spec.seed, spec.val_fraction)
-    return train_all.subset(train_idx), test
-
-
-def _evaluate(model, test, sparsity: float):
-    import numpy as np
-
-    from pruneaudit.metrics import class_accuracy
-    from pruneaudit.train import evaluate
-
-    labels = test.labels.numpy()
-    preds = np.asarray(evaluate(model, test), dtype=np.int64)
-    classes = pd.DataFrame(
-        {
-            "class": np.arange(test.num_classes),
-            "accuracy": class_accuracy(labels, preds, test.num_classes),
-            "n": np.bincount(labels, minlength=test.num_classes),
-            "sparsity": sparsity,
-        }
-    )
-    predictions = pd.DataFrame(
-        {"index": np.arange(len(labels)), "label": labels, "prediction": preds}
-    )
-    return classes, predictions
-
-
-def _compute(spec: RunSpec, store: ResultsStore, data_root: str | None):
-    from pruneaudit import prune
-    from pruneaudit.models import build_model
-    from pruneaudit.train import TrainConfig, train
-
-    if spec.extra:
-        raise PruneAuditError(
-            f"train_and_evaluate runs dense and iteratively pruned models; the extra settings "
-            f"{dict(spec.extra)} need a task of their own"
-        )
-    train_data, test = _datasets(spec, data_root)
-    model = build_model(
-        spec.model, test.num_classes, test.in_channels, test.image_size, seed=spec.seed
-    )
-    cfg = TrainConfig(
-        lr=spec.lr, batch_size=spec.batch_size, epochs=spec.epochs, seed=spec.seed,
-        augment=spec.augment,
-    )
-    if spec.iteration > 0:
-        # One round of prune.iterative_prune, resumed from the stored previous round.
-        init = prune.snapshot(model)
-        previous = _ensure(iterative_parent(spec), store, data_root)
-        prune.load_pruned_state_dict(model, previous.checkpoint())
-        target = prune.iteration_sparsity(spec.iteration)
-        seed = prune._derived_seed(spec.seed, spec.iteration)
-        prune.prune_to(model, spec.technique, target, seed=seed)
-        if spec.treatment == "rewind":
-            prune.rewind(model, init)
-    train(model, train_data, cfg, progress=False)
-    classes, predictions = _evaluate(model, test, prune.sparsity(model))
-    return classes, predictions, prune.pruned_state_dict(model)
-
-
-def _ensure(spec: RunSpec, store: ResultsStore, data_root: str | None) -> Run:
-    return store.get_or_run(spec, lambda s: _compute(s, store, data_root))
-
-
 def train_and_evaluate(
-    spec: RunSpec, store_root: str | os.PathLike | None = None,
+    spec: RunSpec,
+    store_root: str | os.PathLike | None = None,
     data_root: str | os.PathLike | None = None,
 ) -> str:
     """Make run ``spec`` (and any missing predecessor) in the store; return its key.
 
-    Dense (iteration 0): build ``spec.model`` with ``spec.seed``, train it on the seeded
-    ``1 - val_fraction`` split of the first ``train_size`` training examples. Iteration k >= 1:
-    one round of :func:`pruneaudit.prune.iterative_prune` started from the stored iteration k-1
-    (prune to ``1 - 0.8**k`` with ``technique``, rewind to the initial weights if the treatment
-    is ``"rewind"``, train again). Then evaluate on the first ``test_size`` test examples and
-    save per-class accuracy (with the sparsity), predictions and the pruned state dict.
+    The runs are those of :mod:`pruneaudit.experiments`, so a run made here is the same run, byte
+    for byte, as one made by a study notebook: a dense run (iteration 0, no technique) or a
+    gradual-pruning population member (:func:`~pruneaudit.experiments.member_specs`) is made by
+    :func:`~pruneaudit.experiments.run_population`; iteration k >= 1 of an iterative-pruning
+    series by :func:`~pruneaudit.experiments.run_series`, which resumes from the last stored
+    iteration of the series. Quantized and corrupted evaluations derive from stored runs and are
+    made by their own functions in :mod:`pruneaudit.experiments`.
     """
+    from pruneaudit import experiments
+
     store = ResultsStore(store_root)
-    _ensure(spec, store, None if data_root is None else str(data_root))
+    root = None if data_root is None else str(data_root)
+    if store.has(spec):
+        return spec.key
+    extra = dict(spec.extra)
+    if spec.iteration > 0:
+        if extra:
+            raise PruneAuditError(
+                f"an iterative-pruning run takes no extra settings, got {extra}; "
+                "train_and_evaluate makes dense, gradual and iteratively pruned runs"
+            )
+        experiments.run_series(
+            [spec], spec.technique, spec.treatment, spec.iteration, store, root, progress=False
+        )
+    elif (spec.technique is None and not extra) or (
+        extra.get(LEVEL_KEY, 0.0) > 0
+        and spec == experiments.member_specs(spec, [spec.seed], extra[LEVEL_KEY])[0]
+    ):
+        experiments.run_population([spec], store, root, progress=False)
+    else:
+        raise PruneAuditError(
+            f"train_and_evaluate makes dense runs, gradual-pruning members "
+            f"(experiments.member_specs) and iteratively pruned runs; {spec.as_dict()} is none "
+            "of these (quantized and corrupted runs: experiments.run_quantized / run_corrupted)"
+        )
     return spec.key
