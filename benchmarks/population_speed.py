@@ -148,8 +148,9 @@ def child(config: str, root: Path, subset: int | None) -> None:
     """Run one configuration and print its JSON result (seconds, threads, peak RSS)."""
     kind, _, arg = config.partition(":")
     if kind == "baseline":  # imports only: torch, torchvision, pruneaudit
-        from pruneaudit import data, poptrain, train  # noqa: F401
         from torchvision import datasets  # noqa: F401
+
+        from pruneaudit import data, poptrain, train  # noqa: F401
 
         seconds = 0.0
     elif kind == "plain":
