@@ -86,6 +86,31 @@ def test_flips_momentum_weight_decay_and_two_epochs(flippable):
         _assert_same(a, b)
 
 
+@pytest.mark.parametrize("arch", ["lenet", "vgg11"])
+def test_members_on_their_own_splits_of_one_pool(arch, mnist):
+    """With ``indices`` member k trains as it would alone on ``data.subset(indices[k])``."""
+    alone, pop = _pair(_build(arch, [0, 1], image_size=28))
+    splits = [data.train_val_split(len(mnist), s)[0] for s in (0, 1)]
+    assert not np.array_equal(splits[0], splits[1])
+    cfgs = [TrainConfig(epochs=1, seed=s) for s in (0, 1)]
+    for m, c, idx in zip(alone, cfgs, splits, strict=True):
+        train(m, mnist.subset(idx), c, progress=False)
+    train_population(pop, mnist, cfgs, indices=splits, progress=False)
+    for a, b in zip(alone, pop, strict=True):
+        _assert_same(a, b)
+
+
+def test_bad_member_indices_raise(mnist):
+    pop = _build("lenet", [0, 1])
+    cfgs = [TrainConfig(epochs=1, seed=s) for s in (0, 1)]
+    with pytest.raises(PruneAuditError, match="one size"):
+        train_population(pop, mnist, cfgs, indices=[np.arange(10), np.arange(11)])
+    with pytest.raises(PruneAuditError, match=r"\[0, 100\)"):
+        train_population(pop, mnist, cfgs, indices=[np.arange(10), np.arange(95, 105)])
+    with pytest.raises(PruneAuditError, match="index arrays"):
+        train_population(pop, mnist, cfgs, indices=[np.arange(10)])
+
+
 def test_without_augmentation(mnist):
     alone, pop = _pair(_build("lenet", [0, 1]))
     cfgs = [TrainConfig(epochs=1, seed=s, augment=False) for s in (0, 1)]

@@ -34,6 +34,21 @@ Design
 * At the end every member's module receives its trained weights and masks (and the effective
   ``weight = weight_orig * weight_mask`` of pruned layers is recomputed).
 
+Speed (measured with ``benchmarks/population_speed.py`` and side-by-side variants on a
+2-core CPU; kept only what helped):
+
+* members run in blocks of :data:`BLOCK` = 8 stacked members per forward/backward pass: with
+  all 30 LeNets in one pass the largest activations (conv1 output and its gradient, ~16 MB)
+  are freshly allocated and page-faulted every step, which dominated the profile; blocks of
+  6-10 were ~20% faster than one block of 30, blocks of 3 slower again (per-call overhead);
+* grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
+  in that layout): ~25-35% faster than the contiguous layout;
+* one torch thread (``num_threads=1``, as :func:`~pruneaudit.train.train`): on a CPU shared
+  with other work two threads were 3-4x slower; separate processes use the cores better;
+* pool-before-ReLU (above). Not kept: raising glibc's mmap/trim thresholds (no measurable
+  gain), vmap over ``functional_call`` (slower than grouped convolutions), convolutions as
+  unfold + batched matmul (slower).
+
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
 Conv2d (no groups), ReLU, MaxPool2d, AdaptiveAvgPool2d and Linear layers, with float32 CPU
@@ -346,15 +361,18 @@ def train_population(
     data: ImageData,
     cfgs: list[TrainConfig],
     *,
+    indices: Sequence[np.ndarray | torch.Tensor] | None = None,
     step_hooks: list[StepHook | None] | None = None,
     progress: bool = True,
     num_threads: int | None = 1,
 ) -> list[nn.Module]:
     """Train K models in place as one computation; returns ``models``.
 
-    Member k ends as ``train(models[k], data, cfgs[k], step_hook=step_hooks[k])`` would leave
-    it (within float tolerance): own initial weights and masks, own seed (data order and
-    augmentation draws). All settings but the seed must be equal across ``cfgs``. Architectures
+    Member k ends as ``train(models[k], data_k, cfgs[k], step_hook=step_hooks[k])`` would leave
+    it (within float tolerance), where ``data_k`` is ``data`` or, with ``indices``,
+    ``data.subset(indices[k])`` (members' own training splits of one pool, all of one size):
+    own initial weights and masks, own seed (data order and augmentation draws), own examples.
+    All settings but the seed must be equal across ``cfgs``. Architectures
     :func:`supports` rejects are trained one after another with :func:`~pruneaudit.train.train`.
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
     (as in :func:`~pruneaudit.train.train`; ``None`` keeps torch's setting).
@@ -364,21 +382,42 @@ def train_population(
         step_hooks = [None] * len(models)
     if len(step_hooks) != len(models):
         raise PruneAuditError(f"{len(models)} models but {len(step_hooks)} step hooks")
-    n = len(data)
-    if n == 0:
+    if len(data) == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
+    members = _member_indices(indices, len(models), len(data))
     if not _check_architecture(models):
-        for model, cfg, hook in zip(models, cfgs, step_hooks, strict=True):
-            train(model, data, cfg, step_hook=hook, progress=progress, num_threads=num_threads)
+        for k, (model, cfg, hook) in enumerate(zip(models, cfgs, step_hooks, strict=True)):
+            own = data if members is None else data.subset(members[:, k].numpy())
+            train(model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads)
         return models
     threads_before = torch.get_num_threads()
     if num_threads is not None:
         torch.set_num_threads(check_positive_int("num_threads", num_threads))
     try:
-        _train_stacked(models, data, cfgs, step_hooks, progress)
+        _train_stacked(models, data, cfgs, step_hooks, progress, members)
     finally:
         torch.set_num_threads(threads_before)
     return models
+
+
+def _member_indices(
+    indices: Sequence[np.ndarray | torch.Tensor] | None, k: int, pool: int
+) -> torch.Tensor | None:
+    """The members' example indices as one ``(n, K)`` int64 tensor (None: all of ``data``)."""
+    if indices is None:
+        return None
+    if len(indices) != k:
+        raise PruneAuditError(f"{k} models but {len(indices)} index arrays")
+    cols = [torch.as_tensor(np.asarray(i), dtype=torch.int64).reshape(-1) for i in indices]
+    sizes = sorted({len(c) for c in cols})
+    if len(sizes) != 1 or sizes[0] == 0:
+        raise PruneAuditError(
+            f"members' training index arrays must be non-empty and of one size, got sizes {sizes}"
+        )
+    table = torch.stack(cols, 1)
+    if table.min() < 0 or table.max() >= pool:
+        raise PruneAuditError(f"training indices must lie in [0, {pool}) (the size of data)")
+    return table
 
 
 def _train_stacked(
@@ -387,8 +426,9 @@ def _train_stacked(
     cfgs: list[TrainConfig],
     step_hooks: list[StepHook | None],
     progress: bool,
+    members: torch.Tensor | None = None,
 ) -> None:
-    n = len(data)
+    n = len(data) if members is None else members.shape[0]
     cfg, spec, k = cfgs[0], data.spec, len(models)
     for model in models:
         model.train()
@@ -417,6 +457,8 @@ def _train_stacked(
     with bar:
         for _ in range(cfg.epochs):
             draws = _epoch_draws(n, cfg, spec, generators)
+            if members is not None:  # positions in each member's split -> indices into data
+                draws = (torch.gather(members, 0, draws[0]), *draws[1:])
             per_block = [
                 tuple(None if t is None else t[:, blk[0] : blk[-1] + 1].contiguous() for t in draws)
                 for blk in blocks
