@@ -344,6 +344,8 @@ def test_crash_and_resume(local_grid, tmp_path, data_root):
     )
     assert again.returncode == 0, again.stdout + again.stderr
     done, skipped, failed = _counts(again.stdout)
+    print(f"killed after {len(finished)} of {N_RUNS} runs were stored; the restart ran {done}, "
+          f"skipped {skipped} stored grid runs, {failed} failed")
     assert (done, skipped, failed) == (N_RUNS - len(finished), stored_grid_runs, 0)
     keys = store.keys()
     assert len(keys) == N_RUNS and set(finished) <= set(keys)
