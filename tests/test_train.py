@@ -226,3 +226,22 @@ def test_bad_inputs() -> None:
         train(model, _synthetic(8).subset([]), TrainConfig(epochs=1), progress=False)
     with pytest.raises(PruneAuditError, match="num_threads"):
         train(model, _synthetic(8), TrainConfig(epochs=1), progress=False, num_threads=0)
+
+
+def test_step_hook_can_prune_with_torch_prune() -> None:
+    """Hooks see contiguous weights, so torch.nn.utils.prune works inside them."""
+    from torch.nn.utils import prune
+
+    d = _synthetic(64)
+    model = build_model("lenet", 4, 3, 32, seed=0)
+
+    def hook(m: torch.nn.Module, step: int) -> None:
+        assert all(p.is_contiguous() for p in m.parameters())
+        if step == 1:
+            prune.l1_unstructured(m.features[0], "weight", amount=0.5)
+
+    train(model, d, TrainConfig(epochs=1, batch_size=16), step_hook=hook, progress=False)
+    assert float((model.features[0].weight_mask == 0).float().mean()) == 0.5
+    evaluate(model, d)  # the forward pass recomputes weight = weight_orig * weight_mask
+    conv = model.features[0]
+    assert torch.equal(conv.weight, conv.weight_orig * conv.weight_mask)

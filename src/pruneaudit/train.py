@@ -34,7 +34,8 @@ identical weights (the tests check this with ``torch.equal``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,27 @@ if TYPE_CHECKING:
     from pruneaudit.data import ImageData
 
 StepHook = Callable[[nn.Module, int], None]
+
+
+@contextmanager
+def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
+    """Run with ``num_threads`` torch threads and the model in ``channels_last``; restore both.
+
+    Measured with ``benchmarks/train_speed.py`` on 2 shared cores: one thread instead of two is
+    several times faster for LeNet-sized models when other work shares the CPU (and is what
+    parallel runs need), and ``channels_last`` makes max-pooling and convolutions faster.
+    ``torch.compile`` (slower at batch 32 on this CPU, after a long compile), fused SGD and
+    preparing batches in larger blocks did not pay off measurably and are not used.
+    """
+    before = torch.get_num_threads()
+    if num_threads is not None:
+        torch.set_num_threads(check_positive_int("num_threads", num_threads))
+    model.to(memory_format=torch.channels_last)
+    try:
+        yield
+    finally:
+        model.to(memory_format=torch.contiguous_format)
+        torch.set_num_threads(before)
 
 
 @dataclass(frozen=True)
@@ -104,24 +126,17 @@ def train(
     """Train ``model`` in place on all of ``data`` with plain SGD; returns ``model``.
 
     The random draws follow the contract in this module's docstring. ``step_hook(model, step)``
-    is called after every optimizer step (used by gradual pruning).
+    is called after every optimizer step (used by gradual pruning), with the model in the
+    standard contiguous memory format.
 
-    Speed (measured by ``benchmarks/train_speed.py``): training runs with ``num_threads`` torch
-    threads (default 1; ``None`` keeps torch's setting; restored afterwards) — on a small CPU
-    shared with other work, or with runs in parallel, one thread per run is several times
-    faster than two for LeNet-sized models; and, without a ``step_hook``, the model is trained
-    in ``channels_last`` memory format (max-pooling and convolutions are faster in it on CPU)
-    and given back in the standard contiguous format. With a ``step_hook`` the parameters stay
-    contiguous, because hooks see the model mid-training (torch's pruning methods flatten
-    weights with ``view``, which fails on ``channels_last`` tensors). Batches are indexed
-    straight from the uint8 tensors: no DataLoader, no per-image work.
+    Speed: runs with ``num_threads`` torch threads (default 1; ``None`` keeps torch's setting)
+    and the model in ``channels_last`` memory format, both restored afterwards (the model comes
+    back in the standard contiguous format). Batches are indexed straight from the uint8
+    tensors: no DataLoader, no per-image work.
     """
     n = len(data)
     if n == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
-    threads_before = torch.get_num_threads()
-    if num_threads is not None:
-        torch.set_num_threads(check_positive_int("num_threads", num_threads))
     bar = tqdm(
         total=num_steps(n, cfg),
         disable=not progress,
@@ -129,14 +144,11 @@ def train(
         unit="step",
         leave=False,
     )
-    if step_hook is None:
-        model.to(memory_format=torch.channels_last)
     try:
-        _sgd(model, data, cfg, step_hook, bar)
+        with _fast_cpu(model, num_threads):
+            _sgd(model, data, cfg, step_hook, bar)
     finally:
         bar.close()
-        model.to(memory_format=torch.contiguous_format)
-        torch.set_num_threads(threads_before)
     return model
 
 
@@ -165,7 +177,10 @@ def _sgd(
             loss.backward()
             opt.step()
             if step_hook is not None:
+                # the hook sees the standard layout: torch's pruning masks assume it
+                model.to(memory_format=torch.contiguous_format)
                 step_hook(model, step)
+                model.to(memory_format=torch.channels_last)
             step += 1
             bar.update()
 
@@ -175,18 +190,21 @@ def evaluate(
     data: ImageData,
     batch_size: int = 1000,
     return_logits: bool = False,
+    *,
+    num_threads: int | None = 1,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Predicted labels (``np.ndarray`` int64, one per example, in order) of ``model`` on ``data``.
 
     Runs in eval mode under ``torch.inference_mode`` on normalized, unaugmented images, and puts
     the model back in the mode it was in. With ``return_logits`` also the float32 logits (N, C).
+    Threads and memory format as in :func:`train`.
     """
     check_positive_int("batch_size", batch_size)
     was_training = model.training
     model.eval()
     preds, logits = [], []
     try:
-        with torch.inference_mode():
+        with _fast_cpu(model, num_threads), torch.inference_mode():
             for start in range(0, len(data), batch_size):
                 out = model(normalize(data.images[start : start + batch_size], data.spec))
                 preds.append(out.argmax(1))
