@@ -59,8 +59,8 @@ def _alexnet(num_classes: int, in_channels: int) -> nn.Module:
     """Small AlexNet: torchvision's ``AlexNet`` frame (features -> avgpool -> classifier).
 
     Adaptations for 28/32 px: the five convolutions keep AlexNet's order and width ratios
-    (1:3:6:4:4) at half of its widths for the last four layers (32, 96, 192, 128, 128 maps),
-    with 3x3 stride-1 padded kernels instead of 11/5/3 with stride 4; 2x2 max-pools after
+    (1:3:6:4:4) at half its widths (32, 96, 192, 128, 128 maps instead of 64, 192, 384, 256,
+    256), with 3x3 stride-1 padded kernels instead of 11/5/3 with stride 4; 2x2 max-pools after
     convolutions 1, 2 and 5 (28 -> 14 -> 7 -> 3; 32 -> 16 -> 8 -> 4); adaptive average pooling
     to 2x2; classifier 512-512-512-C without dropout. torchvision's default PyTorch layer
     initialization is kept.
