@@ -118,12 +118,17 @@ def load_model(spec: RunSpec, store: ResultsStore, root: str | None = None) -> n
     return prune.load_pruned_state_dict(model, weights)
 
 
-def _record(model: nn.Module, test: data.ImageData) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-class accuracy (+ sparsity) and per-example predictions of ``model`` on ``test``."""
+def _record(
+    model: nn.Module, test: data.ImageData, sparsity: float | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-class accuracy (+ sparsity) and per-example predictions of ``model`` on ``test``.
+
+    ``sparsity`` None measures it on ``model``; a quantized model (whose int8 layers are no
+    longer conv / linear modules) passes the sparsity of the model it was made from."""
     labels = test.labels.numpy()
     preds = evaluate(model, test)
     classes = metrics.class_accuracy_frame(labels, preds, test.num_classes)
-    classes["sparsity"] = prune.sparsity(model)
+    classes["sparsity"] = prune.sparsity(model) if sparsity is None else sparsity
     predictions = pd.DataFrame(
         {"index": np.arange(len(labels)), "label": labels, "prediction": preds}
     )
@@ -347,8 +352,9 @@ def run_quantized(
         if store.has(spec):
             continue
         split = splits(base, root)
-        qmodel = quantize.quantize(load_model(base, store, root), scheme, calibration=split.train)
-        classes, predictions = _record(qmodel, split.test)
+        model = load_model(base, store, root)
+        qmodel = quantize.quantize(model, scheme, calibration=split.train)
+        classes, predictions = _record(qmodel, split.test, sparsity=prune.sparsity(model))
         store.save(spec, classes, predictions)
     return population(out, store)
 
