@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from pruneaudit import experiments, poptrain, prune
+from pruneaudit.errors import PruneAuditError
 from pruneaudit.store import ResultsStore, RunSpec
 
 TINY = dict(epochs=1, train_size=320, test_size=200)
@@ -124,3 +125,9 @@ def test_population_levels_quantized_and_corrupted(base, data_root, tmp_path, mo
     monkeypatch.setattr(poptrain, "train_population", _no_training)
     again = experiments.run_population(dense.specs, store, root, progress=False)
     assert np.array_equal(again.preds, dense.preds)
+
+
+def test_sizes_beyond_the_dataset_raise(data_root):
+    spec = RunSpec(dataset="mnist", model="lenet", train_size=60_001)
+    with pytest.raises(PruneAuditError, match="train_size=60001 exceeds the 60000"):
+        experiments.splits(spec, str(data_root))

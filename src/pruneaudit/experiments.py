@@ -85,10 +85,16 @@ def _pool_and_test(
         if dataset != "kmnist":
             raise
         pool, test = data.kmnist_split(0, 0.8, root=root)
+    for name, size, part in (("train_size", train_size, pool), ("test_size", test_size, test)):
+        if size is not None and size > len(part):
+            raise PruneAuditError(
+                f"{name}={size} exceeds the {len(part)} examples {dataset} has here; "
+                f"pass at most {len(part)}, or None for all of them"
+            )
     if train_size is not None:
-        pool = pool.subset(np.arange(min(train_size, len(pool))))
+        pool = pool.subset(np.arange(train_size))
     if test_size is not None:
-        test = test.subset(np.arange(min(test_size, len(test))))
+        test = test.subset(np.arange(test_size))
     return pool, test
 
 
