@@ -175,8 +175,11 @@ def test_celeba_representation(data_root):
 def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
     base = ci.base_spec(epochs=1, train_size=320, test_size=150)
     store = ResultsStore(tmp_path)
-    runs = ci.run(base, [0, 1], [0.5], ["float16"], store, str(data_root), progress=False)
-    assert runs.names == ["pruned 50%", "float16"]
+    schemes = ["float16", "dynamic_int8", "static_int8"]
+    runs = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
+    assert runs.names == ["pruned 50%", *schemes]
+    for scheme in schemes:  # a quantized copy keeps the sparsity of the model it was made from
+        np.testing.assert_array_equal(runs.get(scheme).population.sparsity, [0.0, 0.0])
     assert runs.baseline.preds.shape == (2, 150)
     assert runs.get("pruned 50%").population.sparsity == pytest.approx([0.5, 0.5], abs=0.02)
     table = ci.summary(runs)
@@ -184,7 +187,7 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
     # asking again trains and quantizes nothing
     monkeypatch.setattr(poptrain, "train_population", _fail)
     monkeypatch.setattr(experiments.quantize, "quantize", _fail)
-    again = ci.run(base, [0, 1], [0.5], ["float16"], store, str(data_root), progress=False)
+    again = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
     np.testing.assert_array_equal(again.get("float16").population.preds,
                                   runs.get("float16").population.preds)
     assert cie.pie_flags(runs.baseline.preds, runs.baseline.preds).sum() == 0

@@ -54,6 +54,7 @@ def base_spec(
     test_size: int | None = None,
     lr: float = 0.01,
     batch_size: int = 32,
+    augment: bool = True,
 ) -> RunSpec:
     """The run every population member shares apart from its seed and level."""
     return RunSpec(
@@ -62,6 +63,7 @@ def base_spec(
         epochs=epochs,
         lr=lr,
         batch_size=batch_size,
+        augment=augment,
         train_size=train_size,
         test_size=test_size,
     )
@@ -241,6 +243,51 @@ def summary(runs: ImpactRuns, alpha: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def recall_curves(runs: ImpactRuns) -> pd.DataFrame:
+    """Mean recall per class along the pruning levels (level 0 = the baseline), for curves.
+
+    Columns: level, sparsity (measured, mean over members), class, class_name, recall (mean
+    over members), baseline_recall (the class's recall at level 0).
+    """
+    pops = [(0.0, runs.baseline)] + [
+        (c.level, c.population) for c in runs.compressed if c.kind == PRUNING
+    ]
+    base = None
+    rows = []
+    for level, pop in pops:
+        recalls, _ = population.population_recalls(_labels(runs), pop.preds, runs.num_classes)
+        mean = recalls.mean(axis=0)
+        base = mean if base is None else base
+        for k, r in enumerate(mean):
+            rows.append(
+                {
+                    "level": level,
+                    "sparsity": float(np.mean(pop.sparsity)),
+                    "class": k,
+                    "class_name": runs.test.classes[k],
+                    "recall": float(r),
+                    "baseline_recall": float(base[k]),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def training_cost(
+    population_size: int,
+    populations: int,
+    epochs: int,
+    n_train: int,
+    seconds_per_10k: float,
+) -> dict[str, float]:
+    """Model-epochs and hours of training for ``populations`` populations of
+    ``population_size`` models, at ``seconds_per_10k`` seconds per 10,000 images per model."""
+    model_epochs = population_size * populations * epochs
+    return {
+        "model_epochs": model_epochs,
+        "hours": model_epochs * n_train / 10_000 * seconds_per_10k / 3600,
+    }
+
+
 def pie_accuracy(runs: ImpactRuns) -> pd.DataFrame:
     """Top-1 of the baseline and compressed populations on PIE, non-PIE and all examples,
     per variant (:func:`pruneaudit.cie.pie_accuracy`: modal-label and mean-member accuracy)."""
@@ -308,11 +355,13 @@ def subgroup_metrics(
     runs: ImpactRuns,
     group: str = "series",
     names: Sequence[str] | None = None,
+    reduce: str = "mean",
 ) -> pd.DataFrame:
     """H2's sub-group error rate, FPR and FNR of baseline vs compressed, per variant.
 
-    Metrics are computed per member and averaged over the K members
-    (:func:`pruneaudit.subgroups.compare_populations`, ``reduce="mean"``). The error rate is the
+    ``reduce="mean"``: metrics computed per member and averaged over the K members;
+    ``"modal"``: metrics of each population's modal labels, K times fewer evaluations
+    (:func:`pruneaudit.subgroups.compare_populations`). The error rate is the
     top-1 error. FPR and FNR need a binary target: for a multi-class task each class in turn is
     the positive class (one-vs-rest) and the rates are averaged over classes (macro average);
     a binary task uses class 1. ``normalized_difference = (compressed - baseline) / baseline``
@@ -327,7 +376,8 @@ def subgroup_metrics(
     for c in _select(runs, names):
         tables = [
             subgroups.compare_populations(
-                y, runs.baseline.preds, c.population.preds, groups, positive_class=k
+                y, runs.baseline.preds, c.population.preds, groups, positive_class=k,
+                reduce=reduce,
             )
             for k in positives
         ]
@@ -502,7 +552,12 @@ def trend(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
     return {"rho": float(res.statistic), "p": float(res.pvalue)}
 
 
-def findings(runs: ImpactRuns, alpha: float = 0.05, group: str = "series") -> pd.DataFrame:
+def findings(
+    runs: ImpactRuns,
+    alpha: float = 0.05,
+    group: str = "series",
+    subgroup_table: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Our values for the seeds' headline findings, each with whether ours points the same way.
 
     Rows (``finding``): ``classes_grow_with_sparsity`` (Spearman rho of the count of significant
@@ -514,7 +569,8 @@ def findings(runs: ImpactRuns, alpha: float = 0.05, group: str = "series") -> pd
     the CIEs / its overall error rate > 1), ``harder_group_hurt_more`` (the group with the
     highest baseline error rate has the larger normalized error-rate increase at the highest
     level) and ``harder_group_over_indexed`` (that group's over-index vs the test set > 1).
-    Columns: finding, value, agrees.
+    ``subgroup_table``: :func:`subgroup_metrics` already computed (it must hold the highest
+    pruning level); None computes it (``reduce="mean"``). Columns: finding, value, agrees.
     """
     table = summary(runs, alpha)
     pruned = table[table["kind"] == PRUNING].sort_values("level")
@@ -546,7 +602,12 @@ def findings(runs: ImpactRuns, alpha: float = 0.05, group: str = "series") -> pd
                          "agrees": bool(ratio > 1)})
         meta = runs.test.meta
         if meta is not None and group in meta.columns and meta[group].nunique() > 1:
-            sub = subgroup_metrics(runs, group, [top["variant"]])
+            sub = (subgroup_metrics(runs, group, [top["variant"]]) if subgroup_table is None
+                   else subgroup_table[subgroup_table["variant"] == top["variant"]])
+            if sub.empty:
+                raise PruneAuditError(
+                    f"subgroup_table has no rows of the highest pruning level {top['variant']!r}"
+                )
             err = sub[(sub["metric"] == "error_rate") & (sub["grouping"] == group)]
             err = err.set_index("group")
             hardest = err["baseline"].idxmax()
