@@ -225,3 +225,24 @@ def test_series_frame_grid_and_cache(data_root, tmp_path, monkeypatch):
     monkeypatch.setattr(poptrain, "train_population", no_training)
     again = po.series_frame(["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 1, store, **kw)
     pd.testing.assert_frame_equal(frame, again)
+
+
+def test_grid_cost_hand_computed(data_root):
+    cost = po.grid_cost(
+        ["mnist"],
+        ["lenet", "alexnet"],
+        ["l1_unstructured"],
+        TREATS,
+        [0, 1],
+        3,
+        2,
+        train_size=1000,
+        root=str(data_root),
+    ).set_index("model")
+    rounds = 1 + 1 * 2 * 3
+    assert cost.loc["lenet", "model_epochs"] == 2 * rounds * 2
+    assert cost.loc["lenet", "train_images_per_epoch"] == 800
+    expected = 2 * rounds * 2 * 0.8 * po.SECONDS_PER_KIMAGE_EPOCH["lenet"] / 3600
+    assert cost.loc["lenet", "cpu_hours"] == pytest.approx(expected)
+    ratio = po.SECONDS_PER_KIMAGE_EPOCH["alexnet"] / po.SECONDS_PER_KIMAGE_EPOCH["lenet"]
+    assert cost.loc["alexnet", "cpu_hours"] == pytest.approx(expected * ratio)

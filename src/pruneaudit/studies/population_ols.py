@@ -43,6 +43,10 @@ TIDY_COLUMNS = (
     "accuracy",
     "n",
 )
+#: Seconds per 1,000 training images and epoch for one model trained alone with
+#: :func:`pruneaudit.train.train` (batch 32), measured on the project's 2-core development CPU
+#: while it was shared with other work: a rough rate for cost estimates, not a result.
+SECONDS_PER_KIMAGE_EPOCH = {"lenet": 0.2, "alexnet": 2.4, "vgg11": 10.0, "resnet18": 29.0}
 FIT_NAMES = (
     "OLS, linear terms",
     "OLS, with cross terms",
@@ -142,6 +146,57 @@ def series_frame(
                     )
     frame = pd.concat(frames, ignore_index=True)[list(TIDY_COLUMNS)]
     return frame.sort_values(list(ols.ORDER), kind="mergesort").reset_index(drop=True)
+
+
+def grid_cost(
+    datasets: Sequence[str],
+    models: Sequence[str],
+    techniques: Sequence[str],
+    treatments: Sequence[str],
+    seeds: Sequence[int],
+    iterations: int,
+    epochs: int,
+    *,
+    train_size: int | None = None,
+    val_fraction: float = 0.2,
+    root: str | None = None,
+) -> pd.DataFrame:
+    """Training cost of a grid of pruning series, one row per model: model-epochs, training
+    images per epoch (summed over datasets) and estimated CPU hours at
+    :data:`SECONDS_PER_KIMAGE_EPOCH` (one model at a time; population training is faster).
+
+    Per (dataset, model, seed): ``epochs`` for the dense model plus ``epochs`` per round for
+    each technique, treatment and iteration.
+    """
+    check_positive_int("iterations", iterations)
+    check_positive_int("epochs", epochs)
+    rounds = (
+        1
+        + len(_distinct("techniques", techniques))
+        * len(_distinct("treatments", treatments))
+        * iterations
+    )
+    n_seeds = len(_distinct("seeds", seeds))
+    train = {
+        d: round(
+            len(experiments.splits(RunSpec(d, "lenet", train_size=train_size), root).pool)
+            * (1 - val_fraction)
+        )
+        for d in _distinct("datasets", datasets)
+    }
+    rows = []
+    for model in _distinct("models", models):
+        model_epochs = len(train) * n_seeds * rounds * epochs
+        kimages = sum(n_seeds * rounds * epochs * n / 1000 for n in train.values())
+        rows.append(
+            {
+                "model": model,
+                "model_epochs": model_epochs,
+                "train_images_per_epoch": int(sum(train.values())),
+                "cpu_hours": kimages * SECONDS_PER_KIMAGE_EPOCH.get(model, np.nan) / 3600,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def class_stats(
