@@ -43,6 +43,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils import prune as torch_prune
 from tqdm.auto import tqdm
 
 from pruneaudit.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
@@ -72,7 +73,22 @@ def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
         yield
     finally:
         model.to(memory_format=torch.contiguous_format)
+        _refresh_pruned(model)
         torch.set_num_threads(before)
+
+
+def _refresh_pruned(model: nn.Module) -> None:
+    """Recompute each pruned module's effective weight (``orig * mask``) after a layout change.
+
+    torch's pruning hook stores the effective weight as a plain attribute at every forward
+    pass; ``model.to(memory_format=...)`` converts parameters and buffers but not that attribute,
+    so it would stay ``channels_last`` and ``torch.nn.utils.prune.global_unstructured`` (which
+    flattens it with ``view``) would fail on the next pruning round.
+    """
+    for module in model.modules():
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, torch_prune.BasePruningMethod):
+                setattr(module, hook._tensor_name, hook.apply_mask(module))
 
 
 @dataclass(frozen=True)
