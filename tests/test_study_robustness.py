@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pruneaudit import experiments, poptrain
+from pruneaudit import data, experiments, poptrain
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.store import ResultsStore
 from pruneaudit.studies import compression_impact as ci
@@ -82,6 +82,22 @@ def test_mean_accuracy_averages_members(runs):
     assert means.loc[(0.9, rb.CLEAN, 0), "level_name"] == "pruned 90%"
 
 
+def test_accuracy_by_severity_averages_corruptions(runs):
+    table = rb.accuracy_by_severity(runs).set_index(["level", "severity"])
+    assert table.loc[(0.0, 1), "accuracy"] == pytest.approx((0.8 + 0.5) / 2)
+    assert table.loc[(0.9, 0), "accuracy"] == pytest.approx(0.85)
+
+
+def test_corruption_examples(data_root):
+    test = data.load("qmnist", "test", root=str(data_root)).subset(np.arange(3))
+    frame = rb.corruption_examples(test, 1, ["fog", "rotate"], [1, 5])
+    assert len(frame) == 1 + 2 * 2
+    assert frame["image"].str.startswith("data:image/png;base64,").all()
+    assert frame.iloc[0]["caption"] == "clean"
+    with pytest.raises(PruneAuditError, match="index must be in 0..2"):
+        rb.corruption_examples(test, 3, ["fog"], [1])
+
+
 def test_natural_adversarial_subset(runs):
     np.testing.assert_array_equal(rb.reference_wrong(runs), [False, True, False, True, False])
     table = rb.natural_adversarial(runs).set_index(["subset", "level"])
@@ -128,6 +144,7 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
     runs = rb.run(base, [0, 1], [0.5], store, str(data_root), names=["fog", "rotate"],
                   severities=[1, 5], reference_seeds=[5, 6], progress=False)
     assert trained == [2]  # only the reference population was trained
+    assert len(runs.test) == 120
     frame = rb.accuracy_frame(runs)
     assert len(frame) == 2 * 2 * (1 + 2 * 2)
     assert frame["accuracy"].between(0, 1).all()

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from pruneaudit import cie, corruptions, experiments
+from pruneaudit import charts, cie, corruptions, data, experiments
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.store import ResultsStore, RunSpec
 from pruneaudit.studies import compression_impact
@@ -48,11 +48,13 @@ def _check_grid(names: Sequence[str], severities: Sequence[int]) -> tuple[list[s
 
 @dataclass(frozen=True)
 class RobustnessRuns:
-    """Clean populations per level, the tidy accuracy frame, and the reference population."""
+    """Clean populations per level, the tidy accuracy frame, the reference population and the
+    clean test data."""
 
     populations: dict[float, experiments.Population]
     accuracy: pd.DataFrame
     reference: experiments.Population | None
+    test: data.ImageData | None = None
 
 
 def _member_rows(
@@ -121,7 +123,8 @@ def run(
             )
         ref_specs = experiments.member_specs(base, compression_impact._check_seeds(ref_seeds))
         reference = experiments.run_population(ref_specs, store, root, progress)
-    return RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference)
+    test = experiments.splits(specs[0], root).test
+    return RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference, test)
 
 
 def accuracy_frame(runs: RobustnessRuns) -> pd.DataFrame:
@@ -142,6 +145,41 @@ def mean_accuracy(runs: RobustnessRuns) -> pd.DataFrame:
     )
     out["level_name"] = [_level_name(t) for t in out["level"]]
     return out
+
+
+def accuracy_by_severity(runs: RobustnessRuns) -> pd.DataFrame:
+    """Population-mean accuracy averaged over the corruptions, per level and severity
+    (severity 0 = the clean test set). Columns: level, level_name, severity, accuracy."""
+    means = mean_accuracy(runs)
+    out = means.groupby(["level", "severity"], sort=True)["accuracy"].mean().reset_index()
+    out["level_name"] = [_level_name(t) for t in out["level"]]
+    return out[["level", "level_name", "severity", "accuracy"]]
+
+
+def corruption_examples(
+    test: data.ImageData,
+    index: int,
+    names: Sequence[str] = corruptions.CORRUPTIONS,
+    severities: Sequence[int] = SEVERITIES,
+    seed: int = 0,
+    scale: int = 2,
+) -> pd.DataFrame:
+    """One test image under every corruption and severity, for a gallery (the draws of
+    :func:`pruneaudit.corruptions.corrupt` with ``seed`` on that image alone).
+
+    Columns: corruption, severity, image (PNG data URL), caption."""
+    names, sev = _check_grid(names, severities)
+    if not 0 <= index < len(test):
+        raise PruneAuditError(f"index must be in 0..{len(test) - 1}, got {index}")
+    one = test.images[index : index + 1]
+    rows = [{"corruption": "clean", "severity": 0, "image": charts.image_data_url(
+        one[0].numpy(), scale), "caption": "clean"}]
+    for name in names:
+        for s in sev:
+            img = corruptions.corrupt(one, name, s, seed=seed)[0].numpy()
+            rows.append({"corruption": name, "severity": s,
+                         "image": charts.image_data_url(img, scale), "caption": f"{name} {s}"})
+    return pd.DataFrame(rows)
 
 
 def _level_name(level: float) -> str:
