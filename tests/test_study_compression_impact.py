@@ -159,6 +159,21 @@ def test_bad_inputs(runs):
         ci.variant_name()
 
 
+def test_recall_curves_start_at_the_baseline(runs):
+    curves = ci.recall_curves(runs)
+    assert sorted(curves["level"].unique()) == [0.0, 0.9]  # quantized variants are not curves
+    at = curves.set_index(["level", "class"])
+    assert at.loc[(0.9, 2), "recall"] == pytest.approx(0.5)
+    assert at.loc[(0.9, 2), "baseline_recall"] == pytest.approx(1.0)
+    assert at.loc[(0.0, 2), "recall"] == at.loc[(0.0, 2), "baseline_recall"]
+
+
+def test_training_cost():
+    cost = ci.training_cost(30, 8, 30, 48_000, 0.5)
+    assert cost["model_epochs"] == 7200
+    assert cost["hours"] == pytest.approx(7200 * 4.8 * 0.5 / 3600)
+
+
 def test_trend_direction():
     assert ci.trend([0.1, 0.5, 0.9], [1, 2, 5])["rho"] == pytest.approx(1.0)
     assert np.isnan(ci.trend([0.1, 0.9], [1, 2])["rho"])
