@@ -245,3 +245,25 @@ def test_step_hook_can_prune_with_torch_prune() -> None:
     evaluate(model, d)  # the forward pass recomputes weight = weight_orig * weight_mask
     conv = model.features[0]
     assert torch.equal(conv.weight, conv.weight_orig * conv.weight_mask)
+
+
+def test_step_hook_can_prune_globally_twice() -> None:
+    """Global pruning flattens the effective weights: they must be contiguous at every hook."""
+    from torch.nn.utils import prune
+
+    from pruneaudit.models import prunable_parameters
+
+    d = _synthetic(64)
+    model = build_model("lenet", 4, 3, 32, seed=0)
+
+    def hook(m: torch.nn.Module, step: int) -> None:
+        if step in (1, 3):
+            prune.global_unstructured(
+                prunable_parameters(m), pruning_method=prune.L1Unstructured, amount=0.2
+            )
+
+    train(model, d, TrainConfig(epochs=1, batch_size=16), step_hook=hook, progress=False)
+    masks = [m.weight_mask for m, _ in prunable_parameters(model)]
+    zeros = sum(int((k == 0).sum()) for k in masks)
+    total = sum(k.numel() for k in masks)
+    assert zeros == round(0.2 * total) + round(0.2 * (total - round(0.2 * total)))

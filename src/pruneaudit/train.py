@@ -91,6 +91,22 @@ def _refresh_pruned(model: nn.Module) -> None:
                 setattr(module, hook._tensor_name, hook.apply_mask(module))
 
 
+def _contiguous_pruned(model: nn.Module) -> None:
+    """Give each pruned module's effective weight attribute the contiguous layout, same values.
+
+    Inside training the attribute holds ``orig * mask`` from the last forward pass (torch's
+    pruning recomputes it only at the next forward), as in any plain loop; only its layout is
+    changed here, so that a step hook that flattens it (``global_unstructured``) works and sees
+    exactly the values a plain contiguous-format loop would show it.
+    """
+    for module in model.modules():
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, torch_prune.BasePruningMethod):
+                value = getattr(module, hook._tensor_name, None)
+                if isinstance(value, torch.Tensor) and not value.is_contiguous():
+                    setattr(module, hook._tensor_name, value.contiguous())
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Training settings; the defaults are the protocol's (SGD, lr 0.01, batch 32, 30 epochs)."""
@@ -195,6 +211,7 @@ def _sgd(
             if step_hook is not None:
                 # the hook sees the standard layout: torch's pruning masks assume it
                 model.to(memory_format=torch.contiguous_format)
+                _contiguous_pruned(model)
                 step_hook(model, step)
                 model.to(memory_format=torch.channels_last)
             step += 1
