@@ -32,4 +32,4 @@ test: $(STAMP) npm browser lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
-	$(PY) benchmarks/train_speed.py
+	$(PY) benchmarks/training_speed.py

@@ -34,7 +34,7 @@ Design
 * At the end every member's module receives its trained weights and masks (and the effective
   ``weight = weight_orig * weight_mask`` of pruned layers is recomputed).
 
-Speed (measured with ``benchmarks/population_speed.py`` and side-by-side variants on a
+Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants on a
 2-core CPU; kept only what helped):
 
 * members run in blocks of :data:`BLOCK` = 8 stacked members per forward/backward pass: with

@@ -59,7 +59,7 @@ StepHook = Callable[[nn.Module, int], None]
 def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
     """Run with ``num_threads`` torch threads and the model in ``channels_last``; restore both.
 
-    Measured with ``benchmarks/train_speed.py`` on 2 shared cores: one thread instead of two is
+    Measured with ``benchmarks/training_speed.py`` on 2 shared cores: one thread instead of two is
     several times faster for LeNet-sized models when other work shares the CPU (and is what
     parallel runs need), and ``channels_last`` makes max-pooling and convolutions faster.
     ``torch.compile`` (slower at batch 32 on this CPU, after a long compile), fused SGD and

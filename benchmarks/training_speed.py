@@ -14,9 +14,9 @@ Each configuration runs in a fresh subprocess, so its peak resident memory (``Vm
 FLOPs of one LeNet training step (forward + backward,
 ``torch.utils.flop_counter.FlopCounterMode``) times the steps and models, over the wall time;
 the machine's float32 peak is a 4096 x 4096 matmul timed in the same run. Prints the table
-and writes ``benchmarks/out/population_speed.{md,csv}``.
+and writes ``benchmarks/out/training_speed.{md,csv}``.
 
-Usage: ``python benchmarks/population_speed.py [--subset N] [--ks 8,30] [--root DIR]``.
+Usage: ``python benchmarks/training_speed.py [--subset N] [--ks 8,30] [--root DIR]``.
 Timings on a shared machine are noisy: quote figures from an otherwise idle one.
 """
 
@@ -187,7 +187,9 @@ def run_child(config: str, args: argparse.Namespace) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subset", type=int, default=None, help="first N training images only")
-    parser.add_argument("--ks", default="8,30", help="population sizes, comma-separated")
+    parser.add_argument(
+        "--ks", default="8,30", help="population sizes, comma-separated ('' for none)"
+    )
     parser.add_argument("--root", default=None, help="data root (default: $PRUNEAUDIT_DATA)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -211,7 +213,7 @@ def main() -> None:
         ("(b) pruneaudit.train.train", "single", 1, 1),
     ] + [
         (f"(c) train_population K={k}", f"pop:{k}", k, 1)
-        for k in (int(s) for s in args.ks.split(","))
+        for k in (int(s) for s in args.ks.split(",") if s.strip())
     ]
     rows = []
     for label, config, models, threads in configs:
@@ -248,8 +250,8 @@ def main() -> None:
     print(info)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     OUT.mkdir(exist_ok=True)
-    table.to_csv(OUT / "population_speed.csv", index=False)
-    (OUT / "population_speed.md").write_text(
+    table.to_csv(OUT / "training_speed.csv", index=False)
+    (OUT / "training_speed.md").write_text(
         f"{info}\n\n{table.to_markdown(index=False, floatfmt='.2f')}\n"
     )
 
