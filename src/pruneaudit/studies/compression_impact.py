@@ -425,6 +425,10 @@ def over_indexing(
             on=["attribute", "value"],
             how="outer",
         )
+        for col in ("train_count", "test_count", "cie_count"):  # a group absent from a set
+            table[col] = table[col].fillna(0).astype(int)
+        table["test_share"] = table["test_share"].fillna(0.0)
+        table["train_share"] = table["train_count"] / len(runs.train.meta)
         parts.append(table.assign(**_variant_columns(c)))
     cols = ["variant", "kind", "level", "scheme", "attribute", "value", "train_count",
             "train_share", "test_count", "test_share", "cie_count", "cie_share",
@@ -471,9 +475,8 @@ def pie_examples(
     frame = frame[pie].sort_values(["taxicab", "index"], ascending=[False, True], kind="stable")
     if per_category is not None:
         frame = frame.groupby("category", sort=False).head(per_category)
-    names_ = runs.test.classes
-    frame["caption"] = [
-        f"true {names_[a]}\nbase {names_[p]}\ncomp {names_[q]}"
+    frame["caption"] = [  # label indices: short enough for a gallery cell
+        f"true {a}\nbase {p}\ncomp {q}"
         for a, p, q in zip(frame["label"], frame["baseline_label"], frame["compressed_label"],
                            strict=True)
     ]
