@@ -246,3 +246,13 @@ def test_grid_cost_hand_computed(data_root):
     assert cost.loc["lenet", "cpu_hours"] == pytest.approx(expected)
     ratio = po.SECONDS_PER_KIMAGE_EPOCH["alexnet"] / po.SECONDS_PER_KIMAGE_EPOCH["lenet"]
     assert cost.loc["alexnet", "cpu_hours"] == pytest.approx(expected * ratio)
+
+
+def test_pool_train_size_capped(data_root):
+    root = str(data_root)
+    assert po.pool_train_size("kmnist", 10_000, root) is None
+    assert po.pool_train_size("kmnist", 500, root) == 500
+    assert po.pool_train_size("mnist", 10_000, root) == 10_000
+    assert po.pool_train_size("mnist", None, root) is None
+    stats = po.class_stats(["kmnist"], train_size=10_000, root=root)
+    assert stats["n"].sum() == 8000

@@ -198,4 +198,6 @@ def technique_summary(points: pd.DataFrame, floor: float) -> pd.DataFrame:
                 UNFAIRNESS_MEAN: best[UNFAIRNESS_MEAN],
             }
         )
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out["iteration"] = out["iteration"].astype("Int64")
+    return out

@@ -67,6 +67,16 @@ def _distinct(name: str, values: Sequence, allowed: Sequence | None = None) -> l
     return values
 
 
+def pool_train_size(dataset: str, train_size: int | None, root: str | None = None) -> int | None:
+    """``train_size`` for ``dataset``: None (the whole pool) when it is None or at least the
+    dataset's training pool (KMNIST offline: 8,000 images), else ``train_size``."""
+    if train_size is None:
+        return None
+    check_positive_int("train_size", train_size)
+    whole = len(experiments.splits(RunSpec(dataset, "lenet"), root).pool)
+    return None if train_size >= whole else train_size
+
+
 def base_specs(
     dataset: str,
     model: str,
@@ -116,7 +126,8 @@ def series_frame(
 ) -> pd.DataFrame:
     """Run (or read from ``store``) every pruning series of the grid; the tidy per-class frame.
 
-    One series per (dataset, model, technique, treatment, seed): iteration 0 is the seed's dense
+    ``train_size`` is capped per dataset by :func:`pool_train_size`. One series per (dataset,
+    model, technique, treatment, seed): iteration 0 is the seed's dense
     model (shared by all techniques and treatments), iterations 1..``iterations`` its pruned
     and retrained successors. Columns: :data:`TIDY_COLUMNS`, one row per run and class, sorted.
     """
@@ -134,7 +145,7 @@ def series_frame(
                 lr=lr,
                 batch_size=batch_size,
                 augment=augment,
-                train_size=train_size,
+                train_size=pool_train_size(dataset, train_size, root),
                 test_size=test_size,
             )
             for technique in techniques:
@@ -179,7 +190,11 @@ def grid_cost(
     n_seeds = len(_distinct("seeds", seeds))
     train = {
         d: round(
-            len(experiments.splits(RunSpec(d, "lenet", train_size=train_size), root).pool)
+            len(
+                experiments.splits(
+                    RunSpec(d, "lenet", train_size=pool_train_size(d, train_size, root)), root
+                ).pool
+            )
             * (1 - val_fraction)
         )
         for d in _distinct("datasets", datasets)
@@ -202,14 +217,16 @@ def grid_cost(
 def class_stats(
     datasets: Sequence[str], *, train_size: int | None = None, root: str | None = None
 ) -> pd.DataFrame:
-    """r_c and H_c of every (dataset, class) from the dataset's training pool.
+    """r_c and H_c of every (dataset, class) from the dataset's training pool (the first
+    ``train_size`` examples, capped by :func:`pool_train_size`).
 
     Columns: dataset, class, name, n (training-pool examples), fraction, r (imbalance r_c =
     n_c − 1/C with n_c the class fraction), H (mean image entropy H_c in bits).
     """
     rows = []
     for dataset in _distinct("datasets", datasets):
-        pool = experiments.splits(RunSpec(dataset, "lenet", train_size=train_size), root).pool
+        size = pool_train_size(dataset, train_size, root)
+        pool = experiments.splits(RunSpec(dataset, "lenet", train_size=size), root).pool
         table = classstats.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
         table = table.rename(columns={"imbalance": "r", "entropy": "H"})
         rows.append(table.assign(dataset=dataset))
