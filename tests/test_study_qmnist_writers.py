@@ -209,3 +209,19 @@ def test_protocol_cost_and_weights():
     assert cost["hours"] == pytest.approx(3780 * 4.8 * 0.5 / 3600)
     # LeNet: 6*1*9 + 16*6*9 + 400*120 + 120*84 + 84*10
     assert qw.prunable_weights() == 54 + 864 + 48_000 + 10_080 + 840
+
+
+def test_protocol_table_states_what_ran(toy):
+    test, pool, dense, pruned = toy
+    digits = qw.digit_frame(test, pool, dense, pruned)
+    result = qw.WriterStudy(
+        classes=pd.DataFrame(), digits=digits, writers=qw.writer_frame(digits),
+        sparsity=np.array([0.5]), pruned_iteration=3, test=test, pool=pool,
+        train_idx=np.arange(3),
+    )
+    bases = qw.base_specs([4, 7], epochs=2, lr=0.1, augment=False)
+    t = qw.protocol_table(bases, 3, result)["this page"]
+    assert t["seeds (replicates)"] == "2 [4, 7]" and t["iterations"] == "3"
+    assert t["model-epochs"] == "16" and t["augmentation"] == "none"
+    assert t["test digits / writers / series"] == "4 / 2 / hsf0, hsf4"
+    assert qw.protocol_table(bases, 3, result)["published (P)"]["model-epochs"] == "3,780"

@@ -418,3 +418,35 @@ def prunable_weights() -> int:
 
     net = models.build_model(MODEL, 10, 1, 28, seed=0)
     return sum(getattr(m, name).numel() for m, name in models.prunable_parameters(net))
+
+
+#: The published protocol of P section 4.1 (seeds, iterations, epochs, training digits per model).
+PAPER = {"seeds": 6, "iterations": 20, "epochs": 30, "train_examples": 48_000}
+
+
+def protocol_table(bases: Sequence[RunSpec], iterations: int, result: WriterStudy) -> pd.DataFrame:
+    """The protocol run beside P's, one row per setting (index ``setting``)."""
+    b = bases[0]
+    seeds = [s.seed for s in bases]
+    paper = protocol_cost(**{**PAPER, "train_examples": 1}, seconds_per_10k=1.0)
+    ours = protocol_cost(len(bases), iterations, b.epochs, 1, 1.0)
+    series = ", ".join(sorted(result.writers["series"].unique()))
+    rows = [
+        ("model", "LeNet (3x3 conv 6, 16; FC 120, 84, 10)", "LeNet (same)"),
+        ("pruning", "global_unstructured, 20% of remaining weights per round, rewind",
+         f"{TECHNIQUE}, 20% of remaining weights per round, {TREATMENT}"),
+        ("iterations", str(PAPER["iterations"]), str(iterations)),
+        ("seeds (replicates)", "6 (0-5)", f"{len(seeds)} {seeds}"),
+        ("training digits per model", f"{PAPER['train_examples']:,} (80% of 60,000)",
+         f"{len(result.train_idx):,}"),
+        ("epochs per round", str(PAPER["epochs"]), str(b.epochs)),
+        ("optimizer", "SGD, lr 0.01, batch 32", f"SGD, lr {b.lr}, batch {b.batch_size}"),
+        ("augmentation", "random crop and flip",
+         "random crop (pad 2), no flip" if b.augment else "none"),
+        ("test digits / writers / series", "60,000 / all / hsf0, hsf1, hsf4",
+         f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}"),
+        ("model-epochs", f"{paper['model_epochs']:,}", f"{ours['model_epochs']:,}"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(
+        "setting"
+    )
