@@ -433,8 +433,8 @@ def protocol_table(bases: Sequence[RunSpec], iterations: int, result: WriterStud
     series = ", ".join(sorted(result.writers["series"].unique()))
     rows = [
         ("model", "LeNet (3x3 conv 6, 16; FC 120, 84, 10)", "LeNet (same)"),
-        ("pruning", "global_unstructured, 20% of remaining weights per round, rewind",
-         f"{TECHNIQUE}, 20% of remaining weights per round, {TREATMENT}"),
+        ("pruning (20% of the rest per round)", "global_unstructured + rewind",
+         f"{TECHNIQUE} + {TREATMENT}"),
         ("iterations", str(PAPER["iterations"]), str(iterations)),
         ("seeds (replicates)", "6 (0-5)", f"{len(seeds)} {seeds}"),
         ("training digits per model", f"{PAPER['train_examples']:,} (80% of 60,000)",
