@@ -254,5 +254,7 @@ def test_pool_train_size_capped(data_root):
     assert po.pool_train_size("kmnist", 500, root) == 500
     assert po.pool_train_size("mnist", 10_000, root) == 10_000
     assert po.pool_train_size("mnist", None, root) is None
+    assert po.capped_sizes("kmnist", 100, 5000, root) == (100, None)
+    assert po.capped_sizes("mnist", None, 5000, root) == (None, 5000)
     stats = po.class_stats(["kmnist"], train_size=10_000, root=root)
     assert stats["n"].sum() == 8000

@@ -67,14 +67,26 @@ def _distinct(name: str, values: Sequence, allowed: Sequence | None = None) -> l
     return values
 
 
+def capped_sizes(
+    dataset: str, train_size: int | None, test_size: int | None, root: str | None = None
+) -> tuple[int | None, int | None]:
+    """``(train_size, test_size)`` for ``dataset``: each None (the whole pool / test set) when
+    it is None or at least what the dataset has (KMNIST offline: 8,000 / 2,000), else kept."""
+    whole = experiments.splits(RunSpec(dataset, "lenet"), root)
+    out = []
+    for name, size, n in (
+        ("train_size", train_size, len(whole.pool)),
+        ("test_size", test_size, len(whole.test)),
+    ):
+        if size is not None:
+            check_positive_int(name, size)
+        out.append(None if size is None or size >= n else size)
+    return out[0], out[1]
+
+
 def pool_train_size(dataset: str, train_size: int | None, root: str | None = None) -> int | None:
-    """``train_size`` for ``dataset``: None (the whole pool) when it is None or at least the
-    dataset's training pool (KMNIST offline: 8,000 images), else ``train_size``."""
-    if train_size is None:
-        return None
-    check_positive_int("train_size", train_size)
-    whole = len(experiments.splits(RunSpec(dataset, "lenet"), root).pool)
-    return None if train_size >= whole else train_size
+    """The training-pool size of :func:`capped_sizes`."""
+    return capped_sizes(dataset, train_size, None, root)[0]
 
 
 def base_specs(
@@ -126,8 +138,8 @@ def series_frame(
 ) -> pd.DataFrame:
     """Run (or read from ``store``) every pruning series of the grid; the tidy per-class frame.
 
-    ``train_size`` is capped per dataset by :func:`pool_train_size`. One series per (dataset,
-    model, technique, treatment, seed): iteration 0 is the seed's dense
+    ``train_size`` and ``test_size`` are capped per dataset by :func:`capped_sizes`. One
+    series per (dataset, model, technique, treatment, seed): iteration 0 is the seed's dense
     model (shared by all techniques and treatments), iterations 1..``iterations`` its pruned
     and retrained successors. Columns: :data:`TIDY_COLUMNS`, one row per run and class, sorted.
     """
@@ -137,6 +149,7 @@ def series_frame(
     frames = []
     for dataset in _distinct("datasets", datasets):
         for model in _distinct("models", models):
+            train_n, test_n = capped_sizes(dataset, train_size, test_size, root)
             bases = base_specs(
                 dataset,
                 model,
@@ -145,8 +158,8 @@ def series_frame(
                 lr=lr,
                 batch_size=batch_size,
                 augment=augment,
-                train_size=pool_train_size(dataset, train_size, root),
-                test_size=test_size,
+                train_size=train_n,
+                test_size=test_n,
             )
             for technique in techniques:
                 for treatment in treatments:
