@@ -126,12 +126,13 @@ def library_versions() -> dict[str, str]:
 
 
 def print_provenance(params: Mapping[str, object]) -> dict:
-    """Print the parameters, library versions, data root and results store; return them."""
+    """Print the parameters, library versions, data root and results store (parameters
+    ``data_root`` and ``store``, None for the settings' defaults); return them."""
     record = {
         "parameters": dict(params),
         "versions": library_versions(),
         "data_root": str(config.data_root(params.get("data_root")).resolve()),
-        "store_root": str(config.store_root(params.get("store_root")).resolve()),
+        "store_root": str(config.store_root(params.get("store")).resolve()),
         "protocol_version": config.PROTOCOL_VERSION,
         "platform": platform.platform(),
     }
