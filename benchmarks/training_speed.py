@@ -210,9 +210,9 @@ def main() -> None:
         (f"(a) plain loop, {default_threads} threads (torch default)", "plain", 1,
          default_threads),
         ("(a1) plain loop, 1 thread", "plain:1", 1, 1),
-        ("(b) pruneaudit.train.train", "single", 1, 1),
+        ("(b) pruneaudit.train.train", "single", 1, default_threads),
     ] + [
-        (f"(c) train_population K={k}", f"pop:{k}", k, 1)
+        (f"(c) train_population K={k}", f"pop:{k}", k, default_threads)
         for k in (int(s) for s in args.ks.split(",") if s.strip())
     ]
     rows = []

@@ -43,8 +43,9 @@ Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants 
   6-10 were ~20% faster than one block of 30, blocks of 3 slower again (per-call overhead);
 * grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
   in that layout): ~25-35% faster than the contiguous layout;
-* one torch thread (``num_threads=1``, as :func:`~pruneaudit.train.train`): on a CPU shared
-  with other work two threads were 3-4x slower; separate processes use the cores better;
+* threads: torch's setting by default (``num_threads=None``, as :func:`~pruneaudit.train.train`):
+  on an idle 2-core machine two threads were ~1.8x faster than one for K = 30; on a CPU shared
+  with other work two threads were 3-4x slower, so pass ``num_threads=1`` there;
 * pool-before-ReLU (above). Not kept: raising glibc's mmap/trim thresholds (no measurable
   gain), vmap over ``functional_call`` (slower than grouped convolutions), convolutions as
   unfold + batched matmul (slower).
@@ -364,7 +365,7 @@ def train_population(
     indices: Sequence[np.ndarray | torch.Tensor] | None = None,
     step_hooks: list[StepHook | None] | None = None,
     progress: bool = True,
-    num_threads: int | None = 1,
+    num_threads: int | None = None,
 ) -> list[nn.Module]:
     """Train K models in place as one computation; returns ``models``.
 

@@ -59,9 +59,11 @@ StepHook = Callable[[nn.Module, int], None]
 def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
     """Run with ``num_threads`` torch threads and the model in ``channels_last``; restore both.
 
-    Measured with ``benchmarks/training_speed.py`` on 2 shared cores: one thread instead of two is
-    several times faster for LeNet-sized models when other work shares the CPU (and is what
-    parallel runs need), and ``channels_last`` makes max-pooling and convolutions faster.
+    Measured with ``benchmarks/training_speed.py`` on 2 cores: on an idle machine torch's
+    default (all cores) is ~1.5x faster than one thread for LeNet; when other work shares the
+    CPU, or several runs go in parallel (Dask workers, which set ``OMP_NUM_THREADS=1``), one
+    thread is several times faster: pass ``num_threads=1`` there. ``channels_last`` makes
+    max-pooling and convolutions faster.
     ``torch.compile`` (slower at batch 32 on this CPU, after a long compile), fused SGD and
     preparing batches in larger blocks did not pay off measurably and are not used.
     """
@@ -153,7 +155,7 @@ def train(
     *,
     step_hook: StepHook | None = None,
     progress: bool = True,
-    num_threads: int | None = 1,
+    num_threads: int | None = None,
 ) -> nn.Module:
     """Train ``model`` in place on all of ``data`` with plain SGD; returns ``model``.
 
@@ -161,7 +163,7 @@ def train(
     is called after every optimizer step (used by gradual pruning), with the model in the
     standard contiguous memory format.
 
-    Speed: runs with ``num_threads`` torch threads (default 1; ``None`` keeps torch's setting)
+    Speed: runs with ``num_threads`` torch threads (default None: torch's setting)
     and the model in ``channels_last`` memory format, both restored afterwards (the model comes
     back in the standard contiguous format). Batches are indexed straight from the uint8
     tensors: no DataLoader, no per-image work.
@@ -224,7 +226,7 @@ def evaluate(
     batch_size: int = 1000,
     return_logits: bool = False,
     *,
-    num_threads: int | None = 1,
+    num_threads: int | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Predicted labels (``np.ndarray`` int64, one per example, in order) of ``model`` on ``data``.
 
