@@ -264,6 +264,8 @@ def test_notebook_parameter_of_the_wrong_type():
 
 def test_unreachable_scheduler_is_one_clear_error(tmp_path):
     import dask
+    import distributed  # noqa: F401  (load its config defaults before overriding one of them:
+    # a dask.config.set of a key under a missing "distributed" section removes it on exit)
 
     with (
         dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
