@@ -114,9 +114,13 @@ def test_population_levels_quantized_and_corrupted(base, data_root, tmp_path, mo
     assert np.allclose(dense.sparsity, 0)
     assert np.allclose(pruned.sparsity, 0.5, atol=0.01)
 
-    q = experiments.run_quantized(dense.specs, "float16", store, root, progress=False)
-    assert q.preds.shape == (2, 200)
-    assert (q.preds == dense.preds).mean() > 0.95
+    for scheme in ("float16", "dynamic_int8", "static_int8"):
+        q = experiments.run_quantized(dense.specs, scheme, store, root, progress=False)
+        assert q.preds.shape == (2, 200)
+        assert (q.preds == dense.preds).mean() > 0.9, scheme
+        assert np.allclose(q.sparsity, dense.sparsity), scheme
+    q = experiments.run_quantized(pruned.specs, "static_int8", store, root, progress=False)
+    assert np.allclose(q.sparsity, pruned.sparsity)
 
     c = experiments.run_corrupted(dense.specs, "gaussian_noise", 3, store, root)
     assert c.preds.shape == (2, 200)
