@@ -162,3 +162,11 @@ def test_show_widget_static_shows_note_only(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv(charts.STATIC_ENV, "0")
     charts.show_widget("WIDGET")
     assert shown[-1] == "WIDGET"
+
+
+def test_heatmap_scale_is_centred_on_zero_only_for_signed_values():
+    grid = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 1, 0, 1], "v": [-2.0, 1.0, 3.0, 0.5]})
+    signed = charts.heatmap(grid, x="a", y="b", color="v").to_dict()["encoding"]["color"]["scale"]
+    assert signed == {"scheme": "blueorange", "domainMid": 0}
+    plain = charts.heatmap(grid.assign(v=grid.v.abs()), x="a", y="b", color="v").to_dict()
+    assert plain["encoding"]["color"]["scale"] == {"scheme": "viridis"}

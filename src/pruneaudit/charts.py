@@ -395,16 +395,24 @@ def group_histograms(
 def heatmap(
     df: pd.DataFrame, *, x: str, y: str, color: str, tooltip: Sequence[str] = (), title: str = ""
 ) -> alt.Chart:
-    """A ``color``-valued grid over two categorical axes, with tooltips."""
+    """A ``color``-valued grid over two categorical axes, with tooltips.
+
+    Values of both signs get a diverging scale centred on 0 (no colour implies good or bad);
+    others a sequential one."""
     _require(df, [x, y, color, *tooltip])
     data = df[list(dict.fromkeys([x, y, color, *tooltip]))]
+    values = pd.to_numeric(data[color], errors="coerce")
+    if values.min() < 0 < values.max():
+        scale = alt.Scale(scheme="blueorange", domainMid=0)
+    else:
+        scale = alt.Scale(scheme="viridis")
     return (
         alt.Chart(data)
         .mark_rect()
         .encode(
             x=alt.X(f"{x}:O", title=x),
             y=alt.Y(f"{y}:O", title=y),
-            color=alt.Color(f"{color}:Q", title=color, scale=alt.Scale(scheme="redblue")),
+            color=alt.Color(f"{color}:Q", title=color, scale=scale),
             tooltip=[f"{t}" for t in dict.fromkeys([x, y, color, *tooltip])],
         )
         .properties(title=title)
