@@ -231,7 +231,7 @@ def test_get_or_run_rejects_a_bad_return(tmp_path):
 def test_save_rejects_bad_frames_and_writes_nothing(tmp_path):
     store = ResultsStore(tmp_path)
     table, predictions, _ = fake_result()
-    with pytest.raises(PruneAuditError, match=r"classes lacks the column\(s\) \['n'\]"):
+    with pytest.raises(PruneAuditError, match=r"classes lacks column\(s\) \['n'\]"):
         store.save(BASE, table.drop(columns="n"), predictions)
     with pytest.raises(PruneAuditError, match="predictions must be a pandas DataFrame"):
         store.save(BASE, table, predictions.to_numpy())

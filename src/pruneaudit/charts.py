@@ -33,7 +33,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.errors import PruneAuditError, check_frame
 
 #: Environment variable that marks execution for the static book (set by ``pruneaudit.book``).
 STATIC_ENV = "PRUNEAUDIT_STATIC"
@@ -181,12 +181,7 @@ def show_widget(widget: object, note: str = "") -> None:
 
 
 def _require(df: pd.DataFrame, columns: Sequence[str | None]) -> None:
-    missing = [c for c in columns if c is not None and c not in df.columns]
-    if missing:
-        raise PruneAuditError(
-            f"chart data lacks column(s) {', '.join(map(repr, missing))}; "
-            f"it has {', '.join(map(repr, df.columns))}"
-        )
+    check_frame("chart data", df, columns, allow_empty=True)
 
 
 def _slider(name: str, values: pd.Series, value: float | None, step: float | None, label: str):

@@ -51,7 +51,7 @@ import torchvision.transforms.v2.functional as tvf
 from torchvision.io import decode_jpeg, encode_jpeg
 from torchvision.transforms import InterpolationMode
 
-from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.errors import PruneAuditError, check_choice, check_frame
 
 SEVERITY_TABLE: dict[str, tuple] = {
     "gaussian_noise": (0.08, 0.16, 0.24, 0.32, 0.40),
@@ -264,13 +264,7 @@ def relative_robustness(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataF
     """
     by = list(by)
     need = [*by, "sparsity", "corruption", "severity", "accuracy"]
-    if not isinstance(frame, pd.DataFrame):
-        raise PruneAuditError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in need if c not in frame.columns]
-    if missing:
-        raise PruneAuditError(f"frame lacks column(s) {missing}; required: {need}")
-    if frame.empty:
-        raise PruneAuditError("frame has no rows")
+    check_frame("frame", frame, need)
     if frame[need].isna().any().any():
         raise PruneAuditError("frame has missing values in " + str(
             [c for c in need if frame[c].isna().any()]))

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class PruneAuditError(ValueError):
@@ -53,3 +57,23 @@ def check_positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise PruneAuditError(f"{name} must be a positive integer, got {value!r}")
     return value
+
+
+def check_frame(
+    what: str, frame: object, columns: Iterable[str | None], *, allow_empty: bool = False
+) -> pd.DataFrame:
+    """Return ``frame`` if it is a DataFrame with ``columns`` (None entries ignored) and, unless
+    ``allow_empty``, at least one row; else raise naming what is wrong."""
+    import pandas as pd
+
+    need = [c for c in columns if c is not None]
+    if not isinstance(frame, pd.DataFrame):
+        raise PruneAuditError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise PruneAuditError(
+            f"{what} lacks column(s) {missing}; required: {need}, got {list(frame.columns)}"
+        )
+    if frame.empty and not allow_empty:
+        raise PruneAuditError(f"{what} has no rows")
+    return frame

@@ -22,7 +22,7 @@ import torch
 from scipy import stats
 
 from pruneaudit.classstats import image_entropy
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.errors import PruneAuditError, check_frame
 
 THRESHOLD = 0.5
 """A pixel is on iff its value > THRESHOLD × the maximum value of its image."""
@@ -160,17 +160,6 @@ def image_properties(
     )
 
 
-def _frame(frame: object, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise PruneAuditError(f"expected a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise PruneAuditError(f"frame lacks column(s) {missing}; it has {list(frame.columns)}")
-    if frame.empty:
-        raise PruneAuditError("frame has no rows")
-    return frame
-
-
 def per_writer(
     frame: pd.DataFrame,
     columns: Sequence[str],
@@ -187,7 +176,7 @@ def per_writer(
     if not columns:
         raise PruneAuditError("per_writer needs at least one column to aggregate")
     keys = [writer] + ([group] if group is not None else [])
-    frame = _frame(frame, keys + columns)
+    frame = check_frame("frame", frame, keys + columns)
     bad = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if bad:
         raise PruneAuditError(f"columns {bad} are not numeric")
@@ -234,7 +223,7 @@ def group_linear_fits(
     Columns: group (its values, then ``"all"``), n, intercept, slope, intercept_se, slope_se,
     rvalue, pvalue (two-sided test of slope 0).
     """
-    frame = _frame(frame, [x, y] + ([group] if group else []))
+    frame = check_frame("frame", frame, [x, y, group])
     for c in (x, y):
         if not pd.api.types.is_numeric_dtype(frame[c]):
             raise PruneAuditError(f"column {c!r} is not numeric")
@@ -265,7 +254,7 @@ def property_effects(
     properties = list(properties)
     if not properties:
         raise PruneAuditError("property_effects needs at least one property column")
-    frame = _frame(frame, [before, after, *properties])
+    frame = check_frame("frame", frame, [before, after, *properties])
     change = "accuracy_change"
     data = frame.assign(**{change: frame[after] - frame[before]})
     parts = [

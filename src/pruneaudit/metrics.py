@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.errors import PruneAuditError, check_choice, check_frame
 
 UNFAIRNESS_KINDS = ("max_min", "mean_min")
 SERIES_KEYS = ("dataset", "model", "technique", "treatment", "iteration")
@@ -183,15 +183,7 @@ class SparsityTables:
 
 
 def _check_run_series(frame: pd.DataFrame) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise PruneAuditError(f"expected a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in RUN_SERIES_COLUMNS if c not in frame.columns]
-    if missing:
-        raise PruneAuditError(
-            f"run-series frame lacks columns {missing}; needed: {list(RUN_SERIES_COLUMNS)}"
-        )
-    if frame.empty:
-        raise PruneAuditError("run-series frame is empty")
+    check_frame("run-series frame", frame, RUN_SERIES_COLUMNS)
     dup = frame.duplicated([*RUN_KEYS, "class"])
     if dup.any():
         row = frame.loc[dup, [*RUN_KEYS, "class"]].iloc[0].to_dict()

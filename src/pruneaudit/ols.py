@@ -20,7 +20,7 @@ import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from scipy import stats
 
-from pruneaudit.errors import PruneAuditError, check_positive_int
+from pruneaudit.errors import PruneAuditError, check_frame, check_positive_int
 
 SERIES = ("dataset", "model", "technique", "treatment", "seed")
 """Columns that identify one run series (one trained model, pruned iteratively)."""
@@ -58,15 +58,7 @@ CROSS_TERMS = (
 
 
 def _require(frame: object, columns: tuple[str, ...], what: str) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise PruneAuditError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise PruneAuditError(
-            f"{what} lacks column(s) {missing}; required: {list(columns)}"
-        )
-    if frame.empty:
-        raise PruneAuditError(f"{what} has no rows")
+    check_frame(what, frame, columns)
     if frame[list(columns)].isna().any().any():
         bad = [c for c in columns if frame[c].isna().any()]
         raise PruneAuditError(f"{what} has missing values in column(s) {bad}")

@@ -37,7 +37,13 @@ from typing import Any
 import pandas as pd
 
 from pruneaudit import __version__, config
-from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
+from pruneaudit.errors import (
+    PruneAuditError,
+    check_choice,
+    check_frame,
+    check_positive_int,
+    check_range,
+)
 
 #: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
 LEVEL_KEY = "level"
@@ -258,18 +264,6 @@ def _before_publish(stage: str, tmp: Path) -> None:
     """Called after each file of a run is written into ``tmp`` (tests patch it to crash there)."""
 
 
-def _check_frame(what: str, frame: object, columns: Iterable[str]) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise PruneAuditError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise PruneAuditError(
-            f"{what} lacks the column(s) {missing}; required: {list(columns)}, "
-            f"got {list(frame.columns)}"
-        )
-    return frame
-
-
 class ResultsStore:
     """Finished runs under ``root`` (default :func:`pruneaudit.config.store_root`)."""
 
@@ -351,8 +345,10 @@ class ResultsStore:
         """
         if not isinstance(spec, RunSpec):
             raise PruneAuditError(f"spec must be a RunSpec, got {type(spec).__name__}")
-        classes = _check_frame("classes", classes, CLASS_COLUMNS)
-        predictions = _check_frame("predictions", predictions, PREDICTION_COLUMNS)
+        classes = check_frame("classes", classes, CLASS_COLUMNS, allow_empty=True)
+        predictions = check_frame(
+            "predictions", predictions, PREDICTION_COLUMNS, allow_empty=True
+        )
         cols = spec.columns()
         clash = [c for c in classes.columns if c in cols]
         if clash:
