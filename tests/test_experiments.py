@@ -135,3 +135,11 @@ def test_sizes_beyond_the_dataset_raise(data_root):
     spec = RunSpec(dataset="mnist", model="lenet", train_size=60_001)
     with pytest.raises(PruneAuditError, match="train_size=60001 exceeds the 60000"):
         experiments.splits(spec, str(data_root))
+
+
+def test_population_seeds_must_be_distinct_and_present():
+    base = RunSpec(dataset="mnist", model="lenet")
+    with pytest.raises(PruneAuditError, match="at least one seed"):
+        experiments.member_specs(base, [])
+    with pytest.raises(PruneAuditError, match=r"seeds must be distinct, got \[1, 1\]"):
+        experiments.member_specs(base, [1, 1], level=0.5)

@@ -254,7 +254,14 @@ def _fit(
 
 
 def member_specs(base: RunSpec, seeds: Iterable[int], level: float = 0.0) -> list[RunSpec]:
-    """The population of ``base`` at gradual-pruning ``level`` (0 = dense), one run per seed."""
+    """The population of ``base`` at gradual-pruning ``level`` (0 = dense), one run per seed.
+
+    ``seeds`` must be at least one, all distinct (a repeated seed is the same run twice)."""
+    seeds = list(seeds)
+    if not seeds:
+        raise PruneAuditError("a population needs at least one seed, got none")
+    if len(set(seeds)) != len(seeds):
+        raise PruneAuditError(f"seeds must be distinct, got {seeds}")
     if level == 0:
         return [base.replace(technique=None, treatment=None, iteration=0, seed=s) for s in seeds]
     extra = {

@@ -102,20 +102,17 @@ def base_specs(
     test_size: int | None = None,
 ) -> list[RunSpec]:
     """The dense run of every seed for one (dataset, model): the bases of its pruning series."""
-    return [
-        RunSpec(
-            dataset,
-            model,
-            seed=s,
-            epochs=epochs,
-            lr=lr,
-            batch_size=batch_size,
-            augment=augment,
-            train_size=train_size,
-            test_size=test_size,
-        )
-        for s in _distinct("seeds", seeds)
-    ]
+    base = RunSpec(
+        dataset,
+        model,
+        epochs=epochs,
+        lr=lr,
+        batch_size=batch_size,
+        augment=augment,
+        train_size=train_size,
+        test_size=test_size,
+    )
+    return experiments.member_specs(base, seeds)
 
 
 def series_frame(

@@ -51,24 +51,16 @@ def base_specs(
 
     Every run is evaluated on the whole QMNIST test set available (``test_size`` None).
     """
-    seeds = list(seeds)
-    if not seeds:
-        raise PruneAuditError("the writer study needs at least one seed, got none")
-    if len(set(seeds)) != len(seeds):
-        raise PruneAuditError(f"seeds must be distinct, got {seeds}")
-    return [
-        RunSpec(
-            DATASET,
-            MODEL,
-            seed=s,
-            epochs=epochs,
-            lr=lr,
-            batch_size=batch_size,
-            augment=augment,
-            train_size=train_size,
-        )
-        for s in seeds
-    ]
+    base = RunSpec(
+        DATASET,
+        MODEL,
+        epochs=epochs,
+        lr=lr,
+        batch_size=batch_size,
+        augment=augment,
+        train_size=train_size,
+    )
+    return experiments.member_specs(base, seeds)
 
 
 def run(
