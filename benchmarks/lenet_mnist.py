@@ -14,7 +14,7 @@ import time
 
 from pruneaudit import config, data
 from pruneaudit.models import build_model
-from pruneaudit.train import TrainConfig, evaluate, train
+from pruneaudit.training import TrainConfig, evaluate, train
 
 
 def main() -> None:

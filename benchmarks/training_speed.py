@@ -89,7 +89,7 @@ def plain_loop(root: Path, subset: int | None, threads: int | None) -> float:
 
 def single(root: Path, subset: int | None) -> float:
     from pruneaudit.models import build_model
-    from pruneaudit.train import TrainConfig, train
+    from pruneaudit.training import TrainConfig, train
 
     mnist = _mnist(root, subset)
     model = build_model("lenet", 10, 1, 28, seed=0)
@@ -100,8 +100,7 @@ def single(root: Path, subset: int | None) -> float:
 
 def population(root: Path, subset: int | None, k: int) -> float:
     from pruneaudit.models import build_model
-    from pruneaudit.poptrain import train_population
-    from pruneaudit.train import TrainConfig
+    from pruneaudit.training import TrainConfig, train_population
 
     mnist = _mnist(root, subset)
     models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(k)]
@@ -150,7 +149,7 @@ def child(config: str, root: Path, subset: int | None) -> None:
     if kind == "baseline":  # imports only: torch, torchvision, pruneaudit
         from torchvision import datasets  # noqa: F401
 
-        from pruneaudit import data, poptrain, train  # noqa: F401
+        from pruneaudit import data, training  # noqa: F401
 
         seconds = 0.0
     elif kind == "plain":

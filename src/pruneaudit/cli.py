@@ -100,7 +100,7 @@ def _load_task(text: str):
 
 
 def _grid_run(args: argparse.Namespace) -> int:
-    from pruneaudit.grid import Grid, read_grid_file, run_grid
+    from pruneaudit.runs.grid import Grid, read_grid_file, run_grid
 
     axes = read_grid_file(args.grid_file) if args.grid_file else {}
     for _, name, _ in _AXES:
@@ -131,7 +131,7 @@ def _parse_value(text: str):
 
 
 def _store_ls(args: argparse.Namespace) -> int:
-    from pruneaudit.store import ResultsStore
+    from pruneaudit.runs.store import ResultsStore
 
     filters = {}
     for item in args.where:

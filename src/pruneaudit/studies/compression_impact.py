@@ -33,9 +33,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pruneaudit import charts, cie, data, experiments, population, subgroups
+from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.store import ResultsStore, RunSpec
+from pruneaudit.runs.store import ResultsStore, RunSpec
 
 PRUNING, QUANTIZATION = "pruning", "quantization"
 #: PIE categories by which population's modal label is right (both cannot be, they differ).
@@ -94,7 +94,7 @@ def population_specs(
 ) -> dict[float, list[RunSpec]]:
     """Member specs per level: ``0.0`` (the dense baseline) and every pruning level."""
     seeds = _check_seeds(seeds)
-    return {t: experiments.member_specs(base, seeds, t) for t in [0.0, *_check_levels(levels)]}
+    return {t: runs.member_specs(base, seeds, t) for t in [0.0, *_check_levels(levels)]}
 
 
 def train_populations(
@@ -104,13 +104,13 @@ def train_populations(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
-) -> dict[float, experiments.Population]:
+) -> dict[float, runs.Population]:
     """Make the missing members of every level (all levels as one computation) and read them."""
     specs = population_specs(base, seeds, levels)
-    experiments.run_population(
+    runs.run_population(
         [s for members in specs.values() for s in members], store, root, progress
     )
-    return {t: experiments.population(members, store) for t, members in specs.items()}
+    return {t: runs.population(members, store) for t, members in specs.items()}
 
 
 def variant_name(level: float | None = None, scheme: str | None = None) -> str:
@@ -128,14 +128,14 @@ class Compressed:
     kind: str
     level: float | None
     scheme: str | None
-    population: experiments.Population
+    population: runs.Population
 
 
 @dataclass(frozen=True)
 class ImpactRuns:
     """The baseline population, the compressed ones, and the data they were evaluated on."""
 
-    baseline: experiments.Population
+    baseline: runs.Population
     compressed: tuple[Compressed, ...]
     test: data.ImageData
     train: data.ImageData
@@ -175,9 +175,9 @@ def run(
         Compressed(variant_name(level=t), PRUNING, t, None, pop) for t, pop in pops.items()
     ]
     for scheme in dict.fromkeys(schemes):
-        pop = experiments.run_quantized(list(baseline.specs), scheme, store, root, progress)
+        pop = runs.run_quantized(list(baseline.specs), scheme, store, root, progress)
         variants.append(Compressed(variant_name(scheme=scheme), QUANTIZATION, None, scheme, pop))
-    split = experiments.splits(baseline.specs[0], root)
+    split = runs.splits(baseline.specs[0], root)
     return ImpactRuns(baseline, tuple(variants), split.test, split.train)
 
 
@@ -196,7 +196,7 @@ def _variant_columns(c: Compressed) -> dict[str, object]:
     return {"variant": c.name, "kind": c.kind, "level": c.level, "scheme": c.scheme}
 
 
-def member_accuracy(pop: experiments.Population) -> np.ndarray:
+def member_accuracy(pop: runs.Population) -> np.ndarray:
     """Top-1 accuracy of each member of a population: ``(K,)``."""
     return (pop.preds == pop.labels[None, :]).mean(axis=1)
 
@@ -208,7 +208,7 @@ def class_tests(
     variant and class; columns of :func:`pruneaudit.population.class_recall_ttest`)."""
     parts = []
     for c in _select(runs, names):
-        table = population.class_recall_ttest_from_predictions(
+        table = audit.class_recall_ttest_from_predictions(
             _labels(runs), runs.baseline.preds, c.population.preds, runs.num_classes, alpha=alpha
         )
         parts.append(table.assign(**_variant_columns(c)))
@@ -225,8 +225,8 @@ def summary(runs: ImpactRuns, alpha: float = 0.05) -> pd.DataFrame:
     rows = []
     for c in runs.compressed:
         acc = member_accuracy(c.population)
-        pie = cie.pie_flags(runs.baseline.preds, c.population.preds, runs.num_classes)
-        counts = population.significant_counts(tests[tests["variant"] == c.name])
+        pie = audit.pie_flags(runs.baseline.preds, c.population.preds, runs.num_classes)
+        counts = audit.significant_counts(tests[tests["variant"] == c.name])
         rows.append(
             {
                 **_variant_columns(c),
@@ -255,7 +255,7 @@ def recall_curves(runs: ImpactRuns) -> pd.DataFrame:
     base = None
     rows = []
     for level, pop in pops:
-        recalls, _ = population.population_recalls(_labels(runs), pop.preds, runs.num_classes)
+        recalls, _ = audit.population_recalls(_labels(runs), pop.preds, runs.num_classes)
         mean = recalls.mean(axis=0)
         base = mean if base is None else base
         for k, r in enumerate(mean):
@@ -292,7 +292,7 @@ def pie_accuracy(runs: ImpactRuns) -> pd.DataFrame:
     """Top-1 of the baseline and compressed populations on PIE, non-PIE and all examples,
     per variant (:func:`pruneaudit.cie.pie_accuracy`: modal-label and mean-member accuracy)."""
     parts = [
-        cie.pie_accuracy(
+        audit.pie_accuracy(
             _labels(runs), runs.baseline.preds, c.population.preds, runs.num_classes
         ).assign(**_variant_columns(c))
         for c in runs.compressed
@@ -302,7 +302,7 @@ def pie_accuracy(runs: ImpactRuns) -> pd.DataFrame:
 
 def cie_accuracy(
     runs: ImpactRuns,
-    percentiles: Sequence[int] = cie.PERCENTILES,
+    percentiles: Sequence[int] = audit.PERCENTILES,
     seed: int = 0,
     names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
@@ -318,13 +318,13 @@ def cie_accuracy(
     for c in _select(runs, names):
         b, v = runs.baseline.preds, c.population.preds
         scores = {
-            "taxicab": cie.taxicab_scores(b, v, runs.num_classes),
-            "jaccard": cie.jaccard_scores(b, v, runs.num_classes),
+            "taxicab": audit.taxicab_scores(b, v, runs.num_classes),
+            "jaccard": audit.jaccard_scores(b, v, runs.num_classes),
         }
         for q in percentiles:
-            masks = {name: cie.top_percentile(s, int(q), seed) for name, s in scores.items()}
+            masks = {name: audit.top_percentile(s, int(q), seed) for name, s in scores.items()}
             for name, mask in masks.items():
-                table = cie.subset_accuracy(
+                table = audit.subset_accuracy(
                     y, {"baseline": b, "compressed": v}, {"top": mask}, runs.num_classes
                 )
                 parts.append(
@@ -375,7 +375,7 @@ def subgroup_metrics(
     parts = []
     for c in _select(runs, names):
         tables = [
-            subgroups.compare_populations(
+            audit.compare_populations(
                 y, runs.baseline.preds, c.population.preds, groups, positive_class=k,
                 reduce=reduce,
             )
@@ -387,7 +387,7 @@ def subgroup_metrics(
             .mean()
             .reset_index()
         )
-        table["normalized_difference"] = subgroups.normalized_difference(
+        table["normalized_difference"] = audit.normalized_difference(
             table["baseline"], table["compressed"]
         )
         parts.append(table.assign(**_variant_columns(c)))
@@ -411,9 +411,9 @@ def over_indexing(
     test_groups = _groups(runs, group)
     parts = []
     for c in _select(runs, names):
-        pie = cie.pie_flags(runs.baseline.preds, c.population.preds, runs.num_classes)
-        vs_train = cie.over_indexing(runs.train.meta[[group]], test_groups[pie])
-        vs_test = cie.over_indexing(test_groups, test_groups[pie])
+        pie = audit.pie_flags(runs.baseline.preds, c.population.preds, runs.num_classes)
+        vs_train = audit.over_indexing(runs.train.meta[[group]], test_groups[pie])
+        vs_test = audit.over_indexing(test_groups, test_groups[pie])
         table = vs_train.rename(columns={"over_index": "over_index_train"}).merge(
             vs_test[["attribute", "value", "train_count", "train_share", "over_index"]].rename(
                 columns={
@@ -453,7 +453,7 @@ def pie_examples(
     k = runs.num_classes
     b, v = runs.baseline.preds, c.population.preds
     y = _labels(runs)
-    base_modal, comp_modal = cie.modal_labels(b, k), cie.modal_labels(v, k)
+    base_modal, comp_modal = audit.modal_labels(b, k), audit.modal_labels(v, k)
     pie = base_modal != comp_modal
     category = np.where(
         base_modal == y, PIE_CATEGORIES[0], np.where(comp_modal == y, PIE_CATEGORIES[1],
@@ -466,7 +466,7 @@ def pie_examples(
             "baseline_label": base_modal,
             "compressed_label": comp_modal,
             "category": category,
-            "taxicab": cie.taxicab_scores(b, v, k),
+            "taxicab": audit.taxicab_scores(b, v, k),
         }
     )
     if runs.test.meta is not None:

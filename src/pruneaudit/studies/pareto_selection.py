@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pruneaudit import metrics, pareto
+from pruneaudit import audit
+from pruneaudit.compress.prune import TECHNIQUES
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.prune import TECHNIQUES
-from pruneaudit.store import ResultsStore
+from pruneaudit.runs.store import ResultsStore
 from pruneaudit.studies import population_ols
 
 DATASET = "mnist"
@@ -89,7 +89,7 @@ def operating_points(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per (technique, treatment, iteration): seed means (and std) of total accuracy,
     sparsity and both unfairness kinds; ``label`` names the point. Iteration 0 (the dense model,
     the same for every series) is one row labelled ``dense``, technique and treatment "dense"."""
-    table = metrics.unfairness_vs_sparsity(runs)
+    table = audit.unfairness_vs_sparsity(runs)
     dense = table[table["iteration"] == 0].head(1).assign(technique="dense", treatment="dense")
     pruned = table[table["iteration"] > 0]
     out = pd.concat([dense, pruned], ignore_index=True)
@@ -125,12 +125,12 @@ def candidates(points: pd.DataFrame, floor: float = 0.98, min_candidates: int = 
     pruned = points[points["iteration"] > 0]
     if pruned.empty:
         raise PruneAuditError("no pruned operating point (iteration >= 1) in the frame")
-    passed = len(pareto.accuracy_floor(pruned, "accuracy", floor))
+    passed = len(audit.accuracy_floor(pruned, "accuracy", floor))
     used = floor
     if passed < min_candidates:
         ranked = pruned["accuracy"].sort_values(ascending=False).to_numpy()
         used = float(ranked[min(min_candidates, len(ranked)) - 1])
-    frame = pareto.accuracy_floor(pruned, "accuracy", used).sort_values(
+    frame = audit.accuracy_floor(pruned, "accuracy", used).sort_values(
         ["sparsity", UNFAIRNESS], ascending=[False, True], kind="mergesort"
     )
     return Candidates(frame.reset_index(drop=True), floor, used, passed, used < floor)
@@ -140,7 +140,7 @@ def mark_frontiers(frame: pd.DataFrame) -> pd.DataFrame:
     """Add a boolean column per frontier of :data:`FRONTIERS` (True = Pareto-optimal)."""
     out = frame.copy()
     for name, senses in FRONTIERS.items():
-        out[name] = pareto.pareto_front(out, senses)
+        out[name] = audit.pareto_front(out, senses)
     return out
 
 
@@ -155,7 +155,7 @@ def picks(frame: pd.DataFrame, fairness_weight: float = 100.0, sparsity_weight: 
         raise PruneAuditError("no candidates to pick from")
     for name, w in (("fairness_weight", fairness_weight), ("sparsity_weight", sparsity_weight)):
         check_range(name, w, 0, float("inf"))
-    chosen = pareto.select_operating_point(
+    chosen = audit.select_operating_point(
         frame, {UNFAIRNESS: -float(fairness_weight), "sparsity": float(sparsity_weight)}
     )
     sparsest = frame.loc[frame["sparsity"].idxmax()].copy()

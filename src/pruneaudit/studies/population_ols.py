@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pruneaudit import classstats, experiments, metrics, ols
+from pruneaudit import audit, runs
+from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
-from pruneaudit.prune import TECHNIQUES, TREATMENTS
-from pruneaudit.store import ResultsStore, RunSpec
+from pruneaudit.runs.store import ResultsStore, RunSpec
 
 TIDY_COLUMNS = (
     "dataset",
@@ -72,7 +72,7 @@ def capped_sizes(
 ) -> tuple[int | None, int | None]:
     """``(train_size, test_size)`` for ``dataset``: each None (the whole pool / test set) when
     it is None or at least what the dataset has (KMNIST offline: 8,000 / 2,000), else kept."""
-    whole = experiments.splits(RunSpec(dataset, "lenet"), root)
+    whole = runs.splits(RunSpec(dataset, "lenet"), root)
     out = []
     for name, size, n in (
         ("train_size", train_size, len(whole.pool)),
@@ -112,7 +112,7 @@ def base_specs(
         train_size=train_size,
         test_size=test_size,
     )
-    return experiments.member_specs(base, seeds)
+    return runs.member_specs(base, seeds)
 
 
 def series_frame(
@@ -161,12 +161,12 @@ def series_frame(
             for technique in techniques:
                 for treatment in treatments:
                     frames.append(
-                        experiments.run_series(
+                        runs.run_series(
                             bases, technique, treatment, iterations, store, root, progress
                         )
                     )
     frame = pd.concat(frames, ignore_index=True)[list(TIDY_COLUMNS)]
-    return frame.sort_values(list(ols.ORDER), kind="mergesort").reset_index(drop=True)
+    return frame.sort_values(list(audit.ORDER), kind="mergesort").reset_index(drop=True)
 
 
 def grid_cost(
@@ -201,7 +201,7 @@ def grid_cost(
     train = {
         d: round(
             len(
-                experiments.splits(
+                runs.splits(
                     RunSpec(d, "lenet", train_size=pool_train_size(d, train_size, root)), root
                 ).pool
             )
@@ -236,8 +236,8 @@ def class_stats(
     rows = []
     for dataset in _distinct("datasets", datasets):
         size = pool_train_size(dataset, train_size, root)
-        pool = experiments.splits(RunSpec(dataset, "lenet", train_size=size), root).pool
-        table = classstats.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
+        pool = runs.splits(RunSpec(dataset, "lenet", train_size=size), root).pool
+        table = audit.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
         table = table.rename(columns={"imbalance": "r", "entropy": "H"})
         rows.append(table.assign(dataset=dataset))
     out = pd.concat(rows, ignore_index=True)
@@ -249,13 +249,13 @@ class Fits:
     """The four fits of the study on one design frame (keys of ``by_name``: :data:`FIT_NAMES`)."""
 
     frame: pd.DataFrame
-    ols_linear: ols.ModelFit
-    ols_cross: ols.ModelFit
-    glm_linear: ols.ModelFit
-    glm_cross: ols.ModelFit
+    ols_linear: audit.ModelFit
+    ols_cross: audit.ModelFit
+    glm_linear: audit.ModelFit
+    glm_cross: audit.ModelFit
 
     @property
-    def by_name(self) -> dict[str, ols.ModelFit]:
+    def by_name(self) -> dict[str, audit.ModelFit]:
         fits = (self.ols_linear, self.ols_cross, self.glm_linear, self.glm_cross)
         return dict(zip(FIT_NAMES, fits, strict=True))
 
@@ -265,10 +265,10 @@ def fit_all(frame: pd.DataFrame) -> Fits:
     linear terms and with the cross terms; HAC (3 lags, small-sample correction) throughout."""
     return Fits(
         frame=frame,
-        ols_linear=ols.fit_ols(frame, cross_terms=False),
-        ols_cross=ols.fit_ols(frame, cross_terms=True),
-        glm_linear=ols.fit_glm(frame, cross_terms=False),
-        glm_cross=ols.fit_glm(frame, cross_terms=True),
+        ols_linear=audit.fit_ols(frame, cross_terms=False),
+        ols_cross=audit.fit_ols(frame, cross_terms=True),
+        glm_linear=audit.fit_glm(frame, cross_terms=False),
+        glm_cross=audit.fit_glm(frame, cross_terms=True),
     )
 
 
@@ -288,7 +288,7 @@ def hypothesis_table(fits: Fits, alpha: float = 0.01) -> pd.DataFrame:
     return out[["fit", "term", "hypothesis", "coef", "stat", "p", "supported"]]
 
 
-def _fit_quality(fit: ols.ModelFit) -> dict[str, float]:
+def _fit_quality(fit: audit.ModelFit) -> dict[str, float]:
     res = fit.residuals
     pred = res["predicted"].to_numpy()
     return {
@@ -318,10 +318,10 @@ def comparison_table(fits: Fits) -> pd.DataFrame:
     return out
 
 
-def predicted_vs_target_bins(fit: ols.ModelFit, bins: int = 20) -> pd.DataFrame:
+def predicted_vs_target_bins(fit: audit.ModelFit, bins: int = 20) -> pd.DataFrame:
     """:func:`pruneaudit.ols.predicted_vs_target` with bin centres (rounded) for a heatmap:
     columns target (bin centre), predicted (bin centre), count, share."""
-    table = ols.predicted_vs_target(fit, bins)
+    table = audit.predicted_vs_target(fit, bins)
     return pd.DataFrame(
         {
             "target": ((table["target_low"] + table["target_high"]) / 2).round(3),
@@ -332,15 +332,15 @@ def predicted_vs_target_bins(fit: ols.ModelFit, bins: int = 20) -> pd.DataFrame:
     )
 
 
-def residual_bars(fit: ols.ModelFit, bins: int = 30) -> pd.DataFrame:
+def residual_bars(fit: audit.ModelFit, bins: int = 30) -> pd.DataFrame:
     """:func:`pruneaudit.ols.residual_histogram` with the bin centre as ``residual`` (rounded)."""
-    table = ols.residual_histogram(fit, bins)
+    table = audit.residual_histogram(fit, bins)
     return pd.DataFrame(
         {"residual": ((table["low"] + table["high"]) / 2).round(3), "count": table["count"]}
     )
 
 
-def residual_sample(fit: ols.ModelFit, frame: pd.DataFrame, n: int = 3000, seed: int = 0):
+def residual_sample(fit: audit.ModelFit, frame: pd.DataFrame, n: int = 3000, seed: int = 0):
     """Up to ``n`` rows (drawn without replacement, seeded) of target, predicted, residual with
     the row's dataset, technique, treatment and iteration, for a residual-vs-target scatter."""
     check_positive_int("n", n)
@@ -393,7 +393,7 @@ def unfairness_curves(runs: pd.DataFrame) -> pd.DataFrame:
     """Unfairness (max − min and mean − min class accuracy) vs sparsity per technique, averaged
     over seeds (:func:`pruneaudit.metrics.unfairness_vs_sparsity`), with ``series`` =
     "technique / treatment" for one line each."""
-    table = metrics.unfairness_vs_sparsity(runs)
+    table = audit.unfairness_vs_sparsity(runs)
     table["series"] = table["technique"] + " / " + table["treatment"]
     return table
 
@@ -401,7 +401,7 @@ def unfairness_curves(runs: pd.DataFrame) -> pd.DataFrame:
 def unfairness_change(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, model, technique, treatment): seed-mean unfairness (max − min) of the dense
     model and at the last iteration, the change, and the total-accuracy change."""
-    table = metrics.unfairness_vs_sparsity(runs)
+    table = audit.unfairness_vs_sparsity(runs)
     keys = ["dataset", "model", "technique", "treatment"]
     first = table[table["iteration"] == 0].set_index(keys)
     last = table.loc[table.groupby(keys)["iteration"].idxmax()].set_index(keys)

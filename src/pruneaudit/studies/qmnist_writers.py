@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pruneaudit import charts, classstats, data, experiments, imageprops, metrics
+from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.store import ResultsStore, RunSpec
+from pruneaudit.runs.store import ResultsStore, RunSpec
 
 DATASET = "qmnist"
 MODEL = "lenet"
@@ -60,7 +60,7 @@ def base_specs(
         augment=augment,
         train_size=train_size,
     )
-    return experiments.member_specs(base, seeds)
+    return runs.member_specs(base, seeds)
 
 
 def run(
@@ -71,18 +71,18 @@ def run(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Make (or read) the pruning series of every base; the tidy per-class frame of all runs."""
-    return experiments.run_series(bases, TECHNIQUE, TREATMENT, iterations, store, root, progress)
+    return runs.run_series(bases, TECHNIQUE, TREATMENT, iterations, store, root, progress)
 
 
 def predictions(
     bases: Sequence[RunSpec], iteration: int, iterations: int, store: ResultsStore
-) -> experiments.Population:
+) -> runs.Population:
     """The stored models of all seeds at ``iteration`` (0 = unpruned) read as one population."""
     check_range("iteration", iteration, 0, iterations)
     specs = [
-        experiments.series_specs(b, TECHNIQUE, TREATMENT, iterations)[iteration] for b in bases
+        runs.series_specs(b, TECHNIQUE, TREATMENT, iterations)[iteration] for b in bases
     ]
-    return experiments.population(specs, store)
+    return runs.population(specs, store)
 
 
 def digit_frame(
@@ -103,8 +103,8 @@ def digit_frame(
     correct = {}
     modal = {}
     for stage, preds in zip(STAGES, (preds_unpruned, preds_pruned), strict=True):
-        p = metrics.check_population(f"preds_{stage}", preds, test.num_classes)
-        metrics.check_same_length(f"preds_{stage}", p.shape[1], "test", len(labels))
+        p = audit.check_population(f"preds_{stage}", preds, test.num_classes)
+        audit.check_same_length(f"preds_{stage}", p.shape[1], "test", len(labels))
         correct[f"correct_{stage}"] = (p == labels[None, :]).mean(axis=0)
         modal[f"prediction_{stage}"] = stats.mode(p, axis=0, keepdims=False).mode
     frame = pd.DataFrame(
@@ -117,14 +117,14 @@ def digit_frame(
             **modal,
         }
     )
-    props = imageprops.image_properties(test.images, labels, pool.images, pool.labels.numpy())
+    props = audit.image_properties(test.images, labels, pool.images, pool.labels.numpy())
     return pd.concat([frame, props[list(PROPERTIES)]], axis=1)
 
 
 def writer_frame(digits: pd.DataFrame) -> pd.DataFrame:
     """One row per writer: writer, series, n digits, accuracy_unpruned, accuracy_pruned,
     accuracy_change (pruned − unpruned) and the mean of each property over the writer's digits."""
-    out = imageprops.per_writer(
+    out = audit.per_writer(
         digits, ["correct_unpruned", "correct_pruned", *PROPERTIES], writer="writer"
     )
     out = out.rename(
@@ -141,7 +141,7 @@ def writer_frame(digits: pd.DataFrame) -> pd.DataFrame:
 def property_effects(writers: pd.DataFrame) -> pd.DataFrame:
     """Least-squares effect (slope) of each writer-mean property on the accuracy change, per
     series and for all writers (:func:`pruneaudit.imageprops.property_effects`)."""
-    return imageprops.property_effects(
+    return audit.property_effects(
         writers, PROPERTIES, "accuracy_unpruned", "accuracy_pruned", group="series"
     )
 
@@ -163,12 +163,12 @@ def tilt_fits(writers: pd.DataFrame) -> pd.DataFrame:
     """accuracy = intercept + slope · abs_tilt per stage, per series and for all writers."""
     long = tilt_long(writers)
     parts = [
-        imageprops.group_linear_fits(long[long["stage"] == s], "abs_tilt", "accuracy", "series")
+        audit.group_linear_fits(long[long["stage"] == s], "abs_tilt", "accuracy", "series")
         .assign(stage=s)
         for s in STAGES
     ]
     out = pd.concat(parts, ignore_index=True).rename(columns={"group": "series"})
-    return out[["stage", "series", *imageprops.FIT_COLUMNS]]
+    return out[["stage", "series", *audit.FIT_COLUMNS]]
 
 
 def series_summary(writers: pd.DataFrame) -> pd.DataFrame:
@@ -262,7 +262,7 @@ def gallery_frame(
 def class_curves(classes: pd.DataFrame) -> pd.DataFrame:
     """Per-class accuracy (mean over seeds) per iteration, with the mean sparsity and the
     unpruned accuracy of the class (``unpruned_accuracy``), from the run-series frame."""
-    table = metrics.accuracy_vs_sparsity(classes).per_class
+    table = audit.accuracy_vs_sparsity(classes).per_class
     long = table.stack().rename("accuracy").reset_index()
     dense = long[long["iteration"] == 0].set_index("class")["accuracy"]
     long["unpruned_accuracy"] = long["class"].map(dense)
@@ -272,7 +272,7 @@ def class_curves(classes: pd.DataFrame) -> pd.DataFrame:
 
 def overall_curve(classes: pd.DataFrame) -> pd.DataFrame:
     """Test accuracy and unfairness (max − min class accuracy) per iteration, mean over seeds."""
-    out = metrics.unfairness_vs_sparsity(classes)
+    out = audit.unfairness_vs_sparsity(classes)
     return out[["iteration", "sparsity", "accuracy", "accuracy_std", "unfairness_max_min"]]
 
 
@@ -283,7 +283,7 @@ def train_class_histogram(pool: data.ImageData, train_idx: np.ndarray) -> pd.Dat
         raise PruneAuditError(f"{pool.name!r} training data carry no series meta (need QMNIST)")
     frame = pd.DataFrame({"class": part.labels.numpy(), "series": part.meta["series"].to_numpy()})
     out = frame.groupby(["class", "series"]).size().rename("n").reset_index()
-    total = classstats.class_counts(part.labels.numpy(), part.num_classes)
+    total = audit.class_counts(part.labels.numpy(), part.num_classes)
     out["share_of_class"] = out["n"] / out["class"].map(dict(enumerate(total)))
     out["class"] = out["class"].astype(str)
     return out
@@ -321,7 +321,7 @@ def study(
     classes = run(bases, iterations, store, root, progress)
     dense = predictions(bases, 0, iterations, store)
     pruned = predictions(bases, k, iterations, store)
-    split = experiments.splits(bases[0], root)
+    split = runs.splits(bases[0], root)
     digits = digit_frame(split.test, split.pool, dense.preds, pruned.preds)
     return WriterStudy(
         classes=classes,

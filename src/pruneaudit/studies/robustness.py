@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from pruneaudit import charts, cie, corruptions, data, experiments
+from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.store import ResultsStore, RunSpec
+from pruneaudit.runs.store import ResultsStore, RunSpec
 from pruneaudit.studies import compression_impact
 
 CLEAN = "clean"
@@ -35,7 +35,7 @@ SEVERITIES = (1, 2, 3, 4, 5)
 
 
 def _check_grid(names: Sequence[str], severities: Sequence[int]) -> tuple[list[str], list[int]]:
-    names = [check_choice("corruption", n, corruptions.CORRUPTIONS) for n in dict.fromkeys(names)]
+    names = [check_choice("corruption", n, data.CORRUPTIONS) for n in dict.fromkeys(names)]
     sev = list(dict.fromkeys(severities))
     bad = [s for s in sev if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 5]
     if bad or not sev or not names:
@@ -51,14 +51,14 @@ class RobustnessRuns:
     """Clean populations per level, the tidy accuracy frame, the reference population and the
     clean test data."""
 
-    populations: dict[float, experiments.Population]
+    populations: dict[float, runs.Population]
     accuracy: pd.DataFrame
-    reference: experiments.Population | None
+    reference: runs.Population | None
     test: data.ImageData | None = None
 
 
 def _member_rows(
-    pop: experiments.Population, level: float, corruption: str, severity: int
+    pop: runs.Population, level: float, corruption: str, severity: int
 ) -> pd.DataFrame:
     return pd.DataFrame(
         {
@@ -79,7 +79,7 @@ def run(
     store: ResultsStore,
     root: str | None = None,
     *,
-    names: Sequence[str] = corruptions.CORRUPTIONS,
+    names: Sequence[str] = data.CORRUPTIONS,
     severities: Sequence[int] = SEVERITIES,
     corruption_seed: int = 0,
     reference_seeds: Iterable[int] | None = None,
@@ -99,12 +99,12 @@ def run(
     parts = [_member_rows(p, t, CLEAN, 0) for t, p in pops.items()]
     grid = [(c, s) for c in names for s in sev]
     for corruption, severity in tqdm(grid, disable=not progress, desc="corrupted test sets"):
-        shifted = experiments.run_corrupted(
+        shifted = runs.run_corrupted(
             specs, corruption, severity, store, root, seed=corruption_seed
         )
         for t in pops:
             rows = level_of == t
-            sub = experiments.Population(
+            sub = runs.Population(
                 tuple(s for s, r in zip(shifted.specs, rows, strict=True) if r),
                 shifted.preds[rows],
                 shifted.labels,
@@ -121,9 +121,9 @@ def run(
                 f"the reference population must be trained on other seeds; seeds {overlap} "
                 "are also population members"
             )
-        ref_specs = experiments.member_specs(base, compression_impact._check_seeds(ref_seeds))
-        reference = experiments.run_population(ref_specs, store, root, progress)
-    test = experiments.splits(specs[0], root).test
+        ref_specs = runs.member_specs(base, compression_impact._check_seeds(ref_seeds))
+        reference = runs.run_population(ref_specs, store, root, progress)
+    test = runs.splits(specs[0], root).test
     return RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference, test)
 
 
@@ -159,7 +159,7 @@ def accuracy_by_severity(runs: RobustnessRuns) -> pd.DataFrame:
 def corruption_examples(
     test: data.ImageData,
     index: int,
-    names: Sequence[str] = corruptions.CORRUPTIONS,
+    names: Sequence[str] = data.CORRUPTIONS,
     severities: Sequence[int] = SEVERITIES,
     seed: int = 0,
     scale: int = 2,
@@ -176,7 +176,7 @@ def corruption_examples(
         one[0].numpy(), scale), "caption": "clean"}]
     for name in names:
         for s in sev:
-            img = corruptions.corrupt(one, name, s, seed=seed)[0].numpy()
+            img = data.corrupt(one, name, s, seed=seed)[0].numpy()
             rows.append({"corruption": name, "severity": s,
                          "image": charts.image_data_url(img, scale), "caption": f"{name} {s}"})
     return pd.DataFrame(rows)
@@ -195,7 +195,7 @@ def relative_robustness(runs: RobustnessRuns) -> pd.DataFrame:
     """
     means = mean_accuracy(runs)
     shifted = means[means["corruption"] != CLEAN]
-    table = corruptions.relative_robustness(
+    table = data.relative_robustness(
         shifted.rename(columns={"sparsity": "measured", "level": "sparsity"})[
             ["sparsity", "corruption", "severity", "accuracy"]
         ]
@@ -225,7 +225,7 @@ def reference_wrong(runs: RobustnessRuns) -> np.ndarray:
         raise PruneAuditError("no reference population: run with reference_seeds")
     ref = runs.reference
     k = int(max(ref.labels.max(), ref.preds.max())) + 1
-    return cie.modal_labels(ref.preds, k) != ref.labels
+    return audit.modal_labels(ref.preds, k) != ref.labels
 
 
 def natural_adversarial(runs: RobustnessRuns) -> pd.DataFrame:
@@ -240,7 +240,7 @@ def natural_adversarial(runs: RobustnessRuns) -> pd.DataFrame:
     pops = runs.populations
     y = pops[0.0].labels
     k = int(max(y.max(), *(p.preds.max() for p in pops.values()))) + 1
-    table = cie.subset_accuracy(
+    table = audit.subset_accuracy(
         y,
         {t: p.preds for t, p in pops.items()},
         {"reference_wrong": wrong, "reference_right": ~wrong, "all": np.ones_like(wrong)},

@@ -1,0 +1,253 @@
+"""Compression-identified exemplars: modal labels, PIE flags, Taxicab and Jaccard scores.
+
+A population is an int array ``(K, N)``: the predictions of K models on N examples.
+
+Votes: ``b[x, i]`` = number of baseline models predicting class ``i`` for example ``x``;
+``v[x, i]`` likewise for the compressed population.
+
+Modal label tie rule: among the most frequent labels, the **smallest** label wins
+(``np.argmax`` over the vote counts returns the first maximum).
+
+Taxicab score ``d_T(x) = sum_i |b[x,i] - v[x,i]|``; Jaccard score
+``d_J(x) = 1 - sum_i min(b,v) / sum_i max(b,v)``. Both need populations of equal size K.
+
+Why Jaccard orders examples exactly as Taxicab does when both populations have K models: for
+each class ``max(b,v) + min(b,v) = b + v`` and ``max(b,v) - min(b,v) = |b - v|``. Summing over
+classes with ``sum_i b = sum_i v = K`` gives ``S_max + S_min = 2K`` and ``S_max - S_min = d_T``,
+so ``S_max = K + d_T/2`` and ``S_min = K - d_T/2``. Hence
+``d_J = 1 - (K - d_T/2)/(K + d_T/2) = d_T / (K + d_T/2) = 2 d_T / (2K + d_T)``, a strictly
+increasing function of ``d_T`` on ``d_T >= 0`` (derivative ``4K / (2K + d_T)^2 > 0``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pruneaudit.audit.accuracy import (
+    check_group_frame,
+    check_labels,
+    check_num_classes,
+    check_population,
+    check_same_length,
+)
+from pruneaudit.errors import PruneAuditError
+
+PERCENTILES = (90, 95, 99)
+
+
+def vote_counts(preds: object, num_classes: int) -> np.ndarray:
+    """Votes per example and class: int array ``(N, C)``, ``out[x, i] = |{k : preds[k,x] = i}|``.
+
+    Vectorized: one ``np.bincount`` over offsets ``x*C + preds[k, x]``.
+    """
+    num_classes = check_num_classes(num_classes)
+    p = check_population("preds", preds, num_classes)
+    n = p.shape[1]
+    offsets = (np.arange(n)[None, :] * num_classes + p).ravel()
+    return np.bincount(offsets, minlength=n * num_classes).reshape(n, num_classes)
+
+
+def modal_labels(preds: object, num_classes: int) -> np.ndarray:
+    """Most frequent label per example of a population ``(K, N)`` -> ``(N,)``.
+
+    Ties: the smallest label among the most frequent ones.
+    """
+    return np.argmax(vote_counts(preds, num_classes), axis=1)
+
+
+def _pair(
+    baseline_preds: object, compressed_preds: object, num_classes: int | None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    b = check_population("baseline_preds", baseline_preds, num_classes)
+    v = check_population("compressed_preds", compressed_preds, num_classes)
+    check_same_length("baseline_preds", b.shape[1], "compressed_preds", v.shape[1])
+    if num_classes is None:
+        num_classes = int(max(b.max(), v.max())) + 1
+    return b, v, check_num_classes(num_classes)
+
+
+def pie_flags(
+    baseline_preds: object, compressed_preds: object, num_classes: int | None = None
+) -> np.ndarray:
+    """PIE flag per example: the two populations' modal labels differ -> bool ``(N,)``.
+
+    True labels are not needed. ``num_classes`` defaults to the largest predicted label + 1
+    (the tie rule does not depend on it).
+    """
+    b, v, c = _pair(baseline_preds, compressed_preds, num_classes)
+    return modal_labels(b, c) != modal_labels(v, c)
+
+
+def _equal_size_votes(
+    baseline_preds: object, compressed_preds: object, num_classes: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    b, v, c = _pair(baseline_preds, compressed_preds, num_classes)
+    if b.shape[0] != v.shape[0]:
+        raise PruneAuditError(
+            f"Taxicab and Jaccard scores need populations of equal size; baseline has "
+            f"K = {b.shape[0]} models, compressed has K = {v.shape[0]}"
+        )
+    return vote_counts(b, c), vote_counts(v, c)
+
+
+def taxicab_scores(
+    baseline_preds: object, compressed_preds: object, num_classes: int | None = None
+) -> np.ndarray:
+    """``d_T(x) = sum_i |b[x,i] - v[x,i]|`` per example -> int ``(N,)``, in ``[0, 2K]``."""
+    b, v = _equal_size_votes(baseline_preds, compressed_preds, num_classes)
+    return np.abs(b - v).sum(axis=1)
+
+
+def jaccard_scores(
+    baseline_preds: object, compressed_preds: object, num_classes: int | None = None
+) -> np.ndarray:
+    """``d_J(x) = 1 - sum_i min(b,v) / sum_i max(b,v)`` per example -> float ``(N,)`` in [0, 1].
+
+    Equals ``d_T / (K + d_T/2)`` (module docstring), so it ranks examples as Taxicab does.
+    """
+    b, v = _equal_size_votes(baseline_preds, compressed_preds, num_classes)
+    return 1.0 - np.minimum(b, v).sum(axis=1) / np.maximum(b, v).sum(axis=1)
+
+
+def top_percentile(scores: object, q: int, seed: int) -> np.ndarray:
+    """Mask of the examples above the ``q``-th percentile of ``scores``: the top ``(100-q)%``.
+
+    Selects exactly ``m = ceil(N * (100 - q) / 100)`` examples, highest scores first; examples
+    tied at the threshold are chosen uniformly at random with ``np.random.default_rng(seed)``
+    (a random permutation breaks ties), so the result is deterministic by seed.
+    """
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 1 or s.size == 0:
+        raise PruneAuditError(f"scores must be a non-empty 1-D array, got shape {s.shape}")
+    if np.isnan(s).any():
+        raise PruneAuditError("scores contain NaN; every example needs a score")
+    if isinstance(q, bool) or not isinstance(q, int | np.integer) or not 0 < q < 100:
+        raise PruneAuditError(
+            f"percentile q must be an integer in 1..99 (the study uses {PERCENTILES}), got {q!r}"
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise PruneAuditError(f"seed must be a non-negative integer, got {seed!r}")
+    n = s.size
+    m = -(-n * (100 - int(q)) // 100)
+    tiebreak = np.random.default_rng(seed).permutation(n)
+    order = np.lexsort((tiebreak, -s))
+    mask = np.zeros(n, dtype=bool)
+    mask[order[:m]] = True
+    return mask
+
+
+def population_accuracy(
+    y_true: object, preds: object, num_classes: int, mask: object = None
+) -> dict[str, float | int]:
+    """Accuracy of a population on the examples selected by ``mask`` (all if None).
+
+    ``modal``: top-1 accuracy of the population's modal labels (tie rule above);
+    ``mean_member``: the mean over the K members of each member's accuracy.
+    An empty selection gives NaN for both (e.g. no PIE at a low compression level).
+    """
+    num_classes = check_num_classes(num_classes)
+    y = check_labels("y_true", y_true, num_classes)
+    p = check_population("preds", preds, num_classes)
+    check_same_length("y_true", y.size, "preds", p.shape[1])
+    sel = np.ones(y.size, dtype=bool) if mask is None else _check_mask(mask, y.size)
+    if not sel.any():
+        return {"modal": float("nan"), "mean_member": float("nan"), "n": 0}
+    modal = modal_labels(p, num_classes)
+    return {
+        "modal": float(np.mean(modal[sel] == y[sel])),
+        "mean_member": float(np.mean(p[:, sel] == y[None, sel])),
+        "n": int(sel.sum()),
+    }
+
+
+def _check_mask(mask: object, n: int, name: str = "mask") -> np.ndarray:
+    m = np.asarray(mask)
+    if m.dtype != bool or m.shape != (n,):
+        raise PruneAuditError(
+            f"{name} must be a boolean array of shape ({n},), got dtype {m.dtype} shape {m.shape}"
+        )
+    return m
+
+
+def subset_accuracy(
+    y_true: object,
+    populations: dict[str, object],
+    subsets: dict[str, object],
+    num_classes: int,
+) -> pd.DataFrame:
+    """Accuracy of each population on each subset of examples (tidy).
+
+    Columns ``subset, population, n, modal_accuracy, mean_member_accuracy``; see
+    :func:`population_accuracy` for the two accuracies.
+    """
+    if not populations or not subsets:
+        raise PruneAuditError("subset_accuracy needs at least one population and one subset")
+    n = check_labels("y_true", y_true).size
+    rows = []
+    for sname, mask in subsets.items():
+        sel = _check_mask(mask, n, f"subset {sname!r}")
+        for pname, preds in populations.items():
+            acc = population_accuracy(y_true, preds, num_classes, sel)
+            rows.append(
+                {
+                    "subset": sname,
+                    "population": pname,
+                    "n": acc["n"],
+                    "modal_accuracy": acc["modal"],
+                    "mean_member_accuracy": acc["mean_member"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def pie_accuracy(
+    y_true: object, baseline_preds: object, compressed_preds: object, num_classes: int
+) -> pd.DataFrame:
+    """Accuracy of the baseline and the compressed population on PIE, non-PIE and all examples."""
+    pie = pie_flags(baseline_preds, compressed_preds, num_classes)
+    return subset_accuracy(
+        y_true,
+        {"baseline": baseline_preds, "compressed": compressed_preds},
+        {"pie": pie, "non_pie": ~pie, "all": np.ones_like(pie)},
+        num_classes,
+    )
+
+
+def over_indexing(train_groups: object, cie_groups: object) -> pd.DataFrame:
+    """Share of each group in the training set vs in the CIE set (one attribute at a time).
+
+    ``train_groups``: group columns of the training examples; ``cie_groups``: the same columns
+    for the CIE examples (e.g. ``test_meta[cie_mask]``). Columns of the result: ``attribute,
+    value, train_count, train_share, cie_count, cie_share, over_index`` with
+    ``over_index = cie_share / train_share`` (> 1: the group is over-represented among CIEs;
+    NaN when the group is absent from training). An empty CIE set gives NaN shares.
+    For intersections, pass a column that combines attributes.
+    """
+    train = check_group_frame("train_groups", train_groups)
+    cie = check_group_frame("cie_groups", cie_groups)
+    if train.empty:
+        raise PruneAuditError("train_groups has no rows")
+    missing = [c for c in train.columns if c not in cie.columns]
+    if missing:
+        raise PruneAuditError(f"cie_groups lacks the group columns {missing} of train_groups")
+    rows = []
+    for col in train.columns:
+        tc = train[col].value_counts()
+        cc = cie[col].value_counts()
+        for value in sorted(set(tc.index) | set(cc.index), key=str):
+            t_n, c_n = int(tc.get(value, 0)), int(cc.get(value, 0))
+            t_share = t_n / len(train)
+            c_share = c_n / len(cie) if len(cie) else float("nan")
+            rows.append(
+                {
+                    "attribute": col,
+                    "value": value,
+                    "train_count": t_n,
+                    "train_share": t_share,
+                    "cie_count": c_n,
+                    "cie_share": c_share,
+                    "over_index": c_share / t_share if t_n else float("nan"),
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,205 @@
+"""Sub-group error rate, FPR and FNR (H2), disaggregated with fairlearn's ``MetricFrame``.
+
+Metrics, for a target that is binary or made binary one-vs-rest for ``positive_class``:
+
+- ``error_rate = |{y != h(x)}| / n`` on the original labels (top-1 error of the classifier; for
+  a binary target it is the binary error);
+- ``fpr = FP / (FP + TN)`` and ``fnr = FN / (FN + TP)`` of the binary task "is
+  ``positive_class``" (fairlearn's ``false_positive_rate`` / ``false_negative_rate``). A group
+  with no negative example has no FPR, one with no positive example no FNR: NaN (fairlearn
+  would report 0).
+
+Groupings: ``overall``; each group column alone (unitary groups); every combination of two or
+more columns (intersections); intersections with no example are left out. A group is
+labelled ``"col=value"`` joined by ``" & "``.
+
+Populations ``(K, N)``: ``reduce="mean"`` computes each member's metrics and averages them over
+the K members; ``reduce="members"`` returns every member's rows (column ``member``);
+``reduce="modal"`` computes the metrics of the population's modal labels
+(:func:`pruneaudit.cie.modal_labels`, smallest label wins ties).
+
+Normalized difference: ``(compressed - baseline) / baseline``, NaN where the baseline is 0.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from fairlearn.metrics import MetricFrame, false_negative_rate, false_positive_rate
+
+from pruneaudit.audit.accuracy import (
+    check_group_frame,
+    check_labels,
+    check_population,
+    check_same_length,
+)
+from pruneaudit.audit.exemplars import modal_labels
+from pruneaudit.errors import PruneAuditError, check_choice
+
+METRICS = ("error_rate", "fpr", "fnr")
+REDUCTIONS = ("mean", "members", "modal")
+
+
+def _positive(y: np.ndarray, p: np.ndarray, positive_class: int | None) -> int:
+    if positive_class is None:
+        if max(int(y.max()), int(p.max())) > 1:
+            raise PruneAuditError(
+                "labels are not binary (0/1); FPR and FNR need a binary target: pass "
+                "positive_class=c for one-vs-rest of class c"
+            )
+        return 1
+    if isinstance(positive_class, bool) or not isinstance(positive_class, int | np.integer):
+        raise PruneAuditError(f"positive_class must be an integer label, got {positive_class!r}")
+    if not (y == positive_class).any():
+        raise PruneAuditError(
+            f"positive_class {positive_class} does not occur in y_true; labels present: "
+            f"{sorted(int(v) for v in np.unique(y))}"
+        )
+    return int(positive_class)
+
+
+def _groupings(groups: pd.DataFrame) -> list[tuple[str, ...]]:
+    cols = [str(c) for c in groups.columns]
+    return [c for r in range(1, len(cols) + 1) for c in combinations(cols, r)]
+
+
+def _frame(y: np.ndarray, p: np.ndarray, sf: pd.DataFrame | None, pos: int) -> MetricFrame:
+    def error_rate(yt, yp):
+        return float(np.mean(np.asarray(yt) != np.asarray(yp)))
+
+    def fpr(yt, yp):
+        return false_positive_rate(np.asarray(yt) == pos, np.asarray(yp) == pos, pos_label=True)
+
+    def fnr(yt, yp):
+        return false_negative_rate(np.asarray(yt) == pos, np.asarray(yp) == pos, pos_label=True)
+
+    metrics = {
+        "n": lambda yt, yp: len(yt),
+        "n_pos": lambda yt, yp: int(np.sum(np.asarray(yt) == pos)),
+        "error_rate": error_rate,
+        "fpr": fpr,
+        "fnr": fnr,
+    }
+    if sf is None:  # overall only: one constant group
+        sf = pd.DataFrame({"_all": np.zeros(len(y), dtype=int)})
+    return MetricFrame(metrics=metrics, y_true=y, y_pred=p, sensitive_features=sf)
+
+
+def _tidy(table: pd.DataFrame) -> pd.DataFrame:
+    table = table[table["n"].notna()].copy()  # MetricFrame lists empty intersections too
+    n, n_pos = table["n"].astype(int), table["n_pos"].astype(int)
+    table["fpr"] = table["fpr"].astype(float).where(n - n_pos > 0)
+    table["fnr"] = table["fnr"].astype(float).where(n_pos > 0)
+    table["error_rate"] = table["error_rate"].astype(float)
+    table["n"] = n
+    return table.drop(columns="n_pos")
+
+
+def group_metrics(
+    y_true: object, y_pred: object, groups: object, *, positive_class: int | None = None
+) -> pd.DataFrame:
+    """Error rate, FPR and FNR overall, per unitary group and per intersection of groups.
+
+    ``groups``: a DataFrame (or Series) with one row per example and one column per group
+    attribute (e.g. QMNIST ``series``; CelebA ``Male``, ``Young``). Columns of the result:
+    ``grouping, group, n, error_rate, fpr, fnr``; the first row is ``overall``/``all``.
+    """
+    y = check_labels("y_true", y_true)
+    p = check_labels("y_pred", y_pred)
+    check_same_length("y_true", y.size, "y_pred", p.size)
+    sf = check_group_frame("groups", groups, n=y.size)
+    sf.columns = [str(c) for c in sf.columns]
+    pos = _positive(y, p, positive_class)
+    overall = _tidy(_frame(y, p, None, pos).by_group).reset_index(drop=True)
+    overall.insert(0, "group", "all")
+    overall.insert(0, "grouping", "overall")
+    parts = [overall]
+    for cols in _groupings(sf):
+        table = _tidy(_frame(y, p, sf[list(cols)], pos).by_group)
+        labels = [
+            " & ".join(
+                f"{c}={v}" for c, v in zip(cols, key if len(cols) > 1 else (key,), strict=True)
+            )
+            for key in table.index
+        ]
+        table = table.reset_index(drop=True)
+        table.insert(0, "group", labels)
+        table.insert(0, "grouping", " & ".join(cols))
+        parts.append(table)
+    return pd.concat(parts, ignore_index=True)[["grouping", "group", "n", *METRICS]]
+
+
+def population_group_metrics(
+    y_true: object,
+    preds: object,
+    groups: object,
+    *,
+    positive_class: int | None = None,
+    reduce: str = "mean",
+) -> pd.DataFrame:
+    """:func:`group_metrics` of a population ``(K, N)``, reduced as the module states."""
+    check_choice("reduce", reduce, REDUCTIONS)
+    y = check_labels("y_true", y_true)
+    p = check_population("preds", preds)
+    check_same_length("y_true", y.size, "preds", p.shape[1])
+    if reduce == "modal":
+        num_classes = int(max(y.max(), p.max())) + 1
+        return group_metrics(y, modal_labels(p, num_classes), groups, positive_class=positive_class)
+    members = [
+        group_metrics(y, p[k], groups, positive_class=positive_class).assign(member=k)
+        for k in range(p.shape[0])
+    ]
+    table = pd.concat(members, ignore_index=True)
+    if reduce == "members":
+        return table
+    keys = ["grouping", "group", "n"]
+    return table.groupby(keys, sort=False)[list(METRICS)].mean().reset_index()
+
+
+def normalized_difference(baseline: object, compressed: object) -> np.ndarray:
+    """``(compressed - baseline) / baseline`` elementwise; NaN where the baseline is 0 or NaN."""
+    b = np.asarray(baseline, dtype=float)
+    c = np.asarray(compressed, dtype=float)
+    if b.shape != c.shape:
+        raise PruneAuditError(f"baseline has shape {b.shape} but compressed has {c.shape}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b != 0, (c - b) / b, np.nan)
+
+
+def compare_populations(
+    y_true: object,
+    baseline_preds: object,
+    compressed_preds: object,
+    groups: object,
+    *,
+    positive_class: int | None = None,
+    reduce: str = "mean",
+) -> pd.DataFrame:
+    """Baseline vs compressed sub-group metrics, long format.
+
+    Columns: ``grouping, group, n, metric, baseline, compressed, normalized_difference``.
+    ``reduce`` is ``"mean"`` or ``"modal"`` (see the module docstring).
+    """
+    if reduce == "members":
+        raise PruneAuditError("compare_populations needs reduce='mean' or 'modal', not 'members'")
+    b = check_population("baseline_preds", baseline_preds)
+    v = check_population("compressed_preds", compressed_preds)
+    check_same_length("baseline_preds", b.shape[1], "compressed_preds", v.shape[1])
+    keys = ["grouping", "group", "n"]
+    tables = [
+        population_group_metrics(
+            y_true, preds, groups, positive_class=positive_class, reduce=reduce
+        )
+        for preds in (b, v)
+    ]
+    if not tables[0][keys].equals(tables[1][keys]):  # same labels and groups: cannot differ
+        raise PruneAuditError("baseline and compressed group tables do not line up")
+    out = tables[0][keys].copy()
+    out["metric"] = [list(METRICS)] * len(out)
+    out = out.explode("metric", ignore_index=True)
+    for name, table in zip(("baseline", "compressed"), tables, strict=True):
+        out[name] = table[list(METRICS)].to_numpy(dtype=float).ravel()
+    out["normalized_difference"] = normalized_difference(out["baseline"], out["compressed"])
+    return out[[*keys, "metric", "baseline", "compressed", "normalized_difference"]]

@@ -1,0 +1,201 @@
+"""What a study notebook calls: :func:`setup` checks its typed parameters and prints provenance.
+
+A notebook declares each parameter once, typed, in its cell tagged ``parameters``::
+
+    epochs: int = 3
+    seeds: list[int] = [0, 1]
+    store: str | None = None
+
+and its next cell calls ``page = book.setup(globals())``, which checks every annotated value
+(papermill's injected values included) against its annotation, prints the parameters and library
+versions, turns on the offline chart renderer and returns a :class:`Page` with the results store.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pruneaudit import charts, config
+from pruneaudit.audit import findings as audit_findings
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import ResultsStore
+
+#: Set by :func:`pruneaudit.book.run_notebook` for the kernel: where the executed page goes.
+PAGE_DIR_ENV = "PRUNEAUDIT_PAGE_DIR"
+NOTEBOOK_ENV = "PRUNEAUDIT_NOTEBOOK"
+
+VERSIONED = (
+    "torch",
+    "torchvision",
+    "numpy",
+    "pandas",
+    "statsmodels",
+    "altair",
+    "pruneaudit",
+)
+
+
+def _type_name(kind: object) -> str:
+    if isinstance(kind, type):
+        return kind.__name__
+    return str(kind).replace("typing.", "")
+
+
+def _matches(value: object, kind: object) -> bool:
+    """Whether ``value`` is of ``kind``: a type, ``A | B``, ``list[T]``, ``dict[K, V]``, None."""
+    if kind is None or kind is type(None):
+        return value is None
+    origin = typing.get_origin(kind)
+    if origin in (types.UnionType, typing.Union):
+        return any(_matches(value, k) for k in typing.get_args(kind))
+    if origin in (list, tuple, set):
+        (item,) = typing.get_args(kind)[:1] or (object,)
+        return isinstance(value, origin) and all(_matches(v, item) for v in value)
+    if origin is dict:
+        key, val = typing.get_args(kind) or (object, object)
+        return isinstance(value, dict) and all(
+            _matches(k, key) and _matches(v, val) for k, v in value.items()
+        )
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)  # type: ignore[arg-type]
+
+
+def check_parameters(values: Mapping[str, object], schema: Mapping[str, object]) -> dict:
+    """Return ``{name: values[name]}`` for the names of ``schema``, each checked against its type.
+
+    ``schema`` maps a parameter name to a type: ``int``, ``float`` (ints accepted), ``str``,
+    ``bool``, ``str | None``, ``list[str]``, ``dict[str, int]``... Pass ``globals()`` from the
+    notebook. One error lists every bad value, e.g. ``epochs must be int, got 'two'``.
+    """
+    problems = []
+    for name, kind in schema.items():
+        if name not in values:
+            problems.append(f"{name} is not defined (declare it in the parameters cell)")
+        elif not _matches(values[name], kind):
+            problems.append(f"{name} must be {_type_name(kind)}, got {values[name]!r}")
+    if problems:
+        raise PruneAuditError("bad notebook parameters: " + "; ".join(problems))
+    return {name: values[name] for name in schema}
+
+
+def library_versions() -> dict[str, str]:
+    """Python and the versions of the libraries the results depend on."""
+    versions = {"python": platform.python_version()}
+    for package in VERSIONED:
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    return versions
+
+
+def print_provenance(params: Mapping[str, object]) -> dict:
+    """Print the parameters, library versions, data root and results store (parameters
+    ``data_root`` and ``store``, None for the settings' defaults); return them."""
+    record = {
+        "parameters": dict(params),
+        "versions": library_versions(),
+        "data_root": str(config.data_root(params.get("data_root")).resolve()),
+        "store_root": str(config.store_root(params.get("store")).resolve()),
+        "protocol_version": config.PROTOCOL_VERSION,
+        "platform": platform.platform(),
+    }
+    print("Parameters")
+    for key, value in record["parameters"].items():
+        print(f"  {key} = {value!r}")
+    print("Versions")
+    for key, value in record["versions"].items():
+        print(f"  {key} {value}")
+    print(f"Data root: {record['data_root']}")
+    print(f"Results store: {record['store_root']}")
+    print(f"Protocol version: {record['protocol_version']}  Platform: {record['platform']}")
+    return record
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a study page needs after :func:`setup`: its checked parameters and where things are."""
+
+    params: dict[str, object]
+    store: ResultsStore
+    data_root: Path
+    provenance: dict = field(repr=False)
+    #: Folder of the executed page and the notebook's name (None when run by hand).
+    page_dir: Path | None = None
+    notebook: str | None = None
+
+    def show_findings(self, rows: Sequence[audit_findings.Finding]) -> pd.DataFrame:
+        """Display the findings table (paper beside ours, verdict) and, when the page is built,
+        write it as ``<page_dir>/<notebook>.findings.json``; return the table."""
+        from IPython.display import display
+
+        table = audit_findings.findings_frame(rows)
+        display(
+            table.style.format(_format_number, subset=["paper", "ours", "ci_low", "ci_high"])
+            .set_caption("Findings: the paper's value beside ours, with our 95% interval")
+            .hide(axis="index")
+        )
+        if self.page_dir is not None and self.notebook is not None:
+            audit_findings.write_findings_json(
+                rows, self.page_dir / f"{self.notebook}.findings.json"
+            )
+        return table
+
+
+    def show_key_figure(self, chart: object) -> object:
+        """Display ``chart`` (an Altair chart), the page's key figure, and when the page is built
+        also write it as ``<page_dir>/<notebook>.key.svg`` for the book's front page."""
+        from IPython.display import display
+
+        display(chart)
+        if self.page_dir is not None and self.notebook is not None:
+            import vl_convert
+
+            svg = vl_convert.vegalite_to_svg(chart.to_dict(), vl_version=charts.vega_lite_version())
+            (self.page_dir / f"{self.notebook}.key.svg").write_text(svg)
+        return chart
+
+
+def _format_number(value: object) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    return f"{value:.4g}"
+
+
+def setup(namespace: Mapping[str, object]) -> Page:
+    """Check the notebook's annotated parameters, print provenance and return a :class:`Page`.
+
+    Pass ``globals()``: the schema is the notebook's ``__annotations__`` (the typed parameters
+    cell), the values are the globals (papermill's injected cell included). One error names every
+    bad value and its expected type.
+    """
+    schema = dict(namespace.get("__annotations__", {}))
+    if not schema:
+        raise PruneAuditError(
+            "the parameters cell declares no typed parameters; write them as `name: type = value`"
+        )
+    params = check_parameters(namespace, schema)
+    if "device" in params:
+        config.set_device(params["device"])
+    charts.enable_offline()
+    record = print_provenance(params)
+    return Page(
+        params=params,
+        store=ResultsStore(params.get("store")),
+        data_root=config.data_root(params.get("data_root")),
+        provenance=record,
+        page_dir=Path(os.environ[PAGE_DIR_ENV]) if PAGE_DIR_ENV in os.environ else None,
+        notebook=os.environ.get(NOTEBOOK_ENV),
+    )

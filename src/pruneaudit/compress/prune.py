@@ -1,0 +1,584 @@
+"""Pruning of the protocol, all through :mod:`torch.nn.utils.prune`.
+
+Techniques (:data:`TECHNIQUES`) act on the prunable parameters of
+:func:`pruneaudit.models.prunable_parameters` (every Conv2d and Linear weight). All are
+layer-wise except ``global_unstructured`` (L1 over all prunable weights of the network at once).
+Structured techniques remove whole slices along ``dim=1``, the *input* axis of a weight
+(input channels of a conv weight ``(out, in, kh, kw)``, input features of a linear weight
+``(out, in)``), ranked by their L1, L2 or L-infinity norm (``prune.ln_structured`` with
+``n = 1, 2, inf``) or at random (``prune.random_structured``).
+
+Amounts and rounding
+--------------------
+torch's :class:`~torch.nn.utils.prune.PruningContainer` applies each new amount to the entries
+(or slices) that are still unpruned: a float amount ``a`` removes ``round(a * remaining)`` of
+them, an integer amount removes exactly that many. :func:`prune_step` passes its fraction
+straight to torch, so repeated steps accumulate rounding (a layer with 2 slices left never loses
+another at 20%: ``round(0.4) = 0``). :func:`prune_to` instead computes, per tensor (or once for
+the whole network with ``global_unstructured``), the *integer* number still to remove so that
+the count pruned so far is ``round(target * units)``, and hands that integer to torch; the
+cumulative sparsity after iteration ``k`` is therefore ``1 - 0.8**k`` up to one unit of
+rounding per tensor, whatever happened before. :func:`iterative_prune` uses :func:`prune_to`.
+
+Layer-wise techniques always keep at least one unit (weight or input slice) per tensor, so that
+no layer is disconnected: a first convolution with one input channel is therefore never pruned
+by a structured technique (its only slice is kept), and LeNet's second convolution (6 input
+channels) keeps ``6 - round(6 * s_k)`` of them, but never fewer than one. Those layers hold few
+weights, so the network's sparsity stays close to the target; :func:`layer_sparsity` reports
+each layer.
+``global_unstructured`` follows torch and may empty a whole layer at high sparsity.
+
+Random techniques draw from torch's global generator inside :func:`torch.random.fork_rng`,
+seeded with ``seed``: results are reproducible and the caller's random state is left untouched.
+
+Saving
+------
+A pruned module holds ``weight_orig`` (a parameter) and ``weight_mask`` (a buffer) instead of
+``weight``, so its ``state_dict`` does not load into a fresh model. :func:`pruned_state_dict`
+writes the usual keys (``weight`` = the effective, masked weight) plus ``<param>_mask`` boolean
+entries, plain tensors that ``torch.load(weights_only=True)`` reads; :func:`load_pruned_state_dict`
+restores them (re-creating the masks with ``prune.custom_from_mask``). :func:`masks` and
+:func:`apply_masks` move masks between models as plain boolean tensors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+import torch.nn.utils.prune as prune
+from torch import nn
+
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
+from pruneaudit.models import prunable_parameters
+
+if TYPE_CHECKING:
+    from pruneaudit.data.datasets import ImageData
+    from pruneaudit.training.loop import TrainConfig
+
+TECHNIQUES: tuple[str, ...] = (
+    "l1_unstructured",
+    "random_unstructured",
+    "global_unstructured",
+    "l1_structured",
+    "l2_structured",
+    "linfty_structured",
+    "random_structured",
+)
+TREATMENTS: tuple[str, ...] = ("finetune", "rewind")
+
+#: The dimension structured techniques prune along: the input axis of conv and linear weights.
+STRUCTURED_DIM = 1
+_NORMS = {"l1_structured": 1, "l2_structured": 2, "linfty_structured": math.inf}
+_UNSTRUCTURED = ("l1_unstructured", "random_unstructured", "global_unstructured")
+
+MASK_SUFFIX = "_mask"
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def iteration_sparsity(k: int, rate: float = 0.2) -> float:
+    """Cumulative sparsity after ``k`` iterations that each prune ``rate`` of the remaining weights.
+
+    ``1 - (1 - rate)**k``; ``k = 0`` is the dense model.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise PruneAuditError(f"k must be a non-negative integer, got {k!r}")
+    check_range("rate", rate, 0.0, 1.0, lo_open=True, hi_open=True)
+    return 1.0 - (1.0 - rate) ** k
+
+
+def step_amount(k: int, rate: float = 0.2) -> float:
+    """Fraction of the *remaining* weights to prune at iteration ``k >= 1``.
+
+    ``1 - (1 - s_k) / (1 - s_{k-1})`` with ``s_k = iteration_sparsity(k, rate)``: always
+    ``rate`` (up to float rounding), because torch applies amounts to the remaining weights.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise PruneAuditError(f"k must be a positive integer, got {k!r}")
+    iteration_sparsity(k, rate)  # validates
+    return 1.0 - (1.0 - rate) ** k / (1.0 - rate) ** (k - 1)  # remaining fractions: no cancellation
+
+
+# --------------------------------------------------------------------------- inspection
+
+
+def _pruning_hook(module: nn.Module, name: str) -> prune.BasePruningMethod | None:
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, prune.BasePruningMethod) and hook._tensor_name == name:
+            return hook
+    return None
+
+
+def _is_pruned(module: nn.Module, name: str) -> bool:
+    return _pruning_hook(module, name) is not None
+
+
+def _effective(module: nn.Module, name: str) -> torch.Tensor:
+    """The weight the forward pass uses: ``orig * mask`` when pruned (never a stale copy)."""
+    if _is_pruned(module, name):
+        return getattr(module, name + "_orig").detach() * getattr(module, name + MASK_SUFFIX)
+    return getattr(module, name).detach()
+
+
+def refresh_effective_weight(module: nn.Module, name: str) -> None:
+    """Recompute the effective weight attribute after ``weight_orig`` or the mask changed."""
+    hook = _pruning_hook(module, name)
+    if hook is not None:
+        setattr(module, name, hook.apply_mask(module))
+
+
+def _named_targets(model: nn.Module) -> list[tuple[str, nn.Module, str]]:
+    """``(qualified name, module, param)`` for each prunable parameter, in module order."""
+    names = {id(m): n for n, m in model.named_modules()}
+    out = []
+    for module, param in prunable_parameters(model):
+        prefix = names[id(module)]
+        out.append((f"{prefix}.{param}" if prefix else param, module, param))
+    return out
+
+
+def sparsity(model: nn.Module) -> float:
+    """True fraction of zero entries among all prunable weights (effective weights)."""
+    zeros = total = 0
+    for _, module, param in _named_targets(model):
+        w = _effective(module, param)
+        zeros += int((w == 0).sum())
+        total += w.numel()
+    if total == 0:
+        raise PruneAuditError(f"{type(model).__name__} has no prunable parameters")
+    return zeros / total
+
+
+def layer_sparsity(model: nn.Module) -> dict[str, float]:
+    """Fraction of zero entries of each prunable weight, keyed by ``"<module>.weight"``."""
+    out = {}
+    for key, module, param in _named_targets(model):
+        w = _effective(module, param)
+        out[key] = int((w == 0).sum()) / w.numel()
+    return out
+
+
+def masks(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Boolean keep-masks (``True`` = kept) of the prunable weights, keyed ``"<module>.weight"``.
+
+    Unpruned weights get an all-``True`` mask, so every prunable parameter has an entry.
+    """
+    out = {}
+    for key, module, param in _named_targets(model):
+        if _is_pruned(module, param):
+            out[key] = getattr(module, param + MASK_SUFFIX).detach().bool().clone()
+        else:
+            out[key] = torch.ones_like(getattr(module, param), dtype=torch.bool)
+    return out
+
+
+def apply_masks(model: nn.Module, keep: Mapping[str, torch.Tensor]) -> nn.Module:
+    """Prune ``model`` in place with the given keep-masks (as returned by :func:`masks`).
+
+    Each mask multiplies any mask already present (``prune.custom_from_mask``). Keys must be
+    prunable parameters of ``model`` and shapes must match; nothing changes otherwise.
+    """
+    targets = {key: (m, p) for key, m, p in _named_targets(model)}
+    for key, mask in keep.items():
+        if key not in targets:
+            raise PruneAuditError(
+                f"mask {key!r} names no prunable parameter; accepted: {', '.join(targets)}"
+            )
+        module, param = targets[key]
+        shape = tuple(_effective(module, param).shape)
+        if tuple(mask.shape) != shape:
+            raise PruneAuditError(f"mask {key!r} has shape {tuple(mask.shape)}, expected {shape}")
+    for key, mask in keep.items():
+        module, param = targets[key]
+        prune.custom_from_mask(module, param, mask.to(torch.bool))
+    return model
+
+
+def copy_model(model: nn.Module) -> nn.Module:
+    """A deep copy of ``model`` that also works for pruned models.
+
+    A pruned module's ``weight`` attribute is recomputed as ``weight_orig * mask`` before each
+    forward pass; after a forward pass with gradients on it is a non-leaf tensor, which
+    ``copy.deepcopy`` refuses. It is detached first (the next forward pass recomputes it anyway).
+    """
+    for _, module, param in _named_targets(model):
+        if _is_pruned(module, param):
+            setattr(module, param, getattr(module, param).detach())
+    return copy.deepcopy(model)
+
+
+def remove_reparametrization(model: nn.Module) -> nn.Module:
+    """Make pruning permanent in place (``prune.remove``): plain ``weight`` with zeros, no masks."""
+    for _, module, param in _named_targets(model):
+        if _is_pruned(module, param):
+            prune.remove(module, param)
+    return model
+
+
+# --------------------------------------------------------------------------- pruning
+
+
+def _check_technique(technique: str) -> str:
+    return check_choice("pruning technique", technique, TECHNIQUES)
+
+
+def _units(module: nn.Module, param: str, structured: bool) -> tuple[int, int]:
+    """(total units, units already pruned) of one tensor: entries, or slices along dim 1."""
+    w = _effective(module, param)
+    if not _is_pruned(module, param):
+        mask = torch.ones_like(w, dtype=torch.bool)
+    else:
+        mask = getattr(module, param + MASK_SUFFIX).bool()
+    if not structured:
+        return mask.numel(), int((~mask).sum())
+    other = [d for d in range(mask.dim()) if d != STRUCTURED_DIM]
+    kept = mask.any(dim=other) if other else mask
+    return kept.numel(), int((~kept).sum())
+
+
+def _apply(module: nn.Module, param: str, technique: str, amount: int | float) -> None:
+    if technique == "l1_unstructured":
+        prune.l1_unstructured(module, param, amount=amount)
+    elif technique == "random_unstructured":
+        prune.random_unstructured(module, param, amount=amount)
+    elif technique == "random_structured":
+        prune.random_structured(module, param, amount=amount, dim=STRUCTURED_DIM)
+    else:
+        prune.ln_structured(module, param, amount=amount, n=_NORMS[technique], dim=STRUCTURED_DIM)
+
+
+def _global(model: nn.Module, amount: int | float) -> None:
+    params = [(m, p) for _, m, p in _named_targets(model)]
+    prune.global_unstructured(params, pruning_method=prune.L1Unstructured, amount=amount)
+
+
+@contextlib.contextmanager
+def _seeded(seed: int) -> Iterator[None]:
+    """Seed torch's global generator inside ``fork_rng``: the caller's state is restored."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise PruneAuditError(f"seed must be a non-negative integer, got {seed!r}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
+def prune_step(model: nn.Module, technique: str, amount: float, seed: int = 0) -> nn.Module:
+    """Prune ``amount`` (in (0, 1)) of the still-unpruned weights or slices, in place.
+
+    Layer-wise techniques prune that fraction of each prunable tensor (torch rounds
+    ``amount * remaining`` to the nearest integer per tensor); ``global_unstructured`` prunes
+    that fraction of all remaining prunable weights by L1 magnitude across layers. Returns
+    ``model``. See the module docstring for the rounding and :func:`prune_to` for exact targets.
+    """
+    _check_technique(technique)
+    check_range("amount", amount, 0.0, 1.0, lo_open=True, hi_open=True)
+    with _seeded(seed):
+        if technique == "global_unstructured":
+            _global(model, float(amount))
+        else:
+            for _, module, param in _named_targets(model):
+                _apply(module, param, technique, float(amount))
+    return model
+
+
+def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> nn.Module:
+    """Prune in place until ``round(target * units)`` units are pruned (never un-pruning).
+
+    Units are weights (unstructured) or input slices (structured), counted per tensor for
+    layer-wise techniques (keeping at least one unit per tensor) and over the whole network for
+    ``global_unstructured``. The integer still to remove is passed to torch, which removes it
+    from the remaining units. Returns ``model``.
+    """
+    _check_technique(technique)
+    check_range("target", target, 0.0, 1.0, hi_open=True)
+    structured = technique not in _UNSTRUCTURED
+    with _seeded(seed):
+        if technique == "global_unstructured":
+            counts = [_units(m, p, False) for _, m, p in _named_targets(model)]
+            total, done = sum(c[0] for c in counts), sum(c[1] for c in counts)
+            _global(model, max(0, round(target * total) - done))
+        else:
+            for _, module, param in _named_targets(model):
+                total, done = _units(module, param, structured)
+                goal = min(round(target * total), total - 1)
+                _apply(module, param, technique, max(0, goal - done))
+    return model
+
+
+# --------------------------------------------------------------------------- rewind
+
+
+def _standard_key(name: str, pruned_params: set[str]) -> str:
+    """``conv.weight_orig`` -> ``conv.weight`` for pruned parameters; other names unchanged."""
+    if name.endswith("_orig") and name[: -len("_orig")] in pruned_params:
+        return name[: -len("_orig")]
+    return name
+
+
+def _pruned_keys(model: nn.Module) -> set[str]:
+    out = set()
+    for mod_name, module in model.named_modules():
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, prune.BasePruningMethod):
+                out.add(f"{mod_name}.{hook._tensor_name}" if mod_name else hook._tensor_name)
+    return out
+
+
+def _state_tensors(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Parameters (``weight_orig`` under the name ``weight``) and buffers except masks."""
+    pruned = _pruned_keys(model)
+    out = {_standard_key(n, pruned): p for n, p in model.named_parameters()}
+    mask_keys = {k + MASK_SUFFIX for k in pruned}
+    out.update({n: b for n, b in model.named_buffers() if n not in mask_keys})
+    return out
+
+
+def snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Copies of all parameters and buffers under their standard names (masks excluded).
+
+    For a pruned parameter the copy is of ``weight_orig`` (the values under the mask), so a
+    snapshot taken before or after pruning has the same keys.
+    """
+    return {k: v.detach().clone() for k, v in _state_tensors(model).items()}
+
+
+def rewind(model: nn.Module, init_snapshot: Mapping[str, torch.Tensor]) -> nn.Module:
+    """Reset every parameter and buffer to ``init_snapshot`` in place, keeping the masks.
+
+    Pruned weights get ``weight_orig <- init`` (so surviving entries equal their initial values
+    exactly and pruned ones stay zero); biases and buffers (e.g. batch-norm statistics) are reset
+    too, as in the lottery-ticket procedure. Keys and shapes must match; nothing changes otherwise.
+    """
+    current = _state_tensors(model)
+    missing = sorted(set(current) - set(init_snapshot))
+    extra = sorted(set(init_snapshot) - set(current))
+    if missing or extra:
+        raise PruneAuditError(
+            f"snapshot does not match the model: missing {missing}, extra {extra}"
+        )
+    for key, tensor in current.items():
+        if tensor.shape != init_snapshot[key].shape:
+            raise PruneAuditError(
+                f"snapshot entry {key!r} has shape {tuple(init_snapshot[key].shape)}, "
+                f"expected {tuple(tensor.shape)}"
+            )
+    with torch.no_grad():
+        for key, tensor in current.items():
+            tensor.copy_(init_snapshot[key])
+    for _, module, param in _named_targets(model):
+        refresh_effective_weight(module, param)
+    return model
+
+
+# --------------------------------------------------------------------------- save / load
+
+
+def pruned_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
+    """A state dict with the usual keys plus boolean ``<param>_mask`` entries for pruned weights.
+
+    ``weight`` holds the effective (masked) weight. All values are plain tensors, so the dict
+    round-trips through ``torch.save`` / ``torch.load(weights_only=True)``.
+    """
+    pruned = _pruned_keys(model)
+    state: dict[str, torch.Tensor] = {}
+    for key, tensor in model.state_dict().items():
+        if key.endswith(MASK_SUFFIX) and key[: -len(MASK_SUFFIX)] in pruned:
+            continue
+        std = _standard_key(key, pruned)
+        state[std] = tensor.detach().clone()
+    for key in pruned:
+        module_name, _, param = key.rpartition(".")
+        module = model.get_submodule(module_name)
+        mask = getattr(module, param + MASK_SUFFIX).detach()
+        state[key] = (state[key] * mask).to(state[key].dtype)
+        state[key + MASK_SUFFIX] = mask.bool().clone()
+    return state
+
+
+def load_pruned_state_dict(model: nn.Module, state: Mapping[str, torch.Tensor]) -> nn.Module:
+    """Load a :func:`pruned_state_dict` into ``model`` (pruned or not) in place; returns it.
+
+    Existing pruning of ``model`` is replaced by the masks in ``state``. The keys are checked
+    against ``model`` first (and the load done on a copy), so a mismatch changes nothing.
+    """
+    mask_entries = {k[: -len(MASK_SUFFIX)]: v for k, v in state.items() if k.endswith(MASK_SUFFIX)}
+    plain = {k: v for k, v in state.items() if not k.endswith(MASK_SUFFIX)}
+    trial = remove_reparametrization(copy_model(model))
+    try:
+        trial.load_state_dict(plain, strict=True)
+        apply_masks(trial, mask_entries)
+    except RuntimeError as err:
+        raise PruneAuditError(f"state does not fit {type(model).__name__}: {err}") from None
+    remove_reparametrization(model)
+    model.load_state_dict(plain, strict=True)
+    apply_masks(model, mask_entries)
+    return model
+
+
+# --------------------------------------------------------------------------- procedures
+
+
+def _derived_seed(seed: int, k: int) -> int:
+    return int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+
+
+def prune_round(
+    model: nn.Module,
+    technique: str,
+    treatment: str,
+    k: int,
+    init: Mapping[str, torch.Tensor],
+    *,
+    seed: int = 0,
+    rate: float = 0.2,
+) -> nn.Module:
+    """Round ``k`` of the iterative protocol before retraining, in place: prune to the cumulative
+    sparsity :func:`iteration_sparsity` ``(k, rate)`` with :func:`prune_to`, then, for
+    ``"rewind"``, reset the weights to ``init`` (a :func:`snapshot` taken before training).
+    Random techniques draw from a seed derived from ``(seed, k)``. Returns ``model``."""
+    check_choice("weight treatment", treatment, TREATMENTS)
+    check_positive_int("k", k)
+    prune_to(model, technique, iteration_sparsity(k, rate), seed=_derived_seed(seed, k))
+    if treatment == "rewind":
+        rewind(model, init)
+    return model
+
+
+def iterative_prune(
+    model: nn.Module,
+    data: ImageData,
+    technique: str,
+    treatment: str,
+    iterations: int,
+    train_cfg: TrainConfig,
+    *,
+    callback: Callable[[int, nn.Module], None] | None = None,
+    seed: int = 0,
+    rate: float = 0.2,
+    progress: bool = False,
+) -> nn.Module:
+    """The protocol's iterative pruning, in place: train, then ``iterations`` times prune → retrain.
+
+    Iteration ``k`` prunes to the cumulative sparsity :func:`iteration_sparsity` ``(k, rate)``
+    with :func:`prune_to` (``rate`` of the remaining weights), then either keeps training from
+    the current weights (``"finetune"``) or first resets the surviving weights, biases and
+    buffers to their values at the start (``"rewind"``, lottery ticket) — that is
+    :func:`prune_round` — and trains again with ``train_cfg`` (each round uses the same config,
+    hence the same data order). ``callback(k, model)`` runs after each round, ``k = 0`` for the
+    trained dense model. Returns ``model``.
+    """
+    from pruneaudit.training.loop import train
+
+    _check_technique(technique)
+    check_choice("weight treatment", treatment, TREATMENTS)
+    check_positive_int("iterations", iterations)
+    check_range("rate", rate, 0.0, 1.0, lo_open=True, hi_open=True)
+    init = snapshot(model)
+    train(model, data, train_cfg, progress=progress)
+    if callback is not None:
+        callback(0, model)
+    for k in range(1, iterations + 1):
+        prune_round(model, technique, treatment, k, init, seed=seed, rate=rate)
+        train(model, data, train_cfg, progress=progress)
+        if callback is not None:
+            callback(k, model)
+    return model
+
+
+class GradualPruner:
+    """Gradual magnitude pruning during training (Zhu & Gupta 2017), usable as ``step_hook``.
+
+    Target at step ``t``: ``s_t = s_f + (s_i - s_f) * (1 - (t - t0) / (n * dt))**3`` for
+    ``t0 <= t <= t0 + n * dt = end_step``, 0 before ``begin_step`` (``t0``) and ``s_f`` after.
+    The masks are updated at ``begin_step`` and every ``frequency`` steps after it, and at
+    ``end_step``. ``technique`` is ``"l1_unstructured"`` (per layer) or ``"global_unstructured"``.
+
+    With ``regrow=True`` (default) each update recomputes the masks from the magnitudes of all
+    underlying weights (``weight_orig``), as the TensorFlow model-pruning library does: a weight
+    pruned earlier keeps its value (the mask stops its gradient) and comes back if it outranks
+    a surviving weight later. With ``regrow=False`` the masks only grow (:func:`prune_to`).
+    """
+
+    def __init__(
+        self,
+        target_sparsity: float,
+        begin_step: int,
+        end_step: int,
+        frequency: int,
+        technique: str = "l1_unstructured",
+        initial_sparsity: float = 0.0,
+        regrow: bool = True,
+    ):
+        check_range("target_sparsity", target_sparsity, 0.0, 1.0, hi_open=True)
+        check_range("initial_sparsity", initial_sparsity, 0.0, target_sparsity)
+        check_choice(
+            "gradual pruning technique", technique, ("l1_unstructured", "global_unstructured")
+        )
+        if isinstance(begin_step, bool) or not isinstance(begin_step, int) or begin_step < 0:
+            raise PruneAuditError(f"begin_step must be a non-negative integer, got {begin_step!r}")
+        if not isinstance(end_step, int) or isinstance(end_step, bool) or end_step <= begin_step:
+            raise PruneAuditError(
+                f"end_step must be an integer > begin_step={begin_step}, got {end_step!r}"
+            )
+        check_positive_int("frequency", frequency)
+        self.target_sparsity = float(target_sparsity)
+        self.initial_sparsity = float(initial_sparsity)
+        self.begin_step, self.end_step, self.frequency = begin_step, end_step, frequency
+        self.technique = technique
+        self.regrow = bool(regrow)
+
+    def schedule(self, step: int) -> float:
+        """Target sparsity at ``step`` (the cubic schedule, clamped outside the window)."""
+        if step < self.begin_step:
+            return 0.0
+        if step >= self.end_step:
+            return self.target_sparsity
+        frac = (step - self.begin_step) / (self.end_step - self.begin_step)
+        s_i, s_f = self.initial_sparsity, self.target_sparsity
+        return s_f + (s_i - s_f) * (1.0 - frac) ** 3
+
+    def is_update_step(self, step: int) -> bool:
+        """Whether the masks change at ``step``."""
+        if step < self.begin_step or step > self.end_step:
+            return False
+        return step == self.end_step or (step - self.begin_step) % self.frequency == 0
+
+    def __call__(self, model: nn.Module, step: int) -> None:
+        if not self.is_update_step(step):
+            return
+        target = self.schedule(step)
+        if not self.regrow:
+            prune_to(model, self.technique, target)
+            return
+        targets = _named_targets(model)
+        for _, module, param in targets:
+            if not _is_pruned(module, param):
+                prune.identity(module, param)
+        origs = [getattr(m, p + "_orig").detach() for _, m, p in targets]
+        if self.technique == "global_unstructured":
+            flat = torch.cat([o.flatten() for o in origs])
+            keep = prune.L1Unstructured(round(target * flat.numel())).compute_mask(
+                flat, torch.ones_like(flat)
+            )
+            new = [
+                k.view_as(o)
+                for k, o in zip(keep.split([o.numel() for o in origs]), origs, strict=True)
+            ]
+        else:
+            new = [
+                prune.L1Unstructured(min(round(target * o.numel()), o.numel() - 1)).compute_mask(
+                    o, torch.ones_like(o)
+                )
+                for o in origs
+            ]
+        with torch.no_grad():
+            for (_, module, param), mask in zip(targets, new, strict=True):
+                getattr(module, param + MASK_SUFFIX).copy_(mask)
+                refresh_effective_weight(module, param)

@@ -1,0 +1,67 @@
+"""Datasets as in-memory tensors, seeded splits, training-time augmentation and corruptions."""
+
+from __future__ import annotations
+
+from pruneaudit.data.augment import (
+    CROP_PADDING,
+    apply_augmentation,
+    augment_batch,
+    crop_padding,
+    draw_augmentation,
+    normalize,
+)
+from pruneaudit.data.corruptions import (
+    CORRUPTIONS,
+    RANDOM_CORRUPTIONS,
+    SEVERITY_TABLE,
+    corrupt,
+    motion_kernels,
+    relative_robustness,
+)
+from pruneaudit.data.datasets import (
+    CELEBA_PARTITIONS,
+    CELEBA_TARGET,
+    DATASETS,
+    FOLDERS,
+    QMNIST_META_COLUMNS,
+    QMNIST_SERIES,
+    SPLITS,
+    DatasetSpec,
+    ImageData,
+    celeba_attributes,
+    clear_cache,
+    kmnist_split,
+    load,
+    read_idx,
+    train_val_split,
+)
+
+__all__ = [
+    "SPLITS",
+    "DatasetSpec",
+    "DATASETS",
+    "FOLDERS",
+    "CELEBA_TARGET",
+    "QMNIST_SERIES",
+    "QMNIST_META_COLUMNS",
+    "ImageData",
+    "read_idx",
+    "load",
+    "clear_cache",
+    "train_val_split",
+    "kmnist_split",
+    "CELEBA_PARTITIONS",
+    "celeba_attributes",
+    "CROP_PADDING",
+    "crop_padding",
+    "normalize",
+    "draw_augmentation",
+    "apply_augmentation",
+    "augment_batch",
+    "SEVERITY_TABLE",
+    "CORRUPTIONS",
+    "RANDOM_CORRUPTIONS",
+    "motion_kernels",
+    "corrupt",
+    "relative_robustness",
+]

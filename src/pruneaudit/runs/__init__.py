@@ -1,0 +1,91 @@
+"""Runs: the run specification, the atomic results store, populations, series and grids."""
+
+from __future__ import annotations
+
+from pruneaudit.runs.cost import (
+    Cost,
+    training_cost,
+)
+from pruneaudit.runs.grid import (
+    EXECUTORS,
+    GRID_FIELDS,
+    Grid,
+    GridReport,
+    TaskFn,
+    iterative_parent,
+    read_grid_file,
+    run_grid,
+    train_and_evaluate,
+)
+from pruneaudit.runs.populations import (
+    GRADUAL_TECHNIQUE,
+    INIT_PREFIX,
+    Population,
+    Splits,
+    corrupted_specs,
+    fresh_model,
+    gradual_pruner,
+    load_model,
+    member_specs,
+    population,
+    quantized_specs,
+    run_corrupted,
+    run_population,
+    run_quantized,
+    run_series,
+    series_specs,
+    splits,
+    train_config,
+)
+from pruneaudit.runs.spec import (
+    CLASS_COLUMNS,
+    LEVEL_KEY,
+    PREDICTION_COLUMNS,
+    SCHEME_KEY,
+    RunSpec,
+)
+from pruneaudit.runs.store import (
+    STALE_AFTER_S,
+    ResultsStore,
+    Run,
+)
+
+__all__ = [
+    "CLASS_COLUMNS",
+    "PREDICTION_COLUMNS",
+    "LEVEL_KEY",
+    "SCHEME_KEY",
+    "RunSpec",
+    "STALE_AFTER_S",
+    "Run",
+    "ResultsStore",
+    "INIT_PREFIX",
+    "GRADUAL_TECHNIQUE",
+    "Splits",
+    "splits",
+    "train_config",
+    "fresh_model",
+    "load_model",
+    "series_specs",
+    "run_series",
+    "member_specs",
+    "gradual_pruner",
+    "run_population",
+    "Population",
+    "population",
+    "quantized_specs",
+    "run_quantized",
+    "corrupted_specs",
+    "run_corrupted",
+    "EXECUTORS",
+    "GRID_FIELDS",
+    "TaskFn",
+    "Grid",
+    "read_grid_file",
+    "iterative_parent",
+    "GridReport",
+    "run_grid",
+    "train_and_evaluate",
+    "Cost",
+    "training_cost",
+]

@@ -1,0 +1,39 @@
+"""What a protocol costs to train: model-epochs, images seen and hours at a measured rate.
+
+One formula for every study: ``hours = model_epochs * images_per_epoch / 10_000 *
+seconds_per_10k / 3600``, where ``seconds_per_10k`` is a measured rate (seconds per 10,000
+training images per model) on the machine in question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pruneaudit.errors import PruneAuditError, check_positive_int
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Training cost of a protocol."""
+
+    model_epochs: int
+    images_per_epoch: int
+    hours: float
+
+    @property
+    def images(self) -> int:
+        """Training images seen in total (over all models and epochs)."""
+        return self.model_epochs * self.images_per_epoch
+
+
+def training_cost(model_epochs: int, images_per_epoch: int, seconds_per_10k: float) -> Cost:
+    """The :class:`Cost` of ``model_epochs`` epochs over ``images_per_epoch`` images each, at
+    ``seconds_per_10k`` seconds per 10,000 images per model."""
+    check_positive_int("model_epochs", model_epochs)
+    check_positive_int("images_per_epoch", images_per_epoch)
+    if not seconds_per_10k > 0:
+        raise PruneAuditError(
+            f"seconds_per_10k must be a measured rate > 0 seconds, got {seconds_per_10k!r}"
+        )
+    hours = model_epochs * images_per_epoch / 10_000 * seconds_per_10k / 3600
+    return Cost(model_epochs, images_per_epoch, hours)

@@ -1,0 +1,413 @@
+"""Study-level runs, all through the results store: asking twice trains nothing the second time.
+
+Every trained or compressed model is one :class:`~pruneaudit.store.RunSpec` in the store, with
+its per-class test accuracy (plus the measured ``sparsity``), its per-example test predictions
+and, for trained models, a checkpoint. The functions here make missing runs and return tidy
+frames; members that share a computation (the seeds of a pruning series, a population) are
+trained together by :func:`pruneaudit.poptrain.train_population`.
+
+Data protocol (``RunSpec`` fields ``train_size``, ``test_size``, ``val_fraction``, ``seed``):
+the first ``train_size`` training examples (all if None; the first examples keep the dataset's
+own class proportions) are split by :func:`pruneaudit.data.train_val_split` with the run's seed
+into train (80%) and validation (20%); models train on the train part and are evaluated on the
+first ``test_size`` test examples. KMNIST's training images are not available offline: when
+they are missing its 10,000 test images are split 80/20 once, with split seed 0 for every run,
+by :func:`pruneaudit.data.kmnist_split` (train pool / test).
+
+Iterative pruning (P): iteration 0 is the dense model of a seed, shared by every technique and
+treatment; iteration ``k`` is :func:`pruneaudit.prune.prune_round` ``k`` then retraining with
+the same training config. Its checkpoint holds the pruned weights and masks; the dense
+checkpoint also holds the initial weights under ``init.*`` keys, for rewinding. An interrupted
+series resumes from its last stored iteration and gives the same result as an uninterrupted one.
+
+Gradual pruning (H1): a population member at level ``t > 0`` trains from scratch with a
+:class:`pruneaudit.prune.GradualPruner` (per-layer L1 magnitude, cubic schedule from
+``GRADUAL_BEGIN`` to ``GRADUAL_END`` of the training steps, masks updated ``GRADUAL_UPDATES``
+times), ending at sparsity ``t``. Level 0 is the dense baseline member of the same seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+from tqdm.auto import tqdm
+
+from pruneaudit import audit, compress, data, models, training
+from pruneaudit.errors import DataMissingError, PruneAuditError, check_positive_int
+from pruneaudit.runs.spec import LEVEL_KEY, SCHEME_KEY, RunSpec
+from pruneaudit.runs.store import ResultsStore
+from pruneaudit.training.loop import StepHook, TrainConfig, evaluate, num_steps
+
+INIT_PREFIX = "init."
+GRADUAL_TECHNIQUE = "l1_unstructured"
+GRADUAL_BEGIN, GRADUAL_END, GRADUAL_UPDATES = 0.2, 0.8, 50
+
+
+@dataclass(frozen=True)
+class Splits:
+    """The data of a run: ``pool`` split into ``train_idx`` / ``val_idx``, and ``test``."""
+
+    pool: data.ImageData
+    train_idx: np.ndarray
+    val_idx: np.ndarray
+    test: data.ImageData
+
+    @property
+    def train(self) -> data.ImageData:
+        return self.pool.subset(self.train_idx)
+
+    @property
+    def val(self) -> data.ImageData:
+        return self.pool.subset(self.val_idx)
+
+
+def splits(spec: RunSpec, root: str | None = None) -> Splits:
+    """The train / validation / test data of ``spec`` (see the module docstring)."""
+    pool, test = _pool_and_test(spec.dataset, root, spec.train_size, spec.test_size)
+    train_idx, val_idx = data.train_val_split(len(pool), spec.seed, spec.val_fraction)
+    return Splits(pool, train_idx, val_idx, test)
+
+
+@functools.lru_cache(maxsize=16)
+def _pool_and_test(
+    dataset: str, root: str | None, train_size: int | None, test_size: int | None
+) -> tuple[data.ImageData, data.ImageData]:
+    test = data.load(dataset, "test", root=root)
+    try:
+        pool = data.load(dataset, "train", root=root)
+    except DataMissingError:
+        if dataset != "kmnist":
+            raise
+        pool, test = data.kmnist_split(0, 0.8, root=root)
+    for name, size, part in (("train_size", train_size, pool), ("test_size", test_size, test)):
+        if size is not None and size > len(part):
+            raise PruneAuditError(
+                f"{name}={size} exceeds the {len(part)} examples {dataset} has here; "
+                f"pass at most {len(part)}, or None for all of them"
+            )
+    if train_size is not None:
+        pool = pool.subset(np.arange(train_size))
+    if test_size is not None:
+        test = test.subset(np.arange(test_size))
+    return pool, test
+
+
+def train_config(spec: RunSpec) -> TrainConfig:
+    """The training config of a run."""
+    return TrainConfig(
+        lr=spec.lr,
+        batch_size=spec.batch_size,
+        epochs=spec.epochs,
+        seed=spec.seed,
+        augment=spec.augment,
+    )
+
+
+def fresh_model(spec: RunSpec, like: data.ImageData) -> nn.Module:
+    """The initial (untrained) model of a run, seeded by the run's seed."""
+    return models.build_model(
+        spec.model, like.num_classes, like.in_channels, like.image_size, seed=spec.seed
+    )
+
+
+def load_model(spec: RunSpec, store: ResultsStore, root: str | None = None) -> nn.Module:
+    """The trained model of a stored run (masks restored for pruned runs)."""
+    state = store.load(spec).checkpoint()
+    model = fresh_model(spec, splits(spec, root).test)
+    weights = {k: v for k, v in state.items() if not k.startswith(INIT_PREFIX)}
+    return compress.load_pruned_state_dict(model, weights)
+
+
+def _record(
+    model: nn.Module, test: data.ImageData, sparsity: float | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-class accuracy (+ sparsity) and per-example predictions of ``model`` on ``test``.
+
+    ``sparsity`` None measures it on ``model``; a quantized model (whose int8 layers are no
+    longer conv / linear modules) passes the sparsity of the model it was made from."""
+    labels = test.labels.numpy()
+    preds = evaluate(model, test)
+    classes = audit.class_accuracy_frame(labels, preds, test.num_classes)
+    classes["sparsity"] = compress.sparsity(model) if sparsity is None else sparsity
+    predictions = pd.DataFrame(
+        {"index": np.arange(len(labels)), "label": labels, "prediction": preds}
+    )
+    return classes, predictions
+
+
+# --------------------------------------------------------------------------- pruning series
+
+
+def series_specs(base: RunSpec, technique: str, treatment: str, iterations: int) -> list[RunSpec]:
+    """The runs of one iterative-pruning series: the dense run, then iterations 1..N."""
+    check_positive_int("iterations", iterations)
+    dense = base.replace(technique=None, treatment=None, iteration=0)
+    return [dense] + [
+        base.replace(technique=technique, treatment=treatment, iteration=k)
+        for k in range(1, iterations + 1)
+    ]
+
+
+def _dense_checkpoint(model: nn.Module, init: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    state = compress.pruned_state_dict(model)
+    state.update({INIT_PREFIX + k: v for k, v in init.items()})
+    return state
+
+
+def _init_snapshot(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k[len(INIT_PREFIX) :]: v for k, v in state.items() if k.startswith(INIT_PREFIX)}
+
+
+def run_series(
+    bases: Sequence[RunSpec],
+    technique: str,
+    treatment: str,
+    iterations: int,
+    store: ResultsStore,
+    root: str | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Make the missing runs of the pruning series of every base spec (one per seed, say).
+
+    Members whose series stop at the same stored iteration train together as one population.
+    Returns the tidy per-class frame of all runs; the dense rows carry the series' technique and
+    treatment so that each series reads as one curve (``iteration`` 0 = dense).
+    """
+    all_specs = [series_specs(b, technique, treatment, iterations) for b in bases]
+    store.check_writable()
+    starts: dict[int, list[list[RunSpec]]] = {}
+    for specs in all_specs:
+        done = 0
+        while done <= iterations and store.has(specs[done]):
+            done += 1
+        if done <= iterations:
+            starts.setdefault(done, []).append(specs)
+    for start, group in sorted(starts.items()):
+        _continue_series(group, start, technique, treatment, store, root, progress)
+    frame = store.collect([s for specs in all_specs for s in specs])
+    frame["technique"], frame["treatment"] = technique, treatment
+    return frame
+
+
+def _continue_series(
+    group: list[list[RunSpec]],
+    start: int,
+    technique: str,
+    treatment: str,
+    store: ResultsStore,
+    root: str | None,
+    progress: bool,
+) -> None:
+    """Train the series in ``group`` together from iteration ``start`` to their end."""
+    first = [specs[0] for specs in group]
+    split = [splits(s, root) for s in first]
+    test = split[0].test
+    if start == 0:
+        nets = [fresh_model(s, test) for s in first]
+        inits = [compress.snapshot(m) for m in nets]
+        _fit(nets, split, first, progress)
+        for specs, net, init in zip(group, nets, inits, strict=True):
+            store.save(specs[0], *_record(net, test), checkpoint=_dense_checkpoint(net, init))
+        start = 1
+    else:
+        inits = [_init_snapshot(store.load(specs[0]).checkpoint()) for specs in group]
+        nets = [load_model(specs[start - 1], store, root) for specs in group]
+    rounds = tqdm(
+        range(start, len(group[0])),
+        disable=not progress,
+        desc=f"{technique}/{treatment} x{len(group)}",
+        unit="iteration",
+    )
+    for k in rounds:
+        for specs, net, init in zip(group, nets, inits, strict=True):
+            compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
+        _fit(nets, split, first, progress)
+        for specs, net in zip(group, nets, strict=True):
+            store.save(specs[k], *_record(net, test), checkpoint=compress.pruned_state_dict(net))
+
+
+def _fit(
+    nets: list[nn.Module],
+    split: list[Splits],
+    specs: list[RunSpec],
+    progress: bool,
+    hooks: list[StepHook | None] | None = None,
+) -> None:
+    """Train ``nets`` in place as one population, member ``k`` on its own training split."""
+    training.train_population(
+        nets,
+        split[0].pool,
+        [train_config(s) for s in specs],
+        indices=[s.train_idx for s in split],
+        step_hooks=hooks,
+        progress=progress,
+    )
+
+
+# --------------------------------------------------------------------------- populations (H1)
+
+
+def member_specs(base: RunSpec, seeds: Iterable[int], level: float = 0.0) -> list[RunSpec]:
+    """The population of ``base`` at gradual-pruning ``level`` (0 = dense), one run per seed.
+
+    ``seeds`` must be at least one, all distinct (a repeated seed is the same run twice)."""
+    seeds = list(seeds)
+    if not seeds:
+        raise PruneAuditError("a population needs at least one seed, got none")
+    if len(set(seeds)) != len(seeds):
+        raise PruneAuditError(f"seeds must be distinct, got {seeds}")
+    if level == 0:
+        return [base.replace(technique=None, treatment=None, iteration=0, seed=s) for s in seeds]
+    extra = {
+        LEVEL_KEY: float(level),
+        "gradual_begin": GRADUAL_BEGIN,
+        "gradual_end": GRADUAL_END,
+        "gradual_updates": GRADUAL_UPDATES,
+    }
+    return [
+        base.replace(technique=GRADUAL_TECHNIQUE, treatment=None, iteration=0, seed=s, extra=extra)
+        for s in seeds
+    ]
+
+
+def gradual_pruner(spec: RunSpec, n_train: int) -> compress.GradualPruner:
+    """The gradual pruning schedule of a population member at ``spec``'s level."""
+    total = num_steps(n_train, train_config(spec))
+    begin, end = int(GRADUAL_BEGIN * total), max(int(GRADUAL_END * total), 1)
+    begin = min(begin, end - 1)
+    return compress.GradualPruner(
+        spec.level,
+        begin,
+        end,
+        max(1, (end - begin) // GRADUAL_UPDATES),
+        technique=GRADUAL_TECHNIQUE,
+    )
+
+
+def run_population(
+    specs: Sequence[RunSpec],
+    store: ResultsStore,
+    root: str | None = None,
+    progress: bool = True,
+) -> Population:
+    """Make the missing members of a population (from :func:`member_specs`) and return it."""
+    missing = [s for s in specs if not store.has(s)]
+    if missing:
+        store.check_writable()
+        split = [splits(s, root) for s in missing]
+        test = split[0].test
+        nets = [fresh_model(s, test) for s in missing]
+        inits = [compress.snapshot(net) for net in nets]
+        gradual = [s.level > 0 for s in missing]
+        hooks = [
+            gradual_pruner(s, len(sp.train_idx)) if g else None
+            for s, sp, g in zip(missing, split, gradual, strict=True)
+        ]
+        _fit(nets, split, missing, progress, hooks)
+        for s, net, init, g in zip(missing, nets, inits, gradual, strict=True):
+            state = compress.pruned_state_dict(net) if g else _dense_checkpoint(net, init)
+            store.save(s, *_record(net, test), checkpoint=state)
+    return population(specs, store)
+
+
+@dataclass(frozen=True)
+class Population:
+    """Stored runs read together: ``preds`` (K, N) test predictions, ``labels`` (N,), the
+    per-class accuracy frame ``classes`` and each member's ``sparsity``."""
+
+    specs: tuple[RunSpec, ...]
+    preds: np.ndarray
+    labels: np.ndarray
+    classes: pd.DataFrame
+    sparsity: np.ndarray
+
+
+def population(specs: Sequence[RunSpec], store: ResultsStore) -> Population:
+    """Read a stored population (every run must exist)."""
+    if not specs:
+        raise PruneAuditError("a population needs at least one run spec")
+    classes = store.collect(specs)
+    preds = store.collect(specs, table="predictions")
+    keys = [s.key for s in specs]
+    wide = preds.pivot(index="index", columns="key", values="prediction")[keys]
+    labels = preds[preds["key"] == keys[0]].sort_values("index")["label"].to_numpy()
+    sparsity = classes.groupby("key", sort=False)["sparsity"].first().reindex(keys).to_numpy()
+    return Population(tuple(specs), wide.to_numpy().T.copy(), labels, classes, sparsity)
+
+
+# --------------------------------------------------------------------------- compressed copies
+
+
+def quantized_specs(specs: Sequence[RunSpec], scheme: str) -> list[RunSpec]:
+    """The post-training quantized copies of trained runs."""
+    return [s.with_extra(**{SCHEME_KEY: scheme}) for s in specs]
+
+
+def run_quantized(
+    specs: Sequence[RunSpec],
+    scheme: str,
+    store: ResultsStore,
+    root: str | None = None,
+    progress: bool = True,
+) -> Population:
+    """Quantize stored trained runs with ``scheme`` (calibrated on the first 100 training
+    examples of each run's own split) and evaluate them; returns the quantized population."""
+    out = quantized_specs(specs, scheme)
+    for base, spec in tqdm(
+        list(zip(specs, out, strict=True)), disable=not progress, desc=f"quantize {scheme}"
+    ):
+        if store.has(spec):
+            continue
+        split = splits(base, root)
+        model = load_model(base, store, root)
+        qmodel = compress.quantize(model, scheme, calibration=split.train)
+        classes, predictions = _record(qmodel, split.test, sparsity=compress.sparsity(model))
+        store.save(spec, classes, predictions)
+    return population(out, store)
+
+
+def corrupted_specs(
+    specs: Sequence[RunSpec], corruption: str, severity: int, seed: int = 0
+) -> list[RunSpec]:
+    """The evaluations of trained runs on a corrupted test set."""
+    extra = {"corruption": corruption, "severity": severity, "corruption_seed": seed}
+    return [s.with_extra(**extra) for s in specs]
+
+
+def run_corrupted(
+    specs: Sequence[RunSpec],
+    corruption: str,
+    severity: int,
+    store: ResultsStore,
+    root: str | None = None,
+    seed: int = 0,
+) -> Population:
+    """Evaluate stored trained runs on their test set corrupted by ``corruption`` at
+    ``severity`` (:func:`pruneaudit.corruptions.corrupt`, seeded); returns that population."""
+    out = corrupted_specs(specs, corruption, severity, seed)
+    todo = [(b, s) for b, s in zip(specs, out, strict=True) if not store.has(s)]
+    for base, spec in todo:
+        shifted = _corrupted_test(base.dataset, root, base.test_size, corruption, severity, seed)
+        store.save(spec, *_record(load_model(base, store, root), shifted))
+    return population(out, store)
+
+
+@functools.lru_cache(maxsize=8)
+def _corrupted_test(
+    dataset: str,
+    root: str | None,
+    test_size: int | None,
+    corruption: str,
+    severity: int,
+    seed: int,
+) -> data.ImageData:
+    _, test = _pool_and_test(dataset, root, None, test_size)
+    images = data.corrupt(test.images, corruption, severity, seed=seed)
+    return dataclasses.replace(test, images=images)

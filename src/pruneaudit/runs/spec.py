@@ -1,0 +1,201 @@
+"""The full configuration of one run (:class:`RunSpec`): validated, hashed into its store key.
+
+The key is the sha256 of the canonical JSON of every field (``protocol`` and ``version``
+included); module paths are not part of it, so moving code never invalidates a stored run.
+Study-specific settings live in ``extra`` and are read through typed accessors
+(:attr:`RunSpec.level`, :attr:`RunSpec.scheme`, :attr:`RunSpec.kind`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pruneaudit import __version__, config
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
+
+CLASS_COLUMNS = ("class", "accuracy", "n")
+PREDICTION_COLUMNS = ("index", "label", "prediction")
+#: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
+LEVEL_KEY = "level"
+SCHEME_KEY = "scheme"
+
+
+def _registry(kind: str) -> tuple[str, ...]:
+    """The accepted names of a registry, imported lazily (torch-free callers stay light)."""
+    if kind == "dataset":
+        from pruneaudit.data.datasets import DATASETS
+
+        return tuple(DATASETS)
+    if kind == "model":
+        from pruneaudit.models import MODELS
+
+        return tuple(MODELS)
+    if kind == "technique":
+        from pruneaudit.compress.prune import TECHNIQUES
+
+        return tuple(TECHNIQUES)
+    if kind == "treatment":
+        from pruneaudit.compress.prune import TREATMENTS
+
+        return tuple(TREATMENTS)
+    if kind == "scheme":
+        from pruneaudit.compress.quantization import SCHEMES
+
+        return tuple(SCHEMES)
+    raise KeyError(kind)
+
+
+def _scalar(name: str, value: object) -> object:
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    raise PruneAuditError(
+        f"extra[{name!r}] must be a JSON scalar (str, int, float, bool or None), got {value!r}"
+    )
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """The full configuration of one run; its ``key`` names the run in the store.
+
+    ``technique``/``treatment`` None means a dense (unpruned) run; ``iteration`` k >= 1 is the k-th
+    prune-retrain round of P's iterative protocol. ``train_size`` None uses the whole training set
+    (else its first ``train_size`` examples, split 80/20 by ``seed``); ``test_size`` None the whole
+    test set. ``extra`` holds study-specific settings (for example ``level``, a target sparsity in
+    [0, 1), or ``scheme``, a quantization scheme), given as a mapping and kept as a sorted tuple of
+    pairs. ``protocol`` and ``version`` default to the current protocol and package version.
+    """
+
+    dataset: str
+    model: str
+    technique: str | None = None
+    treatment: str | None = None
+    iteration: int = 0
+    seed: int = 0
+    epochs: int = 30
+    lr: float = 0.01
+    batch_size: int = 32
+    augment: bool = True
+    train_size: int | None = None
+    test_size: int | None = None
+    val_fraction: float = 0.2
+    extra: tuple[tuple[str, Any], ...] = ()
+    protocol: str = config.PROTOCOL_VERSION
+    version: str = __version__
+
+    def __post_init__(self) -> None:
+        check_choice("dataset", self.dataset, _registry("dataset"))
+        check_choice("model", self.model, _registry("model"))
+        if self.technique is not None:
+            check_choice("technique", self.technique, _registry("technique"))
+        if self.treatment is not None:
+            check_choice("treatment", self.treatment, _registry("treatment"))
+            if self.technique is None:
+                raise PruneAuditError(
+                    f"treatment {self.treatment!r} needs a technique; a dense run has neither"
+                )
+        if isinstance(self.iteration, bool) or not isinstance(self.iteration, int):
+            raise PruneAuditError(f"iteration must be an integer >= 0, got {self.iteration!r}")
+        if self.iteration < 0:
+            raise PruneAuditError(f"iteration must be an integer >= 0, got {self.iteration!r}")
+        if self.iteration > 0 and self.technique is None:
+            raise PruneAuditError(
+                f"iteration {self.iteration} is a pruning round and needs a technique; "
+                "iteration 0 is the dense run"
+            )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise PruneAuditError(f"seed must be an integer >= 0, got {self.seed!r}")
+        check_positive_int("epochs", self.epochs)
+        check_positive_int("batch_size", self.batch_size)
+        for name in ("train_size", "test_size"):
+            if getattr(self, name) is not None:
+                check_positive_int(name, getattr(self, name))
+        if not isinstance(self.augment, bool):
+            raise PruneAuditError(f"augment must be True or False, got {self.augment!r}")
+        object.__setattr__(self, "lr", check_range("lr", self.lr, 0, float("inf"), lo_open=True))
+        object.__setattr__(
+            self,
+            "val_fraction",
+            check_range("val_fraction", self.val_fraction, 0, 1, hi_open=True),
+        )
+        object.__setattr__(self, "extra", self._checked_extra(self.extra))
+
+    @staticmethod
+    def _checked_extra(extra: object) -> tuple[tuple[str, Any], ...]:
+        items = extra.items() if isinstance(extra, Mapping) else extra
+        try:
+            pairs = dict(items)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise PruneAuditError(
+                f"extra must be a mapping of names to JSON scalars, got {extra!r}"
+            ) from None
+        fields = {f.name for f in dataclasses.fields(RunSpec)} | {"key", *CLASS_COLUMNS}
+        for name, value in pairs.items():
+            if not isinstance(name, str) or name in fields:
+                raise PruneAuditError(
+                    f"extra key {name!r} must be a string other than the spec's own fields "
+                    f"and the columns {', '.join(CLASS_COLUMNS)}"
+                )
+            _scalar(name, value)
+        if LEVEL_KEY in pairs:
+            pairs[LEVEL_KEY] = check_range(
+                "sparsity level", pairs[LEVEL_KEY], 0, 1, hi_open=True
+            )
+        if SCHEME_KEY in pairs:
+            check_choice("quantization scheme", pairs[SCHEME_KEY], _registry("scheme"))
+        return tuple(sorted(pairs.items()))
+
+    @property
+    def level(self) -> float:
+        """Target sparsity of a gradually pruned population member (0.0: dense or iterative)."""
+        return float(dict(self.extra).get(LEVEL_KEY, 0.0))
+
+    @property
+    def scheme(self) -> str | None:
+        """Quantization scheme applied after training, or None."""
+        return dict(self.extra).get(SCHEME_KEY)
+
+    @property
+    def kind(self) -> str:
+        """What the run is: ``dense``, ``iterative`` (P's prune-retrain round), ``gradual``
+        (H1's pruning during training) or ``quantized``; a corrupted-test run keeps its kind."""
+        if self.scheme is not None:
+            return "quantized"
+        if self.level > 0:
+            return "gradual"
+        return "iterative" if self.iteration > 0 else "dense"
+
+    def with_extra(self, **extra: Any) -> RunSpec:
+        """A copy with ``extra`` updated by these keys (validated again)."""
+        return self.replace(extra={**dict(self.extra), **extra})
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields as plain JSON values (``extra`` as a dict)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["extra"] = dict(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
+        """Inverse of :meth:`as_dict`."""
+        return cls(**d)
+
+    @property
+    def key(self) -> str:
+        """sha256 of the canonical JSON of all fields."""
+        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def replace(self, **changes: Any) -> RunSpec:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def columns(self) -> dict[str, Any]:
+        """The spec as tidy-frame columns: its fields with ``extra`` flattened, plus ``key``."""
+        d = self.as_dict()
+        extra = d.pop("extra")
+        return {"key": self.key, **d, **extra}

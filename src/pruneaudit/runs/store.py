@@ -1,0 +1,348 @@
+"""Results store: every run keyed by a hash of its full configuration, written atomically.
+
+Layout under the store root::
+
+    runs/<key[:2]>/<key>/spec.json            the RunSpec (canonical JSON)
+                         classes.parquet      per-class accuracy: class, accuracy, n (+ measured
+                                              columns such as sparsity) + the spec's columns
+                         predictions.parquet  per-example: index, label, prediction
+                         checkpoint.pt        optional state dict of plain tensors
+                         DONE                 written last
+    tmp/<key>.<host>.<pid>.<uuid>/            runs being written
+
+A run is written into its own folder under ``tmp/``, every file is fsynced, ``DONE`` is written
+last, and the folder is then renamed onto ``runs/...`` in one ``os.rename``. A folder without
+``DONE``, or one still under ``tmp/``, is never read as finished, so a crash at any moment leaves
+either the whole run or nothing. When two writers race for one key the first rename wins and the
+other's copy is discarded (both are the same run). Checkpoints load with
+``torch.load(weights_only=True)``, which refuses pickles that would run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pruneaudit import config
+from pruneaudit.errors import PruneAuditError, check_choice, check_frame
+from pruneaudit.runs.spec import CLASS_COLUMNS, PREDICTION_COLUMNS, RunSpec
+
+_FILES = ("spec.json", "classes.parquet", "predictions.parquet")
+_CHECKPOINT = "checkpoint.pt"
+_DONE = "DONE"
+#: A tmp folder from another host (or whose owner cannot be checked) is stale after this long.
+STALE_AFTER_S = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished run read from the store."""
+
+    spec: RunSpec
+    classes: pd.DataFrame
+    predictions: pd.DataFrame
+    path: Path = field(repr=False)
+
+    @property
+    def has_checkpoint(self) -> bool:
+        return (self.path / _CHECKPOINT).is_file()
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The saved state dict, loaded with ``torch.load(weights_only=True)``.
+
+        A file that holds anything but tensors and plain containers (for example a pickle that
+        would run code when loaded) is refused with a :class:`PruneAuditError`; nothing in it runs.
+        """
+        import pickle
+
+        import torch
+
+        path = self.path / _CHECKPOINT
+        if not path.is_file():
+            raise PruneAuditError(f"run {self.spec.key} has no checkpoint (looked for {path})")
+        try:
+            return torch.load(path, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise PruneAuditError(
+                f"refused to load checkpoint {path}: it is not a plain state dict of tensors "
+                f"(torch.load(weights_only=True) says: {first}). Delete the run folder "
+                f"{self.path} and run it again."
+            ) from None
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as fh:
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _before_publish(stage: str, tmp: Path) -> None:
+    """Called after each file of a run is written into ``tmp`` (tests patch it to crash there)."""
+
+
+class ResultsStore:
+    """Finished runs under ``root`` (default :func:`pruneaudit.config.store_root`)."""
+
+    def __init__(self, root: str | os.PathLike | None = None) -> None:
+        self.root = config.store_root(root).resolve()
+        self._writable = False
+
+    def __repr__(self) -> str:
+        return f"ResultsStore({str(self.root)!r})"
+
+    # -- paths -------------------------------------------------------------------------------
+    def path(self, spec_or_key: RunSpec | str) -> Path:
+        """Folder of a run (whether or not it exists)."""
+        key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
+        return self.root / "runs" / key[:2] / key
+
+    def _finished(self, path: Path) -> bool:
+        return (path / _DONE).is_file()
+
+    # -- writing -----------------------------------------------------------------------------
+    def check_writable(self) -> None:
+        """Raise a clear error unless a file can be created under the store root (probe write)."""
+        if self._writable:
+            return
+        try:
+            (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+            probe = self.root / "tmp" / f".probe.{uuid.uuid4().hex}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as err:
+            raise PruneAuditError(
+                f"results store {str(self.root)!r} is not writable ({err.strerror or err}); "
+                f"pass a writable folder (--store, ResultsStore(root)) or set "
+                f"${config.STORE_ENV}"
+            ) from None
+        self._writable = True
+        self.clean_tmp()
+
+    def clean_tmp(self, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
+        """Remove abandoned temporary run folders; return those removed.
+
+        A folder is abandoned when it was made on this host by a process that no longer exists, or
+        when it is older than ``stale_after_s`` (folders from other hosts sharing the store).
+        """
+        tmp = self.root / "tmp"
+        removed: list[Path] = []
+        if not tmp.is_dir():
+            return removed
+        host = socket.gethostname()
+        now = time.time()
+        for entry in tmp.iterdir():
+            parts = entry.name.split(".")
+            if not entry.is_dir() or len(parts) != 4:
+                continue
+            _, owner_host, pid, _ = parts
+            try:
+                stale = now - entry.stat().st_mtime > stale_after_s
+                if owner_host == host and pid.isdigit():
+                    stale = stale or not _alive(int(pid))
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+        return removed
+
+    def save(
+        self,
+        spec: RunSpec,
+        classes: pd.DataFrame,
+        predictions: pd.DataFrame,
+        checkpoint: Mapping[str, Any] | None = None,
+    ) -> Run:
+        """Write a run atomically and return it as read back from the store.
+
+        ``classes`` needs the columns class, accuracy, n (further measured columns such as sparsity
+        are kept; the spec's columns are added); ``predictions`` needs index, label, prediction.
+        ``checkpoint`` is a state dict of plain tensors. If the run already exists it is kept.
+        """
+        if not isinstance(spec, RunSpec):
+            raise PruneAuditError(f"spec must be a RunSpec, got {type(spec).__name__}")
+        classes = check_frame("classes", classes, CLASS_COLUMNS, allow_empty=True)
+        predictions = check_frame(
+            "predictions", predictions, PREDICTION_COLUMNS, allow_empty=True
+        )
+        cols = spec.columns()
+        clash = [c for c in classes.columns if c in cols]
+        if clash:
+            raise PruneAuditError(f"classes must not carry the spec's columns {clash}")
+        self.check_writable()
+        final = self.path(spec)
+        if self._finished(final):
+            return self.load(spec)
+
+        tmp = self._tmp_dir(spec.key)
+        tmp.mkdir(parents=True)
+        try:
+            spec_text = json.dumps(spec.as_dict(), sort_keys=True, indent=1)
+            (tmp / "spec.json").write_text(spec_text + "\n")
+            _before_publish("spec", tmp)
+            table = classes.reset_index(drop=True).assign(**cols)
+            table.to_parquet(tmp / "classes.parquet", index=False)
+            _before_publish("classes", tmp)
+            predictions.reset_index(drop=True).to_parquet(tmp / "predictions.parquet", index=False)
+            _before_publish("predictions", tmp)
+            if checkpoint is not None:
+                import torch
+
+                torch.save(dict(checkpoint), tmp / _CHECKPOINT)
+                _before_publish("checkpoint", tmp)
+            for name in os.listdir(tmp):
+                _fsync_file(tmp / name)
+            (tmp / _DONE).write_text(spec.key + "\n")
+            _fsync_file(tmp / _DONE)
+            _fsync_dir(tmp)
+            _before_publish("done", tmp)
+            self._publish(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        return self.load(spec)
+
+    def _tmp_dir(self, key: str) -> Path:
+        name = f"{key}.{socket.gethostname()}.{os.getpid()}.{uuid.uuid4().hex}"
+        return self.root / "tmp" / name
+
+    def _publish(self, tmp: Path, final: Path) -> None:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists() and not self._finished(final):
+            # Not written by this store's protocol (a finished run is only ever renamed in whole):
+            # move it out of the way rather than trust it.
+            aside = self._tmp_dir(final.name)
+            with contextlib.suppress(OSError):
+                os.rename(final, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not self._finished(final):  # the race was lost to a finished run: keep that one
+                raise
+            return
+        _fsync_dir(final.parent)
+
+    def get_or_run(
+        self,
+        spec: RunSpec,
+        fn: Callable[[RunSpec], tuple],
+    ) -> Run:
+        """The stored run for ``spec``; if there is none, ``fn(spec)`` makes it and it is saved.
+
+        ``fn`` returns ``(classes, predictions)`` or ``(classes, predictions, checkpoint)``, the
+        arguments of :meth:`save`. An existing run is returned without calling ``fn``.
+        """
+        if self.has(spec):
+            return self.load(spec)
+        self.check_writable()
+        out = fn(spec)
+        if not isinstance(out, tuple) or len(out) not in (2, 3):
+            raise PruneAuditError(
+                "the run function must return (classes, predictions) or "
+                f"(classes, predictions, checkpoint), got {type(out).__name__}"
+            )
+        return self.save(spec, *out)
+
+    # -- reading -----------------------------------------------------------------------------
+    def has(self, spec_or_key: RunSpec | str) -> bool:
+        """Whether a finished run exists."""
+        return self._finished(self.path(spec_or_key))
+
+    def load(self, spec_or_key: RunSpec | str) -> Run:
+        """A finished run; a clear error if there is none."""
+        path = self.path(spec_or_key)
+        if not self._finished(path):
+            key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
+            raise PruneAuditError(f"no finished run {key} in the results store {str(self.root)!r}")
+        spec = RunSpec.from_dict(json.loads((path / "spec.json").read_text()))
+        return Run(
+            spec=spec,
+            classes=pd.read_parquet(path / "classes.parquet"),
+            predictions=pd.read_parquet(path / "predictions.parquet"),
+            path=path,
+        )
+
+    def keys(self) -> list[str]:
+        """Keys of all finished runs, sorted."""
+        runs = self.root / "runs"
+        if not runs.is_dir():
+            return []
+        return sorted(p.parent.name for p in runs.glob(f"*/*/{_DONE}"))
+
+    def runs(self, **filters: Any) -> pd.DataFrame:
+        """One row per finished run: ``key``, the spec's fields and its ``extra`` flattened.
+
+        ``filters`` keep rows whose column equals the value (or is in it, for a list or tuple),
+        e.g. ``store.runs(dataset="mnist", seed=[0, 1])``.
+        """
+        names = [f.name for f in dataclasses.fields(RunSpec) if f.name != "extra"]
+        rows = []
+        for key in self.keys():
+            spec = json.loads((self.path(key) / "spec.json").read_text())
+            extra = spec.pop("extra", {})
+            rows.append({"key": key, **{n: spec.get(n) for n in names}, **extra})
+        frame = pd.DataFrame(rows, columns=None if rows else ["key", *names])
+        for name, value in filters.items():
+            if name not in frame.columns:
+                raise PruneAuditError(
+                    f"unknown filter {name!r}; accepted: {', '.join(map(repr, frame.columns))}"
+                )
+            values = list(value) if isinstance(value, list | tuple | set) else [value]
+            frame = frame[frame[name].isin(values) | (frame[name].isna() & (None in values))]
+        return frame.reset_index(drop=True)
+
+    def collect(self, specs: Iterable[RunSpec | str], table: str = "classes") -> pd.DataFrame:
+        """Concatenate the runs' ``classes`` (or ``predictions``) tables into one tidy frame.
+
+        Each row carries the run's ``key`` and spec columns. Raises if a run is missing.
+        """
+        check_choice("table", table, ("classes", "predictions"))
+        items = list(specs)
+        missing = [s for s in items if not self.has(s)]
+        if missing:
+            names = ", ".join(s.key[:12] if isinstance(s, RunSpec) else s[:12] for s in missing[:5])
+            raise PruneAuditError(
+                f"{len(missing)} of {len(items)} runs are not in the results store "
+                f"{str(self.root)!r} (first: {names}); run them first (run_grid / get_or_run)"
+            )
+        frames = []
+        for item in items:
+            run = self.load(item)
+            if table == "classes":
+                frames.append(run.classes)
+            else:
+                frames.append(run.predictions.assign(**run.spec.columns()))
+        if not frames:
+            return pd.DataFrame(columns=["key", *CLASS_COLUMNS])
+        return pd.concat(frames, ignore_index=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

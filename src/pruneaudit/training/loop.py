@@ -1,0 +1,253 @@
+"""Training and evaluation: plain SGD on in-memory uint8 images, seeded and deterministic.
+
+The random-draw contract (what a population trainer reproduces member by member)
+--------------------------------------------------------------------------------
+The model's initialization is not drawn here (see :func:`pruneaudit.models.build_model`).
+Training owns one generator, ``g = torch.Generator().manual_seed(cfg.seed)`` (CPU), created
+when :func:`train` starts, and nothing else random is used. For each epoch, in this order:
+
+1. ``perm = torch.randperm(n, generator=g)``; the batches are ``perm.split(batch_size)`` in
+   order (the last one is shorter when ``batch_size`` does not divide ``n``) — this is
+   :func:`epoch_order`;
+2. then, only if ``cfg.augment``, for each batch in order (``b`` = its length), exactly the draws
+   of :func:`pruneaudit.augment.draw_augmentation`:
+   ``torch.randint(0, 2 * pad + 1, (b, 2), generator=g)`` (crop offsets), then, only if
+   ``data.spec.flip_ok``, ``torch.rand(b, generator=g)`` (flip where ``< 0.5``).
+
+Each batch is ``data.images[idx]`` (uint8), augmented with these draws by
+:func:`pruneaudit.augment.apply_augmentation`, normalized by
+:func:`pruneaudit.augment.normalize`, and used for one step of ``torch.optim.SGD(lr, momentum,
+weight_decay)`` on the mean cross-entropy. ``step_hook(model, step)`` runs after every optimizer
+step with ``step`` = the 0-based index of the step just taken (0 .. ``num_steps - 1``) counted
+over all epochs.
+
+Every call of :func:`train` starts a fresh generator from ``cfg.seed``: two training rounds with
+the same config see the same data order and augmentation (pass another seed, e.g. with
+``dataclasses.replace(cfg, seed=...)``, for different draws). The forward and backward passes run
+with the model in ``channels_last`` memory format (see :func:`train`); a reimplementation in the
+default format agrees to float rounding, not bit for bit.
+
+On CPU, with the same seed, initial weights, data and number of torch threads, two runs give
+identical weights (the tests check this with ``torch.equal``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.utils import prune as torch_prune
+from tqdm.auto import tqdm
+
+from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
+from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
+
+if TYPE_CHECKING:
+    from pruneaudit.data.datasets import ImageData
+
+StepHook = Callable[[nn.Module, int], None]
+
+
+@contextmanager
+def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
+    """Run with ``num_threads`` torch threads and the model in ``channels_last``; restore both.
+
+    Measured with ``benchmarks/training_speed.py`` on 2 cores: on an idle machine torch's
+    default (all cores) is ~1.5x faster than one thread for LeNet; when other work shares the
+    CPU, or several runs go in parallel (Dask workers, which set ``OMP_NUM_THREADS=1``), one
+    thread is several times faster: pass ``num_threads=1`` there. ``channels_last`` makes
+    max-pooling and convolutions faster.
+    ``torch.compile`` (slower at batch 32 on this CPU, after a long compile), fused SGD and
+    preparing batches in larger blocks did not pay off measurably and are not used.
+    """
+    before = torch.get_num_threads()
+    if num_threads is not None:
+        torch.set_num_threads(check_positive_int("num_threads", num_threads))
+    model.to(memory_format=torch.channels_last)
+    try:
+        yield
+    finally:
+        model.to(memory_format=torch.contiguous_format)
+        _refresh_pruned(model)
+        torch.set_num_threads(before)
+
+
+def _refresh_pruned(model: nn.Module) -> None:
+    """Recompute each pruned module's effective weight (``orig * mask``) after a layout change.
+
+    torch's pruning hook stores the effective weight as a plain attribute at every forward
+    pass; ``model.to(memory_format=...)`` converts parameters and buffers but not that attribute,
+    so it would stay ``channels_last`` and ``torch.nn.utils.prune.global_unstructured`` (which
+    flattens it with ``view``) would fail on the next pruning round.
+    """
+    for module in model.modules():
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, torch_prune.BasePruningMethod):
+                setattr(module, hook._tensor_name, hook.apply_mask(module))
+
+
+def _contiguous_pruned(model: nn.Module) -> None:
+    """Give each pruned module's effective weight attribute the contiguous layout, same values.
+
+    Inside training the attribute holds ``orig * mask`` from the last forward pass (torch's
+    pruning recomputes it only at the next forward), as in any plain loop; only its layout is
+    changed here, so that a step hook that flattens it (``global_unstructured``) works and sees
+    exactly the values a plain contiguous-format loop would show it.
+    """
+    for module in model.modules():
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, torch_prune.BasePruningMethod):
+                value = getattr(module, hook._tensor_name, None)
+                if isinstance(value, torch.Tensor) and not value.is_contiguous():
+                    setattr(module, hook._tensor_name, value.contiguous())
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training settings; the defaults are the protocol's (SGD, lr 0.01, batch 32, 30 epochs)."""
+
+    lr: float = 0.01
+    batch_size: int = 32
+    epochs: int = 30
+    seed: int = 0
+    augment: bool = True
+    momentum: float = 0.0
+    weight_decay: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_range("lr", self.lr, 0.0, math.inf, lo_open=True, hi_open=True)
+        check_positive_int("batch_size", self.batch_size)
+        check_positive_int("epochs", self.epochs)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise PruneAuditError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not isinstance(self.augment, bool):
+            raise PruneAuditError(f"augment must be True or False, got {self.augment!r}")
+        check_range("momentum", self.momentum, 0.0, 1.0, hi_open=True)
+        check_range("weight_decay", self.weight_decay, 0.0, math.inf, hi_open=True)
+
+
+def steps_per_epoch(n: int, batch_size: int) -> int:
+    """Number of optimizer steps in one epoch over ``n`` examples (the last batch may be short)."""
+    return math.ceil(n / batch_size)
+
+
+def num_steps(n: int, cfg: TrainConfig) -> int:
+    """Total optimizer steps of :func:`train` on ``n`` examples (``step_hook`` sees 0..this-1)."""
+    return cfg.epochs * steps_per_epoch(n, cfg.batch_size)
+
+
+def epoch_order(n: int, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    """One epoch's batches of example indices: ``randperm(n, generator=g).split(batch_size)``."""
+    return torch.randperm(n, generator=generator).split(batch_size)
+
+
+def train(
+    model: nn.Module,
+    data: ImageData,
+    cfg: TrainConfig,
+    *,
+    step_hook: StepHook | None = None,
+    progress: bool = True,
+    num_threads: int | None = None,
+) -> nn.Module:
+    """Train ``model`` in place on all of ``data`` with plain SGD; returns ``model``.
+
+    The random draws follow the contract in this module's docstring. ``step_hook(model, step)``
+    is called after every optimizer step (used by gradual pruning), with the model in the
+    standard contiguous memory format.
+
+    Speed: runs with ``num_threads`` torch threads (default None: torch's setting)
+    and the model in ``channels_last`` memory format, both restored afterwards (the model comes
+    back in the standard contiguous format). Batches are indexed straight from the uint8
+    tensors: no DataLoader, no per-image work.
+    """
+    n = len(data)
+    if n == 0:
+        raise PruneAuditError("cannot train on an empty ImageData")
+    bar = tqdm(
+        total=num_steps(n, cfg),
+        disable=not progress,
+        desc=f"train {type(model).__name__} on {data.name}",
+        unit="step",
+        leave=False,
+    )
+    try:
+        with _fast_cpu(model, num_threads):
+            _sgd(model, data, cfg, step_hook, bar)
+    finally:
+        bar.close()
+    return model
+
+
+def _sgd(
+    model: nn.Module, data: ImageData, cfg: TrainConfig, step_hook: StepHook | None, bar: tqdm
+) -> None:
+    """The training loop proper (draws exactly as in the module docstring)."""
+    n, spec = len(data), data.spec
+    images, labels = data.images, data.labels
+    pad = crop_padding(spec.size) if cfg.augment else 0
+    g = torch.Generator().manual_seed(cfg.seed)
+    opt = torch.optim.SGD(
+        model.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
+    )
+    model.train()
+    step = 0
+    for epoch in range(cfg.epochs):
+        bar.set_postfix(epoch=f"{epoch + 1}/{cfg.epochs}", refresh=False)
+        for idx in epoch_order(n, cfg.batch_size, g):
+            x = images[idx]
+            if cfg.augment:
+                offsets, flips = draw_augmentation(len(idx), spec, g)
+                x = apply_augmentation(x, offsets, flips, pad)
+            loss = F.cross_entropy(model(normalize(x, spec)), labels[idx])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if step_hook is not None:
+                # the hook sees the standard layout: torch's pruning masks assume it
+                model.to(memory_format=torch.contiguous_format)
+                _contiguous_pruned(model)
+                step_hook(model, step)
+                model.to(memory_format=torch.channels_last)
+            step += 1
+            bar.update()
+
+
+def evaluate(
+    model: nn.Module,
+    data: ImageData,
+    batch_size: int = 1000,
+    return_logits: bool = False,
+    *,
+    num_threads: int | None = None,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Predicted labels (``np.ndarray`` int64, one per example, in order) of ``model`` on ``data``.
+
+    Runs in eval mode under ``torch.inference_mode`` on normalized, unaugmented images, and puts
+    the model back in the mode it was in. With ``return_logits`` also the float32 logits (N, C).
+    Threads and memory format as in :func:`train`.
+    """
+    check_positive_int("batch_size", batch_size)
+    was_training = model.training
+    model.eval()
+    preds, logits = [], []
+    try:
+        with _fast_cpu(model, num_threads), torch.inference_mode():
+            for start in range(0, len(data), batch_size):
+                out = model(normalize(data.images[start : start + batch_size], data.spec))
+                preds.append(out.argmax(1))
+                if return_logits:
+                    logits.append(out)
+    finally:
+        model.train(was_training)
+    labels = torch.cat(preds).numpy() if preds else np.zeros(0, dtype=np.int64)
+    if not return_logits:
+        return labels
+    return labels, (torch.cat(logits).numpy() if logits else np.zeros((0, 0), np.float32))

@@ -1,0 +1,538 @@
+"""Population training: K models of one architecture trained as one computation.
+
+:func:`train_population` gives each member the result :func:`pruneaudit.train.train` gives it
+alone (same weights within float tolerance), but runs all K members in one forward and backward
+pass per step, which is several times faster on a CPU than K separate loops.
+
+Design
+------
+* **Stacked parameters.** Each parameter of the K members becomes one leaf tensor of shape
+  ``(K, *shape)`` (for a pruned parameter: its ``<name>_orig``); pruned parameters also get a
+  stacked float mask (all ones for members where that parameter is not pruned). The forward
+  pass uses ``orig * mask``, exactly as :mod:`torch.nn.utils.prune` does, so gradients reach
+  the underlying weights through the mask. One ``torch.optim.SGD`` over the stacked tensors
+  performs every member's update: SGD is elementwise, so this is each member's own update.
+* **One computation.** Convolutions are grouped convolutions over the members' channels
+  (activations laid out ``(B, K * C, H, W)``: member k owns channels ``k*C .. k*C + C - 1``),
+  linear layers are batched matrix products (``(K, B, F)``). The loss is the sum over members
+  of each member's mean cross-entropy, so each member receives exactly its own gradient.
+  A ReLU directly followed by a max-pool is computed as pool-then-ReLU: the values are equal,
+  and so are the gradients (max-pooling's first-maximum tie-break picks the same element in
+  both orders), while the ReLU touches a quarter of the data.
+* **Own random draws.** Each member owns ``torch.Generator().manual_seed(cfg.seed)`` and draws
+  from it exactly as :func:`~pruneaudit.train.train` does (see that module's contract): at the
+  start of each epoch its permutation, then each batch's augmentation draws, in order. The
+  draws of an epoch are made up front; the members' batches are gathered, augmented (with
+  their own draws) and normalized as one tensor.
+* **Step hooks** (e.g. :class:`~pruneaudit.prune.GradualPruner`) see the member module itself.
+  On a step where a member's hook acts, that member's current weights are copied from the
+  stack into its module, the hook is called, and the module's weights and masks (which the hook
+  may have changed or created, e.g. by pruning a so far unpruned layer) are copied back into
+  the stack. A GradualPruner acts only on its update steps, so on the other steps nothing is
+  copied; any other hook is called (with these copies) after every step. A hook must change
+  parameters in place (as torch's pruning does), not replace parameter objects.
+* At the end every member's module receives its trained weights and masks (and the effective
+  ``weight = weight_orig * weight_mask`` of pruned layers is recomputed).
+
+Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants on a
+2-core CPU; kept only what helped):
+
+* members run in blocks of :data:`BLOCK` = 8 stacked members per forward/backward pass: with
+  all 30 LeNets in one pass the largest activations (conv1 output and its gradient, ~16 MB)
+  are freshly allocated and page-faulted every step, which dominated the profile; blocks of
+  6-10 were ~20% faster than one block of 30, blocks of 3 slower again (per-call overhead);
+* grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
+  in that layout): ~25-35% faster than the contiguous layout;
+* threads: torch's setting by default (``num_threads=None``, as :func:`~pruneaudit.train.train`):
+  on an idle 2-core machine two threads were ~1.8x faster than one for K = 30; on a CPU shared
+  with other work two threads were 3-4x slower, so pass ``num_threads=1`` there;
+* pool-before-ReLU (above). Not kept: raising glibc's mmap/trim thresholds (no measurable
+  gain), vmap over ``functional_call`` (slower than grouped convolutions), convolutions as
+  unfold + batched matmul (slower).
+
+Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
+torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
+Conv2d (no groups), ReLU, MaxPool2d, AdaptiveAvgPool2d and Linear layers, with float32 CPU
+parameters. Other models (VGG11, ResNet18) are trained one after another with
+:func:`~pruneaudit.train.train` and evaluated with :func:`~pruneaudit.train.evaluate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torchvision.models import AlexNet
+from tqdm.auto import tqdm
+
+from pruneaudit.compress.prune import GradualPruner, refresh_effective_weight
+from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
+from pruneaudit.errors import PruneAuditError, check_positive_int
+from pruneaudit.models import LeNet
+from pruneaudit.training.loop import (
+    StepHook,
+    TrainConfig,
+    epoch_order,
+    evaluate,
+    steps_per_epoch,
+    train,
+)
+
+if TYPE_CHECKING:
+    from pruneaudit.data.datasets import ImageData
+
+#: TrainConfig fields that must be equal across the members of a population (all but the seed).
+SHARED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TrainConfig) if f.name != "seed")
+
+_PARAM_NAMES = ("weight", "bias")
+#: Members per stacked block (see "Speed" in the module docstring).
+BLOCK = 8
+#: Images per stacked evaluation pass (bounds the activations' memory).
+EVAL_CHUNK = 256
+_CHANNELS_LAST = True
+
+
+# --------------------------------------------------------------------------- architecture
+
+
+def _layers(model: nn.Module) -> list[nn.Module] | None:
+    """The layers of a supported model in execution order (``None`` if not supported)."""
+    if type(model) is LeNet:
+        seq = [*model.features, nn.Flatten(), *model.classifier]
+    elif type(model) is AlexNet:
+        seq = [*model.features, model.avgpool, nn.Flatten(), *model.classifier]
+    else:
+        return None
+    out = []
+    for layer in seq:
+        if isinstance(layer, nn.Identity) or (isinstance(layer, nn.Dropout) and layer.p == 0):
+            continue
+        if type(layer) is nn.Conv2d:
+            if layer.groups != 1 or layer.padding_mode != "zeros":
+                return None
+        elif type(layer) is nn.MaxPool2d:
+            if layer.return_indices:
+                return None
+        elif type(layer) not in (nn.ReLU, nn.AdaptiveAvgPool2d, nn.Flatten, nn.Linear):
+            return None
+        out.append(layer)
+    tensors = [t for t in model.parameters()] + [b for b in model.buffers()]
+    if any(t.dtype != torch.float32 or t.device.type != "cpu" for t in tensors):
+        return None
+    return out
+
+
+def supports(model: nn.Module) -> bool:
+    """Whether :func:`train_population` runs ``model``'s architecture as one stacked computation.
+
+    True for :class:`~pruneaudit.models.LeNet` and the small AlexNet (pruned or not) with float32
+    CPU parameters; other models are trained one by one (same results, no speed-up).
+    """
+    return _layers(model) is not None
+
+
+def _member_tensors(
+    module: nn.Module, name: str
+) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """(the trained tensor, its mask or None): ``<name>_orig`` and ``<name>_mask`` when pruned."""
+    if name + "_orig" in module._parameters:
+        return module._parameters[name + "_orig"], module._buffers[name + "_mask"]
+    return module._parameters.get(name), None
+
+
+@dataclass
+class _Op:
+    kind: str  # conv, linear, relu, maxpool, avgpool, flatten
+    layer: nn.Module  # the first member's layer (hyperparameters only)
+    weight: int = -1  # slot of the stacked weight (conv, linear)
+    bias: int = -1  # slot of the stacked bias, -1 if none
+
+
+_KINDS = {
+    nn.Conv2d: "conv",
+    nn.Linear: "linear",
+    nn.ReLU: "relu",
+    nn.MaxPool2d: "maxpool",
+    nn.AdaptiveAvgPool2d: "avgpool",
+    nn.Flatten: "flatten",
+}
+
+
+class _Stack:
+    """The K members' parameters and masks as stacked tensors, and the stacked forward pass."""
+
+    def __init__(self, models: Sequence[nn.Module], requires_grad: bool):
+        plans = [_layers(m) for m in models]
+        first = plans[0]
+        assert first is not None
+        self.k = len(models)
+        self.ops: list[_Op] = []
+        #: per slot, per member: (module, parameter name)
+        self.slots: list[list[tuple[nn.Module, str]]] = []
+        for i, layer in enumerate(first):
+            op = _Op(_KINDS[type(layer)], layer)
+            if op.kind in ("conv", "linear"):
+                for name in _PARAM_NAMES:
+                    if _member_tensors(layer, name)[0] is None:
+                        continue
+                    setattr(op, name, len(self.slots))
+                    self.slots.append([(plan[i], name) for plan in plans])  # type: ignore[index]
+            self.ops.append(op)
+        # ReLU right before a max-pool: pool first (same values and gradients, 4x less work)
+        for a, b in zip(self.ops, self.ops[1:], strict=False):
+            if a.kind == "relu" and b.kind == "maxpool":
+                a.kind, a.layer, b.kind, b.layer = b.kind, b.layer, a.kind, a.layer
+        with torch.no_grad():
+            self.params = []
+            self.masks: list[torch.Tensor | None] = []
+            for slot in self.slots:
+                pairs = [_member_tensors(m, name) for m, name in slot]
+                self.params.append(torch.stack([p.detach() for p, _ in pairs]))
+                if all(mask is None for _, mask in pairs):
+                    self.masks.append(None)
+                else:
+                    self.masks.append(
+                        torch.stack(
+                            [
+                                torch.ones_like(p) if mask is None else mask.detach().float()
+                                for p, mask in pairs
+                            ]
+                        )
+                    )
+        for p in self.params:
+            p.requires_grad_(requires_grad)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits ``(K, B, classes)`` for inputs ``(B, K * C, H, W)`` (member k: channels k*C..)."""
+        k = self.k
+        eff = [p if m is None else p * m for p, m in zip(self.params, self.masks, strict=True)]
+        h = x
+        for op in self.ops:
+            layer = op.layer
+            if op.kind == "conv":
+                w = eff[op.weight].reshape(-1, *eff[op.weight].shape[2:])
+                if _CHANNELS_LAST:  # faster grouped convolutions and max-pooling on CPU
+                    h = h.contiguous(memory_format=torch.channels_last)
+                    w = w.contiguous(memory_format=torch.channels_last)
+                bias = eff[op.bias].reshape(-1) if op.bias >= 0 else None
+                h = F.conv2d(h, w, bias, layer.stride, layer.padding, layer.dilation, k)
+            elif op.kind == "relu":
+                h = F.relu(h)
+            elif op.kind == "maxpool":
+                h = F.max_pool2d(
+                    h, layer.kernel_size, layer.stride, layer.padding, layer.dilation,
+                    layer.ceil_mode,
+                )
+            elif op.kind == "avgpool":
+                h = F.adaptive_avg_pool2d(h, layer.output_size)
+            elif op.kind == "flatten":
+                h = h.reshape(h.shape[0], k, -1).transpose(0, 1)
+            else:  # linear
+                wt = eff[op.weight].transpose(1, 2)
+                if op.bias >= 0:
+                    h = torch.baddbmm(eff[op.bias].unsqueeze(1), h, wt)
+                else:
+                    h = torch.bmm(h, wt)
+        return h
+
+    @torch.no_grad()
+    def push(self, member: int, masks: bool = False) -> None:
+        """Copy member ``member``'s stacked weights (and masks) into its module."""
+        for s, slot in enumerate(self.slots):
+            module, name = slot[member]
+            param, mask = _member_tensors(module, name)
+            param.copy_(self.params[s][member])
+            if masks and mask is not None:
+                mask.copy_(self.masks[s][member])
+
+    @torch.no_grad()
+    def pull(self, member: int) -> None:
+        """Copy member ``member``'s module weights and masks (possibly new) into the stack."""
+        for s, slot in enumerate(self.slots):
+            module, name = slot[member]
+            param, mask = _member_tensors(module, name)
+            self.params[s][member].copy_(param)
+            if mask is None:
+                if self.masks[s] is not None:
+                    self.masks[s][member].fill_(1.0)
+                continue
+            if self.masks[s] is None:
+                self.masks[s] = torch.ones_like(self.params[s], requires_grad=False)
+            self.masks[s][member].copy_(mask)
+
+    def finish(self) -> None:
+        """Write every member's weights and masks back and refresh pruned effective weights."""
+        for member in range(self.k):
+            self.push(member, masks=True)
+        for slot in self.slots:
+            for module, name in slot:
+                refresh_effective_weight(module, name)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_population(
+    models: Sequence[nn.Module], cfgs: Sequence[TrainConfig] | None = None
+) -> None:
+    if len(models) == 0:
+        raise PruneAuditError("a population needs at least one model, got an empty list")
+    if len({id(m) for m in models}) != len(models):
+        raise PruneAuditError("the same model object appears more than once in the population")
+    if cfgs is not None:
+        if len(cfgs) != len(models):
+            raise PruneAuditError(f"{len(models)} models but {len(cfgs)} TrainConfigs")
+        for cfg in cfgs:
+            if not isinstance(cfg, TrainConfig):
+                raise PruneAuditError(f"cfgs must be TrainConfig objects, got {type(cfg).__name__}")
+        for name in SHARED_FIELDS:
+            values = [getattr(c, name) for c in cfgs]
+            if len(set(values)) > 1:
+                raise PruneAuditError(
+                    f"all members of a population must share {name!r} (only the seed may "
+                    f"differ), got {name}={sorted(set(values))}"
+                )
+
+
+def _check_architecture(models: Sequence[nn.Module]) -> bool:
+    """True if all members can be stacked; raises when they differ in architecture."""
+    kinds = {supports(m) for m in models}
+    if len(kinds) > 1:
+        raise PruneAuditError(
+            "members of a population must share one architecture, got "
+            f"{sorted({type(m).__name__ for m in models})}"
+        )
+    names = {type(m).__name__ for m in models}
+    if len(names) > 1:
+        raise PruneAuditError(f"members of a population must share one architecture, got {names}")
+    shapes = {
+        tuple(
+            (name, pname, tuple(t.shape))
+            for name, mod in m.named_modules()
+            for pname in _PARAM_NAMES
+            if isinstance(mod, (nn.Conv2d, nn.Linear))
+            and (t := _member_tensors(mod, pname)[0]) is not None
+        )
+        for m in models
+    }
+    if len(shapes) > 1:
+        raise PruneAuditError(
+            "members of a population must share one architecture (their layer shapes differ)"
+        )
+    return kinds.pop()
+
+
+# --------------------------------------------------------------------------- training
+
+
+def _epoch_draws(
+    n: int,
+    cfg: TrainConfig,
+    spec: object,
+    generators: Sequence[torch.Generator],
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    """One epoch's draws of every member, as :func:`~pruneaudit.train.train` makes them.
+
+    Returns the permutations ``(n, K)``, crop offsets ``(n, K, 2)`` and flips ``(n, K)`` (or None),
+    indexed by position in the epoch; batch ``s`` is rows ``s*B .. s*B + B - 1``.
+    """
+    perms, offsets, flips = [], [], []
+    for g in generators:
+        batches = epoch_order(n, cfg.batch_size, g)
+        perms.append(torch.cat(batches))
+        if cfg.augment:
+            draws = [draw_augmentation(len(idx), spec, g) for idx in batches]  # type: ignore[arg-type]
+            offsets.append(torch.cat([o for o, _ in draws]))
+            if draws[0][1] is not None:
+                flips.append(torch.cat([f for _, f in draws]))
+    perm = torch.stack(perms, 1)
+    off = torch.stack(offsets, 1) if offsets else None
+    flip = torch.stack(flips, 1) if flips else None
+    return perm, off, flip
+
+
+def _hook_acts(hook: StepHook | None, step: int) -> bool:
+    if hook is None:
+        return False
+    if isinstance(hook, GradualPruner):
+        return hook.is_update_step(step)
+    return True
+
+
+def train_population(
+    models: list[nn.Module],
+    data: ImageData,
+    cfgs: list[TrainConfig],
+    *,
+    indices: Sequence[np.ndarray | torch.Tensor] | None = None,
+    step_hooks: list[StepHook | None] | None = None,
+    progress: bool = True,
+    num_threads: int | None = None,
+) -> list[nn.Module]:
+    """Train K models in place as one computation; returns ``models``.
+
+    Member k ends as ``train(models[k], data_k, cfgs[k], step_hook=step_hooks[k])`` would leave
+    it (within float tolerance), where ``data_k`` is ``data`` or, with ``indices``,
+    ``data.subset(indices[k])`` (members' own training splits of one pool, all of one size):
+    own initial weights and masks, own seed (data order and augmentation draws), own examples.
+    All settings but the seed must be equal across ``cfgs``. Architectures
+    :func:`supports` rejects are trained one after another with :func:`~pruneaudit.train.train`.
+    The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
+    (as in :func:`~pruneaudit.train.train`; ``None`` keeps torch's setting).
+    """
+    _check_population(models, cfgs)
+    if step_hooks is None:
+        step_hooks = [None] * len(models)
+    if len(step_hooks) != len(models):
+        raise PruneAuditError(f"{len(models)} models but {len(step_hooks)} step hooks")
+    if len(data) == 0:
+        raise PruneAuditError("cannot train on an empty ImageData")
+    members = _member_indices(indices, len(models), len(data))
+    if not _check_architecture(models):
+        for k, (model, cfg, hook) in enumerate(zip(models, cfgs, step_hooks, strict=True)):
+            own = data if members is None else data.subset(members[:, k].numpy())
+            train(model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads)
+        return models
+    threads_before = torch.get_num_threads()
+    if num_threads is not None:
+        torch.set_num_threads(check_positive_int("num_threads", num_threads))
+    try:
+        _train_stacked(models, data, cfgs, step_hooks, progress, members)
+    finally:
+        torch.set_num_threads(threads_before)
+    return models
+
+
+def _member_indices(
+    indices: Sequence[np.ndarray | torch.Tensor] | None, k: int, pool: int
+) -> torch.Tensor | None:
+    """The members' example indices as one ``(n, K)`` int64 tensor (None: all of ``data``)."""
+    if indices is None:
+        return None
+    if len(indices) != k:
+        raise PruneAuditError(f"{k} models but {len(indices)} index arrays")
+    cols = [torch.as_tensor(np.asarray(i), dtype=torch.int64).reshape(-1) for i in indices]
+    sizes = sorted({len(c) for c in cols})
+    if len(sizes) != 1 or sizes[0] == 0:
+        raise PruneAuditError(
+            f"members' training index arrays must be non-empty and of one size, got sizes {sizes}"
+        )
+    table = torch.stack(cols, 1)
+    if table.min() < 0 or table.max() >= pool:
+        raise PruneAuditError(f"training indices must lie in [0, {pool}) (the size of data)")
+    return table
+
+
+def _train_stacked(
+    models: list[nn.Module],
+    data: ImageData,
+    cfgs: list[TrainConfig],
+    step_hooks: list[StepHook | None],
+    progress: bool,
+    members: torch.Tensor | None = None,
+) -> None:
+    n = len(data) if members is None else members.shape[0]
+    cfg, spec, k = cfgs[0], data.spec, len(models)
+    for model in models:
+        model.train()
+    size = BLOCK
+    blocks = [list(range(i, min(i + size, k))) for i in range(0, k, size)]
+    stacks = [_Stack([models[i] for i in block], requires_grad=True) for block in blocks]
+    opts = [
+        torch.optim.SGD(st.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
+        for st in stacks
+    ]
+    generators = [torch.Generator().manual_seed(c.seed) for c in cfgs]
+    pad = crop_padding(spec.size) if cfg.augment else 0
+    images, labels = data.images, data.labels
+    c, h, w = images.shape[1:]
+    b = cfg.batch_size
+    spe = steps_per_epoch(n, b)
+    step = 0
+    bar = tqdm(
+        total=k * cfg.epochs,
+        disable=not progress,
+        desc=f"train {k} x {type(models[0]).__name__} on {data.name}",
+        unit="model-epoch",
+        bar_format="{l_bar}{bar}| {n:.1f}/{total} [{elapsed}<{remaining}, {rate_fmt}]",
+        leave=False,
+    )
+    with bar:
+        for _ in range(cfg.epochs):
+            draws = _epoch_draws(n, cfg, spec, generators)
+            if members is not None:  # positions in each member's split -> indices into data
+                draws = (torch.gather(members, 0, draws[0]), *draws[1:])
+            per_block = [
+                tuple(None if t is None else t[:, blk[0] : blk[-1] + 1].contiguous() for t in draws)
+                for blk in blocks
+            ]
+            for s in range(spe):
+                rows = slice(s * b, (s + 1) * b)
+                for stack, opt, (perm, offsets, flips) in zip(stacks, opts, per_block, strict=True):
+                    kb = stack.k
+                    idx = perm[rows]  # (bb, kb): batch position major, member minor
+                    bb = idx.shape[0]
+                    x = images[idx.reshape(-1)]
+                    if offsets is not None:
+                        x = apply_augmentation(
+                            x,
+                            offsets[rows].reshape(-1, 2),
+                            None if flips is None else flips[rows].reshape(-1),
+                            pad,
+                        )
+                    x = normalize(x, spec).view(bb, kb * c, h, w)
+                    logits = stack.forward(x)  # (kb, bb, classes)
+                    target = labels[idx.t().reshape(-1)]
+                    loss = F.cross_entropy(logits.reshape(kb * bb, -1), target, reduction="sum")
+                    opt.zero_grad(set_to_none=True)
+                    (loss / bb).backward()
+                    opt.step()
+                for blk, stack in zip(blocks, stacks, strict=True):
+                    for local, member in enumerate(blk):
+                        hook = step_hooks[member]
+                        if _hook_acts(hook, step):
+                            stack.push(local)
+                            hook(models[member], step)  # type: ignore[misc]
+                            stack.pull(local)
+                step += 1
+                bar.update(k / spe)
+    for stack in stacks:
+        stack.finish()
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def evaluate_population(
+    models: list[nn.Module], data: ImageData, batch_size: int = 1000
+) -> np.ndarray:
+    """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
+    :func:`~pruneaudit.train.evaluate` gives them member by member (normalized, unaugmented)."""
+    _check_population(models)
+    check_positive_int("batch_size", batch_size)
+    if not _check_architecture(models):
+        return np.stack([evaluate(m, data, batch_size) for m in models])  # type: ignore[misc]
+    k, n = len(models), len(data)
+    out = np.zeros((k, n), dtype=np.int64)
+    with torch.inference_mode():
+        for first in range(0, k, BLOCK):
+            stack = _Stack(models[first : first + BLOCK], requires_grad=False)
+            for start in range(0, n, batch_size):
+                for lo in range(start, min(start + batch_size, n), EVAL_CHUNK):
+                    hi = min(lo + EVAL_CHUNK, start + batch_size, n)
+                    x = normalize(data.images[lo:hi], data.spec).repeat(1, stack.k, 1, 1)
+                    out[first : first + stack.k, lo:hi] = stack.forward(x).argmax(-1).numpy()
+    return out
+
+
+__all__ = [
+    "SHARED_FIELDS",
+    "evaluate_population",
+    "supports",
+    "train_population",
+]

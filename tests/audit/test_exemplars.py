@@ -1,0 +1,203 @@
+"""Modal labels, PIE flags, Taxicab and Jaccard scores, percentile selection, over-indexing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from pruneaudit import audit
+from pruneaudit.errors import PruneAuditError
+
+# K = 3 models, N = 4 examples, C = 3 classes.
+BASE = np.array(
+    [
+        [0, 1, 2, 0],
+        [0, 2, 2, 1],
+        [1, 2, 0, 2],
+    ]
+)
+COMP = np.array(
+    [
+        [0, 1, 1, 2],
+        [0, 1, 1, 0],
+        [1, 1, 0, 2],
+    ]
+)
+Y = np.array([0, 2, 1, 2])
+
+
+def test_vote_counts_and_modal_labels_hand_computed():
+    # baseline votes per example (class 0, 1, 2):
+    #   x0: 0,0,1 -> [2,1,0]; x1: 1,2,2 -> [0,1,2]; x2: 2,2,0 -> [1,0,2]; x3: 0,1,2 -> [1,1,1]
+    np.testing.assert_array_equal(
+        audit.vote_counts(BASE, 3), [[2, 1, 0], [0, 1, 2], [1, 0, 2], [1, 1, 1]]
+    )
+    # x3 is a three-way tie -> the smallest label, 0.
+    np.testing.assert_array_equal(audit.modal_labels(BASE, 3), [0, 2, 2, 0])
+    # compressed votes: x0 [2,1,0], x1 [0,3,0], x2 [1,2,0], x3 [1,0,2] -> modal 0, 1, 1, 2
+    np.testing.assert_array_equal(audit.modal_labels(COMP, 3), [0, 1, 1, 2])
+
+
+def test_tie_rule_smallest_label():
+    # two models: votes 1 for class 2 and 1 for class 1 -> 1; for class 3 and 0 -> 0.
+    np.testing.assert_array_equal(audit.modal_labels([[2, 3], [1, 0]], 4), [1, 0])
+
+
+def test_pie_flags_hand_computed():
+    # modal baseline [0,2,2,0] vs compressed [0,1,1,2]
+    np.testing.assert_array_equal(audit.pie_flags(BASE, COMP), [False, True, True, True])
+    np.testing.assert_array_equal(audit.pie_flags(BASE, COMP, 3), [False, True, True, True])
+
+
+def test_taxicab_and_jaccard_hand_computed():
+    # x0: b=[2,1,0] v=[2,1,0] -> d_T 0, d_J 0
+    # x1: b=[0,1,2] v=[0,3,0] -> d_T 0+2+2 = 4; min sum 1, max sum 5 -> d_J 1 - 1/5 = 0.8
+    # x2: b=[1,0,2] v=[1,2,0] -> d_T 4; min sum 1, max sum 5 -> 0.8
+    # x3: b=[1,1,1] v=[1,0,2] -> d_T 0+1+1 = 2; min sum 2, max sum 4 -> 0.5
+    np.testing.assert_array_equal(audit.taxicab_scores(BASE, COMP), [0, 4, 4, 2])
+    np.testing.assert_allclose(audit.jaccard_scores(BASE, COMP), [0, 0.8, 0.8, 0.5])
+    # closed form d_T / (K + d_T/2) with K = 3: 4/5 = 0.8 and 2/4 = 0.5
+    d_t = audit.taxicab_scores(BASE, COMP)
+    np.testing.assert_allclose(audit.jaccard_scores(BASE, COMP), d_t / (3 + d_t / 2))
+
+
+def test_population_accuracy_hand_computed():
+    # baseline modal [0,2,2,0] vs y [0,2,1,2]: right on x0, x1 -> 2/4
+    # baseline members right: m0 {x0}, m1 {x0,x1}, m2 {x1,x3} -> 5 of 12
+    acc = audit.population_accuracy(Y, BASE, 3)
+    assert acc == {"modal": 0.5, "mean_member": pytest.approx(5 / 12), "n": 4}
+    table = audit.pie_accuracy(Y, BASE, COMP, 3).set_index(["subset", "population"])
+    expected = {
+        # PIE = {x1, x2, x3}
+        ("pie", "baseline"): (3, 1 / 3, 3 / 9),  # modal right on x1; members 0+1+2 of 9
+        ("pie", "compressed"): (3, 2 / 3, 4 / 9),  # modal right on x2, x3; members 2+1+1 of 9
+        ("non_pie", "baseline"): (1, 1.0, 2 / 3),  # x0: m0, m1 right, m2 wrong
+        ("non_pie", "compressed"): (1, 1.0, 2 / 3),
+        ("all", "baseline"): (4, 0.5, 5 / 12),
+        ("all", "compressed"): (4, 0.75, 6 / 12),  # members 3+2+1 of 12
+    }
+    for key, (n, modal, member) in expected.items():
+        row = table.loc[key]
+        assert row["n"] == n
+        assert row["modal_accuracy"] == pytest.approx(modal)
+        assert row["mean_member_accuracy"] == pytest.approx(member)
+
+
+def test_population_accuracy_empty_subset_is_nan():
+    acc = audit.population_accuracy(Y, BASE, 3, np.zeros(4, dtype=bool))
+    assert acc["n"] == 0 and np.isnan(acc["modal"]) and np.isnan(acc["mean_member"])
+
+
+def test_top_percentile_hand_computed():
+    scores = np.array([0, 4, 4, 2])
+    # q = 50: ceil(4 * 50 / 100) = 2 examples -> the two 4s
+    np.testing.assert_array_equal(audit.top_percentile(scores, 50, seed=0), [0, 1, 1, 0])
+    # q = 90: ceil(4 * 10 / 100) = 1 example, one of the tied 4s, chosen by seed
+    picks = {int(np.flatnonzero(audit.top_percentile(scores, 90, seed=s))[0]) for s in range(20)}
+    assert picks == {1, 2}
+    # q = 99 on 1000 examples: exactly 10
+    assert audit.top_percentile(np.arange(1000), 99, seed=0).sum() == 10
+
+
+def test_top_percentile_ties_are_seeded():
+    flat = np.zeros(100)
+    a = audit.top_percentile(flat, 90, seed=1)
+    assert a.sum() == 10
+    np.testing.assert_array_equal(a, audit.top_percentile(flat, 90, seed=1))
+    assert any(not np.array_equal(a, audit.top_percentile(flat, 90, seed=s)) for s in range(2, 6))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    arrays(np.int64, st.integers(1, 60), elements=st.integers(0, 5)),
+    st.sampled_from(audit.PERCENTILES),
+    st.integers(0, 2**32 - 1),
+)
+def test_top_percentile_keeps_highest(scores, q, seed):
+    mask = audit.top_percentile(scores, q, seed)
+    assert mask.sum() == int(np.ceil(scores.size * (100 - q) / 100))
+    if (~mask).any():
+        assert scores[mask].min() >= scores[~mask].max()
+
+
+def test_over_indexing_hand_computed():
+    train = pd.DataFrame({"series": ["a", "a", "a", "b"]})
+    cie_set = pd.DataFrame({"series": ["a", "b"]})
+    out = audit.over_indexing(train, cie_set).set_index("value")
+    # shares: train a 3/4, b 1/4; CIE a 1/2, b 1/2 -> over-index a (1/2)/(3/4) = 2/3, b 2
+    np.testing.assert_allclose(out["train_share"], [0.75, 0.25])
+    np.testing.assert_allclose(out["cie_share"], [0.5, 0.5])
+    np.testing.assert_allclose(out["over_index"], [2 / 3, 2.0])
+    assert out["cie_count"].tolist() == [1, 1]
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: audit.taxicab_scores(BASE, COMP[:2]), "K = 3.*K = 2"),
+        (lambda: audit.jaccard_scores(BASE[:1], COMP), "K = 1.*K = 3"),
+        (lambda: audit.pie_flags(BASE, COMP[:, :3]), "4 examples.*3"),
+        (lambda: audit.modal_labels(BASE, 2), "label 2.*0..1"),
+        (lambda: audit.modal_labels(np.zeros((0, 3), int), 2), "empty population"),
+        (lambda: audit.modal_labels([0, 1], 2), r"\(K, N\)"),
+        (lambda: audit.top_percentile([1.0, 2.0], 100, 0), "1..99"),
+        (lambda: audit.top_percentile([1.0, np.nan], 90, 0), "NaN"),
+        (lambda: audit.top_percentile([1.0, 2.0], 90, None), "seed"),
+        (lambda: audit.population_accuracy(Y[:3], BASE, 3), "3 examples.*4"),
+        (lambda: audit.population_accuracy(Y, BASE, 3, [1, 0, 1, 0]), "boolean"),
+        (lambda: audit.over_indexing(pd.DataFrame({"s": []}), pd.DataFrame({"s": []})), "no rows"),
+        (lambda: audit.over_indexing(pd.DataFrame({"s": [1]}), pd.DataFrame({"t": [1]})), "lacks"),
+    ],
+)
+def test_bad_input_raises(call, match):
+    with pytest.raises(PruneAuditError, match=match):
+        call()
+
+
+def _population(k: int, n: int, c: int) -> st.SearchStrategy:
+    return arrays(np.int64, (k, n), elements=st.integers(0, c - 1))
+
+
+pairs = st.tuples(st.integers(1, 8), st.integers(1, 12), st.integers(1, 5)).flatmap(
+    lambda s: st.tuples(st.just(s[2]), _population(*s), _population(*s))
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs)
+def test_modal_label_is_smallest_most_frequent(case):
+    c, base, _ = case
+    votes = audit.vote_counts(base, c)
+    assert (votes.sum(axis=1) == base.shape[0]).all()
+    modal = audit.modal_labels(base, c)
+    for x in range(base.shape[1]):
+        most = np.flatnonzero(votes[x] == votes[x].max())
+        assert modal[x] == most.min()
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs)
+def test_taxicab_symmetric_and_zero_iff_equal_votes(case):
+    c, base, comp = case
+    d = audit.taxicab_scores(base, comp, c)
+    np.testing.assert_array_equal(d, audit.taxicab_scores(comp, base, c))
+    same = (audit.vote_counts(base, c) == audit.vote_counts(comp, c)).all(axis=1)
+    np.testing.assert_array_equal(d == 0, same)
+    assert ((d >= 0) & (d <= 2 * base.shape[0])).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs)
+def test_jaccard_and_taxicab_order_every_pair_identically(case):
+    c, base, comp = case
+    k = base.shape[0]
+    d_t = audit.taxicab_scores(base, comp, c)
+    d_j = audit.jaccard_scores(base, comp, c)
+    np.testing.assert_allclose(d_j, d_t / (k + d_t / 2))
+    np.testing.assert_array_equal(
+        np.sign(d_t[:, None] - d_t[None, :]), np.sign(d_j[:, None] - d_j[None, :])
+    )

@@ -1,0 +1,310 @@
+"""Results store: keys, round trip, cache hits and atomic writes."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import ResultsStore, Run, RunSpec
+from pruneaudit.runs import store as store_mod
+
+BASE = RunSpec(dataset="mnist", model="lenet", epochs=1, train_size=512, test_size=256)
+
+
+def fake_result(seed: int = 0, n: int = 20, classes: int = 10):
+    """A made-up evaluation: per-class table, predictions and a small checkpoint."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, classes, n)
+    preds = np.where(rng.random(n) < 0.7, labels, rng.integers(0, classes, n))
+    table = pd.DataFrame(
+        {
+            "class": np.arange(classes),
+            "accuracy": [
+                float((preds[labels == c] == c).mean()) if (labels == c).any() else np.nan
+                for c in range(classes)
+            ],
+            "n": np.bincount(labels, minlength=classes),
+            "sparsity": 0.0,
+        }
+    )
+    predictions = pd.DataFrame({"index": np.arange(n), "label": labels, "prediction": preds})
+    gen = torch.Generator().manual_seed(seed)
+    checkpoint = {"conv.weight": torch.randn(3, 2, generator=gen), "mask": torch.ones(3, 2)}
+    return table, predictions, checkpoint
+
+
+# --------------------------------------------------------------------------- keys
+
+def canonical_key(spec: RunSpec) -> str:
+    d = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+    d["extra"] = dict(d["extra"])
+    text = json.dumps(d, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_key_is_sha256_of_canonical_json():
+    spec = BASE.replace(extra={"level": 0.25, "note": "x"})
+    assert spec.key == canonical_key(spec)
+    assert len(spec.key) == 64
+
+
+def test_key_ignores_order_of_fields_and_extra():
+    a = BASE.replace(extra={"a": 1, "b": "two"})
+    b = BASE.replace(extra=(("b", "two"), ("a", 1)))
+    assert a == b and a.key == b.key
+    shuffled = dict(reversed(list(a.as_dict().items())))
+    assert RunSpec.from_dict(shuffled).key == a.key
+
+
+def test_key_is_stable_across_processes():
+    code = (
+        "from pruneaudit.runs import RunSpec;"
+        "print(RunSpec('mnist','lenet',epochs=1,train_size=512,test_size=256).key)"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "123"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == BASE.key
+
+
+def test_every_field_changes_the_key():
+    pruned = BASE.replace(technique="l1_unstructured", treatment="finetune", iteration=1)
+    changes = {
+        "dataset": ("dataset", "fashion_mnist", BASE),
+        "model": ("model", "alexnet", BASE),
+        "technique": ("technique", "random_unstructured", pruned),
+        "treatment": ("treatment", "rewind", pruned),
+        "iteration": ("iteration", 2, pruned),
+        "seed": ("seed", 1, BASE),
+        "epochs": ("epochs", 2, BASE),
+        "lr": ("lr", 0.02, BASE),
+        "batch_size": ("batch_size", 64, BASE),
+        "augment": ("augment", False, BASE),
+        "train_size": ("train_size", None, BASE),
+        "test_size": ("test_size", 100, BASE),
+        "val_fraction": ("val_fraction", 0.1, BASE),
+        "extra": ("extra", {"level": 0.5}, BASE),
+        "protocol": ("protocol", "0", BASE),
+        "version": ("version", "0.0.0", BASE),
+    }
+    assert set(changes) == {f.name for f in dataclasses.fields(RunSpec)}
+    keys = {BASE.key, pruned.key}
+    for name, value, start in changes.values():
+        changed = start.replace(**{name: value})
+        assert changed.key != start.key, name
+        keys.add(changed.key)
+    assert len(keys) == len(changes) + 2
+    assert BASE.replace(extra={"level": 0.5}).key != BASE.replace(extra={"level": 0.7}).key
+
+
+def test_lr_int_and_float_give_one_key():
+    assert BASE.replace(lr=1).key == BASE.replace(lr=1.0).key
+
+
+specs = st.builds(
+    RunSpec,
+    dataset=st.sampled_from(["mnist", "fashion_mnist", "qmnist"]),
+    model=st.sampled_from(["lenet", "vgg11"]),
+    seed=st.integers(0, 10**6),
+    epochs=st.integers(1, 50),
+    lr=st.floats(1e-5, 1.0),
+    batch_size=st.integers(1, 512),
+    train_size=st.none() | st.integers(1, 60000),
+    val_fraction=st.floats(0.0, 0.9),
+    extra=st.dictionaries(
+        st.text("abcxyz_", min_size=1, max_size=5).filter(lambda k: k not in {"n", "level"}),
+        st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4),
+        max_size=3,
+    ),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(specs, specs)
+def test_key_identifies_the_spec(a, b):
+    assert RunSpec.from_dict(json.loads(json.dumps(a.as_dict()))) == a
+    assert RunSpec.from_dict(json.loads(json.dumps(a.as_dict()))).key == a.key
+    assert (a.key == b.key) == (a == b)
+
+
+# --------------------------------------------------------------------------- round trip
+
+def test_round_trip(tmp_path):
+    store = ResultsStore(tmp_path)
+    spec = BASE.replace(seed=3, extra={"level": 0.3})
+    table, predictions, checkpoint = fake_result(3)
+    saved = store.save(spec, table, predictions, checkpoint)
+    assert isinstance(saved, Run) and store.has(spec) and store.has(spec.key)
+    run = ResultsStore(tmp_path).load(spec.key)
+    assert run.spec == spec
+    pd.testing.assert_frame_equal(run.predictions, predictions)
+    pd.testing.assert_frame_equal(run.classes[table.columns.tolist()], table)
+    for name, value in spec.columns().items():
+        assert (run.classes[name] == value).all() if value is not None else run.classes[
+            name
+        ].isna().all()
+    loaded = run.checkpoint()
+    assert loaded.keys() == checkpoint.keys()
+    for name in checkpoint:
+        assert torch.equal(loaded[name], checkpoint[name])
+    assert sorted(os.listdir(run.path)) == [
+        "DONE", "checkpoint.pt", "classes.parquet", "predictions.parquet", "spec.json"
+    ]
+    assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_run_without_checkpoint(tmp_path):
+    store = ResultsStore(tmp_path)
+    run = store.save(BASE, *fake_result()[:2])
+    assert not run.has_checkpoint
+    with pytest.raises(PruneAuditError, match="no checkpoint"):
+        run.checkpoint()
+
+
+def test_runs_lists_and_filters(tmp_path):
+    store = ResultsStore(tmp_path)
+    assert store.runs().empty and "seed" in store.runs().columns
+    for seed in range(3):
+        store.save(BASE.replace(seed=seed), *fake_result(seed)[:2])
+    store.save(BASE.replace(seed=0, extra={"level": 0.5}), *fake_result(9)[:2])
+    frame = store.runs()
+    assert len(frame) == 4 and frame["key"].is_unique
+    assert set(store.runs(seed=[1, 2])["seed"]) == {1, 2}
+    assert len(store.runs(seed=0)) == 2
+    assert len(store.runs(level=0.5)) == 1
+    with pytest.raises(PruneAuditError, match="unknown filter 'seeds'"):
+        store.runs(seeds=0)
+
+
+def test_collect_is_tidy_and_complete(tmp_path):
+    store = ResultsStore(tmp_path)
+    wanted = [BASE.replace(seed=s) for s in (0, 1)]
+    for spec in wanted:
+        store.save(spec, *fake_result(spec.seed)[:2])
+    classes = store.collect(wanted)
+    assert len(classes) == 20
+    assert classes.groupby("seed")["class"].apply(list).tolist() == [list(range(10))] * 2
+    preds = store.collect(wanted, table="predictions")
+    assert len(preds) == 40 and set(preds["key"]) == {s.key for s in wanted}
+    with pytest.raises(PruneAuditError, match="1 of 3 runs are not in the results store"):
+        store.collect([*wanted, BASE.replace(seed=7)])
+
+
+# --------------------------------------------------------------------------- cache
+
+def test_get_or_run_calls_fn_once(tmp_path):
+    calls = []
+
+    def fn(spec):
+        calls.append(spec)
+        return fake_result(spec.seed)
+
+    first = ResultsStore(tmp_path).get_or_run(BASE, fn)
+    second = ResultsStore(tmp_path).get_or_run(BASE, fn)
+    assert calls == [BASE]
+    pd.testing.assert_frame_equal(first.classes, second.classes)
+    ResultsStore(tmp_path).get_or_run(BASE.replace(seed=1), fn)
+    assert len(calls) == 2
+
+
+def test_get_or_run_rejects_a_bad_return(tmp_path):
+    store = ResultsStore(tmp_path)
+    with pytest.raises(PruneAuditError, match="must return"):
+        store.get_or_run(BASE, lambda spec: fake_result()[0])
+    assert store.keys() == []
+
+
+def test_save_rejects_bad_frames_and_writes_nothing(tmp_path):
+    store = ResultsStore(tmp_path)
+    table, predictions, _ = fake_result()
+    with pytest.raises(PruneAuditError, match=r"classes lacks column\(s\) \['n'\]"):
+        store.save(BASE, table.drop(columns="n"), predictions)
+    with pytest.raises(PruneAuditError, match="predictions must be a pandas DataFrame"):
+        store.save(BASE, table, predictions.to_numpy())
+    with pytest.raises(PruneAuditError, match="spec's columns"):
+        store.save(BASE, table.assign(seed=0), predictions)
+    assert store.keys() == [] and not store.has(BASE)
+
+
+# --------------------------------------------------------------------------- atomicity
+
+@pytest.mark.parametrize("stage", ["spec", "classes", "predictions", "checkpoint", "done"])
+def test_failure_mid_save_leaves_nothing_finished(tmp_path, monkeypatch, stage):
+    def crash(at, tmp):
+        if at == stage:
+            raise RuntimeError(f"crash after {at}")
+
+    monkeypatch.setattr(store_mod, "_before_publish", crash)
+    store = ResultsStore(tmp_path)
+    with pytest.raises(RuntimeError, match="crash"):
+        store.get_or_run(BASE, lambda spec: fake_result())
+    assert not store.has(BASE) and store.keys() == [] and store.runs().empty
+    assert not store.path(BASE).exists()
+    monkeypatch.undo()
+    assert store.get_or_run(BASE, lambda spec: fake_result()).spec == BASE
+
+
+def test_unfinished_folders_are_never_read(tmp_path):
+    store = ResultsStore(tmp_path)
+    run = store.save(BASE, *fake_result())
+    # A copy of a whole run without DONE, in place, and a finished copy still under tmp/.
+    other = BASE.replace(seed=5)
+    partial = store.path(other)
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(run.path, partial)
+    (partial / "DONE").unlink()
+    pending = tmp_path / "tmp" / f"{BASE.replace(seed=6).key}.otherhost.1.abc"
+    shutil.copytree(run.path, pending)
+    assert not store.has(other) and store.keys() == [BASE.key]
+    with pytest.raises(PruneAuditError, match="no finished run"):
+        store.load(other)
+    # Saving the run for real replaces the unfinished folder.
+    store.save(other, *fake_result(5))
+    assert store.has(other) and store.load(other).spec == other
+
+
+def test_stale_tmp_folders_are_cleaned(tmp_path):
+    store = ResultsStore(tmp_path)
+    tmp = tmp_path / "tmp"
+    host = os.uname().nodename
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    mine = tmp / f"{'a' * 64}.{host}.{os.getpid()}.x1"
+    gone = tmp / f"{'b' * 64}.{host}.{dead}.x2"
+    old = tmp / f"{'c' * 64}.elsewhere.1.x3"
+    young = tmp / f"{'d' * 64}.elsewhere.1.x4"
+    for d in (mine, gone, old, young):
+        d.mkdir(parents=True)
+    os.utime(old, (0, 0))
+    removed = store.clean_tmp()
+    assert sorted(removed) == sorted([gone, old])
+    assert mine.exists() and young.exists()
+
+
+def test_losing_a_race_keeps_the_winner(tmp_path, monkeypatch):
+    store = ResultsStore(tmp_path)
+    winner = fake_result(1)
+
+    def rival(stage, tmp):
+        if stage == "done":
+            monkeypatch.setattr(store_mod, "_before_publish", lambda *a: None)
+            ResultsStore(tmp_path).save(BASE, *winner)
+
+    monkeypatch.setattr(store_mod, "_before_publish", rival)
+    run = store.save(BASE, *fake_result(2))
+    pd.testing.assert_frame_equal(run.predictions, winner[1])
+    assert store.keys() == [BASE.key] and not list((tmp_path / "tmp").iterdir())

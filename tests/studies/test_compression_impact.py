@@ -1,0 +1,212 @@
+"""Study 4 pipeline: tables on hand-made populations, and one tiny run through the store."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from pruneaudit import audit, compress, data, training
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import ResultsStore, populations
+from pruneaudit.studies import compression_impact as ci
+
+# N = 6 examples, C = 3 classes, K = 3 members; series hsf0 for the first three.
+Y = np.array([0, 1, 2, 0, 1, 2])
+BASE = np.array(
+    [
+        [0, 1, 2, 0, 1, 2],
+        [0, 1, 2, 0, 2, 2],
+        [0, 1, 2, 1, 1, 2],
+    ]
+)
+# modal labels: baseline [0,1,2,0,1,2]; compressed [0,1,1,1,2,2]
+# -> PIE at 2 (baseline right), 3 (baseline right), 4 (baseline right).
+COMP = np.array(
+    [
+        [0, 1, 1, 1, 2, 2],
+        [0, 1, 1, 1, 2, 0],
+        [0, 2, 2, 0, 2, 2],
+    ]
+)
+SERIES = ["hsf0", "hsf0", "hsf0", "hsf4", "hsf4", "hsf4"]
+
+
+def _population(base, preds: np.ndarray, level: float = 0.0) -> populations.Population:
+    specs = tuple(populations.member_specs(base, range(len(preds)), level))
+    return populations.Population(specs, preds, Y, pd.DataFrame(), np.full(len(preds), level))
+
+
+def _image_data(n: int, series: list[str]) -> data.ImageData:
+    spec = dataclasses.replace(data.DATASETS["qmnist"], num_classes=3)
+    images = torch.arange(n * 28 * 28, dtype=torch.int64).remainder(256).to(torch.uint8)
+    meta = pd.DataFrame({"series": series, "writer": np.arange(n)})
+    labels = torch.as_tensor(Y[:n] if n == len(Y) else np.arange(n) % 3)
+    return data.ImageData("qmnist", images.view(n, 1, 28, 28), labels,
+                          ("0", "1", "2"), spec, meta)
+
+
+@pytest.fixture()
+def runs() -> ci.ImpactRuns:
+    base = ci.base_spec(epochs=1, train_size=100, test_size=6)
+    pruned = ci.Compressed("pruned 90%", ci.PRUNING, 0.9, None, _population(base, COMP, 0.9))
+    quant = ci.Compressed("float16", ci.QUANTIZATION, None, "float16", _population(base, BASE))
+    train_series = ["hsf0"] * 3 + ["hsf4"]  # train shares 3/4, 1/4
+    return ci.ImpactRuns(
+        _population(base, BASE), (pruned, quant), _image_data(6, SERIES),
+        _image_data(4, train_series),
+    )
+
+
+def test_summary_counts_pies_and_accuracy(runs):
+    table = ci.summary(runs).set_index("variant")
+    assert table.loc["pruned 90%", "pie"] == 3
+    assert table.loc["pruned 90%", "pie_share"] == pytest.approx(0.5)
+    assert table.loc["float16", "pie"] == 0  # identical predictions
+    assert table.loc["float16", "significant_classes"] == 0
+    base_acc = (BASE == Y).mean(axis=1).mean()
+    assert table.loc["pruned 90%", "baseline_top1"] == pytest.approx(base_acc)
+    assert table.loc["pruned 90%", "compressed_top1"] == pytest.approx((COMP == Y).mean())
+    assert table.loc["pruned 90%", "sparsity"] == pytest.approx(0.9)
+
+
+def test_class_tests_match_population_module(runs):
+    tests = ci.class_tests(runs)
+    assert len(tests) == 2 * 3
+    assert set(tests["variant"]) == {"pruned 90%", "float16"}
+    pruned = tests[tests.variant == "pruned 90%"].set_index("class")
+    # class 2: baseline recall 1 for every member; compressed recalls 1/2, 0, 1
+    assert pruned.loc[2, "compressed_recall"] == pytest.approx(0.5)
+    assert pruned.loc[2, "relative_recall_difference"] == pytest.approx(0.5)
+    assert (tests[tests.variant == "float16"]["absolute_recall_difference"] == 0).all()
+
+
+def test_pie_accuracy_on_pie_subset(runs):
+    acc = ci.pie_accuracy(runs)
+    row = acc[(acc.variant == "pruned 90%") & (acc.subset == "pie")].set_index("population")
+    # PIEs 2, 3, 4: the baseline's modal labels are right on all, the compressed on none.
+    assert row.loc["baseline", "modal_accuracy"] == 1.0
+    assert row.loc["compressed", "modal_accuracy"] == 0.0
+    assert (row["n"] == 3).all()
+
+
+def test_jaccard_selects_what_taxicab_selects(runs):
+    table = ci.cie_accuracy(runs, percentiles=(50, 90), seed=3)
+    assert table["same_as_taxicab"].all()
+    # top 50 % of 6 examples = 3 examples
+    assert set(table.loc[table.percentile == 50, "n"]) == {3}
+
+
+def test_over_indexing_shares(runs):
+    table = ci.over_indexing(runs, names=["pruned 90%"]).set_index("value")
+    # PIEs 2 (hsf0), 3 and 4 (hsf4): CIE shares 1/3 and 2/3.
+    assert table.loc["hsf4", "cie_share"] == pytest.approx(2 / 3)
+    assert table.loc["hsf4", "train_share"] == pytest.approx(1 / 4)
+    assert table.loc["hsf4", "test_share"] == pytest.approx(1 / 2)
+    assert table.loc["hsf4", "over_index_train"] == pytest.approx((2 / 3) / (1 / 4))
+    assert table.loc["hsf4", "over_index_test"] == pytest.approx((2 / 3) / (1 / 2))
+
+
+def test_subgroup_error_rate_and_macro_rates(runs):
+    table = ci.subgroup_metrics(runs, names=["pruned 90%"])
+    err = table[(table.metric == "error_rate") & (table.group == "series=hsf4")].iloc[0]
+    assert err["baseline"] == pytest.approx(np.mean(BASE[:, 3:] != Y[3:]))
+    assert err["compressed"] == pytest.approx(np.mean(COMP[:, 3:] != Y[3:]))
+    # FNR macro-averaged over the classes present, one-vs-rest, members averaged (brute force)
+    fnr = []
+    for c in range(3):
+        per_member = [np.mean(COMP[k][np.equal(Y, c)] != c) for k in range(3)]
+        fnr.append(np.mean(per_member))
+    overall = table[(table.metric == "fnr") & (table.grouping == "overall")].iloc[0]
+    assert overall["compressed"] == pytest.approx(np.mean(fnr))
+    expected = (overall["compressed"] - overall["baseline"]) / overall["baseline"]
+    assert overall["normalized_difference"] == pytest.approx(expected)
+
+
+def test_pie_examples_categories_and_captions(runs):
+    frame = ci.pie_examples(runs, "pruned 90%", per_category=None)
+    assert sorted(frame["index"]) == [2, 3, 4]
+    assert set(frame["category"]) == {ci.PIE_CATEGORIES[0]}
+    assert frame["image"].str.startswith("data:image/png;base64,").all()
+    first = frame.set_index("index").loc[2]
+    assert first["caption"] == "true 2\nbase 2\ncomp 1"
+    assert first["series"] == "hsf0"
+    assert ci.pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
+    ci.gallery_chart(runs, "pruned 90%").to_dict()  # a valid spec
+    ci.gallery_chart(runs, "float16", ci.PIE_CATEGORIES[2]).to_dict()  # no PIE: placeholder
+
+
+def test_findings_directions(runs):
+    table = ci.findings(runs).set_index("finding")
+    assert table.loc["cie_error_concentrated", "agrees"]
+    assert "pie_harder" in table.index
+
+
+def test_bad_inputs(runs):
+    base = ci.base_spec()
+    with pytest.raises(PruneAuditError, match="at least 2 distinct seeds"):
+        ci.population_specs(base, [0], [0.5])
+    with pytest.raises(PruneAuditError, match=r"\(0, 1\)"):
+        ci.population_specs(base, [0, 1], [1.0])
+    with pytest.raises(PruneAuditError, match="unknown compressed variant"):
+        runs.get("pruned 50%")
+    with pytest.raises(PruneAuditError, match="no group column"):
+        ci.subgroup_metrics(runs, group="writer_age")
+    with pytest.raises(PruneAuditError, match="either a pruning level or"):
+        ci.variant_name()
+
+
+def test_recall_curves_start_at_the_baseline(runs):
+    curves = ci.recall_curves(runs)
+    assert sorted(curves["level"].unique()) == [0.0, 0.9]  # quantized variants are not curves
+    at = curves.set_index(["level", "class"])
+    assert at.loc[(0.9, 2), "recall"] == pytest.approx(0.5)
+    assert at.loc[(0.9, 2), "baseline_recall"] == pytest.approx(1.0)
+    assert at.loc[(0.0, 2), "recall"] == at.loc[(0.0, 2), "baseline_recall"]
+
+
+def test_training_cost():
+    cost = ci.training_cost(30, 8, 30, 48_000, 0.5)
+    assert cost["model_epochs"] == 7200
+    assert cost["hours"] == pytest.approx(7200 * 4.8 * 0.5 / 3600)
+
+
+def test_trend_direction():
+    assert ci.trend([0.1, 0.5, 0.9], [1, 2, 5])["rho"] == pytest.approx(1.0)
+    assert np.isnan(ci.trend([0.1, 0.9], [1, 2])["rho"])
+
+
+def test_celeba_representation(data_root):
+    table = ci.celeba_representation(str(data_root)).set_index("group")
+    assert table.loc["all", "share"] == 1.0
+    parts = [f"{a}Male & {b}Young" for a in ("", "not ") for b in ("", "not ")]
+    assert table.loc[parts, "n"].sum() == table.loc["all", "n"]
+    assert table.loc["Male", "share"] + table.loc["not Male", "share"] == pytest.approx(1.0)
+
+
+def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
+    base = ci.base_spec(epochs=1, train_size=320, test_size=150)
+    store = ResultsStore(tmp_path)
+    schemes = ["float16", "dynamic_int8", "static_int8"]
+    runs = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
+    assert runs.names == ["pruned 50%", *schemes]
+    for scheme in schemes:  # a quantized copy keeps the sparsity of the model it was made from
+        np.testing.assert_array_equal(runs.get(scheme).population.sparsity, [0.0, 0.0])
+    assert runs.baseline.preds.shape == (2, 150)
+    assert runs.get("pruned 50%").population.sparsity == pytest.approx([0.5, 0.5], abs=0.02)
+    table = ci.summary(runs)
+    assert table["compressed_top1"].between(0, 1).all()
+    # asking again trains and quantizes nothing
+    monkeypatch.setattr(training, "train_population", _fail)
+    monkeypatch.setattr(compress, "quantize", _fail)
+    again = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
+    np.testing.assert_array_equal(again.get("float16").population.preds,
+                                  runs.get("float16").population.preds)
+    assert audit.pie_flags(runs.baseline.preds, runs.baseline.preds).sum() == 0
+
+
+def _fail(*args, **kwargs):
+    raise AssertionError("a stored run was computed again")

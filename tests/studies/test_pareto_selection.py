@@ -1,0 +1,182 @@
+"""Study 3 pipeline: operating points, accuracy floor, frontiers and picks."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import ResultsStore
+from pruneaudit.studies import pareto_selection as ps
+
+
+def runs_from(table: dict[tuple[str, int], list[float]], seeds=(0,)) -> pd.DataFrame:
+    """Tidy runs: {(technique, iteration): class accuracies}, same for every seed."""
+    rows = []
+    for (tech, k), accs in table.items():
+        for s in seeds:
+            for c, a in enumerate(accs):
+                rows.append(
+                    {
+                        "dataset": "mnist",
+                        "model": "alexnet",
+                        "technique": tech,
+                        "treatment": "finetune",
+                        "seed": s,
+                        "iteration": k,
+                        "sparsity": 1 - 0.8**k,
+                        "class": c,
+                        "accuracy": a,
+                        "n": 10,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+DENSE = [1.0, 1.0, 0.98]
+TABLE = {
+    ("l1_structured", 0): DENSE,
+    ("l1_structured", 1): [1.0, 0.99, 0.97],
+    ("l1_structured", 2): [1.0, 0.98, 0.96],
+    ("l1_structured", 3): [0.9, 0.8, 0.5],
+    ("l2_structured", 0): DENSE,
+    ("l2_structured", 1): [0.99, 0.99, 0.99],
+    ("l2_structured", 2): [0.99, 0.98, 0.90],
+}
+
+
+def test_operating_points_one_dense_row_and_means():
+    points = ps.operating_points(runs_from(TABLE, seeds=(0, 1)))
+    assert (points["label"] == "dense").sum() == 1
+    assert len(points) == 1 + 5
+    row = points[points["label"] == "l1_structured / finetune / k=1"].iloc[0]
+    assert row["accuracy"] == pytest.approx(np.mean([1.0, 0.99, 0.97]))
+    assert row[ps.UNFAIRNESS] == pytest.approx(0.03)
+    assert row[ps.UNFAIRNESS_MEAN] == pytest.approx(np.mean([1.0, 0.99, 0.97]) - 0.97)
+    assert row["n_seeds"] == 2
+
+
+def test_candidates_floor_and_lowering():
+    points = ps.operating_points(runs_from(TABLE))
+    cands = ps.candidates(points, floor=0.98, min_candidates=1)
+    # accuracies: l1 k1 .9867, k2 .98, k3 .733; l2 k1 .99, k2 .9567
+    assert set(cands.frame["label"]) == {
+        "l1_structured / finetune / k=1",
+        "l1_structured / finetune / k=2",
+        "l2_structured / finetune / k=1",
+    }
+    assert not cands.lowered and cands.floor_used == 0.98 and cands.passed_requested == 3
+    assert cands.frame["sparsity"].is_monotonic_decreasing
+    lowered = ps.candidates(points, floor=0.98, min_candidates=4)
+    assert lowered.lowered and lowered.passed_requested == 3
+    assert lowered.floor_used == pytest.approx(np.mean([0.99, 0.98, 0.90]))
+    assert len(lowered.frame) == 4
+    everything = ps.candidates(points, floor=0.999, min_candidates=10)
+    assert len(everything.frame) == 5
+    with pytest.raises(PruneAuditError, match="accuracy floor"):
+        ps.candidates(points, floor=1.5)
+
+
+def test_frontiers_match_brute_force():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "accuracy": rng.uniform(0.9, 1, 40),
+            "sparsity": rng.uniform(0, 1, 40),
+            ps.UNFAIRNESS: rng.uniform(0, 0.3, 40),
+        }
+    )
+    frame[ps.UNFAIRNESS_MEAN] = frame[ps.UNFAIRNESS] * rng.uniform(0.2, 0.8, 40)
+    marked = ps.mark_frontiers(frame)
+    for name, senses in ps.FRONTIERS.items():
+        signs = {c: 1 if s == "max" else -1 for c, s in senses.items()}
+        for i, j in itertools.product(range(40), repeat=2):
+            a = {c: signs[c] * frame.loc[i, c] for c in senses}
+            b = {c: signs[c] * frame.loc[j, c] for c in senses}
+            if all(b[c] >= a[c] for c in senses) and any(b[c] > a[c] for c in senses):
+                assert not marked.loc[i, name]
+        assert marked[name].any()
+
+
+def _chart_choice(frame: pd.DataFrame, w: float) -> int:
+    """The row pareto_chart's Vega-Lite transform selects: max value, ties to the sparser."""
+    value = w * -frame[ps.UNFAIRNESS] + (1 - w) * frame["sparsity"]
+    order = sorted(range(len(frame)), key=lambda i: (-value.iloc[i], -frame["sparsity"].iloc[i]))
+    return order[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 20), st.integers(0, 30)), min_size=1, max_size=12),
+    st.sampled_from([(100.0, 1.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0), (3.0, 7.0)]),
+)
+def test_value_pick_equals_chart_rule(points, weights):
+    frame = pd.DataFrame(
+        {"sparsity": [p[0] / 20 for p in points], ps.UNFAIRNESS: [p[1] / 100 for p in points]}
+    )
+    frame["accuracy"] = 0.99
+    frame = frame.sort_values(
+        ["sparsity", ps.UNFAIRNESS], ascending=[False, True], kind="mergesort"
+    ).reset_index(drop=True)
+    rows = ps.picks(frame, *weights)
+    chosen = rows.iloc[0]
+    i = _chart_choice(frame, ps.chart_weight(*weights))
+    value = lambda r: -weights[0] * r[ps.UNFAIRNESS] + weights[1] * r["sparsity"]  # noqa: E731
+    assert value(chosen) == pytest.approx(value(frame.iloc[i]))
+    assert chosen["sparsity"] == pytest.approx(frame.iloc[i]["sparsity"])
+    assert rows.iloc[1]["sparsity"] == frame["sparsity"].max()
+
+
+def test_picks_published_weights_hand_case():
+    frame = pd.DataFrame(
+        {
+            "sparsity": [0.8, 0.5, 0.2],
+            ps.UNFAIRNESS: [0.30, 0.012, 0.01],
+            "accuracy": [0.98, 0.99, 0.99],
+        }
+    )
+    rows = ps.picks(frame)  # values 0.8 - 30, 0.5 - 1.2, 0.2 - 1.0: the middle one
+    assert rows.iloc[0]["sparsity"] == 0.5
+    assert rows.iloc[1]["sparsity"] == 0.8
+    assert rows["rule"].iloc[1] == "highest sparsity above the floor"
+    assert ps.chart_weight() == pytest.approx(100 / 101)
+    with pytest.raises(PruneAuditError):
+        ps.chart_weight(0, 0)
+    with pytest.raises(PruneAuditError, match="no candidates"):
+        ps.picks(frame.iloc[:0])
+
+
+def test_technique_summary():
+    points = ps.operating_points(runs_from(TABLE))
+    summary = ps.technique_summary(points, 0.98).set_index("technique")
+    assert summary.loc["l1_structured", "iteration"] == 2
+    assert summary.loc["l2_structured", "iteration"] == 1
+
+
+def test_run_rejects_unstructured(tmp_path):
+    with pytest.raises(PruneAuditError, match="not structured"):
+        ps.run(["l1_unstructured"], ["finetune"], [0], 1, ResultsStore(tmp_path))
+
+
+def test_run_tiny(data_root, tmp_path):
+    runs = ps.run(
+        ["l1_structured"],
+        ["finetune"],
+        [0],
+        1,
+        ResultsStore(tmp_path),
+        epochs=1,
+        train_size=64,
+        test_size=50,
+        root=str(data_root),
+        progress=False,
+    )
+    assert set(runs["model"]) == {"alexnet"} and set(runs["dataset"]) == {"mnist"}
+    assert sorted(runs["iteration"].unique()) == [0, 1]
+    points = ps.operating_points(runs)
+    assert list(points["label"]) == ["dense", "l1_structured / finetune / k=1"]
