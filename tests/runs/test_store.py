@@ -162,8 +162,10 @@ def test_round_trip(tmp_path):
     for name in checkpoint:
         assert torch.equal(loaded[name], checkpoint[name])
     assert sorted(os.listdir(run.path)) == [
-        "DONE", "checkpoint.pt", "classes.parquet", "predictions.parquet", "spec.json"
+        "DONE", "checkpoint.pt", "classes.parquet", "env.json", "predictions.parquet", "spec.json"
     ]
+    assert run.env["device"] == run.device_type == "cpu"  # the tests run with no GPU setting
+    assert run.env["torch"] == torch.__version__
     assert not list((tmp_path / "tmp").iterdir())
 
 

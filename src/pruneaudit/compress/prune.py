@@ -260,11 +260,19 @@ def _global(model: nn.Module, amount: int | float) -> None:
 
 
 @contextlib.contextmanager
-def _seeded(seed: int) -> Iterator[None]:
-    """Seed torch's global generator inside ``fork_rng``: the caller's state is restored."""
+def _seeded(seed: int, model: nn.Module | None = None) -> Iterator[None]:
+    """Seed torch's global generators inside ``fork_rng``: the caller's state is restored.
+
+    The CPU generator always; also the generators of the CUDA devices ``model`` lives on (its
+    random masks are drawn there). Models live on the CPU between training stages (see
+    :mod:`pruneaudit.training.device`), so pruning draws the same masks whatever the device.
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise PruneAuditError(f"seed must be a non-negative integer, got {seed!r}")
-    with torch.random.fork_rng(devices=[]):
+    cuda = [] if model is None else sorted(
+        {t.device.index or 0 for t in model.parameters() if t.device.type == "cuda"}
+    )
+    with torch.random.fork_rng(devices=cuda):
         torch.manual_seed(seed)
         yield
 
@@ -279,7 +287,7 @@ def prune_step(model: nn.Module, technique: str, amount: float, seed: int = 0) -
     """
     _check_technique(technique)
     check_range("amount", amount, 0.0, 1.0, lo_open=True, hi_open=True)
-    with _seeded(seed):
+    with _seeded(seed, model):
         if technique == "global_unstructured":
             _global(model, float(amount))
         else:
@@ -299,7 +307,7 @@ def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> 
     _check_technique(technique)
     check_range("target", target, 0.0, 1.0, hi_open=True)
     structured = technique not in _UNSTRUCTURED
-    with _seeded(seed):
+    with _seeded(seed, model):
         if technique == "global_unstructured":
             counts = [_units(m, p, False) for _, m, p in _named_targets(model)]
             total, done = sum(c[0] for c in counts), sum(c[1] for c in counts)

@@ -60,6 +60,8 @@ def normalize(images: torch.Tensor, spec: _Spec) -> torch.Tensor:
     float rounding.
     """
     scale, shift = _affine(tuple(map(float, spec.mean)), tuple(map(float, spec.std)))
+    if images.device != scale.device:  # constants of a few floats, cached on the CPU
+        scale, shift = scale.to(images.device), shift.to(images.device)
     return torch.addcmul(shift, images.to(torch.float32), scale)
 
 
@@ -91,8 +93,8 @@ def apply_augmentation(
     b, c, h, w = x.shape
     padded = F.pad(x, (pad, pad, pad, pad))
     wp = w + 2 * pad
-    rows = offsets[:, :1] + torch.arange(h)
-    cols = offsets[:, 1:] + torch.arange(w)
+    rows = offsets[:, :1] + torch.arange(h, device=x.device)
+    cols = offsets[:, 1:] + torch.arange(w, device=x.device)
     if flips is not None:
         cols = torch.where(flips[:, None], cols.flip(1), cols)
     index = (rows[:, :, None] * wp + cols[:, None, :]).view(b, 1, h * w).expand(b, c, h * w)

@@ -7,6 +7,8 @@ Layout under the store root::
                                               columns such as sparsity) + the spec's columns
                          predictions.parquet  per-example: index, label, prediction
                          checkpoint.pt        optional state dict of plain tensors
+                         env.json             where the run was made: device type and name,
+                                              torch / CUDA / numpy / python / pruneaudit versions
                          DONE                 written last
     tmp/<key>.<host>.<pid>.<uuid>/            runs being written
 
@@ -16,6 +18,13 @@ last, and the folder is then renamed onto ``runs/...`` in one ``os.rename``. A f
 either the whole run or nothing. When two writers race for one key the first rename wins and the
 other's copy is discarded (both are the same run). Checkpoints load with
 ``torch.load(weights_only=True)``, which refuses pickles that would run code.
+
+Devices: the run key does not contain the device (so the keys of CPU runs are those of the code
+before devices existed, and a stored run is reused on any device). Instead ``env.json`` records
+the device type, and :meth:`ResultsStore.collect` (which every population and series is read
+through) refuses to put runs made on different device types into one table, with one error that
+names them. A run without ``env.json`` was written before the file existed, by code that trained
+on the CPU only: it counts as a CPU run.
 """
 
 from __future__ import annotations
@@ -41,6 +50,9 @@ from pruneaudit.runs.spec import CLASS_COLUMNS, PREDICTION_COLUMNS, RunSpec
 
 _FILES = ("spec.json", "classes.parquet", "predictions.parquet")
 _CHECKPOINT = "checkpoint.pt"
+_ENV = "env.json"
+#: What a run written before ``env.json`` existed counts as (that code ran on the CPU only).
+LEGACY_ENV: dict[str, Any] = {"device": "cpu", "recorded": False}
 _DONE = "DONE"
 #: A tmp folder from another host (or whose owner cannot be checked) is stale after this long.
 STALE_AFTER_S = 24 * 3600
@@ -54,6 +66,19 @@ class Run:
     classes: pd.DataFrame
     predictions: pd.DataFrame
     path: Path = field(repr=False)
+
+    @property
+    def env(self) -> dict[str, Any]:
+        """Where the run was made (``env.json``); :data:`LEGACY_ENV` for runs written before."""
+        path = self.path / _ENV
+        if not path.is_file():
+            return dict(LEGACY_ENV)
+        return json.loads(path.read_text())
+
+    @property
+    def device_type(self) -> str:
+        """``cpu`` or ``cuda``: the device type the run was made on."""
+        return str(self.env.get("device", "cpu"))
 
     @property
     def has_checkpoint(self) -> bool:
@@ -172,12 +197,15 @@ class ResultsStore:
         classes: pd.DataFrame,
         predictions: pd.DataFrame,
         checkpoint: Mapping[str, Any] | None = None,
+        env: Mapping[str, Any] | None = None,
     ) -> Run:
         """Write a run atomically and return it as read back from the store.
 
         ``classes`` needs the columns class, accuracy, n (further measured columns such as sparsity
         are kept; the spec's columns are added); ``predictions`` needs index, label, prediction.
-        ``checkpoint`` is a state dict of plain tensors. If the run already exists it is kept.
+        ``checkpoint`` is a state dict of plain tensors. ``env`` (default: this process's device
+        setting and library versions, :func:`pruneaudit.training.device.environment`) is written
+        to ``env.json``. If the run already exists it is kept.
         """
         if not isinstance(spec, RunSpec):
             raise PruneAuditError(f"spec must be a RunSpec, got {type(spec).__name__}")
@@ -210,6 +238,9 @@ class ResultsStore:
 
                 torch.save(dict(checkpoint), tmp / _CHECKPOINT)
                 _before_publish("checkpoint", tmp)
+            env_text = json.dumps(dict(_environment() if env is None else env), sort_keys=True)
+            (tmp / _ENV).write_text(env_text + "\n")
+            _before_publish("env", tmp)
             for name in os.listdir(tmp):
                 _fsync_file(tmp / name)
             (tmp / _DONE).write_text(spec.key + "\n")
@@ -327,15 +358,39 @@ class ResultsStore:
                 f"{str(self.root)!r} (first: {names}); run them first (run_grid / get_or_run)"
             )
         frames = []
+        devices: dict[str, list[str]] = {}
         for item in items:
             run = self.load(item)
+            devices.setdefault(run.device_type, []).append(run.spec.key)
             if table == "classes":
                 frames.append(run.classes)
             else:
                 frames.append(run.predictions.assign(**run.spec.columns()))
+        _check_one_device(devices, self.root)
         if not frames:
             return pd.DataFrame(columns=["key", *CLASS_COLUMNS])
         return pd.concat(frames, ignore_index=True)
+
+
+def _environment() -> dict[str, Any]:
+    from pruneaudit.training.device import environment
+
+    return environment()
+
+
+def _check_one_device(devices: Mapping[str, list[str]], root: Path) -> None:
+    """Refuse runs made on different device types in one table (see the module docstring)."""
+    if len(devices) <= 1:
+        return
+    parts = "; ".join(
+        f"{len(keys)} on {kind} (first {keys[0][:12]})" for kind, keys in sorted(devices.items())
+    )
+    raise PruneAuditError(
+        f"these runs were made on different device types ({parts}) in the results store "
+        f"{str(root)!r}; a population or series must come from one device type. Make the "
+        "missing runs with the same device setting (--device / $PRUNEAUDIT_DEVICE / the "
+        "notebook's device parameter) in a separate store, or delete the runs of the other type"
+    )
 
 
 def _alive(pid: int) -> bool:

@@ -1,7 +1,16 @@
-"""Training: one model (:mod:`.loop`) or K models as one stacked computation (:mod:`.stacked`)."""
+"""Training: one model (:mod:`.loop`) or K models as one stacked computation (:mod:`.stacked`),
+on the device of :mod:`.device`."""
 
 from __future__ import annotations
 
+from pruneaudit.training.device import (
+    cuda_devices,
+    environment,
+    full_precision,
+    is_quantized,
+    on_device,
+    resolve_device,
+)
 from pruneaudit.training.loop import (
     StepHook,
     TrainConfig,
@@ -13,14 +22,22 @@ from pruneaudit.training.loop import (
 )
 from pruneaudit.training.stacked import (
     BLOCK,
+    CUDA_BLOCK,
     EVAL_CHUNK,
     SHARED_FIELDS,
+    block_size,
     evaluate_population,
     supports,
     train_population,
 )
 
 __all__ = [
+    "resolve_device",
+    "on_device",
+    "full_precision",
+    "is_quantized",
+    "environment",
+    "cuda_devices",
     "StepHook",
     "TrainConfig",
     "steps_per_epoch",
@@ -30,6 +47,8 @@ __all__ = [
     "evaluate",
     "SHARED_FIELDS",
     "BLOCK",
+    "CUDA_BLOCK",
+    "block_size",
     "EVAL_CHUNK",
     "supports",
     "train_population",

@@ -48,6 +48,13 @@ from tqdm.auto import tqdm
 
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
+from pruneaudit.training.device import (
+    full_precision,
+    is_quantized,
+    model_device,
+    on_device,
+    resolve_device,
+)
 
 if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
@@ -56,8 +63,12 @@ StepHook = Callable[[nn.Module, int], None]
 
 
 @contextmanager
-def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
-    """Run with ``num_threads`` torch threads and the model in ``channels_last``; restore both.
+def _placed(
+    model: nn.Module, num_threads: int | None, device: torch.device | None = None
+) -> Iterator[None]:
+    """Run with ``num_threads`` torch threads and the model on ``device`` (None: where it is) in
+    ``channels_last``; restore all three (the model goes back to its own device), with TF32 off
+    on CUDA (:func:`pruneaudit.training.device.full_precision`).
 
     Measured with ``benchmarks/training_speed.py`` on 2 cores: on an idle machine torch's
     default (all cores) is ~1.5x faster than one thread for LeNet; when other work shares the
@@ -70,11 +81,15 @@ def _fast_cpu(model: nn.Module, num_threads: int | None) -> Iterator[None]:
     before = torch.get_num_threads()
     if num_threads is not None:
         torch.set_num_threads(check_positive_int("num_threads", num_threads))
+    home = model_device(model)
+    if device is not None and device != home:
+        model.to(device)
     model.to(memory_format=torch.channels_last)
     try:
-        yield
+        with full_precision(device or home):
+            yield
     finally:
-        model.to(memory_format=torch.contiguous_format)
+        model.to(home, memory_format=torch.contiguous_format)
         _refresh_pruned(model)
         torch.set_num_threads(before)
 
@@ -156,6 +171,7 @@ def train(
     step_hook: StepHook | None = None,
     progress: bool = True,
     num_threads: int | None = None,
+    device: str | torch.device | None = None,
 ) -> nn.Module:
     """Train ``model`` in place on all of ``data`` with plain SGD; returns ``model``.
 
@@ -167,7 +183,12 @@ def train(
     and the model in ``channels_last`` memory format, both restored afterwards (the model comes
     back in the standard contiguous format). Batches are indexed straight from the uint8
     tensors: no DataLoader, no per-image work.
+
+    Device: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) runs the
+    steps; the data moves there once, augmentation runs there, the random draws stay on the CPU
+    generator (same draws on every device), and the model returns to its own device at the end.
     """
+    dev = resolve_device(device)
     n = len(data)
     if n == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
@@ -179,15 +200,20 @@ def train(
         leave=False,
     )
     try:
-        with _fast_cpu(model, num_threads):
-            _sgd(model, data, cfg, step_hook, bar)
+        with _placed(model, num_threads, dev):
+            _sgd(model, on_device(data, dev), cfg, step_hook, bar, dev)
     finally:
         bar.close()
     return model
 
 
 def _sgd(
-    model: nn.Module, data: ImageData, cfg: TrainConfig, step_hook: StepHook | None, bar: tqdm
+    model: nn.Module,
+    data: ImageData,
+    cfg: TrainConfig,
+    step_hook: StepHook | None,
+    bar: tqdm,
+    device: torch.device,
 ) -> None:
     """The training loop proper (draws exactly as in the module docstring)."""
     n, spec = len(data), data.spec
@@ -202,9 +228,15 @@ def _sgd(
     for epoch in range(cfg.epochs):
         bar.set_postfix(epoch=f"{epoch + 1}/{cfg.epochs}", refresh=False)
         for idx in epoch_order(n, cfg.batch_size, g):
-            x = images[idx]
             if cfg.augment:
                 offsets, flips = draw_augmentation(len(idx), spec, g)
+            if device.type != "cpu":
+                idx = idx.to(device, non_blocking=True)
+            x = images[idx]
+            if cfg.augment:
+                if device.type != "cpu":
+                    offsets = offsets.to(device, non_blocking=True)
+                    flips = None if flips is None else flips.to(device, non_blocking=True)
                 x = apply_augmentation(x, offsets, flips, pad)
             loss = F.cross_entropy(model(normalize(x, spec)), labels[idx])
             opt.zero_grad(set_to_none=True)
@@ -227,19 +259,24 @@ def evaluate(
     return_logits: bool = False,
     *,
     num_threads: int | None = None,
+    device: str | torch.device | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Predicted labels (``np.ndarray`` int64, one per example, in order) of ``model`` on ``data``.
 
     Runs in eval mode under ``torch.inference_mode`` on normalized, unaugmented images, and puts
     the model back in the mode it was in. With ``return_logits`` also the float32 logits (N, C).
-    Threads and memory format as in :func:`train`.
+    Threads, memory format and device as in :func:`train`, except that a model holding torch
+    int8 modules (:func:`~pruneaudit.training.device.is_quantized`) is evaluated on the CPU,
+    where its kernels are.
     """
     check_positive_int("batch_size", batch_size)
+    dev = torch.device("cpu") if is_quantized(model) else resolve_device(device)
+    data = on_device(data, dev)
     was_training = model.training
     model.eval()
     preds, logits = [], []
     try:
-        with _fast_cpu(model, num_threads), torch.inference_mode():
+        with _placed(model, num_threads, dev), torch.inference_mode():
             for start in range(0, len(data), batch_size):
                 out = model(normalize(data.images[start : start + batch_size], data.spec))
                 preds.append(out.argmax(1))
@@ -247,7 +284,7 @@ def evaluate(
                     logits.append(out)
     finally:
         model.train(was_training)
-    labels = torch.cat(preds).numpy() if preds else np.zeros(0, dtype=np.int64)
+    labels = torch.cat(preds).cpu().numpy() if preds else np.zeros(0, dtype=np.int64)
     if not return_logits:
         return labels
-    return labels, (torch.cat(logits).numpy() if logits else np.zeros((0, 0), np.float32))
+    return labels, (torch.cat(logits).cpu().numpy() if logits else np.zeros((0, 0), np.float32))

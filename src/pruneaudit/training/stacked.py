@@ -50,10 +50,21 @@ Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants 
   gain), vmap over ``functional_call`` (slower than grouped convolutions), convolutions as
   unfold + batched matmul (slower).
 
+Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) holds the
+stacked parameters, the data (moved once) and the per-epoch draws (made by the members' CPU
+generators, then moved once per epoch); the member modules stay where they are (the CPU) and
+receive their weights at the end, so step hooks such as a GradualPruner act on CPU modules as
+they do in a CPU run. On CUDA: blocks of :data:`CUDA_BLOCK` members (one LeNet step is a few
+small kernels, so fewer, wider launches; chosen by reasoning, not yet measured on a GPU), the
+default contiguous layout (``channels_last`` was measured only on the CPU) and TF32 off
+(:func:`pruneaudit.training.device.full_precision`). CUDA graphs and ``torch.compile`` are not
+used: neither could be measured here, and the per-step hook copies and varying last batch
+complicate graph capture; :mod:`benchmarks.gpu_training` measures what the trainer achieves.
+
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
-Conv2d (no groups), ReLU, MaxPool2d, AdaptiveAvgPool2d and Linear layers, with float32 CPU
-parameters. Other models (VGG11, ResNet18) are trained one after another with
+Conv2d (no groups), ReLU, MaxPool2d, AdaptiveAvgPool2d and Linear layers, with float32
+parameters on one device. Other models (VGG11, ResNet18) are trained one after another with
 :func:`~pruneaudit.train.train` and evaluated with :func:`~pruneaudit.train.evaluate`.
 """
 
@@ -74,6 +85,7 @@ from pruneaudit.compress.prune import GradualPruner, refresh_effective_weight
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.models import LeNet
+from pruneaudit.training.device import full_precision, on_device, resolve_device
 from pruneaudit.training.loop import (
     StepHook,
     TrainConfig,
@@ -92,9 +104,12 @@ SHARED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TrainConfig) if f.
 _PARAM_NAMES = ("weight", "bias")
 #: Members per stacked block (see "Speed" in the module docstring).
 BLOCK = 8
+#: Members per stacked block on CUDA (see "Devices" in the module docstring).
+CUDA_BLOCK = 64
 #: Images per stacked evaluation pass (bounds the activations' memory).
 EVAL_CHUNK = 256
 _CHANNELS_LAST = True
+_CPU = torch.device("cpu")
 
 
 # --------------------------------------------------------------------------- architecture
@@ -122,7 +137,7 @@ def _layers(model: nn.Module) -> list[nn.Module] | None:
             return None
         out.append(layer)
     tensors = [t for t in model.parameters()] + [b for b in model.buffers()]
-    if any(t.dtype != torch.float32 or t.device.type != "cpu" for t in tensors):
+    if any(t.dtype != torch.float32 for t in tensors) or len({t.device for t in tensors}) > 1:
         return None
     return out
 
@@ -131,7 +146,7 @@ def supports(model: nn.Module) -> bool:
     """Whether :func:`train_population` runs ``model``'s architecture as one stacked computation.
 
     True for :class:`~pruneaudit.models.LeNet` and the small AlexNet (pruned or not) with float32
-    CPU parameters; other models are trained one by one (same results, no speed-up).
+    parameters on one device; other models are trained one by one (same results, no speed-up).
     """
     return _layers(model) is not None
 
@@ -166,11 +181,17 @@ _KINDS = {
 class _Stack:
     """The K members' parameters and masks as stacked tensors, and the stacked forward pass."""
 
-    def __init__(self, models: Sequence[nn.Module], requires_grad: bool):
+    def __init__(
+        self,
+        models: Sequence[nn.Module],
+        requires_grad: bool,
+        device: torch.device = _CPU,
+    ):
         plans = [_layers(m) for m in models]
         first = plans[0]
         assert first is not None
         self.k = len(models)
+        self.channels_last = _CHANNELS_LAST and device.type == "cpu"
         self.ops: list[_Op] = []
         #: per slot, per member: (module, parameter name)
         self.slots: list[list[tuple[nn.Module, str]]] = []
@@ -192,7 +213,7 @@ class _Stack:
             self.masks: list[torch.Tensor | None] = []
             for slot in self.slots:
                 pairs = [_member_tensors(m, name) for m, name in slot]
-                self.params.append(torch.stack([p.detach() for p, _ in pairs]))
+                self.params.append(torch.stack([p.detach() for p, _ in pairs]).to(device))
                 if all(mask is None for _, mask in pairs):
                     self.masks.append(None)
                 else:
@@ -202,7 +223,7 @@ class _Stack:
                                 torch.ones_like(p) if mask is None else mask.detach().float()
                                 for p, mask in pairs
                             ]
-                        )
+                        ).to(device)
                     )
         for p in self.params:
             p.requires_grad_(requires_grad)
@@ -216,7 +237,7 @@ class _Stack:
             layer = op.layer
             if op.kind == "conv":
                 w = eff[op.weight].reshape(-1, *eff[op.weight].shape[2:])
-                if _CHANNELS_LAST:  # faster grouped convolutions and max-pooling on CPU
+                if self.channels_last:  # faster grouped convolutions and max-pooling on CPU
                     h = h.contiguous(memory_format=torch.channels_last)
                     w = w.contiguous(memory_format=torch.channels_last)
                 bias = eff[op.bias].reshape(-1) if op.bias >= 0 else None
@@ -356,6 +377,12 @@ def _epoch_draws(
     return perm, off, flip
 
 
+def block_size(device: torch.device) -> int:
+    """Members per stacked block on ``device``: :data:`BLOCK` on the CPU, :data:`CUDA_BLOCK`
+    on CUDA."""
+    return CUDA_BLOCK if device.type == "cuda" else BLOCK
+
+
 def _hook_acts(hook: StepHook | None, step: int) -> bool:
     if hook is None:
         return False
@@ -373,6 +400,7 @@ def train_population(
     step_hooks: list[StepHook | None] | None = None,
     progress: bool = True,
     num_threads: int | None = None,
+    device: str | torch.device | None = None,
 ) -> list[nn.Module]:
     """Train K models in place as one computation; returns ``models``.
 
@@ -383,8 +411,10 @@ def train_population(
     All settings but the seed must be equal across ``cfgs``. Architectures
     :func:`supports` rejects are trained one after another with :func:`~pruneaudit.train.train`.
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
-    (as in :func:`~pruneaudit.train.train`; ``None`` keeps torch's setting).
+    (as in :func:`~pruneaudit.train.train`; ``None`` keeps torch's setting). ``device``
+    (default: the setting) runs the computation; see "Devices" in the module docstring.
     """
+    dev = resolve_device(device)
     _check_population(models, cfgs)
     if step_hooks is None:
         step_hooks = [None] * len(models)
@@ -396,13 +426,17 @@ def train_population(
     if not _check_architecture(models):
         for k, (model, cfg, hook) in enumerate(zip(models, cfgs, step_hooks, strict=True)):
             own = data if members is None else data.subset(members[:, k].numpy())
-            train(model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads)
+            train(
+                model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads,
+                device=dev,
+            )
         return models
     threads_before = torch.get_num_threads()
     if num_threads is not None:
         torch.set_num_threads(check_positive_int("num_threads", num_threads))
     try:
-        _train_stacked(models, data, cfgs, step_hooks, progress, members)
+        with full_precision(dev):
+            _train_stacked(models, on_device(data, dev), cfgs, step_hooks, progress, members, dev)
     finally:
         torch.set_num_threads(threads_before)
     return models
@@ -435,14 +469,15 @@ def _train_stacked(
     step_hooks: list[StepHook | None],
     progress: bool,
     members: torch.Tensor | None = None,
+    device: torch.device = _CPU,
 ) -> None:
     n = len(data) if members is None else members.shape[0]
     cfg, spec, k = cfgs[0], data.spec, len(models)
     for model in models:
         model.train()
-    size = BLOCK
+    size = block_size(device)
     blocks = [list(range(i, min(i + size, k))) for i in range(0, k, size)]
-    stacks = [_Stack([models[i] for i in block], requires_grad=True) for block in blocks]
+    stacks = [_Stack([models[i] for i in block], True, device) for block in blocks]
     opts = [
         torch.optim.SGD(st.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
         for st in stacks
@@ -468,7 +503,10 @@ def _train_stacked(
             if members is not None:  # positions in each member's split -> indices into data
                 draws = (torch.gather(members, 0, draws[0]), *draws[1:])
             per_block = [
-                tuple(None if t is None else t[:, blk[0] : blk[-1] + 1].contiguous() for t in draws)
+                tuple(
+                    None if t is None else t[:, blk[0] : blk[-1] + 1].contiguous().to(device)
+                    for t in draws
+                )
                 for blk in blocks
             ]
             for s in range(spe):
@@ -509,29 +547,41 @@ def _train_stacked(
 
 
 def evaluate_population(
-    models: list[nn.Module], data: ImageData, batch_size: int = 1000
+    models: list[nn.Module],
+    data: ImageData,
+    batch_size: int = 1000,
+    *,
+    device: str | torch.device | None = None,
 ) -> np.ndarray:
     """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
-    :func:`~pruneaudit.train.evaluate` gives them member by member (normalized, unaugmented)."""
+    :func:`~pruneaudit.train.evaluate` gives them member by member (normalized, unaugmented),
+    computed on ``device`` (default: the setting)."""
     _check_population(models)
     check_positive_int("batch_size", batch_size)
+    dev = resolve_device(device)
     if not _check_architecture(models):
-        return np.stack([evaluate(m, data, batch_size) for m in models])  # type: ignore[misc]
+        return np.stack(
+            [evaluate(m, data, batch_size, device=dev) for m in models]  # type: ignore[misc]
+        )
     k, n = len(models), len(data)
     out = np.zeros((k, n), dtype=np.int64)
-    with torch.inference_mode():
-        for first in range(0, k, BLOCK):
-            stack = _Stack(models[first : first + BLOCK], requires_grad=False)
+    data = on_device(data, dev)
+    size = block_size(dev)
+    with torch.inference_mode(), full_precision(dev):
+        for first in range(0, k, size):
+            stack = _Stack(models[first : first + size], False, dev)
             for start in range(0, n, batch_size):
                 for lo in range(start, min(start + batch_size, n), EVAL_CHUNK):
                     hi = min(lo + EVAL_CHUNK, start + batch_size, n)
                     x = normalize(data.images[lo:hi], data.spec).repeat(1, stack.k, 1, 1)
-                    out[first : first + stack.k, lo:hi] = stack.forward(x).argmax(-1).numpy()
+                    pred = stack.forward(x).argmax(-1)
+                    out[first : first + stack.k, lo:hi] = pred.cpu().numpy()
     return out
 
 
 __all__ = [
     "SHARED_FIELDS",
+    "block_size",
     "evaluate_population",
     "supports",
     "train_population",

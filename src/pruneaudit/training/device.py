@@ -1,0 +1,148 @@
+"""Where computation runs: the device setting resolved to a ``torch.device``, data placement,
+the float precision choice on CUDA, and the environment recorded with every stored run.
+
+The setting (``auto``, ``cpu``, ``cuda``, ``cuda:N``) comes from
+:func:`pruneaudit.config.device_setting` (argument, else ``$PRUNEAUDIT_DEVICE``, else ``auto``);
+``auto`` is the first CUDA device when one is available, else the CPU.
+
+Placement: the trainers and evaluators move a run's images and labels to the device once
+(:func:`on_device` keeps one device copy per tensor for as long as the CPU tensor lives) and
+the model only for the duration of the call: models live on the CPU between stages, so pruning,
+checkpoints and int8 quantization see CPU tensors whatever the device. The random draws (data
+order, augmentation) are always made by CPU generators, so a run draws the same numbers on every
+device and only float arithmetic differs.
+
+Precision on CUDA (:func:`full_precision`): TF32 is switched off for matrix products and cuDNN
+convolutions while pruneaudit trains or evaluates, and restored afterwards. TF32 rounds inputs to
+a 10-bit mantissa; the audits compare per-example predictions of dense and compressed models, and
+a population trained as one stacked computation must match K separate runs within float32
+tolerance (as on the CPU), which TF32 rounding would exceed. LeNet-size models are bound by
+kernel launches rather than arithmetic, so the expected cost of full float32 is small; this has
+not been measured here (no GPU was available when it was written).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import platform
+import weakref
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from pruneaudit import __version__, config
+from pruneaudit.errors import PruneAuditError
+
+if TYPE_CHECKING:
+    from pruneaudit.data.datasets import ImageData
+
+
+def resolve_device(value: str | torch.device | None = None) -> torch.device:
+    """The ``torch.device`` of a device setting (default: :func:`config.device_setting`).
+
+    ``auto``: ``cuda`` when ``torch.cuda.is_available()``, else ``cpu``. ``cuda`` or ``cuda:N``
+    without CUDA (or N out of range) is a :class:`PruneAuditError` naming the fix.
+    """
+    if isinstance(value, torch.device):
+        value = str(value)
+    setting = config.device_setting(value)
+    if setting == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if setting == "cpu":
+        return torch.device("cpu")
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = int(setting.partition(":")[2] or 0)
+    if index >= count:
+        raise PruneAuditError(
+            f"device {setting!r} asked for, but this machine has {count} CUDA device(s); "
+            f"use device='auto' or 'cpu' (or set ${config.DEVICE_ENV})"
+        )
+    return torch.device(setting)
+
+
+#: id(CPU tensor) -> {device string: the tensor's copy on that device}
+_COPIES: dict[int, dict[str, torch.Tensor]] = {}
+
+
+def to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``tensor`` on ``device``, copied at most once per device while ``tensor`` lives."""
+    if tensor.device == device:
+        return tensor
+    key = id(tensor)
+    copies = _COPIES.get(key)
+    if copies is None:
+        copies = _COPIES[key] = {}
+        weakref.finalize(tensor, _COPIES.pop, key, None)
+    if str(device) not in copies:
+        copies[str(device)] = tensor.to(device)
+    return copies[str(device)]
+
+
+def on_device(data: ImageData, device: torch.device) -> ImageData:
+    """``data`` with its images and labels on ``device`` (the same object on its own device)."""
+    if data.images.device == device and data.labels.device == device:
+        return data
+    return dataclasses.replace(
+        data, images=to_device(data.images, device), labels=to_device(data.labels, device)
+    )
+
+
+@contextlib.contextmanager
+def full_precision(device: torch.device) -> Iterator[None]:
+    """On CUDA: no TF32 in matmuls and cuDNN convolutions inside the block (see module doc)."""
+    if device.type != "cuda":
+        yield
+        return
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
+
+
+def is_quantized(model: torch.nn.Module) -> bool:
+    """Whether ``model`` holds torch int8 modules or tensors (their kernels run on the CPU)."""
+    for module in model.modules():
+        if type(module).__module__.startswith(("torch.ao.nn.quantized", "torch.nn.quantized")):
+            return True
+        if any(t.dtype in (torch.int8, torch.qint8, torch.quint8) for t in module.buffers(False)):
+            return True
+    return False
+
+
+def model_device(model: torch.nn.Module) -> torch.device:
+    """The device of ``model``'s first parameter or buffer (the CPU for a model without any)."""
+    for tensor in (*model.parameters(), *model.buffers()):
+        return tensor.device
+    return torch.device("cpu")
+
+
+def environment(device: str | torch.device | None = None) -> dict[str, Any]:
+    """What a stored run records about where it was made: device type and name, versions.
+
+    ``device`` None resolves the current setting. ``tf32`` is False: :func:`full_precision`.
+    """
+    dev = resolve_device(device)
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor()
+    import numpy
+
+    return {
+        "device": dev.type,
+        "device_name": name or platform.machine(),
+        "tf32": False,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda if dev.type == "cuda" else None,
+        "cudnn": torch.backends.cudnn.version() if dev.type == "cuda" else None,
+        "numpy": numpy.__version__,
+        "python": platform.python_version(),
+        "pruneaudit": __version__,
+    }
+
+
+def cuda_devices() -> int:
+    """Number of CUDA devices (0 without CUDA)."""
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
