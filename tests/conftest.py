@@ -13,6 +13,16 @@ REPO = Path(__file__).resolve().parents[1]
 torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere)."""
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device (torch.cuda.is_available() is False)")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     """The real data root: $PRUNEAUDIT_DATA, else ../shared/data. In CI a missing root fails."""

@@ -77,6 +77,13 @@ def _parser() -> argparse.ArgumentParser:
         help="module:function run for each spec (default %(default)s)",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--device",
+        default=None,
+        help="auto (CUDA when available, else CPU), cpu, cuda or cuda:N (default "
+        "$PRUNEAUDIT_DEVICE or auto); with --executor dask on a multi-GPU machine: one worker "
+        "per GPU",
+    )
 
     store = groups.add_parser("store", help="the results store").add_subparsers(
         dest="command", required=True
@@ -117,6 +124,7 @@ def _grid_run(args: argparse.Namespace) -> int:
         n_workers=args.n_workers,
         progress=not args.no_progress,
         data_root=args.data,
+        device=args.device,
     )
     return 0 if report.ok else 1
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, Run, RunSpec
 from pruneaudit.runs import store as store_mod
+from pruneaudit.training.device import resolve_device
 
 BASE = RunSpec(dataset="mnist", model="lenet", epochs=1, train_size=512, test_size=256)
 
@@ -164,7 +165,7 @@ def test_round_trip(tmp_path):
     assert sorted(os.listdir(run.path)) == [
         "DONE", "checkpoint.pt", "classes.parquet", "env.json", "predictions.parquet", "spec.json"
     ]
-    assert run.env["device"] == run.device_type == "cpu"  # the tests run with no GPU setting
+    assert run.env["device"] == run.device_type == resolve_device().type
     assert run.env["torch"] == torch.__version__
     assert not list((tmp_path / "tmp").iterdir())
 

@@ -11,6 +11,14 @@ package version. A failing task is reported with its configuration and traceback
 the others. Killing the runner at any moment loses at most the runs in flight: running the grid
 again executes only the missing runs.
 
+Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) is the
+device setting of every task. For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a
+setting of ``auto`` or ``cuda``, the runner starts one worker per GPU (unless ``n_workers`` says
+otherwise) and a worker plugin gives worker i the device ``cuda:(i mod G)``
+(:func:`worker_devices`); with an explicit ``cuda:N`` every worker uses that GPU. Workers of an
+external scheduler use the setting as given (for a multi-GPU host, start them with dask-cuda or
+one ``CUDA_VISIBLE_DEVICES`` per worker, so that ``auto`` finds that worker's GPU).
+
 Iteratively pruned runs depend on their predecessor (iteration k on k-1, iteration 1 on the dense
 run): the runner adds missing predecessors to the work and schedules each run after its
 predecessor (``parent=iterative_parent``).
@@ -166,9 +174,34 @@ class GridReport:
 
 
 def _execute(
+    task_fn: TaskFn,
+    spec: RunSpec,
+    store_root: str,
+    data_root: str,
+    device: str | None,
+    *parents: Any,
+) -> str:
+    """Run one task on a worker; raise with a clear message if it cannot or did not save.
+
+    ``device`` None keeps the worker's own device setting (a Dask worker's is set by
+    :class:`pruneaudit.runs.workers.DevicePlugin`); else the task runs with that setting and the
+    process's own is restored afterwards."""
+    if device is None:
+        return _execute_here(task_fn, spec, store_root, data_root, *parents)
+    before = os.environ.get(config.DEVICE_ENV)
+    config.set_device(device)
+    try:
+        return _execute_here(task_fn, spec, store_root, data_root, *parents)
+    finally:
+        if before is None:
+            os.environ.pop(config.DEVICE_ENV, None)
+        else:
+            os.environ[config.DEVICE_ENV] = before
+
+
+def _execute_here(
     task_fn: TaskFn, spec: RunSpec, store_root: str, data_root: str, *parents: Any
 ) -> str:
-    """Run one task on a worker; raise with a clear message if it cannot or did not save."""
     for p in parents:
         if isinstance(p, _Failure):
             raise PruneAuditError(f"not run: its predecessor {p.key[:12]} failed")
@@ -230,6 +263,7 @@ def run_grid(
     *,
     data_root: str | os.PathLike | None = None,
     parent: Callable[[RunSpec], RunSpec | None] | None = iterative_parent,
+    device: str | None = None,
 ) -> GridReport:
     """Execute the runs of a grid that are not in the store yet; return a :class:`GridReport`.
 
@@ -239,8 +273,11 @@ def run_grid(
     ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
     ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started
     for this call. ``parent`` gives the run a run depends on (None: runs are independent). A
-    summary is printed at the end; ``progress`` shows a progress bar over tasks.
+    summary is printed at the end; ``progress`` shows a progress bar over tasks. ``device``: the
+    device setting of the tasks (default: this process's setting); see the module docstring for
+    one Dask worker per GPU.
     """
+    device = config.device_setting(device)
     executor = check_choice("executor", executor, EXECUTORS)
     if scheduler_address is not None and executor != "dask":
         raise PruneAuditError("scheduler_address needs executor='dask'")
@@ -264,7 +301,7 @@ def run_grid(
     if todo:
         run = _run_local if executor == "local" else _run_dask
         run(todo, waits, task_fn, store_root, data_path, report, progress,
-            scheduler_address=scheduler_address, n_workers=n_workers)
+            scheduler_address=scheduler_address, n_workers=n_workers, device=device)
     report.wall_s = time.perf_counter() - start
     print(report.summary())
     return report
@@ -276,14 +313,18 @@ def _bar(total: int, progress: bool):
     return tqdm(total=total, disable=not progress, desc="grid", unit="run")
 
 
-def _run_local(todo, waits, task_fn, store_root, data_root, report, progress, **_) -> None:
+def _run_local(
+    todo, waits, task_fn, store_root, data_root, report, progress, *, device, **_
+) -> None:
     status: dict[str, Any] = {}
     with _bar(len(todo), progress) as bar:
         for spec in todo:
             wait = waits[spec.key]
             parents = [status[wait]] if wait is not None else []
             try:
-                status[spec.key] = _execute(task_fn, spec, store_root, data_root, *parents)
+                status[spec.key] = _execute(
+                    task_fn, spec, store_root, data_root, device, *parents
+                )
                 report.done.append(spec)
             except Exception:
                 status[spec.key] = _Failure(spec.key)
@@ -291,21 +332,57 @@ def _run_local(todo, waits, task_fn, store_root, data_root, report, progress, **
             bar.update()
 
 
+def worker_devices(setting: str, n_workers: int | None, gpus: int) -> list[str]:
+    """The device setting of each worker of a local cluster on a machine with ``gpus`` GPUs.
+
+    ``auto`` (with GPUs) or ``cuda``: one worker per GPU by default, worker i on
+    ``cuda:(i mod gpus)``; ``cuda:N``: every worker on it; ``cpu`` or ``auto`` without GPUs: the
+    CPU, ``n_workers`` default the CPU count. Returns one entry per worker.
+    """
+    setting = config.device_setting(setting)
+    if setting in ("auto", "cuda") and gpus > 0:
+        return [f"cuda:{i % gpus}" for i in range(n_workers or gpus)]
+    if setting.startswith("cuda") and gpus == 0:
+        raise PruneAuditError(
+            f"device {setting!r} asked for, but this machine has no CUDA device; use 'cpu' or "
+            "'auto'"
+        )
+    count = n_workers or (1 if setting.startswith("cuda:") else os.cpu_count() or 1)
+    return ["cpu" if setting == "auto" else setting] * count
+
+
 def _run_dask(
-    todo, waits, task_fn, store_root, data_root, report, progress, *, scheduler_address, n_workers
+    todo,
+    waits,
+    task_fn,
+    store_root,
+    data_root,
+    report,
+    progress,
+    *,
+    scheduler_address,
+    n_workers,
+    device,
 ) -> None:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
+    task_device: str | None = device
     if scheduler_address is None:
+        from pruneaudit.runs.workers import DevicePlugin
+        from pruneaudit.training.device import cuda_devices
+
+        devices = worker_devices(device, n_workers, cuda_devices())
         cluster = LocalCluster(
-            n_workers=n_workers or os.cpu_count() or 1,
+            n_workers=len(devices),
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
             dashboard_address=None,
         )
         client = Client(cluster)
+        client.register_plugin(DevicePlugin(devices))
+        task_device = None
     else:
         try:
             client = Client(scheduler_address)
@@ -320,7 +397,7 @@ def _run_dask(
             wait = waits[spec.key]
             deps = [futures[wait]] if wait is not None else []
             futures[spec.key] = client.submit(
-                _execute, task_fn, spec, store_root, data_root, *deps,
+                _execute, task_fn, spec, store_root, data_root, task_device, *deps,
                 key=f"pruneaudit-run-{spec.key[:16]}-{os.urandom(4).hex()}",
                 retries=0,
             )

@@ -24,7 +24,7 @@ not been measured here (no GPU was available when it was written).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import copy
 import platform
 import weakref
 from collections.abc import Iterator
@@ -84,9 +84,10 @@ def on_device(data: ImageData, device: torch.device) -> ImageData:
     """``data`` with its images and labels on ``device`` (the same object on its own device)."""
     if data.images.device == device and data.labels.device == device:
         return data
-    return dataclasses.replace(
-        data, images=to_device(data.images, device), labels=to_device(data.labels, device)
-    )
+    moved = copy.copy(data)  # no re-validation: the tensors were checked on the CPU
+    object.__setattr__(moved, "images", to_device(data.images, device))
+    object.__setattr__(moved, "labels", to_device(data.labels, device))
+    return moved
 
 
 @contextlib.contextmanager
