@@ -1,0 +1,54 @@
+"""The GPU benchmark (``benchmarks/gpu_training.py``): its analytic FLOP count and CPU path."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
+
+from pruneaudit.models import build_model
+
+PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_training.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("gpu_training", PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("arch", ["lenet", "alexnet"])
+def test_analytic_flops_match_torch_flop_counter(bench, arch):
+    """Per image, forward + backward conv and matmul FLOPs equal torch's counter exactly."""
+    model = build_model(arch, 10, 1, 28, seed=0)
+    x, y = torch.randn(4, 1, 28, 28), torch.randint(0, 10, (4,))
+    with FlopCounterMode(display=False) as counter:
+        F.cross_entropy(model(x), y).backward()
+    assert bench.train_flops_per_image(model, 1, 28) * 4 == counter.get_total_flops()
+
+
+def test_peak_by_device_name(bench, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda d=None: "NVIDIA H100 PCIe")
+    assert bench.peak_tflops(torch.device("cuda"), None)[0] == 51.2
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda d=None: "NVIDIA H100 80GB HBM3")
+    assert bench.peak_tflops(torch.device("cuda"), None)[0] == 66.9
+    assert bench.peak_tflops(torch.device("cuda"), 10.0) == (10.0, "--peak-tflops")
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda d=None: "Mystery GPU")
+    with pytest.raises(SystemExit, match="--peak-tflops"):
+        bench.peak_tflops(torch.device("cuda"), None)
+
+
+def test_cpu_run_writes_its_table(bench, data_root, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench, "OUT", tmp_path)
+    bench.main(["--device", "cpu", "--images", "96", "--ks", "2", "--root", str(data_root),
+                "--peak-tflops", "0.05"])
+    out = capsys.readouterr().out
+    assert "Study 2 (P 4.1, LeNet / QMNIST)" in out
+    table = (tmp_path / "gpu_training_cpu.csv").read_text()
+    assert "train_population K=2" in table and (tmp_path / "gpu_training_cpu.md").is_file()
