@@ -23,8 +23,10 @@ Devices: the run key does not contain the device (so the keys of CPU runs are th
 before devices existed, and a stored run is reused on any device). Instead ``env.json`` records
 the device type, and :meth:`ResultsStore.collect` (which every population and series is read
 through) refuses to put runs made on different device types into one table, with one error that
-names them. A run without ``env.json`` was written before the file existed, by code that trained
-on the CPU only: it counts as a CPU run.
+names them. The recorded device is the device setting of the process that made the run (an int8
+model is evaluated on the CPU even in a CUDA process; its run records the process's device, like
+the runs it was made from). A run without ``env.json`` was written before the file existed, by
+code that trained on the CPU only: it counts as a CPU run.
 """
 
 from __future__ import annotations
