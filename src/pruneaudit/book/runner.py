@@ -62,6 +62,9 @@ from pruneaudit.book.profiles import (
 from pruneaudit.errors import PruneAuditError
 
 KERNEL_NAME = "python3"
+#: The kernel's own log above warnings only (its warning about TCP without encryption between
+#: two local processes says nothing to a user); errors and tracebacks still show.
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 #: Key of the executed notebook's metadata that records how it was built.
 METADATA_KEY = "pruneaudit"
 #: Kernel and client messages that say nothing to a reader or builder.
@@ -227,6 +230,7 @@ def run_notebook(
                 cwd=str(REPO),
                 progress_bar=False,
                 on_cell_start=monitor.cell_started,
+                extra_arguments=KERNEL_QUIET,
             )
     except papermill.PapermillExecutionError as err:
         os.replace(partial, failed)
