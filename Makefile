@@ -1,5 +1,8 @@
 # The two commands: `make book` (build the book; PROFILE=smoke|quick|paper) and `make test`.
+# No environment variable is needed: the data root is found as the README's "Data" says.
+# BOOK_FLAGS passes more options to the build, e.g. BOOK_FLAGS="--only 03_pareto_selection".
 PROFILE ?= quick
+BOOK_FLAGS ?=
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
@@ -23,7 +26,7 @@ browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
 book: $(STAMP) npm
-	$(PY) -m pruneaudit.book build --profile $(PROFILE)
+	$(PY) -m pruneaudit.book build --profile $(PROFILE) $(BOOK_FLAGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

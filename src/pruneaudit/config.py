@@ -1,4 +1,16 @@
-"""Settings: where the data and the results store live, the compute device, the protocol version."""
+"""Settings: where the data and the results store live, the compute device, the protocol version.
+
+Paths are the same from ``make``, papermill, the command line or a live kernel whose working
+directory is elsewhere: relative settings resolve against the repository root, never the
+working directory.
+
+- **Data root**, in this order: the setting (``root=`` / the notebooks' ``data_root`` parameter,
+  else ``$PRUNEAUDIT_DATA``), else ``<repo>/data``, else the sibling ``<repo>/../shared/data``
+  where the project's offline copy lives. Without a setting, a dataset is read from the first of
+  the two folders that holds it (:func:`data_roots`, :func:`dataset_root`).
+- **Results store**: the setting (``root=`` / the ``store`` parameter, else
+  ``$PRUNEAUDIT_STORE``), else ``<repo>/results``.
+"""
 
 from __future__ import annotations
 
@@ -12,15 +24,43 @@ DATA_ENV = "PRUNEAUDIT_DATA"
 STORE_ENV = "PRUNEAUDIT_STORE"
 DEVICE_ENV = "PRUNEAUDIT_DEVICE"
 
+#: The repository root (the package is installed editable from ``<repo>/src``).
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _in_repo(value: str | os.PathLike) -> Path:
+    """``value`` with ``~`` expanded; a relative path is taken relative to :data:`REPO`."""
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else REPO / path
+
+
+def data_roots(root: str | os.PathLike | None = None) -> list[Path]:
+    """The folders searched for data, in order: the setting alone when there is one (``root``,
+    else ``$PRUNEAUDIT_DATA``), else ``<repo>/data`` then ``<repo>/../shared/data``."""
+    setting = root if root is not None else os.environ.get(DATA_ENV) or None
+    if setting is not None:
+        return [_in_repo(setting)]
+    return [REPO / "data", REPO.parent / "shared" / "data"]
+
 
 def data_root(root: str | os.PathLike | None = None) -> Path:
-    """The data root: ``root`` if given, else ``$PRUNEAUDIT_DATA``, else ``./data``."""
-    return Path(root if root is not None else os.environ.get(DATA_ENV, "data")).expanduser()
+    """The data root: the first of :func:`data_roots` that exists (the first one if none does,
+    where ``download=True`` puts the files)."""
+    roots = data_roots(root)
+    return next((r for r in roots if r.is_dir()), roots[0])
+
+
+def dataset_root(folder: str, root: str | os.PathLike | None = None) -> Path:
+    """The first of :func:`data_roots` holding ``folder`` (a dataset's folder, e.g. ``MNIST``),
+    else :func:`data_root`."""
+    return next((r for r in data_roots(root) if (r / folder).is_dir()), data_root(root))
 
 
 def store_root(root: str | os.PathLike | None = None) -> Path:
-    """The results store: ``root`` if given, else ``$PRUNEAUDIT_STORE``, else ``./results``."""
-    return Path(root if root is not None else os.environ.get(STORE_ENV, "results")).expanduser()
+    """The results store: ``root`` if given, else ``$PRUNEAUDIT_STORE``, else ``<repo>/results``
+    (relative settings resolve against the repository)."""
+    setting = root if root is not None else os.environ.get(STORE_ENV) or "results"
+    return _in_repo(setting)
 
 
 def device_setting(value: str | None = None) -> str:

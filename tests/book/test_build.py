@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 from pruneaudit import book
 from pruneaudit.book import runner
 from pruneaudit.errors import PruneAuditError
+
+from .conftest import executed
 
 STUDIES = [
     "01_population_ols",
@@ -47,7 +50,7 @@ def test_book_pages_exist_and_load_nothing_external(smoke_book: Path) -> None:
 
 
 def test_executed_notebook_shows_parameters_and_versions(smoke_book: Path) -> None:
-    nb = nbformat.read(book.STUDIES / "00_template.ipynb", as_version=4)
+    nb = nbformat.read(executed(smoke_book) / "00_template.ipynb", as_version=4)
     text = "".join(
         o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
     )
@@ -67,12 +70,67 @@ def test_unknown_parameter_is_named_and_nothing_written(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_wrong_type_fails_readably_in_the_notebook(tmp_path: Path) -> None:
-    with pytest.raises(PruneAuditError, match=r"iterations must be int, got 'two'") as err:
-        book.run_notebook("00_template", "smoke", {"iterations": "two"}, tmp_path)
+def test_test_build_leaves_the_repository_book_alone(
+    smoke_book: Path, repo_studies_before: dict[str, int]
+) -> None:
+    from .conftest import _snapshot
+
+    assert (executed(smoke_book) / "00_template.ipynb").is_file()
+    assert _snapshot(book.STUDIES) == repo_studies_before
+
+
+def test_every_page_has_the_banner_and_build_record(smoke_book: Path) -> None:
+    pages = sorted(executed(smoke_book).glob("[0-9][0-9]_*.ipynb"))
+    assert pages
+    for page in pages:
+        if "." in page.stem:
+            continue
+        stamp = book.read_stamp(page)
+        assert stamp["profile"] == "smoke" and stamp["overrides"] == {}, page.name
+        html = (smoke_book / "book" / "studies" / f"{page.stem}.html").read_text()
+        assert f"Profile smoke, overrides: none, built {stamp['date']}" in html, page.name
+    template = nbformat.read(executed(smoke_book) / "00_template.ipynb", as_version=4)
+    assert template.metadata["pruneaudit"]["parameters"]["n_classes"] == 3
+
+
+def test_no_progress_bar_or_kernel_warning_in_outputs(smoke_book: Path) -> None:
+    for page in executed(smoke_book).glob("*.ipynb"):
+        nb = nbformat.read(page, as_version=4)
+        for cell in nb.cells:
+            for output in cell.get("outputs", []):
+                text = output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
+                assert not re.search(r"\d+%\|", text), (page.name, text[:200])
+                assert "without encryption" not in text, page.name
+
+
+def test_timings_recorded(smoke_book: Path) -> None:
+    rows = json.loads((executed(smoke_book) / book.TIMINGS).read_text())
+    names = {r["notebook"] for r in rows if r["profile"] == "smoke"}
+    assert names == {n for n in book.load_profile("smoke") if n != "common"}
+    assert all(r["seconds"] > 0 and r["cores"] >= 1 and r["date"] for r in rows)
+    said = book.expected_duration(executed(smoke_book), "smoke", sorted(names))
+    assert said.startswith("profile smoke: expected about")
+
+
+def test_wrong_type_fails_readably_in_the_kernel(tmp_path: Path) -> None:
+    """Values that pass the ast check are checked again by book.setup inside the kernel."""
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("n: int = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        params,
+        nbformat.v4.new_code_cell("n = 'two'\nfrom pruneaudit import book\nbook.setup(globals())"),
+    ]
+    path = book.NBS / "zz_kernel_check.ipynb"
+    nbformat.write(nb, path)
+    try:
+        with pytest.raises(PruneAuditError, match=r"n must be int, got 'two'") as err:
+            book.run_notebook("zz_kernel_check", {}, None, tmp_path)
+    finally:
+        path.unlink()
     assert "failed in cell" in str(err.value)
-    assert not (tmp_path / "00_template.ipynb").exists()
-    assert (tmp_path / "00_template.failed.ipynb").exists()
+    assert not (tmp_path / "zz_kernel_check.ipynb").exists()
+    assert (tmp_path / "zz_kernel_check.failed.ipynb").exists()
 
 
 def test_unknown_profile_and_notebook() -> None:
@@ -158,6 +216,76 @@ def test_print_provenance(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "epochs = 1" in out and "Data root: /some/where" in out
     assert set(book.VERSIONED) <= set(record["versions"])
+
+
+# --- build stamps ------------------------------------------------------------------------------
+
+
+def _stamped(folder: Path, name: str, profile: str, overrides: dict | None = None) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Page")]
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    book.add_banner(path, book.build_stamp(profile, overrides, "2026-01-01 00:00 UTC"), {"a": 1})
+
+
+def test_add_banner_after_the_title(tmp_path: Path) -> None:
+    _stamped(tmp_path, "01_x", "quick", {"epochs": 2})
+    nb = nbformat.read(tmp_path / "01_x.ipynb", as_version=4)
+    assert nb.cells[0].source == "# Page"
+    assert nb.cells[1].source == (
+        ":::{note}\nProfile quick, overrides: epochs=2, built 2026-01-01 00:00 UTC.\n:::"
+    )
+    assert book.read_stamp(tmp_path / "01_x.ipynb") == {
+        "profile": "quick", "overrides": {"epochs": 2}, "date": "2026-01-01 00:00 UTC",
+        "parameters": {"a": 1},
+    }
+
+
+def test_banner_when_run_by_hand() -> None:
+    assert book.build_info({}) is None
+    assert book.banner_text(None).startswith("Run by hand")
+    info = book.build_info(
+        {book.PROFILE_ENV: "smoke", book.OVERRIDES_ENV: '{"seed": 1}', book.BUILD_DATE_ENV: "d"}
+    )
+    assert book.banner_text(info) == "Profile smoke, overrides: seed=1, built d."
+
+
+def test_mixed_builds_refused_unless_allowed(tmp_path: Path) -> None:
+    _stamped(tmp_path, "01_a", "quick")
+    _stamped(tmp_path, "02_b", "smoke")
+    _stamped(tmp_path, "03_c", "quick", {"epochs": 1})
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "04_d.ipynb")  # no record
+    stamp = book.build_stamp("quick", None)
+    with pytest.raises(PruneAuditError) as err:
+        book.check_same_build(tmp_path, ["01_a", "02_b", "03_c", "04_d", "05_e"], stamp)
+    text = str(err.value)
+    assert "01_a" not in text and "05_e" not in text
+    assert "02_b (smoke, overrides {})" in text
+    assert "03_c (quick, overrides {'epochs': 1})" in text
+    assert "04_d (unknown (no build record)" in text and "--allow-mixed" in text
+    book.check_same_build(tmp_path, ["01_a", "02_b"], stamp, allow_mixed=True)
+    book.check_same_build(tmp_path, ["01_a"], stamp)
+
+
+def test_build_without_execute_refuses_a_mixed_book(tmp_path: Path) -> None:
+    studies = tmp_path / "book" / "studies"
+    studies.mkdir(parents=True)
+    _stamped(studies, "00_template", "smoke")
+    with pytest.raises(PruneAuditError, match=r"profile quick.*00_template \(smoke"):
+        book.build("quick", ["00_template"], path_output=tmp_path, execute=False, progress=False)
+
+
+def test_timings_and_expected_duration(tmp_path: Path) -> None:
+    assert "unknown" in book.expected_duration(tmp_path, "quick", ["01_a"])
+    book.record_timing(tmp_path, "quick", "01_a", 60.0)
+    book.record_timing(tmp_path, "quick", "01_a", 120.0)  # replaces
+    book.record_timing(tmp_path, "smoke", "01_a", 5.0)
+    rows = book.load_timings(tmp_path)
+    assert [(r["profile"], r["seconds"]) for r in rows] == [("quick", 120.0), ("smoke", 5.0)]
+    said = book.expected_duration(tmp_path, "quick", ["01_a", "02_b"])
+    assert said == "profile quick: expected about 2.0 min from the last build's timings " \
+        "(plus 02_b: not timed yet)"
 
 
 # --- toc and benchmark tables ------------------------------------------------------------------

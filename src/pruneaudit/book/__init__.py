@@ -1,12 +1,26 @@
-"""Run the study notebooks with a profile (papermill) and build the book (Jupyter Book)."""
+"""Run the study notebooks with a profile (papermill) and build the book (Jupyter Book).
+
+- :mod:`~pruneaudit.book.paths`: where the repository, notebooks, profiles and pages are.
+- :mod:`~pruneaudit.book.notebook`: what a notebook calls (:func:`setup`, :class:`Page`).
+- :mod:`~pruneaudit.book.profiles`: profiles, overrides, parameters checked before any kernel.
+- :mod:`~pruneaudit.book.progress`: progress lines and torch's thread count while building.
+- :mod:`~pruneaudit.book.assets`: offline JavaScript, the benchmark fragment, staged sources.
+- :mod:`~pruneaudit.book.runner`: :func:`run_notebook`, :func:`build` and the command line.
+"""
 
 from __future__ import annotations
 
+from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
 from pruneaudit.book.notebook import (
+    BUILD_DATE_ENV,
     NOTEBOOK_ENV,
+    OVERRIDES_ENV,
     PAGE_DIR_ENV,
+    PROFILE_ENV,
     VERSIONED,
     Page,
+    banner_text,
+    build_info,
     check_parameters,
     library_versions,
     print_provenance,
@@ -20,56 +34,60 @@ from pruneaudit.book.paths import (
     PROFILES,
     REPO,
     STUDIES,
+    TIMINGS,
     VENDOR,
 )
-from pruneaudit.book.runner import (
-    KERNEL_NAME,
+from pruneaudit.book.profiles import (
+    Parameter,
     available_notebooks,
-    build,
     check_common,
+    check_overrides,
     declared_parameters,
-    kernel_name,
     load_profile,
-    main,
     notebook_path,
     parse_overrides,
+    parse_parameters_cell,
+    profile_label,
     resolve_parameters,
+    study_module,
+    validate_notebook,
+)
+from pruneaudit.book.progress import THREADS_ENV, Monitor, choose_threads, route_tqdm
+from pruneaudit.book.runner import (
+    KERNEL_NAME,
+    METADATA_KEY,
+    add_banner,
+    build,
+    build_stamp,
+    check_same_build,
+    expected_duration,
+    kernel_name,
+    load_timings,
+    main,
+    read_stamp,
+    record_timing,
     run_notebook,
     strip_widgets,
-    vendor_assets,
-    write_benchmark_tables,
 )
 
 __all__ = [
-    "REPO",
-    "NBS",
-    "PROFILES",
-    "BOOK",
-    "STUDIES",
-    "VENDOR",
-    "MATHJAX_VERSION",
+    # paths
+    "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX_VERSION",
     "PROFILE_NAMES",
-    "PAGE_DIR_ENV",
-    "NOTEBOOK_ENV",
-    "VERSIONED",
-    "check_parameters",
-    "library_versions",
-    "print_provenance",
-    "Page",
-    "setup",
-    "KERNEL_NAME",
-    "load_profile",
-    "notebook_path",
-    "available_notebooks",
-    "declared_parameters",
-    "parse_overrides",
-    "resolve_parameters",
-    "kernel_name",
-    "strip_widgets",
-    "run_notebook",
-    "vendor_assets",
-    "write_benchmark_tables",
-    "build",
-    "check_common",
-    "main",
+    # notebook
+    "PAGE_DIR_ENV", "NOTEBOOK_ENV", "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",
+    "check_parameters", "library_versions", "print_provenance", "build_info", "banner_text",
+    "Page", "setup",
+    # profiles
+    "Parameter", "load_profile", "profile_label", "notebook_path", "available_notebooks",
+    "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
+    "study_module", "validate_notebook", "check_overrides", "check_common",
+    # progress
+    "THREADS_ENV", "Monitor", "choose_threads", "route_tqdm",
+    # assets
+    "vendor_assets", "write_benchmark_tables", "stage_sources",
+    # runner
+    "KERNEL_NAME", "METADATA_KEY", "kernel_name", "strip_widgets", "build_stamp", "add_banner",
+    "read_stamp", "run_notebook", "record_timing", "load_timings", "expected_duration",
+    "check_same_build", "build", "main",
 ]

@@ -7,13 +7,17 @@ A notebook declares each parameter once, typed, in its cell tagged ``parameters`
     store: str | None = None
 
 and its next cell calls ``page = book.setup(globals())``, which checks every annotated value
-(papermill's injected values included) against its annotation, prints the parameters and library
-versions, turns on the offline chart renderer and returns a :class:`Page` with the results store.
+(papermill's injected values included) against its annotation, sets torch's thread count
+(:func:`pruneaudit.book.progress.choose_threads`), routes training progress bars to the build's
+log when the book's runner started the kernel, prints the banner (profile, overrides and build
+date, or "run by hand"), the parameters and library versions, turns on the offline chart renderer
+and returns a :class:`Page` with the results store.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import platform
 import types
@@ -26,12 +30,17 @@ import pandas as pd
 
 from pruneaudit import charts, config
 from pruneaudit.audit import findings as audit_findings
+from pruneaudit.book import progress
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore
 
 #: Set by :func:`pruneaudit.book.run_notebook` for the kernel: where the executed page goes.
 PAGE_DIR_ENV = "PRUNEAUDIT_PAGE_DIR"
 NOTEBOOK_ENV = "PRUNEAUDIT_NOTEBOOK"
+#: Set by :func:`pruneaudit.book.run_notebook`: the profile, the overrides (JSON) and build date.
+PROFILE_ENV = "PRUNEAUDIT_PROFILE"
+OVERRIDES_ENV = "PRUNEAUDIT_OVERRIDES"
+BUILD_DATE_ENV = "PRUNEAUDIT_BUILD_DATE"
 
 VERSIONED = (
     "torch",
@@ -124,6 +133,27 @@ def print_provenance(params: Mapping[str, object]) -> dict:
     return record
 
 
+def build_info(environ: Mapping[str, str] | None = None) -> dict | None:
+    """``{"profile", "overrides", "date"}`` from the runner's environment, None when run by hand."""
+    environ = os.environ if environ is None else environ
+    if PROFILE_ENV not in environ:
+        return None
+    return {
+        "profile": environ[PROFILE_ENV],
+        "overrides": json.loads(environ.get(OVERRIDES_ENV) or "{}"),
+        "date": environ.get(BUILD_DATE_ENV, "unknown"),
+    }
+
+
+def banner_text(info: Mapping[str, object] | None) -> str:
+    """One line: ``Profile smoke, overrides: none, built 2026-01-01 12:00 UTC`` or run by hand."""
+    if info is None:
+        return "Run by hand: not built by the book's runner (no profile; the parameters below)."
+    overrides = info.get("overrides") or {}
+    shown = ", ".join(f"{k}={v!r}" for k, v in overrides.items()) or "none"
+    return f"Profile {info['profile']}, overrides: {shown}, built {info['date']}."
+
+
 @dataclass(frozen=True)
 class Page:
     """What a study page needs after :func:`setup`: its checked parameters and where things are."""
@@ -189,8 +219,17 @@ def setup(namespace: Mapping[str, object]) -> Page:
     params = check_parameters(namespace, schema)
     if "device" in params:
         config.set_device(params["device"])
+    info = build_info()
+    print(banner_text(info))
+    threads, why = progress.choose_threads()
+    import torch
+
+    torch.set_num_threads(threads)
+    print(f"Torch threads: {threads} ({why})")
+    progress.route_tqdm()
     charts.enable_offline()
     record = print_provenance(params)
+    record.update(build=info, threads=threads)
     return Page(
         params=params,
         store=ResultsStore(params.get("store")),

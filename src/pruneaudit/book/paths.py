@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pruneaudit.config import REPO
 
-REPO = Path(__file__).resolve().parents[3]
 NBS = REPO / "nbs"
 PROFILES = NBS / "profiles"
 BOOK = REPO / "book"
 STUDIES = BOOK / "studies"
 VENDOR = BOOK / "_static" / "vendor"
+#: Per-notebook build durations (profile, notebook, seconds, date, cores), beside the pages.
+TIMINGS = "_timings.json"
 #: MathJax served from ``_static/vendor/mathjax`` (npm package, pinned).
 MATHJAX_VERSION = "3.2.2"
 PROFILE_NAMES = ("smoke", "quick", "paper")
+
+__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX_VERSION",
+           "PROFILE_NAMES"]

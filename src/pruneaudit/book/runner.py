@@ -1,144 +1,78 @@
-"""Run the study notebooks with a parameter profile (papermill) and build the book (Jupyter Book).
+"""Run the study notebooks with a profile (papermill) and build the book (Jupyter Book).
 
 Command line::
 
     python -m pruneaudit.book build --profile quick [-p key=value ...] [--only NAME ...]
+                                    [--path-output DIR] [--no-execute] [--allow-mixed]
     python -m pruneaudit.book run NAME --profile smoke [-p key=value ...]
 
-Profiles are YAML files ``nbs/profiles/<profile>.yml``: a ``common:`` mapping of parameters given
-to every notebook that declares them, and one mapping per notebook name (``00_template:``) of
-parameters that notebook must declare. ``-p key=value`` (value read as YAML) overrides both, for
-every selected notebook that declares ``key``; ``-p NAME.key=value`` targets one notebook.
+Before any kernel starts, every selected notebook's parameters are checked against its
+``parameters`` cell (:func:`pruneaudit.book.profiles.validate_notebook`). Executed notebooks go to
+``<path-output>/book/studies/<name>.ipynb`` (the repository's ``book/studies`` by default; a
+build elsewhere, e.g. the tests', first copies the book's sources there), each with a banner
+cell and ``metadata.pruneaudit`` recording its profile, overrides and build date; ``build``
+refuses to assemble pages of different profiles or overrides unless ``--allow-mixed``. Then
+``jupyter-book build`` renders them (execution off in ``_config.yml``); study pages whose
+executed notebook does not exist are left out of the toc used.
 
-Executed notebooks go to ``book/studies/<name>.ipynb`` (git-ignored), then ``jupyter-book build``
-renders them (execution off in ``_config.yml``). The study list of ``_toc.yml`` is the book's full
-contents; the build uses a copy of it without the pages whose executed notebook does not exist yet.
-
-Inside each notebook, the cell after ``parameters`` calls :func:`check_parameters` and
-:func:`print_provenance`.
+While a notebook runs, :class:`pruneaudit.book.progress.Monitor` prints which cell runs and the
+kernel's training progress; per-notebook durations go to ``book/studies/_timings.json``, from
+which the next build states its expected duration.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
+import datetime
 import json
+import logging
 import os
-import shutil
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import yaml
 
 from pruneaudit import charts
-from pruneaudit.book.notebook import NOTEBOOK_ENV, PAGE_DIR_ENV
-from pruneaudit.book.paths import (
-    MATHJAX_VERSION,
-    NBS,
-    PROFILE_NAMES,
-    PROFILES,
-    REPO,
-    STUDIES,
-    VENDOR,
+from pruneaudit.book import progress as book_progress
+from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
+from pruneaudit.book.notebook import (
+    BUILD_DATE_ENV,
+    NOTEBOOK_ENV,
+    OVERRIDES_ENV,
+    PAGE_DIR_ENV,
+    PROFILE_ENV,
+    banner_text,
 )
-from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
+from pruneaudit.book.profiles import (
+    check_common,
+    check_overrides,
+    load_profile,
+    notebook_path,
+    parse_overrides,
+    profile_label,
+    resolve_parameters,
+    validate_notebook,
+)
+from pruneaudit.errors import PruneAuditError
 
 KERNEL_NAME = "python3"
-
-
-# ---------------------------------------------------------------------------------------------
-# Profiles and parameters
-
-
-def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
-    """Read a profile by name (``smoke``, ``quick``, ``paper``) or path."""
-    path = Path(profile)
-    if path.suffix not in (".yml", ".yaml"):
-        check_choice("profile", str(profile), PROFILE_NAMES)
-        path = PROFILES / f"{profile}.yml"
-    if not path.is_file():
-        raise PruneAuditError(f"profile file {path} does not exist")
-    content = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(content, dict) or not all(
-        isinstance(v, dict) or v is None for v in content.values()
-    ):
-        raise PruneAuditError(
-            f"profile {path} must map 'common' and notebook names to parameter mappings"
-        )
-    return {str(k): dict(v or {}) for k, v in content.items()}
-
-
-def notebook_path(name: str) -> Path:
-    """``nbs/<name>.ipynb``, or an error listing the notebooks that exist."""
-    path = NBS / f"{name}.ipynb"
-    if not path.is_file():
-        check_choice("notebook", name, available_notebooks())
-    return path
-
-
-def available_notebooks() -> list[str]:
-    """Names of the notebooks in ``nbs/``."""
-    return sorted(p.stem for p in NBS.glob("*.ipynb"))
-
-
-def declared_parameters(name: str) -> dict[str, dict]:
-    """The parameters declared in the notebook's ``parameters`` cell (papermill's inspection)."""
-    import papermill
-
-    declared = papermill.inspect_notebook(str(notebook_path(name)))
-    if not declared:
-        raise PruneAuditError(f"notebook {name} has no cell tagged 'parameters'")
-    return declared
-
-
-def parse_overrides(pairs: Sequence[str]) -> dict[str, object]:
-    """``["epochs=2", "models=[lenet]"]`` -> ``{"epochs": 2, "models": ["lenet"]}`` (YAML)."""
-    overrides = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key.strip():
-            raise PruneAuditError(f"override must be key=value, got {pair!r}")
-        try:
-            overrides[key.strip()] = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise PruneAuditError(f"override {pair!r}: value is not valid YAML ({err})") from None
-    return overrides
-
-
-def _check_declared(name: str, key: str, declared: Mapping[str, object]) -> None:
-    if key not in declared:
-        close = difflib.get_close_matches(key, list(declared), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise PruneAuditError(
-            f"unknown parameter {key!r} for notebook {name}; its parameters cell declares "
-            f"{', '.join(map(repr, declared))}.{hint}"
-        )
-
-
-def resolve_parameters(
-    name: str, profile: str | os.PathLike | Mapping, overrides: Mapping[str, object] | None = None
-) -> dict[str, object]:
-    """Parameters for one notebook: profile ``common`` (keys the notebook declares), then the
-    notebook's own profile section, then ``overrides`` (``key`` or ``NAME.key``)."""
-    content = dict(profile) if isinstance(profile, Mapping) else load_profile(profile)
-    declared = declared_parameters(name)
-    params = {k: v for k, v in content.get("common", {}).items() if k in declared}
-    for key, value in content.get(name, {}).items():
-        _check_declared(name, key, declared)
-        params[key] = value
-    for key, value in (overrides or {}).items():
-        target, dot, short = key.rpartition(".")
-        if dot and target != name:
-            continue
-        _check_declared(name, short if dot else key, declared)
-        params[short if dot else key] = value
-    return params
+#: The kernel's own log above warnings only (its warning about TCP without encryption between
+#: two local processes says nothing to a user); errors and tracebacks still show.
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
+#: Key of the executed notebook's metadata that records how it was built.
+METADATA_KEY = "pruneaudit"
+#: Kernel and client messages that say nothing to a reader or builder.
+QUIET_ENV = {
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    "JUPYTER_PLATFORM_DIRS": "1",
+    "PYTHONWARNINGS": "ignore",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +140,40 @@ def strip_widgets(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def build_stamp(
+    profile: str | os.PathLike | Mapping,
+    overrides: Mapping[str, object] | None,
+    date: str | None = None,
+) -> dict:
+    """What a page records of its build: profile label, overrides, date (UTC, to the minute)."""
+    date = date or datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return {"profile": profile_label(profile), "overrides": dict(overrides or {}), "date": date}
+
+
+def add_banner(path: Path, stamp: Mapping[str, object], params: Mapping[str, object]) -> None:
+    """Insert the banner (a note after the page's first cell) and record ``stamp`` and the
+    parameters in ``metadata.pruneaudit`` of the executed notebook ``path``."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    cell = nbformat.v4.new_markdown_cell(f":::{{note}}\n{banner_text(stamp)}\n:::")
+    cell.metadata["tags"] = ["pruneaudit-banner"]
+    nb.cells.insert(min(1, len(nb.cells)), cell)
+    nb.metadata[METADATA_KEY] = {**stamp, "parameters": json.loads(json.dumps(params))}
+    nbformat.write(nb, path)
+
+
+def read_stamp(path: Path) -> dict | None:
+    """The ``metadata.pruneaudit`` of an executed notebook (None when it has none)."""
+    meta = json.loads(path.read_text()).get("metadata", {})
+    return meta.get(METADATA_KEY)
+
+
+def _code_cells(name: str) -> int:
+    cells = json.loads(notebook_path(name).read_text())["cells"]
+    return sum(c["cell_type"] == "code" and "".join(c["source"]).strip() != "" for c in cells)
+
+
 def run_notebook(
     name: str,
     profile: str | os.PathLike | Mapping = "smoke",
@@ -213,136 +181,178 @@ def run_notebook(
     out_dir: str | os.PathLike = STUDIES,
     *,
     progress: bool = False,
+    stamp: Mapping[str, object] | None = None,
+    threads: int | None = None,
 ) -> Path:
     """Execute ``nbs/<name>.ipynb`` with the profile's parameters into ``out_dir/<name>.ipynb``.
 
-    Runs in the repository root with ``$PRUNEAUDIT_STATIC=1``, and tells the kernel where its page
-    goes (``$PRUNEAUDIT_PAGE_DIR``, ``$PRUNEAUDIT_NOTEBOOK``: the findings JSON lands beside it).
-    On failure the executed copy is kept as ``<name>.failed.ipynb`` and the error names the
-    cell's exception; the output path is only written on success.
+    Parameters are validated first (no kernel). Runs in the repository root with
+    ``$PRUNEAUDIT_STATIC=1``; tells the kernel where its page goes (``$PRUNEAUDIT_PAGE_DIR``,
+    ``$PRUNEAUDIT_NOTEBOOK``), its build stamp (profile, overrides, date) and where to write
+    progress lines. ``progress`` prints the running cell and training progress. On failure the
+    executed copy is kept as ``<name>.failed.ipynb`` and the error names the cell's exception;
+    the output path is only written on success.
     """
     import papermill
 
     params = resolve_parameters(name, profile, overrides)
-    source = notebook_path(name)
+    values = validate_notebook(name, profile, overrides)
+    stamp = dict(stamp or build_stamp(profile, overrides))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{name}.ipynb"
     partial = out_dir / f"{name}.partial.ipynb"
     failed = out_dir / f"{name}.failed.ipynb"
-    page_env = {charts.STATIC_ENV: "1", PAGE_DIR_ENV: str(out_dir.resolve()), NOTEBOOK_ENV: name}
-    with _environment(**page_env):
-        try:
+    progress_file = out_dir / f".{name}.progress"
+    stream = sys.stdout if progress else open(os.devnull, "w")  # noqa: SIM115
+    tty = stream.isatty()
+    env = {
+        charts.STATIC_ENV: "1",
+        PAGE_DIR_ENV: str(out_dir.resolve()),
+        NOTEBOOK_ENV: name,
+        PROFILE_ENV: str(stamp["profile"]),
+        OVERRIDES_ENV: json.dumps(stamp.get("overrides", {})),
+        BUILD_DATE_ENV: str(stamp["date"]),
+        book_progress.PROGRESS_ENV: str(progress_file.resolve()),
+        book_progress.INTERVAL_ENV: "1" if tty else "10",
+        **QUIET_ENV,
+    }
+    if threads is not None:
+        env[book_progress.THREADS_ENV] = str(threads)
+    monitor = book_progress.Monitor(name, _code_cells(name) + 1, progress_file, stream, tty)
+    try:
+        with _environment(**env), _quiet(), monitor:
             papermill.execute_notebook(
-                str(source),
+                str(notebook_path(name)),
                 str(partial),
                 parameters=params,
                 kernel_name=kernel_name(),
                 cwd=str(REPO),
-                progress_bar=progress,
+                progress_bar=False,
+                on_cell_start=monitor.cell_started,
+                extra_arguments=KERNEL_QUIET,
             )
-        except papermill.PapermillExecutionError as err:
-            os.replace(partial, failed)
-            raise PruneAuditError(
-                f"notebook {name} failed in cell {err.exec_count}: {err.ename}: {err.evalue} "
-                f"(executed copy: {failed})"
-            ) from None
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+    except papermill.PapermillExecutionError as err:
+        os.replace(partial, failed)
+        raise PruneAuditError(
+            f"notebook {name} failed in cell {err.exec_count}: {err.ename}: {err.evalue} "
+            f"(executed copy: {failed})"
+        ) from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
     strip_widgets(partial)
+    add_banner(partial, stamp, values)
     os.replace(partial, target)
     failed.unlink(missing_ok=True)
     return target
 
 
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence the client's messages that say nothing to a user (TCP without encryption, paths
+    migration, papermill's INFO log)."""
+    loggers = [logging.getLogger(n) for n in ("papermill", "traitlets", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
 # ---------------------------------------------------------------------------------------------
-# Offline JavaScript
+# Timings
 
 
-def vendor_assets(vendor: str | os.PathLike = VENDOR) -> Path:
-    """Put the Vega bundle and MathJax into ``vendor`` (``book/_static/vendor``) if missing.
-
-    - ``vega-bundle.js``: Vega, Vega-Lite (Altair's schema version) and Vega-Embed as plain
-      globals, generated offline by vl-convert (:func:`pruneaudit.charts.vega_bundle`).
-    - ``mathjax/``: the ``es5`` folder of the npm package ``mathjax@MATHJAX_VERSION``
-      (``npm pack``, verified by npm against the registry's checksum).
-    """
-    vendor = Path(vendor)
-    vendor.mkdir(parents=True, exist_ok=True)
-    stamp = vendor / "vega-bundle.json"
-    versions = charts.bundle_versions()
-    if (
-        not (vendor / "vega-bundle.js").is_file()
-        or not stamp.is_file()
-        or (json.loads(stamp.read_text()) != versions)
-    ):
-        _write_atomic(vendor / "vega-bundle.js", charts.vega_bundle())
-        _write_atomic(stamp, json.dumps(versions, indent=1))
-    mathjax = vendor / "mathjax"
-    marker = mathjax / f".mathjax-{MATHJAX_VERSION}"
-    if not marker.is_file():
-        _fetch_mathjax(mathjax)
-        marker.touch()
-    return vendor
+def record_timing(studies: Path, profile: str, notebook: str, seconds: float) -> Path:
+    """Add (or replace) ``{profile, notebook, seconds, date, cores}`` in
+    ``studies/_timings.json``."""
+    path = Path(studies) / TIMINGS
+    rows = load_timings(studies)
+    rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]
+    rows.append(
+        {
+            "profile": profile,
+            "notebook": notebook,
+            "seconds": round(seconds, 1),
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "cores": os.cpu_count(),
+        }
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(sorted(rows, key=lambda r: (r["profile"], r["notebook"])), indent=1))
+    return path
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+def load_timings(studies: Path) -> list[dict]:
+    """The rows of ``studies/_timings.json`` (empty when there is none or it is unreadable)."""
+    path = Path(studies) / TIMINGS
+    try:
+        rows = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return [r for r in rows if isinstance(r, dict) and {"profile", "notebook", "seconds"} <= set(r)]
 
 
-def _mathjax_keeps(name: str) -> bool:
-    """The part of the MathJax package the book loads: ``tex-chtml.js`` and what it may load
-    lazily (TeX extensions, CHTML fonts, menu, accessibility), not the other combined builds."""
-    if not name.startswith("package/es5/"):
-        return False
-    rest = name.removeprefix("package/es5/")
-    if "/" not in rest:
-        return rest in ("tex-chtml.js", "core.js", "loader.js", "startup.js")
-    return not rest.startswith(("output/svg", "adaptors/"))
-
-
-def _fetch_mathjax(target: Path) -> None:
-    npm = shutil.which("npm")
-    if npm is None:
-        raise PruneAuditError(
-            "npm is needed once to fetch MathJax for the offline book "
-            "(Debian: apt-get install npm); or unpack the es5/ folder of "
-            f"mathjax@{MATHJAX_VERSION} into {target}"
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run(
-            [npm, "pack", f"mathjax@{MATHJAX_VERSION}", "--pack-destination", tmp, "--silent"],
-            capture_output=True,
-            text=True,
-        )
-        tarballs = list(Path(tmp).glob("mathjax-*.tgz"))
-        if done.returncode or not tarballs:
-            raise PruneAuditError(f"npm pack mathjax@{MATHJAX_VERSION} failed: {done.stderr}")
-        unpacked = Path(tmp) / "unpacked"
-        with tarfile.open(tarballs[0]) as archive:
-            members = [m for m in archive.getmembers() if _mathjax_keeps(m.name)]
-            archive.extractall(unpacked, members=members, filter="data")
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.move(unpacked / "package" / "es5", target)
+def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
+    """A sentence: the profile's expected duration from the recorded timings, or unknown."""
+    rows = load_timings(studies)
+    seconds = {r["notebook"]: r["seconds"] for r in rows if r["profile"] == profile}
+    known = [n for n in names if n in seconds]
+    if not known:
+        return f"profile {profile}: expected duration unknown (no recorded timings yet)"
+    total = sum(seconds[n] for n in known)
+    text = f"profile {profile}: expected about {total / 60:.1f} min from the last build's timings"
+    missing = [n for n in names if n not in seconds]
+    if missing:
+        text += f" (plus {', '.join(missing)}: not timed yet)"
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
 # Book
 
 
-def _toc_for_existing(toc: Path, out: Path) -> list[str]:
-    """Write ``toc`` to ``out`` without entries whose source file does not exist; return those."""
+def check_same_build(
+    studies: Path, names: Sequence[str], stamp: Mapping[str, object], *, allow_mixed: bool = False
+) -> None:
+    """Every executed page ``studies/<name>.ipynb`` was built with ``stamp``'s profile and
+    overrides; otherwise one error naming the pages and their profiles (unless ``allow_mixed``)."""
+    want = (stamp["profile"], dict(stamp.get("overrides", {})))
+    odd = []
+    for name in names:
+        path = Path(studies) / f"{name}.ipynb"
+        if not path.is_file():
+            continue
+        got = read_stamp(path) or {"profile": "unknown (no build record)", "overrides": {}}
+        if (got.get("profile"), dict(got.get("overrides") or {})) != want:
+            odd.append(f"{name} ({got.get('profile')}, overrides {got.get('overrides') or {}})")
+    if odd and not allow_mixed:
+        raise PruneAuditError(
+            f"the book would mix builds: this build is profile {want[0]} with overrides "
+            f"{want[1] or {}}, but {'; '.join(odd)}. Rerun those notebooks with this profile, "
+            f"build into another --path-output, or pass --allow-mixed"
+        )
+
+
+def _toc_for_existing(toc: Path, out: Path, source: Path = REPO) -> list[str]:
+    """Write ``toc`` to ``out`` without entries whose file does not exist under ``source``;
+    return those."""
     content = yaml.safe_load(toc.read_text())
     dropped: list[str] = []
 
     def exists(entry: dict) -> bool:
         if "file" not in entry:
             return True
-        stem = REPO / entry["file"]
+        stem = source / entry["file"]
         if any(stem.with_suffix(s).is_file() for s in (".md", ".ipynb")) or stem.is_file():
             return True
         dropped.append(entry["file"])
@@ -361,24 +371,6 @@ def _toc_for_existing(toc: Path, out: Path) -> list[str]:
     return dropped
 
 
-def write_benchmark_tables(out: Path = STUDIES / "_benchmarks.md") -> Path:
-    """Collect ``benchmarks/out/*.md`` into one page fragment, headings two levels down."""
-    tables = sorted((REPO / "benchmarks" / "out").glob("*.md"))
-    parts = []
-    for table in tables:
-        lines = [
-            "##" + line if line.startswith("#") else line for line in table.read_text().splitlines()
-        ]
-        head = f"## {table.stem}\n\nFrom `benchmarks/out/{table.name}`.\n\n"
-        parts.append(head + "\n".join(lines))
-    text = "\n\n".join(parts) or (
-        "No benchmark tables yet: `make bench` writes them to `benchmarks/out/`."
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out, text + "\n")
-    return out
-
-
 def build(
     profile: str | os.PathLike = "quick",
     notebooks: Sequence[str] | None = None,
@@ -386,36 +378,60 @@ def build(
     path_output: str | os.PathLike = REPO,
     *,
     execute: bool = True,
+    allow_mixed: bool = False,
+    progress: bool = True,
 ) -> Path:
     """Run the profile's notebooks (or ``notebooks``), then build the HTML book; return its folder.
 
-    The HTML goes to ``<path_output>/_build/html`` (jupyter-book's ``--path-output``), warnings
-    are errors. Study pages whose executed notebook is missing are left out of the toc used.
+    Executed notebooks go to ``<path_output>/book/studies`` (the book's sources are copied to
+    ``path_output`` first when it is not the repository); the HTML to ``<path_output>/_build/html``;
+    warnings are errors. Every parameter is validated before any kernel starts; the pages must
+    share one profile and overrides unless ``allow_mixed``. Study pages whose executed notebook
+    is missing are left out of the toc used.
     """
     content = load_profile(profile)
     in_profile = sorted(k for k in content if k != "common")
     names = list(notebooks) if notebooks else in_profile
     for name in dict.fromkeys([*in_profile, *names]):
         notebook_path(name)
-    _check_overrides(names, overrides or {})
+    check_overrides(names, overrides or {})
     check_common(in_profile, content.get("common", {}))
-    vendor_assets()
+    for name in names:
+        validate_notebook(name, content, overrides)
+    stamp = build_stamp(profile, overrides)
+    source = stage_sources(path_output)
+    studies = source / "book" / "studies"
+    say = print if progress else (lambda *a, **k: None)
+    if execute:
+        threads, why = book_progress.choose_threads()
+        say(f"{expected_duration(studies, stamp['profile'], names)}; torch threads {threads} "
+            f"({why})", flush=True)
+    else:
+        threads = None
+    check_same_build(studies, [n for n in in_profile if n not in names or not execute], stamp,
+                     allow_mixed=allow_mixed)
+    vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
         for name in names:
             start = time.perf_counter()
-            run_notebook(name, content, overrides)
-            print(f"executed {name} ({time.perf_counter() - start:.1f} s)", flush=True)
-    write_benchmark_tables()
+            run_notebook(name, content, overrides, studies, progress=progress, stamp=stamp,
+                         threads=threads)
+            seconds = time.perf_counter() - start
+            record_timing(studies, str(stamp["profile"]), name, seconds)
+            say(f"executed {name} ({seconds:.1f} s)", flush=True)
+    write_benchmark_tables(studies / "_benchmarks.md")
     build_dir = Path(path_output).resolve() / "_build"
     toc = build_dir / "_toc.yml"
-    dropped = _toc_for_existing(REPO / "_toc.yml", toc)
+    dropped = _toc_for_existing(source / "_toc.yml", toc, source)
     if dropped:
-        print(f"not in this build (no executed notebook yet): {', '.join(dropped)}")
+        say(f"not in this build (no executed notebook yet): {', '.join(dropped)}")
+    pages = [p.stem for p in studies.glob("*.ipynb") if "." not in p.stem]
+    check_same_build(studies, pages, stamp, allow_mixed=allow_mixed)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(REPO)]
+    command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(source)]
     command += ["--warningiserror", "--path-output", str(Path(path_output).resolve())]
     command += ["--toc", str(toc)]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=source, capture_output=True, text=True)
     if done.returncode:
         log = (done.stdout + done.stderr).splitlines()
         causes = [line for line in log if "arning" in line or "rror" in line]
@@ -423,30 +439,6 @@ def build(
             f"jupyter-book build failed (exit {done.returncode}):\n" + "\n".join(causes[-20:])
         )
     return build_dir / "html"
-
-
-def _check_overrides(names: Sequence[str], overrides: Mapping[str, object]) -> None:
-    declared = {name: declared_parameters(name) for name in names}
-    for key in overrides:
-        target, dot, short = key.rpartition(".")
-        if dot:
-            check_choice("notebook in override", target, names)
-            _check_declared(target, short, declared[target])
-        elif not any(key in d for d in declared.values()):
-            raise PruneAuditError(
-                f"override {key!r} is not a parameter of any selected notebook ({', '.join(names)})"
-            )
-
-
-def check_common(names: Sequence[str], common: Mapping[str, object]) -> None:
-    """Every ``common`` parameter must be declared by at least one of the notebooks ``names``."""
-    declared = set().union(*(declared_parameters(n) for n in names)) if names else set()
-    unused = [k for k in common if k not in declared]
-    if names and unused:
-        raise PruneAuditError(
-            f"profile 'common' parameter(s) {', '.join(map(repr, unused))} declared by none of "
-            f"{', '.join(names)}"
-        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -463,6 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
             p.add_argument("--path-output", default=str(REPO), help="HTML in <this>/_build/html")
             p.add_argument("--no-execute", action="store_true", help="reuse executed notebooks")
+            p.add_argument(
+                "--allow-mixed", action="store_true",
+                help="assemble pages built with different profiles or overrides",
+            )
     args = parser.parse_args(argv)
     try:
         overrides = parse_overrides(args.params)
@@ -471,7 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             start = time.perf_counter()
             html = build(
-                args.profile, args.only, overrides, args.path_output, execute=not args.no_execute
+                args.profile, args.only, overrides, args.path_output,
+                execute=not args.no_execute, allow_mixed=args.allow_mixed,
             )
             print(f"book built in {time.perf_counter() - start:.1f} s: {html / 'index.html'}")
     except PruneAuditError as err:

@@ -213,9 +213,9 @@ class ImageData:
 
 def _fix_hint(name: str) -> str:
     return (
-        f"Fix: put the files there in torchvision's layout, point the data root at the folder "
-        f"that holds them (set {config.DATA_ENV} or pass root=...), or call "
-        f"load({name!r}, download=True) when online."
+        f"Fix: with internet, call load({name!r}, download=True); offline, put the files in "
+        f"torchvision's layout into one of the folders searched (or point {config.DATA_ENV} or "
+        f"the data_root parameter at a folder that holds them)."
     )
 
 
@@ -247,8 +247,46 @@ def _construct(name: str, folder: Path, what: str, factory: Callable[[], Any]) -
 def _corrupt(name: str, folder: Path, err: Exception) -> PruneAuditError:
     return PruneAuditError(
         f"could not read dataset {name!r} from {folder}: the files look truncated or corrupt "
-        f"({type(err).__name__}: {err}); delete them and download again"
+        f"({type(err).__name__}: {err}).{_bad_files(name, folder)} Fix: replace the bad file "
+        f"with a good copy (offline: copy it from another machine or the project's offline "
+        f"data folder into {folder}, same name and layout), or delete it and call load({name!r}, "
+        f"download=True) when online."
     )
+
+
+def _bad_files(name: str, folder: Path) -> str:
+    """`` Bad file: <path> (<n> bytes, expected <m>).`` for each idx file under ``folder`` whose
+    size disagrees with its header, or (header unreadable) with the same file in another of the
+    data roots searched; else ``""``."""
+    notes = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "idx" in p.name):
+        size = path.stat().st_size
+        expected = _idx_size(path)
+        if expected is None:
+            rel = path.relative_to(folder)
+            others = [
+                r / FOLDERS[name] / rel
+                for r in config.data_roots()
+                if (r / FOLDERS[name] / rel).is_file()
+            ]
+            expected = next((o.stat().st_size for o in others if o.resolve() != path.resolve()),
+                            None)
+        if expected is not None and expected != size:
+            notes.append(f" Bad file: {path} ({size:,} bytes, expected {expected:,}).")
+    return "".join(notes)
+
+
+def _idx_size(path: Path) -> int | None:
+    """The size in bytes an idx file's header promises, or None if the header is unreadable."""
+    with path.open("rb") as f:
+        head = f.read(4)
+        if len(head) < 4 or head[:2] != b"\0\0" or head[2] not in _IDX_TYPES or not head[3]:
+            return None
+        dims_raw = f.read(4 * head[3])
+    if len(dims_raw) < 4 * head[3]:
+        return None
+    dims = struct.unpack(f">{head[3]}I", dims_raw)
+    return 4 + 4 * head[3] + int(np.prod(dims, dtype=np.int64)) * _IDX_TYPES[head[2]].itemsize
 
 
 # --------------------------------------------------------------------------- idx files
@@ -491,16 +529,23 @@ def load(
 ) -> ImageData:
     """Load a dataset split into memory (cached per dataset, split and resolved data root).
 
-    ``root`` defaults to :func:`pruneaudit.config.data_root`. Offline with files missing, raises
-    one :class:`~pruneaudit.errors.DataMissingError` naming the dataset, the folder searched and
-    the fix.
+    ``root`` defaults to the first of :func:`pruneaudit.config.data_roots` that holds the
+    dataset's folder. Offline with files missing, raises one
+    :class:`~pruneaudit.errors.DataMissingError` naming the dataset, the folders searched and the
+    fix.
     """
     name = check_choice("dataset", name, DATASETS)
     split = check_choice("split", split, SPLITS)
-    base = config.data_root(root).resolve()
+    base = config.dataset_root(FOLDERS[name], root).resolve()
     key = (name, split, str(base))
     if key not in _CACHE:
-        _CACHE[key] = _LOADERS[name](base, split, bool(download))
+        try:
+            _CACHE[key] = _LOADERS[name](base, split, bool(download))
+        except DataMissingError as err:
+            searched = ", ".join(str(r) for r in config.data_roots(root))
+            raise DataMissingError(
+                f"{err} Folders searched for {FOLDERS[name]}/ (in order): {searched}."
+            ) from None
     return _CACHE[key]
 
 
@@ -555,7 +600,8 @@ def celeba_attributes(
     """
     if split is not None:
         split = check_choice("CelebA partition", split, CELEBA_PARTITIONS)
-    frame = _celeba_frame(str(config.data_root(root).resolve() / FOLDERS["celeba"])).copy()
+    folder = config.dataset_root(FOLDERS["celeba"], root).resolve() / FOLDERS["celeba"]
+    frame = _celeba_frame(str(folder)).copy()
     if split is not None:
         frame = frame[frame["partition"] == split]
     return frame

@@ -1,0 +1,110 @@
+"""Parameters read from the parameters cell with ast and checked before any kernel starts."""
+
+from __future__ import annotations
+
+import time
+import types
+from pathlib import Path
+
+import pytest
+
+from pruneaudit import book
+from pruneaudit.book import profiles, runner
+from pruneaudit.errors import PruneAuditError
+
+CELL = """# Parameters
+epochs: int = 3
+seeds: list[int] = [0, 1]
+store: str | None = None
+weights: dict[str, float] = {"a": 1.0}
+legacy = "x"
+"""
+
+
+def test_parse_parameters_cell_reads_types_and_defaults() -> None:
+    got = book.parse_parameters_cell(CELL)
+    assert list(got) == ["epochs", "seeds", "store", "weights", "legacy"]
+    assert got["epochs"] == book.Parameter("epochs", int, 3)
+    assert got["seeds"].kind == list[int] and got["seeds"].default == [0, 1]
+    assert got["store"].kind == str | None and got["store"].default is None
+    assert got["legacy"].kind is None and got["legacy"].default == "x"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("x: Path = 1", "unknown type 'Path'"),
+        ("x: int = f(2)", "value of 'x' must be a literal"),
+        ("x: int = (", "not valid Python"),
+    ],
+)
+def test_parse_parameters_cell_rejects(source: str, message: str) -> None:
+    with pytest.raises(PruneAuditError, match=message):
+        book.parse_parameters_cell(source)
+
+
+def test_template_parameters_are_typed() -> None:
+    declared = book.declared_parameters("00_template")
+    assert {k: p.kind for k, p in declared.items()} == {
+        "n_classes": int,
+        "iterations": int,
+        "seed": int,
+        "data_root": str | None,
+    }
+
+
+def test_wrong_type_fails_before_any_kernel_and_fast(tmp_path: Path) -> None:
+    book.validate_notebook("00_template", "smoke")  # warm: imports
+    start = time.perf_counter()
+    with pytest.raises(
+        PruneAuditError, match=r"^notebook 00_template: bad notebook parameters: "
+        r"iterations must be int, got 'two'$"
+    ):
+        book.run_notebook("00_template", "smoke", {"iterations": "two"}, tmp_path)
+    assert time.perf_counter() - start < 1.0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_validation_time_per_notebook() -> None:
+    """Every notebook of every profile validates in well under a second (no kernel)."""
+    for profile in book.PROFILE_NAMES:
+        content = book.load_profile(profile)
+        for name in [n for n in content if n != "common"]:
+            book.validate_notebook(name, content)  # warm the study module imports
+            start = time.perf_counter()
+            book.validate_notebook(name, content)
+            assert time.perf_counter() - start < 0.5, (profile, name)
+
+
+def test_study_module_is_named_by_the_notebook_stem() -> None:
+    module = book.study_module("03_pareto_selection")
+    assert module is not None and module.__name__ == "pruneaudit.studies.pareto_selection"
+    assert book.study_module("00_template") is None
+
+
+def test_study_validate_runs_with_all_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = {}
+
+    def validate(params: dict) -> None:
+        seen.update(params)
+        if params["iterations"] > 6:
+            raise PruneAuditError("iterations must be at most 6 here")
+
+    fake = types.SimpleNamespace(validate=validate)
+    monkeypatch.setattr(profiles, "study_module", lambda name: fake)
+    book.validate_notebook("00_template", "smoke")
+    assert seen == {"n_classes": 3, "iterations": 5, "seed": 0, "data_root": None}
+    with pytest.raises(PruneAuditError, match="00_template: iterations must be at most 6"):
+        book.validate_notebook("00_template", "smoke", {"iterations": 7})
+
+
+def test_build_checks_every_notebook_before_running_any(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a kernel was started")
+
+    monkeypatch.setattr(runner, "run_notebook", never)
+    with pytest.raises(PruneAuditError, match="iterations must be int, got 'two'"):
+        book.build("smoke", overrides={"00_template.iterations": "two"}, path_output=tmp_path)
+    assert not (tmp_path / "book" / "studies").exists()

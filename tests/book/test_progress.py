@@ -1,0 +1,99 @@
+"""Progress lines while the book builds (never in a cell output) and the thread choice."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tqdm.auto
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pruneaudit import book
+from pruneaudit.book import progress
+from pruneaudit.errors import PruneAuditError
+
+
+def test_threads_from_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(book.THREADS_ENV, "3")
+    assert book.choose_threads() == (3, f"set by {book.THREADS_ENV}")
+    for bad in ("0", "two", "-1"):
+        with pytest.raises(PruneAuditError, match="must be a positive integer"):
+            book.choose_threads(bad)
+
+
+@given(cores=st.integers(1, 64), load=st.floats(0, 200))
+def test_threads_from_free_cores(cores: int, load: float) -> None:
+    n, why = book.choose_threads("", cores, load)
+    assert 1 <= n <= cores
+    if load < 0.5:
+        assert n == cores  # idle: every core
+    if load > cores - 0.5:
+        assert n == 1  # busy: one thread
+    assert n <= cores - load + 0.5 or n == 1  # never more than the free cores
+    assert f"{cores} cores" in why
+
+
+def test_threads_examples() -> None:
+    assert book.choose_threads("", 2, 0.1)[0] == 2  # idle 2-core machine
+    assert book.choose_threads("", 2, 1.2)[0] == 1  # another process busy
+    assert book.choose_threads("", 2, 7.0)[0] == 1
+    assert book.choose_threads("", 16, 3.0)[0] == 13
+
+
+@pytest.fixture
+def restore_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tqdm.auto, "tqdm", tqdm.auto.tqdm)
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pruneaudit") and hasattr(module, "tqdm"):
+            monkeypatch.setattr(module, "tqdm", module.tqdm)
+
+
+def test_route_tqdm_writes_lines_not_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], restore_tqdm: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pruneaudit.training import loop
+
+    path = tmp_path / "progress"
+    monkeypatch.setenv(progress.INTERVAL_ENV, "0")
+    assert not book.route_tqdm("") and book.route_tqdm(path)
+    assert loop.tqdm is tqdm.auto.tqdm  # the package's name points at the routed bar
+    for _ in loop.tqdm(range(4), desc="train 2 x LeNet", unit="model-epochs"):
+        pass
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+    lines = path.read_text().splitlines()
+    assert lines[-1].startswith("train 2 x LeNet: 100%") and "4/4" in lines[-1]
+    assert all("\r" not in line for line in lines)
+
+
+def _monitor_run(tmp_path: Path, tty: bool) -> str:
+    stream = io.StringIO()
+    path = tmp_path / "progress"
+    with book.Monitor("03_x", 3, path, stream, tty=tty, poll=0.01) as monitor:
+        monitor.cell_started({"cell_type": "markdown", "source": "# t"}, 0)
+        monitor.cell_started({"cell_type": "code", "source": "x = 1"}, 1)
+        monitor.cell_started({"cell_type": "code", "source": "train()"}, 2)
+        with path.open("a") as f:
+            f.write("train 2 x LeNet:  50%|#####     | 2/4 [00:02<00:02]\n")
+        time.sleep(0.2)
+    assert not path.exists()
+    return stream.getvalue()
+
+
+def test_monitor_plain_lines_for_a_log(tmp_path: Path) -> None:
+    lines = _monitor_run(tmp_path, tty=False).splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("[03_x]") and lines[0].endswith("cell 1/3")
+    assert lines[1].endswith("cell 2/3")
+    assert lines[2].endswith("cell 2/3  train 2 x LeNet:  50%|#####     | 2/4 [00:02<00:02]")
+    assert "\r" not in "".join(lines)
+
+
+def test_monitor_rewrites_one_line_on_a_terminal(tmp_path: Path) -> None:
+    text = _monitor_run(tmp_path, tty=True)
+    assert "\n" not in text and text.count("\r\x1b[K") == 4
