@@ -10,6 +10,7 @@ from pruneaudit.charts.figures import (
     accuracy_curves,
     bar_chart,
     bundle_versions,
+    dropdown_view,
     chart_html,
     enable_offline,
     group_histograms,
@@ -44,6 +45,7 @@ __all__ = [
     "group_histograms",
     "heatmap",
     "bar_chart",
+    "dropdown_view",
     "image_data_url",
     "image_gallery",
 ]
