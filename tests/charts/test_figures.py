@@ -175,7 +175,8 @@ def test_heatmap_scale_is_centred_on_zero_only_for_signed_values():
 
 def _with_value(spec: dict, name: str, value: object) -> dict:
     """``spec`` with parameter ``name`` (at the top or in a layer) started at ``value``."""
-    for params in [spec.get("params", [])] + [lay.get("params", []) for lay in spec.get("layer", [])]:
+    layers = [spec, *spec.get("layer", [])]
+    for params in [layer.get("params", []) for layer in layers]:
         for param in params:
             if param["name"] == name:
                 param["value"] = value
