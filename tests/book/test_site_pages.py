@@ -130,3 +130,16 @@ def test_timings_page_accepts_runs_mapping_and_checks_keys(tmp_path: Path) -> No
 def test_timings_page_without_file(tmp_path: Path) -> None:
     text = pages.write_timings_page(tmp_path).read_text()
     assert text.count("not measured yet") == 3
+
+
+def test_fold_injected_parameters(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("a: int = 1"), nbformat.v4.new_code_cell("a = 2")]
+    nb.cells[0].metadata["tags"] = ["parameters", "hide-cell"]
+    nb.cells[1].metadata["tags"] = ["injected-parameters"]
+    nbformat.write(nb, tmp_path / "01_x.ipynb")
+    assert pages.fold_injected_parameters(tmp_path) == [tmp_path / "01_x.ipynb"]
+    again = nbformat.read(tmp_path / "01_x.ipynb", as_version=4)
+    assert again.cells[1].metadata["tags"] == ["injected-parameters", "hide-cell"]
+    assert again.cells[0].metadata["tags"] == ["parameters", "hide-cell"]
+    assert pages.fold_injected_parameters(tmp_path) == []  # idempotent

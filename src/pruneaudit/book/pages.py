@@ -8,8 +8,11 @@
   (``_timings.md``) from ``_timings.json``, which the build writes (records with keys
   ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``).
 
-Both are pure functions of the studies folder; ``build`` calls them before ``jupyter-book
-build``. The intro and Reproducing pages ``{include}`` the fragments.
+- :func:`fold_injected_parameters`: papermill's ``injected-parameters`` cell gets the
+  ``hide-cell`` tag, so that the values a profile injected stay on the page, folded.
+
+All three depend only on the studies folder; ``build`` calls :func:`prepare_pages` (all three)
+before ``jupyter-book build``. The intro and Reproducing pages ``{include}`` the fragments.
 """
 
 from __future__ import annotations
@@ -206,3 +209,34 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         ]
         parts.append("\n".join(lines) + "\n")
     return _write(studies_dir / TIMINGS, "\n".join(parts))
+
+
+def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
+    """Tag papermill's ``injected-parameters`` cell ``hide-cell`` in every executed notebook of
+    ``studies_dir`` that lacks it (cells' metadata only); return the notebooks changed."""
+    import nbformat
+
+    changed = []
+    for path in sorted(Path(studies_dir).glob("[0-9]*.ipynb")):
+        if path.name.endswith((".partial.ipynb", ".failed.ipynb")):
+            continue
+        nb = nbformat.read(path, as_version=4)
+        touched = False
+        for cell in nb.cells:
+            tags = cell.metadata.get("tags", [])
+            if "injected-parameters" in tags and "hide-cell" not in tags:
+                cell.metadata["tags"] = [*tags, "hide-cell"]
+                touched = True
+        if touched:
+            tmp = path.with_name(path.name + ".tmp")
+            nbformat.write(nb, tmp)
+            os.replace(tmp, path)
+            changed.append(path)
+    return changed
+
+
+def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
+    """What ``build`` runs before ``jupyter-book build``: fold the injected parameters, write the
+    front page's study list and the timings table; return the two fragments."""
+    fold_injected_parameters(studies_dir)
+    return [write_front_page(studies_dir), write_timings_page(studies_dir)]

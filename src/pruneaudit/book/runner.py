@@ -38,7 +38,7 @@ import yaml
 
 from pruneaudit import charts
 from pruneaudit.book.notebook import NOTEBOOK_ENV, PAGE_DIR_ENV
-from pruneaudit.book.pages import write_front_page, write_timings_page
+from pruneaudit.book.pages import prepare_pages
 from pruneaudit.book.paths import (
     MATHJAX_VERSION,
     NBS,
@@ -407,8 +407,7 @@ def build(
             run_notebook(name, content, overrides)
             print(f"executed {name} ({time.perf_counter() - start:.1f} s)", flush=True)
     write_benchmark_tables()
-    write_front_page(STUDIES)
-    write_timings_page(STUDIES)
+    prepare_pages(STUDIES)
     build_dir = Path(path_output).resolve() / "_build"
     toc = build_dir / "_toc.yml"
     dropped = _toc_for_existing(REPO / "_toc.yml", toc)
