@@ -63,20 +63,20 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     assert "00_template" not in text
     assert text.index("Study 2 — writers") < text.index("05_shift")
     assert "{doc}`Study 2 — writers </book/studies/02_writers>`" in text
-    assert "**Asks.** Is the loss spread evenly over writers, or not?" in text
+    assert "**Asks.** Pruning costs little. Is the loss spread evenly over writers, or not?" in text
     assert "3 findings: 2 reproduced, 1 not reproduced." in text
     assert "First: D2.1 spread: ours 0.12 [0.07, 0.17], paper 0.2, reproduced." in text
     assert "```{figure} /book/studies/02_writers.key.svg" in text
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
     entry = text[text.index("### 05_shift") :]
     assert "{doc}" not in entry and "figure" not in entry
-    assert "1 findings: 1 same direction, smaller." in entry
+    assert "1 finding: 1 same direction, smaller." in entry
 
 
 def test_front_page_changes_with_the_results(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
-    assert "1 findings: 1 not reproduced. First: D2.1 spread: ours 0.01" in text
+    assert "1 finding: 1 not reproduced. First: D2.1 spread: ours 0.01" in text
 
 
 def test_front_page_without_findings(tmp_path: Path) -> None:
@@ -90,10 +90,20 @@ def test_front_page_bad_json(tmp_path: Path) -> None:
         pages.write_front_page(tmp_path)
 
 
+def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
+    _notebook(tmp_path / "03_q.ipynb", "# Title\n\nSome text. Does it hold?")
+    assert pages._title_and_question(tmp_path / "03_q.ipynb") == ("Title", "Does it hold?")
+
+
+def test_answer_line_direction_only() -> None:
+    row = _row("reproduced") | {"paper": None}
+    assert "the paper states a direction only, reproduced" in pages.answer_line([row])
+
+
 def test_answer_line_not_testable() -> None:
     row = {"finding": "D5.4 CelebA", "verdict": "not testable here"}
     assert pages.answer_line([row]) == (
-        "1 findings: 1 not testable here. First: D5.4 CelebA: not testable here."
+        "1 finding: 1 not testable here. First: D5.4 CelebA: not testable here."
     )
 
 

@@ -62,21 +62,30 @@ def _markdown_cells(notebook: Path) -> list[str]:
     ]
 
 
+def _plain_text(markdown: str) -> str:
+    text = re.sub(r"[*`]|^#+.*$", "", markdown, flags=re.MULTILINE)
+    text = re.sub(r"\([^()]*\)", "", text)  # citations in parentheses
+    text = re.sub(r"\s+", " ", text)
+    return re.sub(r"\s+([,.?:;])", r"\1", text).strip()
+
+
 def _title_and_question(notebook: Path) -> tuple[str, str]:
-    """The page's ``# `` heading and the first sentence ending in ``?`` of its markdown."""
-    title, question = notebook.stem, ""
+    """The page's ``# `` heading, and its question: the paragraph that opens with "Question"
+    up to its first ``?`` (else the first sentence ending in ``?`` of the page's markdown)."""
+    title, question, fallback = notebook.stem, "", ""
     for text in _markdown_cells(notebook):
         heading = re.search(r"^#\s+(.+)$", text, flags=re.MULTILINE)
         if heading and title == notebook.stem:
             title = heading.group(1).strip()
-        if not question:
-            plain = re.sub(r"\s+", " ", re.sub(r"[*_`]|^#+.*$", "", text, flags=re.MULTILINE))
-            plain = re.sub(r"\([^()]*\)", "", plain)  # drop citations in parentheses
-            found = re.search(r"(?:^|(?<=[.!?:] ))([A-Z][^.!?]*\?)", plain.strip())
-            if found:
-                question = re.sub(r"\s+([,?])", r"\1", found.group(1))
-                question = re.sub(r"\s+", " ", question).strip()
-    return title, question
+        for paragraph in re.split(r"\n\s*\n", text):
+            plain = _plain_text(paragraph)
+            opened = re.match(r"Question\b[.:]?\s*(.*?\?)", plain)
+            if opened and not question:
+                question = opened.group(1).strip()
+            found = re.search(r"(?:^|(?<=[.!?:] ))([A-Z][^.!?]*\?)", plain)
+            if found and not fallback:
+                fallback = found.group(1).strip()
+    return title, question or fallback
 
 
 def _number(value: object) -> str:
@@ -96,12 +105,18 @@ def answer_line(rows: list[dict]) -> str:
     if head.get("verdict") == "not testable here":
         detail = f"{head['finding']}: not testable here"
     else:
+        paper = (
+            "the paper states a direction only"
+            if head.get("paper") is None
+            else f"paper {_number(head.get('paper'))}"
+        )
         detail = (
             f"{head['finding']}: ours {_number(head.get('ours'))} "
             f"[{_number(head.get('ci_low'))}, {_number(head.get('ci_high'))}], "
-            f"paper {_number(head.get('paper'))}, {head.get('verdict')}"
+            f"{paper}, {head.get('verdict')}"
         )
-    return f"{len(rows)} findings: {', '.join(parts)}. First: {detail}."
+    noun = "finding" if len(rows) == 1 else "findings"
+    return f"{len(rows)} {noun}: {', '.join(parts)}. First: {detail}."
 
 
 def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
