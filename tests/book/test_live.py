@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import urllib.request
@@ -90,3 +91,26 @@ def test_server_starts_serves_a_notebook_and_stops(tmp_path: Path) -> None:
     assert process.poll() is not None, f"server still running (exit code {code})"
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "port still open after stop"
+
+
+def test_live_kernel_shares_the_store_from_any_directory(tmp_path: Path) -> None:
+    """A kernel started in live/ with the server's environment resolves the repository's store,
+    not ``live/results``."""
+    from jupyter_client.manager import start_new_kernel
+
+    env = live.live_environment({k: v for k, v in os.environ.items() if k != config.STORE_ENV})
+    manager, client = start_new_kernel(cwd=str(tmp_path), env=env, startup_timeout=120)
+    try:
+        printed = []
+        client.execute_interactive(
+            "import os; from pruneaudit import config; "
+            "print(os.getcwd(), config.store_root().resolve())",
+            output_hook=lambda msg: printed.append(msg["content"].get("text", "")),
+            timeout=120,
+        )
+        cwd, store = "".join(printed).split()
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert Path(cwd) == tmp_path.resolve()
+    assert Path(store) == (REPO / "results").resolve()
