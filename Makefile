@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup npm browser book test lint bench
+.PHONY: setup npm browser book test lint bench live
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -36,3 +36,8 @@ test: $(STAMP) npm browser lint
 
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
+
+# Workshops: JupyterLab on 127.0.0.1 over copies of nbs/ in live/ (git-ignored), results store
+# shared with `make book`. LIVE_ARGS="--port 8890 --fresh --no-browser" passes options.
+live: $(STAMP)
+	$(PY) -m pruneaudit.book.live $(LIVE_ARGS)

@@ -1,17 +1,23 @@
-"""The built book in headless Chromium: charts render offline, sliders move selections.
+"""The built book in headless Chromium: charts render offline, every explorer changes its view,
+study pages put their findings first, no progress bar, every internal link resolves.
 
 Uses Debian's ``/usr/bin/chromium`` (``make browser`` installs it); Playwright downloads nothing.
-Screenshots of every study page go to ``<build>/_build/screenshots/``.
+The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named by
+``$PRUNEAUDIT_BOOK_HTML`` (check an existing build without rebuilding it). Screenshots of every
+page go to ``<html>/../screenshots/``.
 """
 
 from __future__ import annotations
 
 import functools
+import html.parser
 import http.server
+import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
@@ -29,6 +35,11 @@ ARGS = [
     "--disable-sync",
 ]
 SELECTED = ".selected_marks path"
+BOUND_INPUTS = ".vega-bindings select, .vega-bindings input[type=range]"
+#: tqdm bars ("12%|", "3.2it/s", "model-epochs/s") and kernel warnings must not reach a page.
+NOISE = re.compile(r"\d%\||\bit/s\b|\d\s*s/it\b|model-epochs/s|Kernel is running over TCP")
+#: The study pages (the template is not a study).
+STUDIES = ("01_", "02_", "03_", "04_", "05_")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -37,9 +48,20 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def server(smoke_book: Path) -> Iterator[str]:
+def book_html(request: pytest.FixtureRequest) -> Path:
+    """The HTML folder under test: ``$PRUNEAUDIT_BOOK_HTML`` if set, else the smoke build."""
+    given = os.environ.get("PRUNEAUDIT_BOOK_HTML")
+    if given:
+        path = Path(given).resolve()
+        assert (path / "index.html").is_file(), f"$PRUNEAUDIT_BOOK_HTML: no index.html in {path}"
+        return path
+    return request.getfixturevalue("smoke_book")
+
+
+@pytest.fixture(scope="module")
+def server(book_html: Path) -> Iterator[str]:
     """The built HTML served on 127.0.0.1 at a free port."""
-    handler = functools.partial(_Quiet, directory=str(smoke_book))
+    handler = functools.partial(_Quiet, directory=str(book_html))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -141,10 +163,10 @@ def study_pages(html: Path) -> list[str]:
     return sorted(p.relative_to(html).as_posix() for p in (html / "book/studies").glob("*.html"))
 
 
-def test_pages_render_offline(browser, server: str, smoke_book: Path) -> None:  # noqa: F811
-    shots = smoke_book.parent / "screenshots"
+def test_pages_render_offline(browser, server: str, book_html: Path) -> None:
+    shots = book_html.parent / "screenshots"
     shots.mkdir(exist_ok=True)
-    pages = ["index.html", "book/reproducing.html", *study_pages(smoke_book)]
+    pages = ["index.html", "book/reproducing.html", "book/workshop.html", *study_pages(book_html)]
     assert any(p.startswith("book/studies/") for p in pages)
     for path in pages:
         log = PageLog(browser, server)
@@ -160,7 +182,7 @@ def test_pages_render_offline(browser, server: str, smoke_book: Path) -> None:  
             log.close()
 
 
-def test_mathjax_renders_locally(browser, server: str, smoke_book: Path) -> None:  # noqa: F811
+def test_mathjax_renders_locally(browser, server: str, book_html: Path) -> None:
     log = PageLog(browser, server)
     try:
         log.open("book/studies/00_template.html")
@@ -174,11 +196,11 @@ def test_mathjax_renders_locally(browser, server: str, smoke_book: Path) -> None
 def test_slider_moves_selected_point(
     browser,
     server: str,
-    smoke_book: Path,  # noqa: F811
+    book_html: Path,
     page_name: str,
 ) -> None:
     path = f"book/studies/{page_name}.html"
-    if not (smoke_book / path).exists():
+    if not (book_html / path).exists():
         pytest.skip(f"{path} is not in the book yet")
     log = PageLog(browser, server)
     try:
@@ -195,3 +217,233 @@ def test_slider_moves_selected_point(
         assert not log.errors and not log.foreign
     finally:
         log.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Explorers: every input bound to a chart parameter changes the drawing
+
+
+def _chart_drawing(page, index: int) -> str:
+    """The drawn marks of the chart that holds the ``index``-th bound input."""
+    return (
+        page.locator(BOUND_INPUTS)
+        .nth(index)
+        .evaluate(
+            """el => {
+            const chart = el.closest('.pruneaudit-chart') || el.closest('.vega-embed');
+            const drawn = chart && chart.querySelector('svg.marks, canvas.marks');
+            if (!drawn) return '';
+            return drawn.tagName === 'CANVAS' ? drawn.toDataURL() : drawn.innerHTML;
+        }"""
+        )
+    )
+
+
+def _drive(page, index: int) -> str:
+    """Pick another option of a drop-down, or slide a range to its other end; return what the
+    input now shows."""
+    return (
+        page.locator(BOUND_INPUTS)
+        .nth(index)
+        .evaluate(
+            """el => {
+            if (el.tagName === 'SELECT') {
+                el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+            } else {
+                const lo = +el.min, hi = +el.max, v = +el.value;
+                el.value = String(Math.abs(v - lo) > Math.abs(hi - v) ? lo : hi);
+            }
+            el.dispatchEvent(new Event('input', {bubbles: true}));
+            el.dispatchEvent(new Event('change', {bubbles: true}));
+            return el.value;
+        }"""
+        )
+    )
+
+
+def _wait_for_change(page, index: int, before: str, timeout_ms: int = 5_000) -> str:
+    waited = 0
+    after = _chart_drawing(page, index)
+    while after == before and waited < timeout_ms:
+        page.wait_for_timeout(100)
+        waited += 100
+        after = _chart_drawing(page, index)
+    return after
+
+
+@pytest.mark.parametrize("stem", STUDIES)
+def test_every_explorer_changes_its_chart(browser, server: str, book_html: Path, stem: str) -> None:
+    """Each study page has at least one chart input (drop-down or slider) and driving each one
+    redraws its chart; no request leaves the machine."""
+    found = [p for p in study_pages(book_html) if Path(p).name.startswith(stem)]
+    if not found:
+        pytest.skip(f"no study page {stem}* in this build")
+    (path,) = found
+    log = PageLog(browser, server)
+    try:
+        log.open(path)
+        rendered_charts(log.page)
+        inputs = log.page.locator(BOUND_INPUTS)
+        assert inputs.count() >= 1, f"{path}: no explorer (no drop-down or slider bound to a chart)"
+        unchanged = []
+        for index in range(inputs.count()):
+            before = _chart_drawing(log.page, index)
+            assert before, f"{path}: input {index} is not in a drawn chart"
+            if inputs.nth(index).evaluate(
+                "el => el.tagName === 'SELECT' ? el.options.length < 2 : +el.min === +el.max"
+            ):
+                continue  # a single option: nothing to drive
+            shown = _drive(log.page, index)
+            if _wait_for_change(log.page, index, before) == before:
+                label = inputs.nth(index).evaluate(
+                    "el => el.closest('.vega-bind').textContent.trim()"
+                )
+                unchanged.append(f"{label!r} -> {shown}")
+        assert not unchanged, f"{path}: driving these inputs did not change the chart: {unchanged}"
+        assert not log.errors, f"{path}: console errors {log.errors}"
+        assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
+    finally:
+        log.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Page structure: findings first, no progress bars, links that resolve
+
+
+def _cells(page) -> list[dict]:
+    """Each code cell in page order: whether its source is shown, whether it shows the findings
+    table (a table captioned "Findings..." or with columns finding and verdict)."""
+    return page.eval_on_selector_all(
+        "div.cell",
+        """cells => cells.map(c => {
+            const input = c.querySelector('.cell_input');
+            const shown = !!input && !input.closest('details:not([open])') &&
+                          input.checkVisibility();
+            const findings = [...c.querySelectorAll('.cell_output table')].some(t => {
+                const cap = t.querySelector('caption');
+                const heads = [...t.querySelectorAll('th')].map(h => h.textContent.trim());
+                return (cap && /^findings/i.test(cap.textContent.trim())) ||
+                       (heads.includes('finding') && heads.includes('verdict'));
+            });
+            return {shown, findings};
+        })""",
+    )
+
+
+@pytest.mark.parametrize("stem", ("00_", *STUDIES))
+def test_findings_table_comes_before_visible_code(
+    browser, server: str, book_html: Path, stem: str
+) -> None:
+    """The findings table is shown by the first code cell whose source is not folded, or by a
+    folded cell before it: a reader meets the results before any code."""
+    found = [p for p in study_pages(book_html) if Path(p).name.startswith(stem)]
+    if not found:
+        pytest.skip(f"no study page {stem}* in this build")
+    (path,) = found
+    log = PageLog(browser, server)
+    try:
+        log.open(path)
+        cells = _cells(log.page)
+    finally:
+        log.close()
+    with_findings = [i for i, c in enumerate(cells) if c["findings"]]
+    assert with_findings, f"{path}: no findings table (page.show_findings) on the page"
+    shown = [i for i, c in enumerate(cells) if c["shown"]]
+    if shown:
+        assert with_findings[0] <= shown[0], (
+            f"{path}: code cell {shown[0]} is unfolded before the findings table "
+            f"(cell {with_findings[0]}); fold it (hide-input / hide-cell) or move it below"
+        )
+
+
+def test_no_progress_bar_or_kernel_warning_in_outputs(book_html: Path) -> None:
+    """No cell output of any page (folded or not) holds a tqdm bar or a kernel warning."""
+    bad = {}
+    for page in sorted((book_html / "book").rglob("*.html")):
+        for output in re.findall(
+            r'<div class="cell_output[^"]*".*?(?=<div class="cell[ "]|</article>|\Z)',
+            page.read_text(),
+            flags=re.S,
+        ):
+            hits = NOISE.findall(re.sub(r"<[^>]+>", "", output))
+            if hits:
+                bad[page.relative_to(book_html).as_posix()] = hits[:3]
+    assert not bad, f"progress bars or kernel warnings in rendered outputs: {bad}"
+
+
+class _Anchors(html.parser.HTMLParser):
+    """Collects ``href`` of links and every ``id``/``name`` of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for key in ("id", "name"):
+            if values.get(key):
+                self.ids.add(values[key])  # type: ignore[arg-type]
+        if tag == "a" and values.get("href"):
+            self.hrefs.append(values["href"])  # type: ignore[arg-type]
+
+
+def _parse(path: Path) -> _Anchors:
+    parser = _Anchors()
+    parser.feed(path.read_text())
+    return parser
+
+
+def internal_link_problems(root: Path, pages: list[Path]) -> list[str]:
+    """Links of ``pages`` to files of the book that are missing, or to anchors that are not there
+    (links to other hosts, ``mailto:`` and bare ``#`` are not checked)."""
+    problems = []
+    parsed: dict[Path, _Anchors] = {}
+    for page in pages:
+        base = "http://book.invalid/" + page.relative_to(root).as_posix()
+        for href in _parse(page).hrefs:
+            if href.startswith(("mailto:", "javascript:")) or href in ("#", ""):
+                continue
+            url = urlparse(urljoin(base, href))
+            if url.hostname != "book.invalid":
+                continue
+            target = root / unquote(url.path.lstrip("/"))
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(root)}: {href}"
+            if not target.is_file():
+                problems.append(f"{where} (no file {target.relative_to(root)})")
+            elif url.fragment and target.suffix == ".html":
+                ids = parsed.setdefault(target, _parse(target)).ids
+                if unquote(url.fragment) not in ids:
+                    problems.append(f"{where} (no anchor #{url.fragment})")
+    return problems
+
+
+def test_internal_links_resolve(book_html: Path) -> None:
+    """Every link of every study page, the intro and the book's own pages resolves."""
+    pages = [book_html / "index.html", *sorted((book_html / "book").rglob("*.html"))]
+    assert any("studies" in p.parts for p in pages)
+    problems = internal_link_problems(book_html, pages)
+    assert not problems, "broken internal links:\n" + "\n".join(problems)
+
+
+def test_link_checker_finds_broken_links(tmp_path: Path) -> None:
+    (tmp_path / "book").mkdir()
+    (tmp_path / "index.html").write_text('<a href="book/a.html#x">a</a><a href="#">top</a>')
+    (tmp_path / "book" / "a.html").write_text(
+        '<h1 id="x">A</h1><a href="../index.html">home</a><a href="b.html">b</a>'
+        '<a href="../index.html#nope">n</a><a href="https://arxiv.org/abs/1">paper</a>'
+    )
+    problems = internal_link_problems(tmp_path, sorted(tmp_path.rglob("*.html")))
+    assert problems == [
+        "book/a.html: b.html (no file book/b.html)",
+        "book/a.html: ../index.html#nope (no anchor #nope)",
+    ]
+
+
+def test_noise_pattern() -> None:
+    assert NOISE.search("train: 40%|████      | 2/5 [00:01<00:02, 1.3it/s]")
+    assert NOISE.search("0.0/2 [00:00<?, ?model-epochs/s]")
+    assert NOISE.search("[IPKernelApp] WARNING | Kernel is running over TCP without encryption")
+    assert not NOISE.search("accuracy 97.5% | sparsity 90.0% (it is small)")

@@ -171,3 +171,55 @@ def test_heatmap_scale_is_centred_on_zero_only_for_signed_values():
     assert signed == {"scheme": "blueorange", "domainMid": 0}
     plain = charts.heatmap(grid.assign(v=grid.v.abs()), x="a", y="b", color="v").to_dict()
     assert plain["encoding"]["color"]["scale"] == {"scheme": "viridis"}
+
+
+def _with_value(spec: dict, name: str, value: object) -> dict:
+    """``spec`` with parameter ``name`` (at the top or in a layer) started at ``value``."""
+    layers = [spec, *spec.get("layer", [])]
+    for params in [layer.get("params", []) for layer in layers]:
+        for param in params:
+            if param["name"] == name:
+                param["value"] = value
+    return spec
+
+
+def _marks(spec: dict) -> int:
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=charts.vega_lite_version())
+    return len(re.findall(r'<path[^>]*aria-roledescription="circle"', svg)) + len(
+        re.findall(r'aria-roledescription="(?:bar|line mark)"', svg)
+    )
+
+
+def test_dropdown_view_binds_a_select_and_filters() -> None:
+    df = pd.DataFrame({"writer": [1] * 3 + [2] * 5, "x": range(8), "y": range(8)})
+    chart = charts.dropdown_view(
+        alt.Chart(df).mark_circle().encode(x="x:Q", y="y:Q"), "writer", [1, 2], label="writer"
+    )
+    spec = chart.to_dict()
+    (param,) = spec["params"]
+    assert param["bind"] == {"input": "select", "options": ["1", "2"], "name": "writer "}
+    assert param["value"] == "1"
+    # Vega itself filters: the drawing shows 3 points for writer 1, 5 for writer 2.
+    assert _marks(spec) == 3
+    assert _marks(_with_value(spec, param["name"], "2")) == 5
+
+
+def test_dropdown_view_filters_every_layer() -> None:
+    df = pd.DataFrame({"g": list("aabbb"), "x": range(5), "y": range(5)})
+    base = alt.Chart(df).encode(x="x:Q", y="y:Q")
+    chart = charts.dropdown_view(alt.layer(base.mark_circle(), base.mark_line()), "g", "ab")
+    spec = chart.to_dict()
+    name = next(p["name"] for p in spec.get("params", []))
+    assert _marks(spec) == 2 + 1
+    assert _marks(_with_value(spec, name, "b")) == 3 + 1
+
+
+def test_dropdown_view_bad_input() -> None:
+    chart = alt.Chart(pd.DataFrame({"g": ["a"]})).mark_point()
+    with pytest.raises(PruneAuditError, match="at least one option"):
+        charts.dropdown_view(chart, "g", [])
+    with pytest.raises(PruneAuditError, match="'z' is not one of the options"):
+        charts.dropdown_view(chart, "g", ["a"], value="z")
+    other = alt.Chart(pd.DataFrame({"g": ["b"]})).mark_point()
+    with pytest.raises(PruneAuditError, match="have their own data"):
+        charts.dropdown_view(alt.layer(chart, other), "g", ["a"])

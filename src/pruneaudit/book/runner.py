@@ -48,6 +48,7 @@ from pruneaudit.book.notebook import (
     PROFILE_ENV,
     banner_text,
 )
+from pruneaudit.book.pages import prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
 from pruneaudit.book.profiles import (
     check_common,
@@ -420,6 +421,7 @@ def build(
             record_timing(studies, str(stamp["profile"]), name, seconds)
             say(f"executed {name} ({seconds:.1f} s)", flush=True)
     write_benchmark_tables(studies / "_benchmarks.md")
+    prepare_pages(studies)
     build_dir = Path(path_output).resolve() / "_build"
     toc = build_dir / "_toc.yml"
     dropped = _toc_for_existing(source / "_toc.yml", toc, source)

@@ -11,6 +11,7 @@ from pruneaudit.charts.figures import (
     bar_chart,
     bundle_versions,
     chart_html,
+    dropdown_view,
     enable_offline,
     group_histograms,
     group_scatter,
@@ -44,6 +45,7 @@ __all__ = [
     "group_histograms",
     "heatmap",
     "bar_chart",
+    "dropdown_view",
     "image_data_url",
     "image_gallery",
 ]

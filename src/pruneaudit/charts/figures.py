@@ -507,3 +507,39 @@ def image_gallery(
     return alt.layer(pics, text).properties(
         title=title, width=columns * cell, height=rows * int(cell * 1.5)
     )
+
+
+def dropdown_view(
+    chart: alt.Chart | alt.LayerChart,
+    field: str,
+    options: Sequence[object],
+    *,
+    value: object | None = None,
+    label: str | None = None,
+    name: str | None = None,
+) -> alt.Chart | alt.LayerChart:
+    """``chart`` showing one value of ``field`` at a time, picked from a drop-down.
+
+    An explorer that works in the static book: a Vega parameter bound to a ``<select>`` of
+    ``options`` (compared as strings) filters the rows; ``value`` (default the first option) is
+    shown first. A layered chart is filtered as a whole: its layers must share its data
+    (``alt.layer(a, b)`` of charts on one frame does that).
+    """
+    shown = [str(o) for o in dict.fromkeys(options)]
+    if not shown:
+        raise PruneAuditError(f"dropdown_view needs at least one option for {field!r}")
+    first = str(value) if value is not None else shown[0]
+    if first not in shown:
+        raise PruneAuditError(f"dropdown_view: value {first!r} is not one of the options {shown}")
+    pick = alt.param(
+        name=name or f"{''.join(c if c.isalnum() else '_' for c in field)}_picked",
+        value=first,
+        bind=alt.binding_select(options=shown, name=f"{label or field} "),
+    )
+    keep = f"toString(datum[{field!r}]) == {pick.name}"
+    if isinstance(chart, alt.LayerChart) and chart.data is alt.Undefined:
+        raise PruneAuditError(
+            "dropdown_view: the layers of this chart have their own data; build them on one "
+            "frame (alt.layer(a, b) with a and b on the same DataFrame) or filter each layer"
+        )
+    return chart.transform_filter(keep).add_params(pick)

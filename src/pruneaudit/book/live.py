@@ -1,0 +1,210 @@
+"""Live mode for workshops: the study notebooks in JupyterLab on 127.0.0.1 (``make live``).
+
+JupyterLab works on copies of ``nbs/`` in the git-ignored folder ``live/`` (never on
+``book/studies/``, so autosave cannot overwrite the book's executed notebooks). A copy that
+exists is kept (a participant's edits survive a restart); ``--fresh`` replaces the copies.
+The server's kernels get absolute settings for the data root and the results store, so a kernel
+whose working directory is ``live/`` reads the same store as ``make book`` and trains nothing
+that is already there.
+
+Command line::
+
+    python -m pruneaudit.book.live [--port 8888] [--fresh] [--no-browser]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pruneaudit import config
+from pruneaudit.book.paths import NBS, REPO
+from pruneaudit.errors import PruneAuditError
+
+#: The folder JupyterLab serves: copies of ``nbs/`` (git-ignored).
+LIVE = REPO / "live"
+HOST = "127.0.0.1"
+
+
+def prepare_live(live_dir: str | os.PathLike = LIVE, *, fresh: bool = False) -> list[Path]:
+    """Copy ``nbs/*.ipynb`` and ``nbs/profiles/`` into ``live_dir``; return the notebook copies.
+
+    Existing copies are kept unless ``fresh``. ``live_dir`` must not be ``book/studies`` (or
+    inside it): the live server would then autosave over the book's executed notebooks.
+    """
+    live_dir = Path(live_dir).resolve()
+    studies = (REPO / "book" / "studies").resolve()
+    if live_dir == studies or studies in live_dir.parents:
+        raise PruneAuditError(
+            f"live folder {live_dir} is inside book/studies/: JupyterLab would autosave over the "
+            "book's executed notebooks; use the default live/ folder"
+        )
+    sources = sorted(NBS.glob("*.ipynb"))
+    if not sources:
+        raise PruneAuditError(f"no notebooks in {NBS}: is this a complete clone?")
+    live_dir.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for source in sources:
+        target = live_dir / source.name
+        if fresh or not target.exists():
+            shutil.copy2(source, target)
+        copies.append(target)
+    profiles = live_dir / "profiles"
+    if fresh or not profiles.exists():
+        shutil.copytree(NBS / "profiles", profiles, dirs_exist_ok=True)
+    return copies
+
+
+def _absolute(value: str) -> str:
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else (REPO / path).resolve())
+
+
+def live_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: ``base`` (default ``os.environ``) with absolute data and store
+    settings (relative ones resolved against the repository), the package's ``src`` first on
+    ``PYTHONPATH``, and no ``$PRUNEAUDIT_STATIC`` (charts carry their own JavaScript live)."""
+    env = dict(os.environ if base is None else base)
+    env[config.STORE_ENV] = _absolute(env.get(config.STORE_ENV, "results"))
+    if env.get(config.DATA_ENV):
+        env[config.DATA_ENV] = _absolute(env[config.DATA_ENV])
+    else:
+        found = [p for p in (REPO / "data", REPO.parent / "shared" / "data") if p.is_dir()]
+        if found:
+            env[config.DATA_ENV] = str(found[0].resolve())
+    src = str(REPO / "src")
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
+    env["PYTHONPATH"] = os.pathsep.join([src, *paths])
+    env.pop("PRUNEAUDIT_STATIC", None)
+    return env
+
+
+def lab_command(
+    live_dir: str | os.PathLike = LIVE,
+    port: int = 8888,
+    *,
+    token: str | None = None,
+    open_browser: bool = True,
+) -> list[str]:
+    """The ``jupyter lab`` command line: loopback only, rooted at ``live_dir``, no news fetch."""
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={Path(live_dir).resolve()}",
+        f"--ServerApp.open_browser={open_browser}",
+        # No request off the machine: no news feed, no update check.
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # containers and CI run as root
+    if token is not None:
+        command.append(f"--IdentityProvider.token={token}")
+    return command
+
+
+def start_lab(
+    live_dir: str | os.PathLike = LIVE,
+    port: int = 8888,
+    *,
+    token: str | None = None,
+    open_browser: bool = True,
+    fresh: bool = False,
+    wait: float = 60.0,
+    log: str | os.PathLike | None = None,
+) -> subprocess.Popen:
+    """Prepare ``live_dir`` and start JupyterLab on 127.0.0.1:``port``; return the process once
+    the server answers (or raise after ``wait`` seconds, the server stopped).
+
+    ``token`` None: a random one; the URL with it is printed.
+    """
+    _require_jupyterlab()
+    prepare_live(live_dir, fresh=fresh)
+    token = token if token is not None else secrets.token_hex(16)
+    out = open(log, "w") if log is not None else None  # noqa: SIM115
+    process = subprocess.Popen(
+        lab_command(live_dir, port, token=token, open_browser=open_browser),
+        cwd=str(Path(live_dir).resolve()),
+        env=live_environment(),
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://{HOST}:{port}"
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise PruneAuditError(
+                f"JupyterLab exited with {process.returncode} before answering on {url} "
+                f"(port {port} in use? try --port)"
+            )
+        try:
+            with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
+                break
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.25)
+    else:
+        stop_lab(process)
+        raise PruneAuditError(f"JupyterLab did not answer on {url} within {wait:.0f} s")
+    print(f"JupyterLab on {url}/lab?token={token}  (folder {Path(live_dir).resolve()})")
+    return process
+
+
+def stop_lab(process: subprocess.Popen, timeout: float = 20.0) -> int:
+    """Stop the server (SIGTERM, then SIGKILL after ``timeout``); return its exit code."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def _require_jupyterlab() -> None:
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError:
+        raise PruneAuditError(
+            "live mode needs JupyterLab: pip install -e '.[book]' (or make setup)"
+        ) from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``make live``: prepare ``live/`` and run JupyterLab until interrupted."""
+    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.live", description=__doc__)
+    parser.add_argument("--port", type=int, default=8888)
+    parser.add_argument("--fresh", action="store_true", help="replace the copies in live/")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    args = parser.parse_args(argv)
+    try:
+        process = start_lab(port=args.port, open_browser=not args.no_browser, fresh=args.fresh)
+    except PruneAuditError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print("Ctrl-C stops the server; your edits stay in live/.")
+    try:
+        process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop_lab(process)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""Live mode: JupyterLab on loopback serves copies of the notebooks, then stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pruneaudit import config
+from pruneaudit.book import live
+from pruneaudit.book.paths import NBS, REPO, STUDIES
+from pruneaudit.errors import PruneAuditError
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_prepare_copies_notebooks_and_keeps_edits(tmp_path: Path) -> None:
+    copies = live.prepare_live(tmp_path)
+    assert sorted(p.name for p in copies) == sorted(p.name for p in NBS.glob("*.ipynb"))
+    assert (tmp_path / "profiles" / "smoke.yml").is_file()
+    edited = copies[0]
+    edited.write_text("edited")
+    live.prepare_live(tmp_path)
+    assert edited.read_text() == "edited"
+    live.prepare_live(tmp_path, fresh=True)
+    assert edited.read_text() == (NBS / edited.name).read_text()
+
+
+def test_refuses_book_studies() -> None:
+    with pytest.raises(PruneAuditError, match="book/studies"):
+        live.prepare_live(STUDIES)
+    with pytest.raises(PruneAuditError, match="book/studies"):
+        live.prepare_live(STUDIES / "sub")
+
+
+def test_live_folder_is_git_ignored() -> None:
+    done = subprocess.run(
+        ["git", "check-ignore", "-q", str(live.LIVE / "01_population_ols.ipynb")], cwd=REPO
+    )
+    assert done.returncode == 0, "live/ must be git-ignored"
+
+
+def test_environment_makes_settings_absolute(tmp_path: Path) -> None:
+    env = live.live_environment(
+        {config.STORE_ENV: "results", config.DATA_ENV: "data", "PRUNEAUDIT_STATIC": "1"}
+    )
+    assert env[config.STORE_ENV] == str((REPO / "results").resolve())
+    assert env[config.DATA_ENV] == str((REPO / "data").resolve())
+    assert env["PYTHONPATH"].split(":")[0] == str(REPO / "src")
+    assert "PRUNEAUDIT_STATIC" not in env
+    absolute = live.live_environment({config.STORE_ENV: str(tmp_path)})
+    assert absolute[config.STORE_ENV] == str(tmp_path)
+
+
+def test_command_binds_loopback_only() -> None:
+    command = live.lab_command(Path("live"), 9999, token="t", open_browser=False)
+    assert "--ServerApp.ip=127.0.0.1" in command
+    assert "--ServerApp.port=9999" in command
+    assert "--ServerApp.open_browser=False" in command
+
+
+def test_server_starts_serves_a_notebook_and_stops(tmp_path: Path) -> None:
+    pytest.importorskip("jupyterlab")
+    port, token = _free_port(), "pruneaudit-test"
+    process = live.start_lab(
+        tmp_path / "live", port, token=token, open_browser=False, log=tmp_path / "lab.log"
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        url = f"{base}/api/contents/01_population_ols.ipynb?token={token}"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            model = json.load(response)
+        assert model["type"] == "notebook"
+        assert any("parameters" in c["metadata"].get("tags", []) for c in model["content"]["cells"])
+        with urllib.request.urlopen(f"{base}/lab/tree/01_population_ols.ipynb?token={token}") as r:
+            assert r.status == 200 and b"JupyterLab" in r.read()
+        # Not reachable without the token.
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"{base}/api/contents/01_population_ols.ipynb", timeout=10)
+    finally:
+        code = live.stop_lab(process)
+    assert process.poll() is not None, f"server still running (exit code {code})"
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0, "port still open after stop"
+
+
+def test_live_kernel_shares_the_store_from_any_directory(tmp_path: Path) -> None:
+    """A kernel started in live/ with the server's environment resolves the repository's store,
+    not ``live/results``."""
+    from jupyter_client.manager import start_new_kernel
+
+    env = live.live_environment({k: v for k, v in os.environ.items() if k != config.STORE_ENV})
+    manager, client = start_new_kernel(cwd=str(tmp_path), env=env, startup_timeout=120)
+    try:
+        printed = []
+        client.execute_interactive(
+            "import os; from pruneaudit import config; "
+            "print(os.getcwd(), config.store_root().resolve())",
+            output_hook=lambda msg: printed.append(msg["content"].get("text", "")),
+            timeout=120,
+        )
+        cwd, store = "".join(printed).split()
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert Path(cwd) == tmp_path.resolve()
+    assert Path(store) == (REPO / "results").resolve()
