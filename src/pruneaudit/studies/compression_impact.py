@@ -29,15 +29,15 @@ Modal labels break ties towards the smallest label (:mod:`pruneaudit.cie`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from pruneaudit import audit, charts, data, runs
+from pruneaudit import audit, charts, compress, data, runs
+from pruneaudit import runs as runs_module
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.runs.store import ResultsStore, RunSpec
 
@@ -45,6 +45,14 @@ PRUNING, QUANTIZATION = "pruning", "quantization"
 #: PIE categories by which population's modal label is right (both cannot be, they differ).
 PIE_CATEGORIES = ("baseline right, compressed wrong", "compressed right, baseline wrong",
                   "both wrong")
+STUDY = "S4_class_level_PIE_CIE"
+
+
+@functools.cache
+def _lookup(metric: str, **columns: str) -> audit.Published:
+    return audit.lookup(STUDY, metric, **columns)
+
+
 #: The CelebA attributes H2 analyses: the target and the two protected attributes.
 CELEBA_TARGET, CELEBA_GROUPS = "Blond_Hair", ("Male", "Young")
 
@@ -319,11 +327,22 @@ def subgroup_metrics(
     return pd.concat(parts, ignore_index=True)[cols]
 
 
+def cie_threshold() -> int:
+    """H2's Taxicab percentile for the CIE set of its over-indexing figure (Fig. 2): 80."""
+    return round(100 * _lookup("Taxicab CIE threshold used in Fig. 2").number)
+
+
 def over_indexing(
-    runs: ImpactRuns, group: str = "series", names: Sequence[str] | None = None
+    runs: ImpactRuns,
+    group: str = "series",
+    names: Sequence[str] | None = None,
+    percentile: int | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Each group's share of the training set and of the test set vs its share of the CIE
-    (modal CIE = PIE) set, per variant (:func:`pruneaudit.cie.over_indexing`).
+    """Each group's share of the training set and of the test set vs its share of the CIE set,
+    per variant (:func:`pruneaudit.audit.over_indexing`). The CIE set is H2's of Fig. 2: the
+    examples above the ``percentile`` of the Taxicab score (None: :func:`cie_threshold`; ties
+    broken by ``seed``).
 
     ``over_index_train = cie_share / train_share`` (H2's comparison) and
     ``over_index_test = cie_share / test_share`` (the CIEs are drawn from the test set, so this
@@ -332,9 +351,11 @@ def over_indexing(
     if runs.train.meta is None or group not in runs.train.meta.columns:
         raise PruneAuditError(f"the training set has no group column {group!r}")
     test_groups = _groups(runs, group)
+    q = cie_threshold() if percentile is None else percentile
     parts = []
     for c in _select(runs, names):
-        pie = audit.pie_flags(runs.baseline.preds, c.population.preds, runs.num_classes)
+        scores = audit.taxicab_scores(runs.baseline.preds, c.population.preds, runs.num_classes)
+        pie = audit.top_percentile(scores, q, seed)
         vs_train = audit.over_indexing(runs.train.meta[[group]], test_groups[pie])
         vs_test = audit.over_indexing(test_groups, test_groups[pie])
         table = vs_train.rename(columns={"over_index": "over_index_train"}).merge(
@@ -353,8 +374,9 @@ def over_indexing(
         table["test_share"] = table["test_share"].fillna(0.0)
         table["train_share"] = table["train_count"] / len(runs.train.meta)
         parts.append(table.assign(**_variant_columns(c)))
-    cols = ["variant", "kind", "level", "scheme", "attribute", "value", "train_count",
-            "train_share", "test_count", "test_share", "cie_count", "cie_share",
+        table["percentile"] = q
+    cols = ["variant", "kind", "level", "scheme", "percentile", "attribute", "value",
+            "train_count", "train_share", "test_count", "test_share", "cie_count", "cie_share",
             "over_index_train", "over_index_test"]
     return pd.concat(parts, ignore_index=True)[cols]
 
@@ -467,7 +489,6 @@ def celeba_representation(root: str | None = None) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- findings
 
-STUDY = "S4_class_level_PIE_CIE"
 #: H1 prints its headline numbers at t = 90%: the findings use our pruning level nearest to it.
 HEADLINE_LEVEL = 0.9
 #: Our quantization schemes and H1's names for them (Table 2).
@@ -479,11 +500,6 @@ PERMUTATION_BASIS = (
     "{n_perm} times: PIEs and CIEs exist, and are hard, between two dense populations too); "
     "95% interval by inverting that permutation test; the paper's value is not null-corrected"
 )
-
-
-@functools.cache
-def _lookup(metric: str, **columns: str) -> audit.Published:
-    return audit.lookup(STUDY, metric, **columns)
 
 
 def headline_variant(runs: ImpactRuns) -> Compressed:
@@ -741,3 +757,215 @@ def findings_ci_note(runs: ImpactRuns) -> str:
            else "shared seeds (member k of every level has seed k: paired, not independent)")
     return (f"Findings at {top.name} (the level nearest H1's t = 90%), K = "
             f"{len(runs.baseline.specs)} members per population, {how}.")
+
+
+# --------------------------------------------------------------------------- page
+
+
+def validate(params: Mapping[str, object]) -> None:
+    """Check the page's parameters before any kernel starts or any model trains; one
+    :class:`PruneAuditError` names every problem and its fix."""
+    problems = []
+    for check in (
+        lambda: runs.check_seeds(params.get("seeds", [0, 1])),
+        lambda: runs.check_levels(params.get("levels", [0.5])),
+        lambda: [runs.level_seeds(params.get("seeds", [0, 1]), t,
+                                  bool(params.get("independent", True)))
+                 for t in params.get("levels", [0.5])],
+        lambda: [check_choice("quantization scheme", s, compress.SCHEMES)
+                 for s in params.get("schemes", [])],
+        lambda: check_choice("subgroup_reduce", params.get("subgroup_reduce", "mean"),
+                             ("mean", "modal")),
+    ):
+        try:
+            check()
+        except PruneAuditError as err:
+            problems.append(str(err))
+    if not 0 < float(params.get("alpha", 0.05)) < 1:
+        problems.append(f"alpha must lie in (0, 1), got {params.get('alpha')!r}")
+    bad = [q for q in params.get("percentiles", [90]) if not 0 < q < 100]
+    if bad:
+        problems.append(f"percentiles must lie in 1..99, got {bad}")
+    for name in ("gallery_size", "n_perm", "epochs"):
+        value = params.get(name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(f"{name} must be a positive integer, got {value!r}")
+    if problems:
+        raise PruneAuditError("bad Study 4 parameters: " + "; ".join(problems))
+
+
+def protocol_table(runs: ImpactRuns, spec: RunSpec, seconds_per_10k: float) -> pd.DataFrame:
+    """The published protocol beside this page's: one row per setting (H1 / H2 vs ours),
+    with the training cost of both at ``seconds_per_10k`` (:func:`pruneaudit.runs.training_cost`).
+    """
+    levels = [c.level for c in runs.compressed if c.kind == PRUNING]
+    schemes = [c.scheme for c in runs.compressed if c.kind == QUANTIZATION]
+    k, n_train, n_test = len(runs.baseline.specs), len(runs.train), len(runs.test)
+    paper = runs_module.training_cost(30 * (1 + 7) * 30, 48_000, seconds_per_10k)
+    ours = runs_module.training_cost(k * (1 + len(levels)) * spec.epochs, n_train,
+                                     seconds_per_10k)
+    meta = runs.test.meta
+    groups = (meta["series"].value_counts().sort_index() if meta is not None
+              and "series" in meta.columns else None)
+    rows = [
+        ("task", "ImageNet / ResNet-50 and CIFAR-10 / WRN (H1); CelebA Blond_Hair / ResNet-18 "
+         "(H2)", f"{spec.dataset} / {spec.model}"),
+        ("population size K", "30 per level", str(k)),
+        ("populations", "trained separately for every level",
+         "independent: each level its own seeds" if runs.independent
+         else "shared seeds: member k of every level has seed k (paired)"),
+        ("pruning", "gradual magnitude pruning during training (Zhu & Gupta)",
+         f"{runs_module.GRADUAL_TECHNIQUE} per layer, cubic schedule, pruned weights may "
+         "regrow between mask updates"),
+        ("end sparsity t", "0.3, 0.5, 0.7, 0.9 (H1); also 0.95, 0.99 (H2)",
+         ", ".join(f"{t:g}" for t in levels)),
+        ("quantization", "float16, dynamic-range int8, fixed-point int8 (TF Lite)",
+         (", ".join(schemes) or "none") + " (PyTorch, post-training, run on the CPU: torch's "
+         "int8 kernels)"),
+        ("training examples per model", "all training images of the task",
+         f"{n_train:,} (80% of the first {spec.train_size or 60_000:,}, split by the seed)"),
+        ("epochs / optimizer", "H2: 10,000 steps, batch 256 (CelebA)",
+         f"{spec.epochs} epochs, SGD lr {spec.lr:g}, batch {spec.batch_size}"),
+        ("augmentation", "random crop and flip",
+         "random crop (pad 2), no flip" if spec.augment else "none"),
+        ("test examples", "full test set", f"{n_test:,}" + ("" if groups is None else " ("
+         + ", ".join(f"{g}: {n:,}" for g, n in groups.items()) + ")")),
+        ("model-epochs (dense + pruned)", f"{paper.model_epochs:,} (K = 30, 8 levels, 30 "
+         f"epochs of LeNet)", f"{ours.model_epochs:,}"),
+        ("training hours on this CPU", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published", "this page"]).set_index(
+        "setting")
+
+
+def _paper_number(metric: str, **columns: str) -> float:
+    try:
+        return _lookup(metric, **columns).number
+    except PruneAuditError:
+        return float("nan")
+
+
+def _h1_setting(c: Compressed, table: int) -> str:
+    if c.kind == QUANTIZATION:
+        return H1_SCHEMES.get(c.scheme, c.scheme)
+    return f"t={100 * c.level:g}%" if table == 2 else f"t={100 * c.level:.1f}%"
+
+
+def h1_class_table(runs: ImpactRuns, alpha: float = 0.05) -> pd.DataFrame:
+    """H1 Table 2's layout on our data: per variant, top-1, the count of classes with a
+    significant change and the count of PIEs, beside H1's ImageNet (and CIFAR-10) values at
+    the same level or scheme (NaN where H1 prints none)."""
+    table = summary(runs, alpha)
+    sig = "count significant classes (Welch p<=0.05)"
+    rows = []
+    for c, r in zip(runs.compressed, table.itertuples(), strict=True):
+        setting = _h1_setting(c, 2)
+        rows.append({
+            "variant": c.name,
+            "top-1 (ours)": r.compressed_top1,
+            "significant classes (ours)": f"{r.significant_classes} of {runs.num_classes}",
+            "PIEs (ours)": f"{r.pie:,} of {len(runs.test):,}",
+            "H1 ImageNet top-1": _paper_number("top-1 (%)", dataset=IMAGENET,
+                                               setting=setting) / 100,
+            "H1 ImageNet significant classes (of 1,000)": _paper_number(
+                sig, dataset=IMAGENET, setting=setting),
+            "H1 ImageNet PIEs (of 50,000)": _paper_number("count PIEs", dataset=IMAGENET,
+                                                          setting=setting),
+            "H1 CIFAR-10 significant classes (of 10)": _paper_number(
+                sig, dataset="CIFAR-10 test", setting=setting),
+        })
+    return pd.DataFrame(rows)
+
+
+def h1_pie_table(runs: ImpactRuns) -> pd.DataFrame:
+    """H1 Table 6's layout on our data: per pruned level, the modal top-1 of the dense and the
+    compressed population on the PIEs, the non-PIEs and all examples, beside H1's ImageNet
+    values (its table reports one population per level; NaN where H1 prints none)."""
+    acc = pie_accuracy(runs)
+    rows = []
+    for c in runs.compressed:
+        if c.kind != PRUNING:
+            continue
+        a = acc[acc["variant"] == c.name].set_index(["subset", "population"])["modal_accuracy"]
+        setting = _h1_setting(c, 6)
+        row = {"variant": c.name, "PIEs": int(acc[(acc["variant"] == c.name)
+                                                  & (acc["subset"] == "pie")]["n"].iloc[0])}
+        for subset, label in (("pie", "PIEs"), ("non_pie", "non-PIEs"), ("all", "All")):
+            row[f"dense on {label}"] = a[(subset, "baseline")]
+            row[f"compressed on {label}"] = a[(subset, "compressed")]
+            row[f"H1 ImageNet on {label}"] = _paper_number(
+                f"top-1 {label} (%)", dataset="ImageNet", setting=setting) / 100
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def gallery_explorer(runs: ImpactRuns, per_class: int = 6, columns: int = 6) -> alt.LayerChart:
+    """The PIEs of every pruned level, picked by two drop-downs (level and true class), highest
+    Taxicab score first: a static explorer (Vega-Lite parameters, no kernel)."""
+    parts = []
+    for c in runs.compressed:
+        if c.kind != PRUNING:
+            continue
+        frame = pie_examples(runs, c.name, per_category=None)
+        frame = frame.groupby("label", sort=False).head(per_class)
+        parts.append(frame.assign(variant=c.name))
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    if frame.empty:
+        frame = pd.DataFrame({"image": [""], "caption": ["no PIE"], "variant": ["none"],
+                              "label": [0], "category": [""]})
+    frame["digit"] = [runs.test.classes[k] if k < len(runs.test.classes) else str(k)
+                      for k in frame["label"]]
+    variants = list(dict.fromkeys(frame["variant"]))
+    digits = sorted(frame["digit"].unique())
+    pick_v = alt.param(name="level_shown", value=variants[-1],
+                       bind=alt.binding_select(options=variants, name="pruned level "))
+    pick_d = alt.param(name="class_shown", value=digits[0],
+                       bind=alt.binding_select(options=digits, name="true class "))
+    cell = 70
+    rows = max(1, -(-per_class // columns))
+    keep = ["image", "caption", "variant", "digit", "category",
+            *[t for t in ("series", "taxicab") if t in frame.columns]]
+    base = (
+        alt.Chart(frame[keep])
+        .add_params(pick_v, pick_d)
+        .transform_filter(f"datum.variant == {pick_v.name} && datum.digit == {pick_d.name}")
+        .transform_window(index="row_number()")
+        .transform_calculate(col=f"(datum.index - 1) % {columns}",
+                             row=f"floor((datum.index - 1) / {columns})")
+    )
+    x = alt.X("col:Q", axis=None, scale=alt.Scale(domain=[-0.5, columns - 0.5]))
+    y = alt.Y("row:Q", axis=None, scale=alt.Scale(domain=[-0.35, rows - 0.35], reverse=True))
+    tips = [t for t in keep if t not in ("image",)]
+    pics = base.mark_image(width=cell * 0.7, height=cell * 0.7).encode(
+        x=x, y=y, url="image:N", tooltip=tips)
+    text = base.mark_text(baseline="top", lineBreak="\n", fontSize=10, dy=cell * 0.38).encode(
+        x=x, y=y, text="caption:N")
+    return alt.layer(pics, text).properties(
+        title="PIEs by pruned level and true class (caption: true / baseline / compressed "
+        "modal label)", width=columns * cell, height=rows * int(cell * 1.5))
+
+
+def key_figure(runs: ImpactRuns, alpha: float = 0.05) -> alt.Chart:
+    """The page's key figure: top-1 change against the share of PIEs and the count of
+    significantly impacted classes per variant (top-line accuracy hides the class-level and
+    example-level impact)."""
+    table = summary(runs, alpha)
+    table["top-1 change (points)"] = 100 * table["top1_change"]
+    table["PIEs (% of test)"] = 100 * table["pie_share"]
+    long = table.melt(id_vars=["variant", "kind"],
+                      value_vars=["top-1 change (points)", "PIEs (% of test)"],
+                      var_name="measure", value_name="value")
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("variant:N", sort=list(table["variant"]), title=None),
+            y=alt.Y("value:Q", title=None),
+            color=alt.Color("kind:N"),
+            column=alt.Column("measure:N", title=None),
+            tooltip=["variant", "measure", alt.Tooltip("value:Q", format=".2f")],
+        )
+        .properties(width=260, height=220,
+                    title="Top-1 barely moves while the compressed and dense populations "
+                    "disagree on a share of the test examples")
+    )

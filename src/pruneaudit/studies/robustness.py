@@ -19,16 +19,17 @@ seeded corruption draw shared by all members).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import altair as alt
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.runs.populations import level_name
+from pruneaudit.runs.populations import check_seeds, level_name, level_seeds
 from pruneaudit.runs.store import ResultsStore, RunSpec
 
 CLEAN = "clean"
@@ -399,3 +400,133 @@ def findings(runs: RobustnessRuns) -> list[audit.Finding]:
     if runs.reference is not None:
         frame = pd.concat([frame, natural_member_rows(runs)], ignore_index=True)
     return findings_from_accuracy(frame)
+
+
+# --------------------------------------------------------------------------- page
+
+
+def validate(params: Mapping[str, object]) -> None:
+    """Check the page's parameters before any kernel starts or any model trains; one
+    :class:`PruneAuditError` names every problem and its fix."""
+    problems = []
+    seeds = list(params.get("seeds", [0, 1]))
+    reference = list(params.get("reference_seeds", []))
+    checks = [
+        lambda: check_seeds(seeds),
+        lambda: runs.check_levels(params.get("levels", [0.5])),
+        lambda: [level_seeds(seeds, t, bool(params.get("independent", True)))
+                 for t in params.get("levels", [0.5])],
+        lambda: _check_grid(params.get("corruption_names", ["contrast"]),
+                            params.get("severities", [1])),
+    ]
+    if reference:
+        checks.append(lambda: check_seeds(reference))
+    for check in checks:
+        try:
+            check()
+        except PruneAuditError as err:
+            problems.append(str(err))
+    overlap = sorted(set(seeds) & set(reference))
+    if overlap:
+        problems.append(f"reference_seeds must not overlap seeds (shared: {overlap})")
+    index = params.get("example_index", 0)
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        problems.append(f"example_index must be a non-negative integer, got {index!r}")
+    if problems:
+        raise PruneAuditError("bad Study 5 parameters: " + "; ".join(problems))
+
+
+def protocol_table(runs_: RobustnessRuns, spec: RunSpec, independent: bool = True) -> pd.DataFrame:
+    """H1 section 4's protocol beside this page's, one row per setting."""
+    pops = runs_.populations
+    k = len(pops[0.0].specs)
+    names = sorted(set(runs_.accuracy["corruption"]) - {CLEAN})
+    sev = sorted(set(runs_.accuracy["severity"]) - {0})
+    n_models = sum(len(p.specs) for p in pops.values())
+    ref = runs_.reference
+    rows = [
+        ("task", "ImageNet / ResNet-50", f"{spec.dataset} / {spec.model} (Study 4's "
+         "populations)"),
+        ("models", "dense and pruned ResNet-50 populations",
+         f"K = {k} per level; levels " + ", ".join(f"{t:g}" for t in pops)),
+        ("populations", "trained separately per level",
+         "independent: each level its own seeds" if independent
+         else "shared seeds (paired members)"),
+        ("corruptions", "ImageNet-C (Hendrycks & Dietterich), 5 severities",
+         f"{len(names)} of pruneaudit's digit corruptions (MNIST-C style), severities "
+         + ", ".join(map(str, sev))),
+        ("natural adversarial", "ImageNet-A",
+         "none" if ref is None else f"test digits a dense reference population (K = "
+         f"{len(ref.specs)}, other seeds) gets wrong (modal label)"),
+        ("metric", "pruned top-1 / dense top-1 per corruption, mean over severities, in %",
+         "the same, per member, with a Welch interval over the members"),
+        ("evaluations", "-", f"{n_models} models x {len(names) * len(sev)} corrupted test "
+         f"sets = {n_models * len(names) * len(sev):,}"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published (H1 sec. 4)", "this page"]
+                        ).set_index("setting")
+
+
+def h1_corruption_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Our relative change per corruption at each pruned level (:func:`relative_robustness`)
+    beside H1's ImageNet-C value for the same corruption at 70% and 90% (NaN where H1 has no
+    such corruption)."""
+    out = table.pivot_table(index="corruption", columns="level_name",
+                            values="relative_change_pct", sort=False)
+    for level in (0.7, 0.9):
+        out[f"H1 ImageNet-C t = {level:g}"] = [
+            _h1_relative(c, level) if c in H1_CORRUPTIONS else float("nan") for c in out.index
+        ]
+    return out.reset_index()
+
+
+def corruption_explorer(runs_: RobustnessRuns) -> alt.LayerChart:
+    """Population-mean top-1 against pruning level for one corruption and severity picked by
+    two drop-downs (Vega-Lite parameters: works in the static page, no kernel)."""
+    means = mean_accuracy(runs_)
+    shifted = means[means["corruption"] != CLEAN].copy()
+    clean = means[means["corruption"] == CLEAN][["level", "accuracy"]].rename(
+        columns={"accuracy": "clean accuracy"})
+    shifted = shifted.merge(clean, on="level")
+    names = sorted(shifted["corruption"].unique())
+    sev = sorted(shifted["severity"].unique())
+    pick_c = alt.param(name="corruption_shown", value=names[0],
+                       bind=alt.binding_select(options=names, name="corruption "))
+    pick_s = alt.param(name="severity_shown", value=int(sev[-1]),
+                       bind=alt.binding_select(options=[int(s) for s in sev], name="severity "))
+    long = shifted.melt(id_vars=["level", "level_name", "corruption", "severity", "sparsity"],
+                        value_vars=["accuracy", "clean accuracy"], var_name="test set",
+                        value_name="top-1")
+    long["test set"] = long["test set"].map({"accuracy": "corrupted", "clean accuracy": "clean"})
+    base = (
+        alt.Chart(long)
+        .add_params(pick_c, pick_s)
+        .transform_filter(f"datum.corruption == {pick_c.name}")
+        .transform_filter(f"datum.severity == {pick_s.name}")
+        .encode(
+            x=alt.X("level:Q", title="pruning level t"),
+            y=alt.Y("top-1:Q", title="population-mean top-1", scale=alt.Scale(zero=False)),
+            color=alt.Color("test set:N"),
+            tooltip=["level_name", "corruption", "severity", "test set",
+                     alt.Tooltip("top-1:Q", format=".1%")],
+        )
+    )
+    return alt.layer(base.mark_line(), base.mark_point(filled=True)).properties(
+        width=420, height=260,
+        title="Top-1 vs pruning level on one corrupted test set (pick corruption, severity)")
+
+
+def key_figure(table: pd.DataFrame) -> alt.Chart:
+    """The page's key figure: relative change (%) of pruned vs dense top-1 per corruption and
+    level, from :func:`relative_robustness`, with the clean change as a rule."""
+    bars = alt.Chart(table).mark_bar().encode(
+        x=alt.X("relative_change_pct:Q", title="relative top-1 change vs dense (%)"),
+        y=alt.Y("corruption:N", sort="x", title=None),
+        color=alt.Color("level_name:N", title="population"),
+        yOffset="level_name:N",
+        tooltip=["corruption", "level_name", alt.Tooltip("relative_change_pct:Q", format=".2f"),
+                 alt.Tooltip("clean_change_pct:Q", format=".2f")],
+    )
+    return bars.properties(width=420, height=22 * table["corruption"].nunique() * max(
+        1, table["level_name"].nunique()) // 2 + 60,
+        title="Pruned vs dense top-1 under each corruption (mean over severities)")
