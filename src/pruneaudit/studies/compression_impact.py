@@ -373,8 +373,8 @@ def over_indexing(
             table[col] = table[col].fillna(0).astype(int)
         table["test_share"] = table["test_share"].fillna(0.0)
         table["train_share"] = table["train_count"] / len(runs.train.meta)
-        parts.append(table.assign(**_variant_columns(c)))
         table["percentile"] = q
+        parts.append(table.assign(**_variant_columns(c)))
     cols = ["variant", "kind", "level", "scheme", "percentile", "attribute", "value",
             "train_count", "train_share", "test_count", "test_share", "cie_count", "cie_share",
             "over_index_train", "over_index_test"]
@@ -969,3 +969,22 @@ def key_figure(runs: ImpactRuns, alpha: float = 0.05) -> alt.Chart:
                     title="Top-1 barely moves while the compressed and dense populations "
                     "disagree on a share of the test examples")
     )
+
+
+def cie_table(
+    runs: ImpactRuns, percentiles: Sequence[int] = audit.PERCENTILES, seed: int = 0
+) -> pd.DataFrame:
+    """H2's CIE accuracy layout: per variant and Taxicab top share, the modal top-1 of both
+    populations on the CIEs (:func:`cie_accuracy`), beside H2's CelebA values at the same
+    pruning level (NaN where H2 prints none)."""
+    cies = cie_accuracy(runs, percentiles, seed)
+    taxi = cies[cies["score"] == "taxicab"]
+    wide = taxi.pivot_table(index=["variant", "level", "percentile", "n"], columns="population",
+                            values="modal_accuracy", sort=False).reset_index()
+    wide["H2 CelebA compressed"] = [
+        _paper_number(f"top-1 on Taxicab CIEs, {q}th pct (%)", dataset="CelebA test",
+                      setting=f"t={100 * t:.1f}%") / 100 if t == t else float("nan")
+        for t, q in zip(wide["level"], wide["percentile"], strict=True)
+    ]
+    wide["top share"] = [f"top {100 - q}%" for q in wide["percentile"]]
+    return wide[["variant", "top share", "n", "baseline", "compressed", "H2 CelebA compressed"]]
