@@ -277,9 +277,13 @@ BASIS = ("Welch interval over the members (pruned vs dense population, {k} and {
 
 
 @functools.cache
+def _lookup(study: str, metric: str, **columns: str) -> audit.Published:
+    return audit.lookup(study, metric, **columns)
+
+
 def _h1_relative(corruption: str, level: float) -> float:
-    return audit.lookup(STUDY, H1_RELATIVE, dataset=f"ImageNet-C {corruption}",
-                        setting=f"t={level}").number
+    return _lookup(STUDY, H1_RELATIVE, dataset=f"ImageNet-C {corruption}",
+                   setting=f"t={level}").number
 
 
 def _h1_mean(level: float, names: Sequence[str] = H1_CORRUPTIONS) -> float:
@@ -333,7 +337,7 @@ def findings_from_accuracy(
         return audit.finding(name, diff, lo, hi, paper, source=source,
                              basis=BASIS.format(k=len(a), kd=len(b)))
 
-    nat = audit.lookup(STUDY, "ImageNet-A top-1 normalized vs non-pruned (%)",
+    nat = _lookup(STUDY, "ImageNet-A top-1 normalized vs non-pruned (%)",
                        dataset="ImageNet-A (7,500 images)", setting="t=90.0%")
     name = f"D5.1 natural-adversarial relative top-1 at {level_name(top)} (%)"
     if NATURAL in present:
@@ -350,8 +354,8 @@ def findings_from_accuracy(
                       _h1_mean(0.9), "H1 Table 7 (mean of 12 ImageNet-C corruptions, t = 90%)"))
     clean = member_scores(accuracy, [CLEAN])
     ca, cb = _relative(clean, top)
-    h1_clean = 100 * (audit.lookup("S4_class_level_PIE_CIE", "top-1 (%)", dataset=IMAGENET,
-                                   setting="t=90%").number / audit.lookup(
+    h1_clean = 100 * (_lookup("S4_class_level_PIE_CIE", "top-1 (%)", dataset=IMAGENET,
+                                   setting="t=90%").number / _lookup(
         "S4_class_level_PIE_CIE", "top-1 (%)", dataset=IMAGENET, setting="t=0%").number - 1)
     rows.append(welch(a - ca, b - cb, "D5.2 relative top-1 lost under corruption beyond the "
                       f"clean loss at {level_name(top)} (points)", _h1_mean(0.9) - h1_clean,
