@@ -217,3 +217,30 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
 
 def _fail(*args, **kwargs):
     raise AssertionError("a stored run was computed again")
+
+
+def test_validate_names_every_bad_parameter():
+    ci.validate({"seeds": [0, 1], "levels": [0.5], "schemes": ["float16"]})
+    with pytest.raises(PruneAuditError) as err:
+        ci.validate({"seeds": [0], "levels": [1.5], "schemes": ["int4"], "alpha": 2.0,
+                     "subgroup_reduce": "median", "gallery_size": 0})
+    text = str(err.value)
+    for fragment in ("distinct seeds", "(0, 1)", "int4", "alpha", "subgroup_reduce",
+                     "gallery_size"):
+        assert fragment in text
+
+
+def test_h1_tables_and_explorer(runs):
+    t2 = ci.h1_class_table(runs).set_index("variant")
+    assert t2.loc["pruned 90%", "H1 ImageNet significant classes (of 1,000)"] == 637
+    assert t2.loc["float16", "H1 ImageNet significant classes (of 1,000)"] == 58
+    assert t2.loc["pruned 90%", "PIEs (ours)"] == "3 of 6"
+    t6 = ci.h1_pie_table(runs).set_index("variant")
+    assert t6.loc["pruned 90%", "dense on PIEs"] == 1.0  # hand-computed above
+    assert t6.loc["pruned 90%", "H1 ImageNet on PIEs"] == pytest.approx(0.3981)
+    spec = ci.gallery_explorer(runs).to_dict()
+    names = {p["name"] for p in spec["params"]}
+    assert {"level_shown", "class_shown"} <= names
+    protocol = ci.protocol_table(runs, _spec(train_size=100, test_size=6), 0.5)
+    assert "independent" in protocol.loc["populations", "this page"]
+    ci.key_figure(runs).to_dict()

@@ -165,3 +165,18 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
     table = rb.relative_robustness(runs)
     assert set(table["corruption"]) == {"fog", "rotate"}
     assert list(table["severities"].unique()) == [2]
+
+
+def test_validate_and_page_helpers(runs):
+    rb.validate({"seeds": [0, 1], "levels": [0.5], "reference_seeds": [5, 6],
+                 "corruption_names": ["fog"], "severities": [1]})
+    with pytest.raises(PruneAuditError) as err:
+        rb.validate({"seeds": [0, 1], "levels": [0.5], "reference_seeds": [1, 2],
+                     "corruption_names": ["fogg"], "severities": [1]})
+    assert "overlap" in str(err.value) and "fogg" in str(err.value)
+    spec = rb.corruption_explorer(runs).to_dict()
+    assert {"corruption_shown", "severity_shown"} <= {p["name"] for p in spec["params"]}
+    table = rb.h1_corruption_table(rb.relative_robustness(runs)).set_index("corruption")
+    assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
+    assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
+    rb.key_figure(rb.relative_robustness(runs)).to_dict()
