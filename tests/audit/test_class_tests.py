@@ -123,3 +123,24 @@ def test_bh_count_at_most_raw_count(case):
     finite = table["p"].notna()
     assert (table.loc[finite, "p_bh"] >= table.loc[finite, "p"] - 1e-12).all()
     assert ((table.loc[finite, "p"] >= 0) & (table.loc[finite, "p"] <= 1)).all()
+
+
+def test_share_interval_is_clopper_pearson():
+    share, lo, hi = audit.share_interval(0, 10)
+    assert share == 0 and lo == 0 and hi == pytest.approx(1 - 0.025 ** (1 / 10))
+    share, lo, hi = audit.share_interval(10, 10)
+    assert lo == pytest.approx(0.025 ** (1 / 10)) and hi == 1
+    with pytest.raises(PruneAuditError, match="count"):
+        audit.share_interval(3, 2)
+
+
+def test_welch_interval_matches_hand_computation():
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.0, 1.0, 1.0])
+    diff, lo, hi = audit.welch_interval(a, b)
+    va, vb = a.var(ddof=1) / 3, b.var(ddof=1) / 4
+    df = (va + vb) ** 2 / (va**2 / 2 + vb**2 / 3)
+    half = stats.t.ppf(0.975, df) * np.sqrt(va + vb)
+    assert diff == pytest.approx(1.5)
+    assert (lo, hi) == pytest.approx((1.5 - half, 1.5 + half))
+    assert audit.welch_interval([1, 1], [1, 1]) == (0.0, 0.0, 0.0)
+    assert np.isnan(audit.welch_interval([1], [1, 2])[1])

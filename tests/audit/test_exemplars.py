@@ -201,3 +201,36 @@ def test_jaccard_and_taxicab_order_every_pair_identically(case):
     np.testing.assert_array_equal(
         np.sign(d_t[:, None] - d_t[None, :]), np.sign(d_j[:, None] - d_j[None, :])
     )
+
+
+def test_permutation_null_recomputes_the_statistic_on_re_splits():
+    b = np.array([[0, 1, 1], [0, 1, 0]])
+    v = np.array([[1, 1, 1], [1, 0, 1]])
+
+    def share(votes_b, votes_v):  # share of examples whose modal labels differ
+        return [np.mean(votes_b.argmax(1) != votes_v.argmax(1))]
+
+    observed, null = audit.permutation_null(b, v, 2, share, n_perm=50, seed=1)
+    # modal labels: baseline [0, 1, 0] (ties to the smallest), compressed [1, 0, 1]
+    assert observed.tolist() == [1.0]
+    assert null.shape == (50, 1)
+    members = np.concatenate([b, v])
+    # brute force: every split of the 4 members into 2 + 2 gives one of these values
+    values = set()
+    for i in range(4):
+        for j in range(i + 1, 4):
+            pick = [i, j]
+            rest = [k for k in range(4) if k not in pick]
+            values.add(share(audit.vote_counts(members[pick], 2),
+                             audit.vote_counts(members[rest], 2))[0])
+    assert set(null[:, 0]) <= values
+
+
+def test_shift_interval_inverts_the_permutation_test():
+    null = np.arange(100, dtype=float)  # quantiles (lower 2, higher 97)
+    excess, lo, hi = audit.shift_interval(150.0, null)
+    assert excess == pytest.approx(150 - 49.5)
+    assert lo > 0 and (lo, hi) == (150 - 97.0, 150 - 2.0)  # positions 96.525, 2.475
+    _, lo, hi = audit.shift_interval(50.0, null)
+    assert lo < 0 < hi
+    assert all(np.isnan(audit.shift_interval(1.0, [np.nan])))

@@ -143,3 +143,17 @@ def test_population_seeds_must_be_distinct_and_present():
         populations.member_specs(base, [])
     with pytest.raises(PruneAuditError, match=r"seeds must be distinct, got \[1, 1\]"):
         populations.member_specs(base, [1, 1], level=0.5)
+
+
+def test_level_seeds_make_independent_populations():
+    assert populations.level_seeds([0, 1], 0.0) == [0, 1]  # the dense level keeps its seeds
+    s5, s9 = populations.level_seeds([0, 1], 0.5), populations.level_seeds([0, 1], 0.9)
+    assert s5 == [5_000_000, 5_000_001] and s9 == [9_000_000, 9_000_001]
+    assert not set(s5) & set(s9)
+    assert populations.level_seeds([0, 1], 0.9, independent=False) == [0, 1]  # shared init option
+    with pytest.raises(PruneAuditError, match="seeds in"):
+        populations.level_seeds([10_000], 0.5)
+    with pytest.raises(PruneAuditError, match="at least 2 distinct seeds"):
+        populations.check_seeds([3, 3])
+    with pytest.raises(PruneAuditError, match=r"\(0, 1\)"):
+        populations.check_levels([1.0])

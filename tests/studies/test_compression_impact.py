@@ -11,7 +11,7 @@ import torch
 
 from pruneaudit import audit, compress, data, training
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore, populations
+from pruneaudit.runs import ResultsStore, RunSpec, populations
 from pruneaudit.studies import compression_impact as ci
 
 # N = 6 examples, C = 3 classes, K = 3 members; series hsf0 for the first three.
@@ -35,6 +35,11 @@ COMP = np.array(
 SERIES = ["hsf0", "hsf0", "hsf0", "hsf4", "hsf4", "hsf4"]
 
 
+def _spec(**kwargs) -> RunSpec:
+    fields = {"epochs": 1, "lr": 0.01, "batch_size": 32, "augment": True, **kwargs}
+    return RunSpec("qmnist", "lenet", **fields)
+
+
 def _population(base, preds: np.ndarray, level: float = 0.0) -> populations.Population:
     specs = tuple(populations.member_specs(base, range(len(preds)), level))
     return populations.Population(specs, preds, Y, pd.DataFrame(), np.full(len(preds), level))
@@ -51,7 +56,7 @@ def _image_data(n: int, series: list[str]) -> data.ImageData:
 
 @pytest.fixture()
 def runs() -> ci.ImpactRuns:
-    base = ci.base_spec(epochs=1, train_size=100, test_size=6)
+    base = _spec(train_size=100, test_size=6)
     pruned = ci.Compressed("pruned 90%", ci.PRUNING, 0.9, None, _population(base, COMP, 0.9))
     quant = ci.Compressed("float16", ci.QUANTIZATION, None, "float16", _population(base, BASE))
     train_series = ["hsf0"] * 3 + ["hsf4"]  # train shares 3/4, 1/4
@@ -100,14 +105,18 @@ def test_jaccard_selects_what_taxicab_selects(runs):
     assert set(table.loc[table.percentile == 50, "n"]) == {3}
 
 
-def test_over_indexing_shares(runs):
+def test_over_indexing_uses_h2_taxicab_threshold(runs):
+    # Taxicab scores (hand-computed from the votes): [0, 2, 4, 2, 4, 2]; H2's Fig. 2 CIE set is
+    # the top 20 % (80th percentile): ceil(6 * 0.2) = 2 examples, 2 (hsf0) and 4 (hsf4).
+    assert ci.cie_threshold() == 80
+    np.testing.assert_array_equal(audit.taxicab_scores(BASE, COMP, 3), [0, 2, 4, 2, 4, 2])
     table = ci.over_indexing(runs, names=["pruned 90%"]).set_index("value")
-    # PIEs 2 (hsf0), 3 and 4 (hsf4): CIE shares 1/3 and 2/3.
-    assert table.loc["hsf4", "cie_share"] == pytest.approx(2 / 3)
+    assert (table["percentile"] == 80).all()
+    assert table.loc["hsf4", "cie_share"] == pytest.approx(1 / 2)
     assert table.loc["hsf4", "train_share"] == pytest.approx(1 / 4)
     assert table.loc["hsf4", "test_share"] == pytest.approx(1 / 2)
-    assert table.loc["hsf4", "over_index_train"] == pytest.approx((2 / 3) / (1 / 4))
-    assert table.loc["hsf4", "over_index_test"] == pytest.approx((2 / 3) / (1 / 2))
+    assert table.loc["hsf4", "over_index_train"] == pytest.approx((1 / 2) / (1 / 4))
+    assert table.loc["hsf4", "over_index_test"] == pytest.approx(1.0)
 
 
 def test_subgroup_error_rate_and_macro_rates(runs):
@@ -139,18 +148,23 @@ def test_pie_examples_categories_and_captions(runs):
     ci.gallery_chart(runs, "float16", ci.PIE_CATEGORIES[2]).to_dict()  # no PIE: placeholder
 
 
-def test_findings_directions(runs):
-    table = ci.findings(runs).set_index("finding")
-    assert table.loc["cie_error_concentrated", "agrees"]
-    assert "pie_harder" in table.index
+def test_findings_cover_d41_to_d411_with_verdicts(runs):
+    rows = ci.findings(runs, n_perm=19)
+    ids = [r.finding.split(" ")[0] for r in rows]
+    assert sorted(set(ids), key=lambda i: int(i.split(".")[1])) == [
+        f"D4.{i}" for i in range(1, 12)]
+    for r in rows:
+        assert r.verdict in audit.VERDICTS
+        assert r.basis  # what the interval is over, or why it is not testable
+        if r.verdict != audit.NOT_TESTABLE:
+            assert r.ci_low <= r.ours <= r.ci_high or np.isnan(r.ours)
+    # the D4.1 share: no class significant in this tiny case, Clopper-Pearson over 3 classes
+    d41 = rows[0]
+    assert d41.ours == 0.0 and d41.ci_high == pytest.approx(1 - 0.025 ** (1 / 3))
+    assert d41.paper == pytest.approx(0.637)
 
 
 def test_bad_inputs(runs):
-    base = ci.base_spec()
-    with pytest.raises(PruneAuditError, match="at least 2 distinct seeds"):
-        ci.population_specs(base, [0], [0.5])
-    with pytest.raises(PruneAuditError, match=r"\(0, 1\)"):
-        ci.population_specs(base, [0, 1], [1.0])
     with pytest.raises(PruneAuditError, match="unknown compressed variant"):
         runs.get("pruned 50%")
     with pytest.raises(PruneAuditError, match="no group column"):
@@ -168,17 +182,6 @@ def test_recall_curves_start_at_the_baseline(runs):
     assert at.loc[(0.0, 2), "recall"] == at.loc[(0.0, 2), "baseline_recall"]
 
 
-def test_training_cost():
-    cost = ci.training_cost(30, 8, 30, 48_000, 0.5)
-    assert cost["model_epochs"] == 7200
-    assert cost["hours"] == pytest.approx(7200 * 4.8 * 0.5 / 3600)
-
-
-def test_trend_direction():
-    assert ci.trend([0.1, 0.5, 0.9], [1, 2, 5])["rho"] == pytest.approx(1.0)
-    assert np.isnan(ci.trend([0.1, 0.9], [1, 2])["rho"])
-
-
 def test_celeba_representation(data_root):
     table = ci.celeba_representation(str(data_root)).set_index("group")
     assert table.loc["all", "share"] == 1.0
@@ -188,11 +191,15 @@ def test_celeba_representation(data_root):
 
 
 def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
-    base = ci.base_spec(epochs=1, train_size=320, test_size=150)
+    base = _spec(train_size=320, test_size=150)
     store = ResultsStore(tmp_path)
     schemes = ["float16", "dynamic_int8", "static_int8"]
     runs = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
     assert runs.names == ["pruned 50%", *schemes]
+    assert runs.independent  # the default: the pruned population has its own seeds
+    pruned_seeds = [s.seed for s in runs.get("pruned 50%").population.specs]
+    assert pruned_seeds == [populations.LEVEL_SEED_STRIDE * 500 + k for k in (0, 1)]
+    assert [s.seed for s in runs.get("float16").population.specs] == [0, 1]
     for scheme in schemes:  # a quantized copy keeps the sparsity of the model it was made from
         np.testing.assert_array_equal(runs.get(scheme).population.sparsity, [0.0, 0.0])
     assert runs.baseline.preds.shape == (2, 150)
@@ -210,3 +217,30 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
 
 def _fail(*args, **kwargs):
     raise AssertionError("a stored run was computed again")
+
+
+def test_validate_names_every_bad_parameter():
+    ci.validate({"seeds": [0, 1], "levels": [0.5], "schemes": ["float16"]})
+    with pytest.raises(PruneAuditError) as err:
+        ci.validate({"seeds": [0], "levels": [1.5], "schemes": ["int4"], "alpha": 2.0,
+                     "subgroup_reduce": "median", "gallery_size": 0})
+    text = str(err.value)
+    for fragment in ("distinct seeds", "(0, 1)", "int4", "alpha", "subgroup_reduce",
+                     "gallery_size"):
+        assert fragment in text
+
+
+def test_h1_tables_and_explorer(runs):
+    t2 = ci.h1_class_table(runs).set_index("variant")
+    assert t2.loc["pruned 90%", "H1 ImageNet significant classes (of 1,000)"] == 637
+    assert t2.loc["float16", "H1 ImageNet significant classes (of 1,000)"] == 58
+    assert t2.loc["pruned 90%", "PIEs (ours)"] == "3 of 6"
+    t6 = ci.h1_pie_table(runs).set_index("variant")
+    assert t6.loc["pruned 90%", "dense on PIEs"] == 1.0  # hand-computed above
+    assert t6.loc["pruned 90%", "H1 ImageNet on PIEs"] == pytest.approx(0.3981)
+    spec = ci.gallery_explorer(runs).to_dict()
+    names = {p["name"] for p in spec["params"]}
+    assert {"level_shown", "class_shown"} <= names
+    protocol = ci.protocol_table(runs, _spec(train_size=100, test_size=6), 0.5)
+    assert "independent" in protocol.loc["populations", "this page"]
+    ci.key_figure(runs).to_dict()

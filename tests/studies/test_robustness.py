@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pruneaudit import data, training
+from pruneaudit import audit, data, training
+from pruneaudit import runs as runs_module
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore, populations
-from pruneaudit.studies import compression_impact as ci
+from pruneaudit.runs import ResultsStore, RunSpec, populations
 from pruneaudit.studies import robustness as rb
 
 Y = np.array([0, 1, 2, 0, 1])
@@ -24,8 +24,13 @@ def _rows(level, corruption, severity, accs):
     ]
 
 
+def _spec(**kwargs) -> RunSpec:
+    fields = {"epochs": 1, "lr": 0.01, "batch_size": 32, "augment": True, **kwargs}
+    return RunSpec("qmnist", "lenet", **fields)
+
+
 def _population(preds, level=0.0, seeds=None):
-    base = ci.base_spec(epochs=1, train_size=100, test_size=5)
+    base = _spec(train_size=100, test_size=5)
     seeds = range(len(preds)) if seeds is None else seeds
     specs = tuple(populations.member_specs(base, seeds, level))
     return populations.Population(specs, np.asarray(preds), Y, pd.DataFrame(),
@@ -108,12 +113,21 @@ def test_natural_adversarial_subset(runs):
     assert table.loc[("reference_wrong", 0.0), "relative_change_pct"] == 0.0
 
 
-def test_findings(runs):
-    table = rb.findings(runs).set_index("finding")
-    assert table.loc["corruptions_hurt_pruned", "agrees"]
-    assert table.loc["corruptions_hurt_pruned", "value"] == pytest.approx(-37.5)
-    assert table.loc["more_hurt_at_higher_sparsity", "agrees"]
-    assert table.loc["natural_adversarial_hurt", "agrees"]
+def test_findings_hand_computed(runs):
+    rows = {r.finding.split(" ")[0] + ("b" if "beyond" in r.finding else ""): r
+            for r in rb.findings(runs)}
+    assert set(rows) == {"D5.1", "D5.2", "D5.2b", "D5.3", "D5.4"}
+    # D5.1: reference-wrong top-1 per member, dense [1, 0.5] (mean 0.75), pruned 90% [0, 0]
+    assert rows["D5.1"].ours == pytest.approx(-100.0)
+    assert rows["D5.1"].paper == pytest.approx(-59.8)
+    # D5.2: member means over fog/rotate and severities: dense [0.525, 0.575] (mean 0.55),
+    # pruned 90% [0.3375, 0.3375]: 100 * (0.3375 / 0.55 - 1)
+    assert rows["D5.2"].ours == pytest.approx(100 * (0.3375 / 0.55 - 1))
+    assert rows["D5.2"].ci_low < rows["D5.2"].ours < rows["D5.2"].ci_high
+    # no noise corruption here: D5.3 cannot be tested
+    assert rows["D5.3"].verdict == audit.NOT_TESTABLE
+    # D5.4: pruned 90% minus pruned 50% ([0.5, 0.5] member means), over the dense mean
+    assert rows["D5.4"].ours == pytest.approx(100 * (0.3375 - 0.5) / 0.55)
 
 
 def test_bad_inputs(runs):
@@ -127,9 +141,9 @@ def test_bad_inputs(runs):
 
 
 def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
-    base = ci.base_spec(epochs=1, train_size=320, test_size=120)
+    base = _spec(train_size=320, test_size=120)
     store = ResultsStore(tmp_path)
-    ci.train_populations(base, [0, 1], [0.5], store, str(data_root), progress=False)
+    runs_module.run_levels(base, [0, 1], [0.5], store, str(data_root), progress=False)
     trained = []
     real = training.train_population
 
@@ -151,3 +165,18 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
     table = rb.relative_robustness(runs)
     assert set(table["corruption"]) == {"fog", "rotate"}
     assert list(table["severities"].unique()) == [2]
+
+
+def test_validate_and_page_helpers(runs):
+    rb.validate({"seeds": [0, 1], "levels": [0.5], "reference_seeds": [5, 6],
+                 "corruption_names": ["fog"], "severities": [1]})
+    with pytest.raises(PruneAuditError) as err:
+        rb.validate({"seeds": [0, 1], "levels": [0.5], "reference_seeds": [1, 2],
+                     "corruption_names": ["fogg"], "severities": [1]})
+    assert "overlap" in str(err.value) and "fogg" in str(err.value)
+    spec = rb.corruption_explorer(runs).to_dict()
+    assert {"corruption_shown", "severity_shown"} <= {p["name"] for p in spec["params"]}
+    table = rb.h1_corruption_table(rb.relative_robustness(runs)).set_index("corruption")
+    assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
+    assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
+    rb.key_figure(rb.relative_robustness(runs)).to_dict()

@@ -35,16 +35,21 @@ from pruneaudit.audit.class_tests import (
     class_recall_ttest,
     class_recall_ttest_from_predictions,
     population_recalls,
+    share_interval,
     significant_counts,
+    welch_interval,
 )
 from pruneaudit.audit.exemplars import (
     PERCENTILES,
+    VoteStatistic,
     jaccard_scores,
     modal_labels,
     over_indexing,
+    permutation_null,
     pie_accuracy,
     pie_flags,
     population_accuracy,
+    shift_interval,
     subset_accuracy,
     taxicab_scores,
     top_percentile,
@@ -116,6 +121,11 @@ from pruneaudit.audit.subgroups import (
 )
 
 __all__ = [
+    "share_interval",
+    "welch_interval",
+    "VoteStatistic",
+    "permutation_null",
+    "shift_interval",
     "UNFAIRNESS_KINDS",
     "SERIES_KEYS",
     "RUN_KEYS",

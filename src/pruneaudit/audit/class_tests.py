@@ -165,3 +165,31 @@ def significant_counts(table: pd.DataFrame) -> dict[str, int]:
         "significant": int(table["significant"].sum()),
         "significant_bh": int(table["significant_bh"].sum()),
     }
+
+
+def share_interval(count: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """Share ``count / n`` and its exact (Clopper-Pearson) interval, ``scipy.stats.binomtest``:
+    e.g. the share of classes significantly impacted, over the ``n`` classes."""
+    if n < 1 or not 0 <= count <= n:
+        raise PruneAuditError(f"need 0 <= count <= n and n >= 1, got count {count}, n {n}")
+    ci = stats.binomtest(int(count), int(n)).proportion_ci(level, method="exact")
+    return count / n, float(ci.low), float(ci.high)
+
+
+def welch_interval(
+    compressed: object, baseline: object, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Difference of means ``mean(compressed) - mean(baseline)`` of two independent samples
+    (e.g. one value per population member) and its Welch interval (unequal variances).
+
+    Both samples constant: the difference with a zero-width interval. Fewer than 2 values in
+    a sample: NaNs."""
+    a = np.asarray(compressed, dtype=float)
+    b = np.asarray(baseline, dtype=float)
+    diff = float(a.mean() - b.mean()) if a.size and b.size else float("nan")
+    if a.size < 2 or b.size < 2:
+        return diff, float("nan"), float("nan")
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        return diff, diff, diff
+    ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(level)
+    return diff, float(ci.low), float(ci.high)

@@ -22,11 +22,13 @@ from pruneaudit.charts.figures import (
     offline_renderer,
     pareto_chart,
     show_widget,
+    table,
     vega_bundle,
     vega_lite_version,
 )
 
 __all__ = [
+    "table",
     "STATIC_ENV",
     "RENDERER",
     "SELECTED",

@@ -543,3 +543,25 @@ def dropdown_view(
             "frame (alt.layer(a, b) with a and b on the same DataFrame) or filter each layer"
         )
     return chart.transform_filter(keep).add_params(pick)
+
+
+def table(
+    df: pd.DataFrame,
+    caption: str,
+    *,
+    percent: Sequence[str] = (),
+    signed_percent: Sequence[str] = (),
+    pvalue: Sequence[str] = (),
+    decimals: Sequence[str] = (),
+    index: bool = False,
+):
+    """``df`` as a captioned, formatted table (a pandas ``Styler``): fractions in ``percent``
+    as percent with one decimal (``signed_percent`` with a sign), ``pvalue`` columns in
+    scientific notation, ``decimals`` with two decimals; NaN shows as "n/a"."""
+    _require(df, [*percent, *signed_percent, *pvalue, *decimals])
+    formats = {c: "{:.1%}" for c in percent}
+    formats |= {c: "{:+.1%}" for c in signed_percent}
+    formats |= {c: "{:.2e}" for c in pvalue}
+    formats |= {c: "{:.2f}" for c in decimals}
+    styler = df.style.format(formats, na_rep="n/a").set_caption(caption)
+    return styler if index else styler.hide(axis="index")

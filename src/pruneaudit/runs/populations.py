@@ -254,6 +254,54 @@ def _fit(
 # --------------------------------------------------------------------------- populations (H1)
 
 
+#: Seeds of independent populations: level ``t`` uses ``seed + LEVEL_SEED_STRIDE * round(1000 t)``.
+LEVEL_SEED_STRIDE = 10_000
+
+
+def check_seeds(seeds: Iterable[int], minimum: int = 2) -> list[int]:
+    """``seeds`` as a list: at least ``minimum`` (a t-test needs K >= 2), all distinct."""
+    out = list(seeds)
+    if len(out) < minimum or len(set(out)) != len(out):
+        raise PruneAuditError(
+            f"a population needs at least {minimum} distinct seeds (the t-test needs K >= 2), "
+            f"got {out}"
+        )
+    return out
+
+
+def check_levels(levels: Iterable[float]) -> list[float]:
+    """Pruning end sparsities, sorted and distinct, each in (0, 1) (level 0 is the baseline)."""
+    out = sorted({float(t) for t in levels})
+    bad = [t for t in out if not 0 < t < 1]
+    if bad:
+        raise PruneAuditError(
+            f"pruning levels must lie in (0, 1) (the dense baseline, level 0, is always run); "
+            f"got {bad}"
+        )
+    return out
+
+
+def level_seeds(seeds: Iterable[int], level: float, independent: bool = True) -> list[int]:
+    """The seeds of the population at ``level``.
+
+    ``independent=True`` (H1's protocol: separately trained populations): level ``t`` uses
+    ``seed + LEVEL_SEED_STRIDE * round(1000 t)``, so no two levels share a seed (hence neither
+    initialisation, data split nor data order) and the dense level keeps the seeds as given;
+    seeds must lie in ``[0, LEVEL_SEED_STRIDE)``. ``independent=False``: every level uses the
+    given seeds (shared initialisation and data order, paired members).
+    """
+    seeds = list(seeds)
+    if not independent or level == 0:
+        return seeds
+    bad = [s for s in seeds if not 0 <= s < LEVEL_SEED_STRIDE]
+    if bad:
+        raise PruneAuditError(
+            f"independent populations need seeds in [0, {LEVEL_SEED_STRIDE}), got {bad}; "
+            "use smaller seeds or independent=False"
+        )
+    return [s + LEVEL_SEED_STRIDE * round(1000 * float(level)) for s in seeds]
+
+
 def member_specs(base: RunSpec, seeds: Iterable[int], level: float = 0.0) -> list[RunSpec]:
     """The population of ``base`` at gradual-pruning ``level`` (0 = dense), one run per seed.
 
@@ -275,6 +323,26 @@ def member_specs(base: RunSpec, seeds: Iterable[int], level: float = 0.0) -> lis
         base.replace(technique=GRADUAL_TECHNIQUE, treatment=None, iteration=0, seed=s, extra=extra)
         for s in seeds
     ]
+
+
+def level_name(level: float) -> str:
+    """Display name of a population level: ``"dense"`` or ``"pruned 90%"``."""
+    return "dense" if level == 0 else f"pruned {100 * level:g}%"
+
+
+def level_specs(
+    base: RunSpec, seeds: Iterable[int], levels: Iterable[float], independent: bool = True
+) -> dict[float, list[RunSpec]]:
+    """Member specs per level: ``0.0`` (the dense baseline) and every pruning level.
+
+    ``independent=True`` (H1's protocol): each level's population has its own seeds
+    (:func:`level_seeds`), so no two populations share an initialisation, a data split or a
+    data order; ``False``: member k of every level has seed ``seeds[k]``."""
+    seeds = check_seeds(seeds)
+    return {
+        t: member_specs(base, level_seeds(seeds, t, independent), t)
+        for t in [0.0, *check_levels(levels)]
+    }
 
 
 def gradual_pruner(spec: RunSpec, n_train: int) -> compress.GradualPruner:
@@ -343,6 +411,22 @@ def population(specs: Sequence[RunSpec], store: ResultsStore) -> Population:
 
 
 # --------------------------------------------------------------------------- compressed copies
+
+
+def run_levels(
+    base: RunSpec,
+    seeds: Iterable[int],
+    levels: Iterable[float],
+    store: ResultsStore,
+    root: str | None = None,
+    progress: bool = True,
+    independent: bool = True,
+) -> dict[float, Population]:
+    """Make the missing members of every level of :func:`level_specs` (all levels as one
+    computation) and read them: ``{level: Population}``, level 0 the dense baseline."""
+    specs = level_specs(base, seeds, levels, independent)
+    run_population([s for members in specs.values() for s in members], store, root, progress)
+    return {t: population(members, store) for t, members in specs.items()}
 
 
 def quantized_specs(specs: Sequence[RunSpec], scheme: str) -> list[RunSpec]:

@@ -2,10 +2,13 @@
 
 Populations: K independently trained models (one per seed) per compression variant. The
 baseline is the dense population (level 0); a *pruned* variant is the population trained with
-gradual magnitude pruning to end sparsity ``t`` (:func:`pruneaudit.experiments.member_specs`);
+gradual magnitude pruning to end sparsity ``t`` (:func:`pruneaudit.runs.member_specs`);
 a *quantized* variant is the baseline population quantized post-training with one scheme of
-:data:`pruneaudit.quantize.SCHEMES` (:func:`pruneaudit.experiments.run_quantized`). Member k of
-every variant has the seed of baseline member k, so per-class recall ratios pair by seed.
+:data:`pruneaudit.compress.SCHEMES` (:func:`pruneaudit.runs.run_quantized`, on the CPU: torch's
+int8 kernels). By default every level's population has its own seeds
+(:func:`pruneaudit.runs.level_seeds`: independent populations, as in H1); shared seeds (member k
+of every level has seed k) are an option. Quantized members are the baseline members
+quantized, so they pair with the baseline by construction.
 
 Every table compares one variant with the baseline on the same test set:
 
@@ -25,15 +28,16 @@ Modal labels break ties towards the smallest label (:mod:`pruneaudit.cie`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from pruneaudit import audit, charts, data, runs
+from pruneaudit import audit, charts, compress, data, runs
+from pruneaudit import runs as runs_module
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.runs.store import ResultsStore, RunSpec
 
@@ -41,83 +45,23 @@ PRUNING, QUANTIZATION = "pruning", "quantization"
 #: PIE categories by which population's modal label is right (both cannot be, they differ).
 PIE_CATEGORIES = ("baseline right, compressed wrong", "compressed right, baseline wrong",
                   "both wrong")
+STUDY = "S4_class_level_PIE_CIE"
+
+
+@functools.cache
+def _lookup(metric: str, **columns: str) -> audit.Published:
+    return audit.lookup(STUDY, metric, **columns)
+
+
 #: The CelebA attributes H2 analyses: the target and the two protected attributes.
 CELEBA_TARGET, CELEBA_GROUPS = "Blond_Hair", ("Male", "Young")
-
-
-def base_spec(
-    dataset: str = "qmnist",
-    model: str = "lenet",
-    *,
-    epochs: int = 30,
-    train_size: int | None = None,
-    test_size: int | None = None,
-    lr: float = 0.01,
-    batch_size: int = 32,
-    augment: bool = True,
-) -> RunSpec:
-    """The run every population member shares apart from its seed and level."""
-    return RunSpec(
-        dataset=dataset,
-        model=model,
-        epochs=epochs,
-        lr=lr,
-        batch_size=batch_size,
-        augment=augment,
-        train_size=train_size,
-        test_size=test_size,
-    )
-
-
-def _check_levels(levels: Iterable[float]) -> list[float]:
-    out = sorted({float(t) for t in levels})
-    bad = [t for t in out if not 0 < t < 1]
-    if bad:
-        raise PruneAuditError(
-            f"pruning levels must lie in (0, 1) (the dense baseline, level 0, is always run); "
-            f"got {bad}"
-        )
-    return out
-
-
-def _check_seeds(seeds: Iterable[int]) -> list[int]:
-    out = list(seeds)
-    if len(out) < 2 or len(set(out)) != len(out):
-        raise PruneAuditError(
-            f"a population needs at least 2 distinct seeds (the t-test needs K >= 2), got {out}"
-        )
-    return out
-
-
-def population_specs(
-    base: RunSpec, seeds: Iterable[int], levels: Iterable[float]
-) -> dict[float, list[RunSpec]]:
-    """Member specs per level: ``0.0`` (the dense baseline) and every pruning level."""
-    seeds = _check_seeds(seeds)
-    return {t: runs.member_specs(base, seeds, t) for t in [0.0, *_check_levels(levels)]}
-
-
-def train_populations(
-    base: RunSpec,
-    seeds: Iterable[int],
-    levels: Iterable[float],
-    store: ResultsStore,
-    root: str | None = None,
-    progress: bool = True,
-) -> dict[float, runs.Population]:
-    """Make the missing members of every level (all levels as one computation) and read them."""
-    specs = population_specs(base, seeds, levels)
-    runs.run_population(
-        [s for members in specs.values() for s in members], store, root, progress
-    )
-    return {t: runs.population(members, store) for t, members in specs.items()}
 
 
 def variant_name(level: float | None = None, scheme: str | None = None) -> str:
     """Display name of a compressed variant: ``"pruned 90%"`` or the quantization scheme."""
     if (level is None) == (scheme is None):
         raise PruneAuditError("a variant has either a pruning level or a quantization scheme")
-    return scheme if scheme is not None else f"pruned {100 * level:g}%"
+    return scheme if scheme is not None else runs.level_name(level)
 
 
 @dataclass(frozen=True)
@@ -139,6 +83,8 @@ class ImpactRuns:
     compressed: tuple[Compressed, ...]
     test: data.ImageData
     train: data.ImageData
+    #: Whether each pruning level's population has its own seeds (H1) or shares the baseline's.
+    independent: bool = True
 
     @property
     def num_classes(self) -> int:
@@ -162,6 +108,7 @@ def run(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
+    independent: bool = True,
 ) -> ImpactRuns:
     """Train (or read from the store) every population of the study and quantize the baseline.
 
@@ -169,7 +116,7 @@ def run(
     :data:`pruneaudit.quantize.SCHEMES`. The train split returned is member 0's (the split is
     seeded; the shares of the groups hardly differ between seeds).
     """
-    pops = train_populations(base, seeds, levels, store, root, progress)
+    pops = runs.run_levels(base, seeds, levels, store, root, progress, independent)
     baseline = pops.pop(0.0)
     variants = [
         Compressed(variant_name(level=t), PRUNING, t, None, pop) for t, pop in pops.items()
@@ -178,7 +125,7 @@ def run(
         pop = runs.run_quantized(list(baseline.specs), scheme, store, root, progress)
         variants.append(Compressed(variant_name(scheme=scheme), QUANTIZATION, None, scheme, pop))
     split = runs.splits(baseline.specs[0], root)
-    return ImpactRuns(baseline, tuple(variants), split.test, split.train)
+    return ImpactRuns(baseline, tuple(variants), split.test, split.train, independent)
 
 
 # --------------------------------------------------------------------------- tables
@@ -270,22 +217,6 @@ def recall_curves(runs: ImpactRuns) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
-
-
-def training_cost(
-    population_size: int,
-    populations: int,
-    epochs: int,
-    n_train: int,
-    seconds_per_10k: float,
-) -> dict[str, float]:
-    """Model-epochs and hours of training for ``populations`` populations of
-    ``population_size`` models, at ``seconds_per_10k`` seconds per 10,000 images per model."""
-    model_epochs = population_size * populations * epochs
-    return {
-        "model_epochs": model_epochs,
-        "hours": model_epochs * n_train / 10_000 * seconds_per_10k / 3600,
-    }
 
 
 def pie_accuracy(runs: ImpactRuns) -> pd.DataFrame:
@@ -396,11 +327,22 @@ def subgroup_metrics(
     return pd.concat(parts, ignore_index=True)[cols]
 
 
+def cie_threshold() -> int:
+    """H2's Taxicab percentile for the CIE set of its over-indexing figure (Fig. 2): 80."""
+    return round(100 * _lookup("Taxicab CIE threshold used in Fig. 2").number)
+
+
 def over_indexing(
-    runs: ImpactRuns, group: str = "series", names: Sequence[str] | None = None
+    runs: ImpactRuns,
+    group: str = "series",
+    names: Sequence[str] | None = None,
+    percentile: int | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Each group's share of the training set and of the test set vs its share of the CIE
-    (modal CIE = PIE) set, per variant (:func:`pruneaudit.cie.over_indexing`).
+    """Each group's share of the training set and of the test set vs its share of the CIE set,
+    per variant (:func:`pruneaudit.audit.over_indexing`). The CIE set is H2's of Fig. 2: the
+    examples above the ``percentile`` of the Taxicab score (None: :func:`cie_threshold`; ties
+    broken by ``seed``).
 
     ``over_index_train = cie_share / train_share`` (H2's comparison) and
     ``over_index_test = cie_share / test_share`` (the CIEs are drawn from the test set, so this
@@ -409,9 +351,11 @@ def over_indexing(
     if runs.train.meta is None or group not in runs.train.meta.columns:
         raise PruneAuditError(f"the training set has no group column {group!r}")
     test_groups = _groups(runs, group)
+    q = cie_threshold() if percentile is None else percentile
     parts = []
     for c in _select(runs, names):
-        pie = audit.pie_flags(runs.baseline.preds, c.population.preds, runs.num_classes)
+        scores = audit.taxicab_scores(runs.baseline.preds, c.population.preds, runs.num_classes)
+        pie = audit.top_percentile(scores, q, seed)
         vs_train = audit.over_indexing(runs.train.meta[[group]], test_groups[pie])
         vs_test = audit.over_indexing(test_groups, test_groups[pie])
         table = vs_train.rename(columns={"over_index": "over_index_train"}).merge(
@@ -429,9 +373,10 @@ def over_indexing(
             table[col] = table[col].fillna(0).astype(int)
         table["test_share"] = table["test_share"].fillna(0.0)
         table["train_share"] = table["train_count"] / len(runs.train.meta)
+        table["percentile"] = q
         parts.append(table.assign(**_variant_columns(c)))
-    cols = ["variant", "kind", "level", "scheme", "attribute", "value", "train_count",
-            "train_share", "test_count", "test_share", "cie_count", "cie_share",
+    cols = ["variant", "kind", "level", "scheme", "percentile", "attribute", "value",
+            "train_count", "train_share", "test_count", "test_share", "cie_count", "cie_share",
             "over_index_train", "over_index_test"]
     return pd.concat(parts, ignore_index=True)[cols]
 
@@ -542,85 +487,504 @@ def celeba_representation(root: str | None = None) -> pd.DataFrame:
     )
 
 
-# --------------------------------------------------------------------------- seeds' findings
+# --------------------------------------------------------------------------- findings
+
+#: H1 prints its headline numbers at t = 90%: the findings use our pruning level nearest to it.
+HEADLINE_LEVEL = 0.9
+#: Our quantization schemes and H1's names for them (Table 2).
+H1_SCHEMES = {"float16": "FLOAT16", "dynamic_int8": "DYNAMIC RANGE INT8",
+              "static_int8": "FIXED-POINT INT8"}
+IMAGENET = "ImageNet test set (as printed)"
+PERMUTATION_BASIS = (
+    "excess over the shuffled-membership null (the 2K members re-split at random "
+    "{n_perm} times: PIEs and CIEs exist, and are hard, between two dense populations too); "
+    "95% interval by inverting that permutation test; the paper's value is not null-corrected"
+)
 
 
-def trend(x: Sequence[float], y: Sequence[float]) -> dict[str, float]:
-    """Spearman rank correlation of ``y`` with ``x`` (NaN with fewer than 3 points or a
-    constant series): the direction of a trend across compression levels."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"rho": float("nan"), "p": float("nan")}
-    res = stats.spearmanr(x, y)
-    return {"rho": float(res.statistic), "p": float(res.pvalue)}
+def headline_variant(runs: ImpactRuns) -> Compressed:
+    """The pruned variant whose level is nearest :data:`HEADLINE_LEVEL` (ties: the higher)."""
+    pruned = [c for c in runs.compressed if c.kind == PRUNING]
+    if not pruned:
+        raise PruneAuditError("the study has no pruned population; give at least one level")
+    return min(pruned, key=lambda c: (abs(c.level - HEADLINE_LEVEL), -c.level))
+
+
+def _significant(labels, base, comp, num_classes: int, alpha: float) -> np.ndarray:
+    table = audit.class_recall_ttest_from_predictions(labels, base, comp, num_classes, alpha=alpha)
+    return table.sort_values("class")["significant"].to_numpy(dtype=float)
+
+
+def class_findings(
+    labels: np.ndarray,
+    baseline_preds: np.ndarray,
+    pruned_preds: np.ndarray,
+    quantized_preds: dict[str, np.ndarray],
+    num_classes: int,
+    alpha: float = 0.05,
+) -> list[audit.Finding]:
+    """D4.1 and D4.2 from the per-class Welch t-tests of one pruned population (and each
+    quantized one) against the baseline.
+
+    D4.1: share of classes significantly impacted, with its Clopper-Pearson interval over the
+    classes, against the null share ``alpha`` (the false-positive rate of the tests); H1: 637 of
+    1,000 ImageNet classes at t = 90%. D4.2: per class, significant under pruning minus
+    significant under the worst quantization scheme (most significant classes), mean over the
+    classes with its Student-t interval; H1: (637 - 144) / 1,000.
+    """
+    sig = _significant(labels, baseline_preds, pruned_preds, num_classes, alpha)
+    share, lo, hi = audit.share_interval(int(sig.sum()), sig.size)
+    paper_90 = _lookup("count significant classes (Welch p<=0.05)",
+                            dataset=IMAGENET, setting="t=90%")
+    rows = [
+        audit.finding(
+            "D4.1 share of classes significantly impacted by pruning", share, lo, hi,
+            paper_90.number / 1000, source=f"H1 {paper_90.source}",
+            basis=f"Clopper-Pearson over the {sig.size} classes; null = alpha = {alpha}",
+            null=alpha,
+        )
+    ]
+    if quantized_preds:
+        counts = {
+            name: _significant(labels, baseline_preds, preds, num_classes, alpha)
+            for name, preds in quantized_preds.items()
+        }
+        worst = max(counts, key=lambda n: counts[n].sum())
+        paper_q = max(
+            (_lookup("count significant classes (Welch p<=0.05)", dataset=IMAGENET,
+                          setting=H1_SCHEMES.get(n, n)) for n in H1_SCHEMES),
+            key=lambda p: p.number,
+        )
+        m, lo, hi = audit.mean_interval(sig - counts[worst])
+        rows.append(
+            audit.finding(
+                "D4.2 pruning impacts more classes than quantization (share, pruned - "
+                f"{worst})", m, lo, hi, (paper_90.number - paper_q.number) / 1000,
+                source=f"H1 {paper_q.source}",
+                basis=f"Student-t over the {sig.size} classes of the per-class difference of "
+                "significance indicators",
+            )
+        )
+    else:
+        rows.append(audit.not_testable(
+            "D4.2 pruning impacts more classes than quantization", None,
+            source="H1 Table 2", why="no quantization scheme was run on this page"))
+    return rows
+
+
+def _exemplar_statistic(
+    labels: np.ndarray, groups: np.ndarray | None, hard: object, cie_q: int, over_q: int,
+    seed: int,
+):
+    """The vote statistics of :func:`exemplar_findings`, as one function of two vote arrays."""
+    y = np.asarray(labels)
+    rows = np.arange(y.size)
+    # audit.top_percentile's selection, its tie-break permutation drawn once
+    tiebreak = np.random.default_rng(seed).permutation(y.size)
+    sizes = {q: -(-y.size * (100 - q) // 100) for q in (cie_q, over_q)}
+
+    def top(scores: np.ndarray, q: int) -> np.ndarray:
+        mask = np.zeros(y.size, dtype=bool)
+        mask[np.lexsort((tiebreak, -scores))[: sizes[q]]] = True
+        return mask
+
+    if groups is not None:
+        g = np.asarray(groups)
+        in_hard = g == hard
+        others = [g == value for value in np.unique(g[~in_hard])]
+
+    def statistic(b: np.ndarray, v: np.ndarray) -> np.ndarray:
+        bm, vm = b.argmax(axis=1), v.argmax(axis=1)
+        pie = bm != vm
+        b_right, v_right = bm == y, vm == y
+        acc_all = b_right.mean()
+        pie_gap = b_right[pie].mean() - acc_all if pie.any() else np.nan
+        lift = b_right[~pie].mean() - acc_all if (~pie).any() else np.nan
+        taxicab = np.abs(b - v).sum(axis=1)
+        cie = top(taxicab, cie_q)
+        out = [pie.mean(), pie_gap, lift, v_right[cie].mean() - v_right.mean()]
+        if groups is not None:
+            err_b = 1 - b[rows, y] / b[0].sum()
+            err_v = 1 - v[rows, y] / v[0].sum()
+
+            def rise(mask: np.ndarray) -> float:
+                base = err_b[mask].mean()
+                return (err_v[mask].mean() - base) / base if base > 0 else np.nan
+
+            gap = rise(in_hard) - np.mean([rise(m) for m in others])
+            out += [gap, in_hard[top(taxicab, over_q)].mean() / in_hard.mean()]
+        return np.asarray(out, dtype=float)
+
+    return statistic
+
+
+def exemplar_findings(
+    labels: np.ndarray,
+    baseline_preds: np.ndarray,
+    pruned_preds: np.ndarray,
+    num_classes: int,
+    groups: np.ndarray | None = None,
+    *,
+    n_perm: int = 199,
+    seed: int = 0,
+) -> list[audit.Finding]:
+    """D4.3, D4.5, D4.6, D4.10 and the QMNIST analogues of D4.9 and D4.11, each as the excess
+    of a statistic over the shuffled-membership null (:func:`pruneaudit.audit.permutation_null`,
+    interval by :func:`pruneaudit.audit.shift_interval`).
+
+    Statistics (modal labels, ties to the smallest label): D4.3 share of PIEs; D4.5 baseline
+    top-1 on the PIEs minus on all; D4.6 baseline top-1 on the non-PIEs minus on all; D4.10
+    compressed top-1 on the Taxicab top 10 % (90th percentile) minus on all; with ``groups``
+    (one label per example, two or more values): D4.9 the relative error-rate rise of the group
+    the baseline errs on most minus the mean rise of the others (member-mean error rates) and
+    D4.11 that group's over-index in the Taxicab CIE at H2's Fig. 2 threshold (80th percentile):
+    its share of the CIEs over its share of the test set. The hardest group is fixed from the
+    observed baseline.
+    """
+    y = np.asarray(labels)
+    if groups is not None and len(np.unique(groups)) < 2:
+        groups = None
+    hard = None
+    if groups is not None:
+        err = 1 - (np.asarray(baseline_preds) == y[None, :]).mean(axis=0)
+        frame = pd.DataFrame({"g": np.asarray(groups), "err": err})
+        hard = frame.groupby("g")["err"].mean().idxmax()
+    threshold = _lookup("Taxicab CIE threshold used in Fig. 2")
+    over_q = round(100 * threshold.number)
+    stat = _exemplar_statistic(y, groups, hard, 90, over_q, seed)
+    observed, null = audit.permutation_null(
+        baseline_preds, pruned_preds, num_classes, stat, n_perm=n_perm, seed=seed
+    )
+    basis = PERMUTATION_BASIS.format(n_perm=n_perm)
+
+    def row(i: int, name: str, paper: float | None, source: str, direction: int = 0):
+        ours, lo, hi = audit.shift_interval(observed[i], null[:, i])
+        return audit.finding(name, ours, lo, hi, paper, source=source, basis=basis,
+                             direction=direction)
+
+    share = _lookup("share of test set classified as PIE", dataset="ImageNet")
+    t6 = {m: _lookup(f"top-1 {m} (%)", dataset="ImageNet", setting="t=90.0%")
+          for m in ("PIEs", "non-PIEs", "All")}
+    h2 = {m: _lookup(m, dataset="CelebA test", setting="t=90.0%")
+          for m in ("top-1 on Taxicab CIEs, 90th pct (%)", "top-1 All (test set) (%)")}
+    rows = [
+        row(0, "D4.3 share of test examples that are PIEs", share.number, f"H1 {share.source}"),
+        row(1, "D4.5 baseline top-1 on PIEs minus on all", (t6["PIEs"].number
+            - t6["All"].number) / 100, f"H1 {t6['PIEs'].source}"),
+        row(2, "D4.6 baseline top-1 without the PIEs minus on all", (t6["non-PIEs"].number
+            - t6["All"].number) / 100, f"H1 {t6['non-PIEs'].source}"),
+        row(3, "D4.10 compressed top-1 on the Taxicab top 10% CIE minus on all",
+            (h2["top-1 on Taxicab CIEs, 90th pct (%)"].number
+             - h2["top-1 All (test set) (%)"].number) / 100,
+            f"H2 {h2['top-1 All (test set) (%)'].source}"),
+    ]
+    old = _lookup("Error normalized difference vs baseline",
+                       dataset="CelebA test subgroup O")
+    young = _lookup("Error normalized difference vs baseline",
+                         dataset="CelebA test subgroup Y")
+    names = ("D4.9 analogue: error rise of the hardest writer series minus the others'",
+             f"D4.11 analogue: over-index of the hardest writer series in the Taxicab "
+             f"{over_q}th-percentile CIE")
+    if groups is None:
+        why = "the test examples hold fewer than two groups (writer series)"
+        rows += [audit.not_testable(names[0], old.number - young.number,
+                                    source=f"H2 {old.source} (Old vs Young)", why=why),
+                 audit.not_testable(names[1], None, source="H2 Fig. 2", why=why)]
+    else:
+        rows += [row(4, names[0] + f" ({hard})", old.number - young.number,
+                     f"H2 {old.source} (Old vs Young, t = 95%)"),
+                 row(5, names[1] + f" ({hard}; over-index - 1)", None,
+                     f"H2 {threshold.source}", direction=1)]
+    return rows
 
 
 def findings(
     runs: ImpactRuns,
     alpha: float = 0.05,
     group: str = "series",
-    subgroup_table: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """Our values for the seeds' headline findings, each with whether ours points the same way.
+    *,
+    n_perm: int = 199,
+    seed: int = 0,
+) -> list[audit.Finding]:
+    """D4.1-D4.11 for the pruned population nearest t = 90% (:func:`headline_variant`): each
+    with H1's or H2's value, ours with a 95% interval and the computed verdict, or why it cannot
+    be tested here (:func:`class_findings`, :func:`exemplar_findings`)."""
+    top = headline_variant(runs)
+    y, base, comp = _labels(runs), runs.baseline.preds, top.population.preds
+    quantized = {c.scheme: c.population.preds for c in runs.compressed if c.kind == QUANTIZATION}
+    meta = runs.test.meta
+    groups = meta[group].to_numpy() if meta is not None and group in meta.columns else None
+    rows = class_findings(y, base, comp, quantized, runs.num_classes, alpha)
+    ex = exemplar_findings(y, base, comp, runs.num_classes, groups, n_perm=n_perm, seed=seed)
+    cifar = _lookup("count significant classes (Welch p<=0.05)",
+                         dataset="CIFAR-10 test", setting="t=90%")
+    human = _lookup("share with attribute: ground truth label incorrect or "
+                         "inadequate", dataset="ImageNet (1230 images)", setting="PIE")
+    blond = _lookup("share of training set: Blond Male")
+    return [
+        *rows,
+        ex[0],
+        audit.not_testable("D4.4 CIFAR-10 shows little class-level impact", cifar.number,
+                           source=f"H1 {cifar.source}",
+                           why="no CIFAR-10 offline; the digit task's own count is D4.1"),
+        ex[1],
+        ex[2],
+        audit.not_testable("D4.7 significant decreases fewer but larger than increases", None,
+                           source="H1 Sec. 3 (qualitative)",
+                           why="H1 states it without a number; the class table below shows "
+                           "ours without a verdict"),
+        audit.not_testable("D4.8 PIEs over-index on incorrect labels (human study)",
+                           human.number, source=f"H1 {human.source}",
+                           why="needs H1's human annotation of ImageNet PIEs (85 raters)"),
+        audit.not_testable("D4.9 CelebA sub-group error and FPR rise (Male, Old)", None,
+                           source="H2 Table 3",
+                           why="CelebA images are absent offline (attributes only); the writer "
+                           "series analogue follows"),
+        ex[4],
+        ex[3],
+        audit.not_testable("D4.11 under-represented CelebA attributes over-index in CIEs",
+                           blond.number, source=f"H2 {blond.source} (Blond Male share)",
+                           why="CelebA images are absent offline; the writer series analogue "
+                           "follows"),
+        ex[5],
+    ]
 
-    Rows (``finding``): ``classes_grow_with_sparsity`` (Spearman rho of the count of significant
-    classes with the pruning level > 0), ``quantization_less_harm`` (the most significant
-    classes under any quantization scheme < the count at the highest pruning level),
-    ``pie_harder`` (at the highest pruning level the baseline's modal accuracy on PIEs is below
-    its accuracy on all examples, and removing PIEs raises both populations' accuracy),
-    ``cie_error_concentrated`` (at the highest level the compressed population's error rate on
-    the CIEs / its overall error rate > 1), ``harder_group_hurt_more`` (the group with the
-    highest baseline error rate has the larger normalized error-rate increase at the highest
-    level) and ``harder_group_over_indexed`` (that group's over-index vs the test set > 1).
-    ``subgroup_table``: :func:`subgroup_metrics` already computed (it must hold the highest
-    pruning level); None computes it (``reduce="mean"``). Columns: finding, value, agrees.
+
+def findings_ci_note(runs: ImpactRuns) -> str:
+    """One line saying which population the findings use and what their populations share."""
+    top = headline_variant(runs)
+    how = ("independent populations (each level its own seeds)" if runs.independent
+           else "shared seeds (member k of every level has seed k: paired, not independent)")
+    return (f"Findings at {top.name} (the level nearest H1's t = 90%), K = "
+            f"{len(runs.baseline.specs)} members per population, {how}.")
+
+
+# --------------------------------------------------------------------------- page
+
+
+def validate(params: Mapping[str, object]) -> None:
+    """Check the page's parameters before any kernel starts or any model trains; one
+    :class:`PruneAuditError` names every problem and its fix."""
+    problems = []
+    for check in (
+        lambda: runs.check_seeds(params.get("seeds", [0, 1])),
+        lambda: runs.check_levels(params.get("levels", [0.5])),
+        lambda: [runs.level_seeds(params.get("seeds", [0, 1]), t,
+                                  bool(params.get("independent", True)))
+                 for t in params.get("levels", [0.5])],
+        lambda: [check_choice("quantization scheme", s, compress.SCHEMES)
+                 for s in params.get("schemes", [])],
+        lambda: check_choice("subgroup_reduce", params.get("subgroup_reduce", "mean"),
+                             ("mean", "modal")),
+    ):
+        try:
+            check()
+        except PruneAuditError as err:
+            problems.append(str(err))
+    if not 0 < float(params.get("alpha", 0.05)) < 1:
+        problems.append(f"alpha must lie in (0, 1), got {params.get('alpha')!r}")
+    bad = [q for q in params.get("percentiles", [90]) if not 0 < q < 100]
+    if bad:
+        problems.append(f"percentiles must lie in 1..99, got {bad}")
+    for name in ("gallery_size", "n_perm", "epochs"):
+        value = params.get(name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(f"{name} must be a positive integer, got {value!r}")
+    if problems:
+        raise PruneAuditError("bad Study 4 parameters: " + "; ".join(problems))
+
+
+def protocol_table(runs: ImpactRuns, spec: RunSpec, seconds_per_10k: float) -> pd.DataFrame:
+    """The published protocol beside this page's: one row per setting (H1 / H2 vs ours),
+    with the training cost of both at ``seconds_per_10k`` (:func:`pruneaudit.runs.training_cost`).
     """
+    levels = [c.level for c in runs.compressed if c.kind == PRUNING]
+    schemes = [c.scheme for c in runs.compressed if c.kind == QUANTIZATION]
+    k, n_train, n_test = len(runs.baseline.specs), len(runs.train), len(runs.test)
+    paper = runs_module.training_cost(30 * (1 + 7) * 30, 48_000, seconds_per_10k)
+    ours = runs_module.training_cost(k * (1 + len(levels)) * spec.epochs, n_train,
+                                     seconds_per_10k)
+    meta = runs.test.meta
+    groups = (meta["series"].value_counts().sort_index() if meta is not None
+              and "series" in meta.columns else None)
+    rows = [
+        ("task", "ImageNet / ResNet-50 and CIFAR-10 / WRN (H1); CelebA Blond_Hair / ResNet-18 "
+         "(H2)", f"{spec.dataset} / {spec.model}"),
+        ("population size K", "30 per level", str(k)),
+        ("populations", "trained separately for every level",
+         "independent: each level its own seeds" if runs.independent
+         else "shared seeds: member k of every level has seed k (paired)"),
+        ("pruning", "gradual magnitude pruning during training (Zhu & Gupta)",
+         f"{runs_module.GRADUAL_TECHNIQUE} per layer, cubic schedule, pruned weights may "
+         "regrow between mask updates"),
+        ("end sparsity t", "0.3, 0.5, 0.7, 0.9 (H1); also 0.95, 0.99 (H2)",
+         ", ".join(f"{t:g}" for t in levels)),
+        ("quantization", "float16, dynamic-range int8, fixed-point int8 (TF Lite)",
+         (", ".join(schemes) or "none") + " (PyTorch, post-training, run on the CPU: torch's "
+         "int8 kernels)"),
+        ("training examples per model", "all training images of the task",
+         f"{n_train:,} (80% of the first {spec.train_size or 60_000:,}, split by the seed)"),
+        ("epochs / optimizer", "H2: 10,000 steps, batch 256 (CelebA)",
+         f"{spec.epochs} epochs, SGD lr {spec.lr:g}, batch {spec.batch_size}"),
+        ("augmentation", "random crop and flip",
+         "random crop (pad 2), no flip" if spec.augment else "none"),
+        ("test examples", "full test set", f"{n_test:,}" + ("" if groups is None else " ("
+         + ", ".join(f"{g}: {n:,}" for g, n in groups.items()) + ")")),
+        ("model-epochs (dense + pruned)", f"{paper.model_epochs:,} (K = 30, 8 levels, 30 "
+         f"epochs of LeNet)", f"{ours.model_epochs:,}"),
+        ("training hours on this CPU", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published", "this page"]).set_index(
+        "setting")
+
+
+def _paper_number(metric: str, **columns: str) -> float:
+    try:
+        return _lookup(metric, **columns).number
+    except PruneAuditError:
+        return float("nan")
+
+
+def _h1_setting(c: Compressed, table: int) -> str:
+    if c.kind == QUANTIZATION:
+        return H1_SCHEMES.get(c.scheme, c.scheme)
+    return f"t={100 * c.level:g}%" if table == 2 else f"t={100 * c.level:.1f}%"
+
+
+def h1_class_table(runs: ImpactRuns, alpha: float = 0.05) -> pd.DataFrame:
+    """H1 Table 2's layout on our data: per variant, top-1, the count of classes with a
+    significant change and the count of PIEs, beside H1's ImageNet (and CIFAR-10) values at
+    the same level or scheme (NaN where H1 prints none)."""
     table = summary(runs, alpha)
-    pruned = table[table["kind"] == PRUNING].sort_values("level")
-    quant = table[table["kind"] == QUANTIZATION]
+    sig = "count significant classes (Welch p<=0.05)"
     rows = []
-    if len(pruned):
-        tr = trend(pruned["level"], pruned["significant_classes"])
-        rows.append({"finding": "classes_grow_with_sparsity", "value": tr["rho"],
-                     "agrees": bool(tr["rho"] > 0)})
-        top = pruned.iloc[-1]
-        if len(quant):
-            most = int(quant["significant_classes"].max())
-            rows.append({"finding": "quantization_less_harm",
-                         "value": float(most - top["significant_classes"]),
-                         "agrees": bool(most < top["significant_classes"])})
-        acc = pie_accuracy(runs)
-        acc = acc[acc["variant"] == top["variant"]].set_index(["subset", "population"])
-        m = acc["modal_accuracy"]
-        if acc.loc[("pie", "baseline"), "n"] > 0:
-            harder = m[("pie", "baseline")] < m[("all", "baseline")]
-            removal = all(m[("non_pie", p)] > m[("all", p)] for p in ("baseline", "compressed"))
-            rows.append({"finding": "pie_harder",
-                         "value": float(m[("all", "baseline")] - m[("pie", "baseline")]),
-                         "agrees": bool(harder and removal)})
-            err_cie = 1 - acc.loc[("pie", "compressed"), "mean_member_accuracy"]
-            err_all = 1 - acc.loc[("all", "compressed"), "mean_member_accuracy"]
-            ratio = err_cie / err_all if err_all > 0 else float("nan")
-            rows.append({"finding": "cie_error_concentrated", "value": float(ratio),
-                         "agrees": bool(ratio > 1)})
-        meta = runs.test.meta
-        if meta is not None and group in meta.columns and meta[group].nunique() > 1:
-            sub = (subgroup_metrics(runs, group, [top["variant"]]) if subgroup_table is None
-                   else subgroup_table[subgroup_table["variant"] == top["variant"]])
-            if sub.empty:
-                raise PruneAuditError(
-                    f"subgroup_table has no rows of the highest pruning level {top['variant']!r}"
-                )
-            err = sub[(sub["metric"] == "error_rate") & (sub["grouping"] == group)]
-            err = err.set_index("group")
-            hardest = err["baseline"].idxmax()
-            increase = err["normalized_difference"]
-            rows.append({"finding": "harder_group_hurt_more",
-                         "value": float(increase[hardest] - increase.drop(hardest).max()),
-                         "agrees": bool(increase[hardest] > increase.drop(hardest).max())})
-            over = over_indexing(runs, group, [top["variant"]]).set_index("value")
-            value = hardest.split("=", 1)[1]
-            oi = float(over.loc[value, "over_index_test"])
-            rows.append({"finding": "harder_group_over_indexed", "value": oi,
-                         "agrees": bool(oi > 1)})
-    return pd.DataFrame(rows, columns=["finding", "value", "agrees"])
+    for c, r in zip(runs.compressed, table.itertuples(), strict=True):
+        setting = _h1_setting(c, 2)
+        rows.append({
+            "variant": c.name,
+            "top-1 (ours)": r.compressed_top1,
+            "significant classes (ours)": f"{r.significant_classes} of {runs.num_classes}",
+            "PIEs (ours)": f"{r.pie:,} of {len(runs.test):,}",
+            "H1 ImageNet top-1": _paper_number("top-1 (%)", dataset=IMAGENET,
+                                               setting=setting) / 100,
+            "H1 ImageNet significant classes (of 1,000)": _paper_number(
+                sig, dataset=IMAGENET, setting=setting),
+            "H1 ImageNet PIEs (of 50,000)": _paper_number("count PIEs", dataset=IMAGENET,
+                                                          setting=setting),
+            "H1 CIFAR-10 significant classes (of 10)": _paper_number(
+                sig, dataset="CIFAR-10 test", setting=setting),
+        })
+    return pd.DataFrame(rows)
+
+
+def h1_pie_table(runs: ImpactRuns) -> pd.DataFrame:
+    """H1 Table 6's layout on our data: per pruned level, the modal top-1 of the dense and the
+    compressed population on the PIEs, the non-PIEs and all examples, beside H1's ImageNet
+    values (its table reports one population per level; NaN where H1 prints none)."""
+    acc = pie_accuracy(runs)
+    rows = []
+    for c in runs.compressed:
+        if c.kind != PRUNING:
+            continue
+        a = acc[acc["variant"] == c.name].set_index(["subset", "population"])["modal_accuracy"]
+        setting = _h1_setting(c, 6)
+        row = {"variant": c.name, "PIEs": int(acc[(acc["variant"] == c.name)
+                                                  & (acc["subset"] == "pie")]["n"].iloc[0])}
+        for subset, label in (("pie", "PIEs"), ("non_pie", "non-PIEs"), ("all", "All")):
+            row[f"dense on {label}"] = a[(subset, "baseline")]
+            row[f"compressed on {label}"] = a[(subset, "compressed")]
+            row[f"H1 ImageNet on {label}"] = _paper_number(
+                f"top-1 {label} (%)", dataset="ImageNet", setting=setting) / 100
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def gallery_explorer(runs: ImpactRuns, per_class: int = 6, columns: int = 6) -> alt.LayerChart:
+    """The PIEs of every pruned level, picked by two drop-downs (level and true class), highest
+    Taxicab score first: a static explorer (Vega-Lite parameters, no kernel)."""
+    parts = []
+    for c in runs.compressed:
+        if c.kind != PRUNING:
+            continue
+        frame = pie_examples(runs, c.name, per_category=None)
+        frame = frame.groupby("label", sort=False).head(per_class)
+        parts.append(frame.assign(variant=c.name))
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    if frame.empty:
+        frame = pd.DataFrame({"image": [""], "caption": ["no PIE"], "variant": ["none"],
+                              "label": [0], "category": [""]})
+    frame["digit"] = [runs.test.classes[k] if k < len(runs.test.classes) else str(k)
+                      for k in frame["label"]]
+    variants = list(dict.fromkeys(frame["variant"]))
+    digits = sorted(frame["digit"].unique())
+    pick_v = alt.param(name="level_shown", value=variants[-1],
+                       bind=alt.binding_select(options=variants, name="pruned level "))
+    pick_d = alt.param(name="class_shown", value=digits[0],
+                       bind=alt.binding_select(options=digits, name="true class "))
+    cell = 70
+    rows = max(1, -(-per_class // columns))
+    keep = ["image", "caption", "variant", "digit", "category",
+            *[t for t in ("series", "taxicab") if t in frame.columns]]
+    base = (
+        alt.Chart(frame[keep])
+        .add_params(pick_v, pick_d)
+        .transform_filter(f"datum.variant == {pick_v.name} && datum.digit == {pick_d.name}")
+        .transform_window(index="row_number()")
+        .transform_calculate(col=f"(datum.index - 1) % {columns}",
+                             row=f"floor((datum.index - 1) / {columns})")
+    )
+    x = alt.X("col:Q", axis=None, scale=alt.Scale(domain=[-0.5, columns - 0.5]))
+    y = alt.Y("row:Q", axis=None, scale=alt.Scale(domain=[-0.35, rows - 0.35], reverse=True))
+    tips = [t for t in keep if t not in ("image",)]
+    pics = base.mark_image(width=cell * 0.7, height=cell * 0.7).encode(
+        x=x, y=y, url="image:N", tooltip=tips)
+    text = base.mark_text(baseline="top", lineBreak="\n", fontSize=10, dy=cell * 0.38).encode(
+        x=x, y=y, text="caption:N")
+    return alt.layer(pics, text).properties(
+        title="PIEs by pruned level and true class (caption: true / baseline / compressed "
+        "modal label)", width=columns * cell, height=rows * int(cell * 1.5))
+
+
+def key_figure(runs: ImpactRuns, alpha: float = 0.05) -> alt.Chart:
+    """The page's key figure: top-1 change against the share of PIEs and the count of
+    significantly impacted classes per variant (top-line accuracy hides the class-level and
+    example-level impact)."""
+    table = summary(runs, alpha)
+    table["top-1 change (points)"] = 100 * table["top1_change"]
+    table["PIEs (% of test)"] = 100 * table["pie_share"]
+    long = table.melt(id_vars=["variant", "kind"],
+                      value_vars=["top-1 change (points)", "PIEs (% of test)"],
+                      var_name="measure", value_name="value")
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("variant:N", sort=list(table["variant"]), title=None),
+            y=alt.Y("value:Q", title=None),
+            color=alt.Color("kind:N"),
+            column=alt.Column("measure:N", title=None),
+            tooltip=["variant", "measure", alt.Tooltip("value:Q", format=".2f")],
+        )
+        .properties(width=260, height=220,
+                    title="Top-1 barely moves while the compressed and dense populations "
+                    "disagree on a share of the test examples")
+    )
+
+
+def cie_table(
+    runs: ImpactRuns, percentiles: Sequence[int] = audit.PERCENTILES, seed: int = 0
+) -> pd.DataFrame:
+    """H2's CIE accuracy layout: per variant and Taxicab top share, the modal top-1 of both
+    populations on the CIEs (:func:`cie_accuracy`), beside H2's CelebA values at the same
+    pruning level (NaN where H2 prints none)."""
+    cies = cie_accuracy(runs, percentiles, seed)
+    taxi = cies[cies["score"] == "taxicab"]
+    wide = taxi.pivot_table(index=["variant", "level", "percentile", "n"], columns="population",
+                            values="modal_accuracy", sort=False).reset_index()
+    wide["H2 CelebA compressed"] = [
+        _paper_number(f"top-1 on Taxicab CIEs, {q}th pct (%)", dataset="CelebA test",
+                      setting=f"t={100 * t:.1f}%") / 100 if t == t else float("nan")
+        for t, q in zip(wide["level"], wide["percentile"], strict=True)
+    ]
+    wide["top share"] = [f"top {100 - q}%" for q in wide["percentile"]]
+    return wide[["variant", "top share", "n", "baseline", "compressed", "H2 CelebA compressed"]]

@@ -1,10 +1,10 @@
 """Study 5 (H1 section 4): robustness of dense vs pruned populations under distribution shift.
 
-The populations are Study 4's (:func:`pruneaudit.studies.compression_impact.train_populations`:
-the same member specs, so a store that holds Study 4's runs trains nothing here). Each member
-is evaluated on the test set corrupted by every corruption of :mod:`pruneaudit.corruptions` at
-every severity (:func:`pruneaudit.experiments.run_corrupted`, one seeded corruption draw shared
-by all members).
+The populations are Study 4's (:func:`pruneaudit.runs.run_levels`: the same member specs, so a
+store that holds Study 4's runs trains nothing here; independent seeds per level by default).
+Each member is evaluated on the test set corrupted by every corruption of
+:mod:`pruneaudit.data.corruptions` at every severity (:func:`pruneaudit.runs.run_corrupted`, one
+seeded corruption draw shared by all members).
 
 - :func:`accuracy_frame`: tidy top-1 of every member on the clean and the corrupted test sets;
 - :func:`relative_robustness`: H1's metric per corruption and level, from the population-mean
@@ -18,19 +18,22 @@ by all members).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import altair as alt
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.runs.populations import check_seeds, level_name, level_seeds
 from pruneaudit.runs.store import ResultsStore, RunSpec
-from pruneaudit.studies import compression_impact
 
 CLEAN = "clean"
+IMAGENET = "ImageNet test set (as printed)"
 SEVERITIES = (1, 2, 3, 4, 5)
 
 
@@ -84,6 +87,7 @@ def run(
     corruption_seed: int = 0,
     reference_seeds: Iterable[int] | None = None,
     progress: bool = True,
+    independent: bool = True,
 ) -> RobustnessRuns:
     """Train (or read) the populations, evaluate them on every corrupted test set, and train the
     reference population (dense, ``reference_seeds``, which must not overlap ``seeds``).
@@ -93,7 +97,7 @@ def run(
     """
     names, sev = _check_grid(names, severities)
     seeds = list(seeds)
-    pops = compression_impact.train_populations(base, seeds, levels, store, root, progress)
+    pops = runs.run_levels(base, seeds, levels, store, root, progress, independent)
     specs = [s for pop in pops.values() for s in pop.specs]
     level_of = np.repeat(list(pops), [len(p.specs) for p in pops.values()])
     parts = [_member_rows(p, t, CLEAN, 0) for t, p in pops.items()]
@@ -121,7 +125,7 @@ def run(
                 f"the reference population must be trained on other seeds; seeds {overlap} "
                 "are also population members"
             )
-        ref_specs = runs.member_specs(base, compression_impact._check_seeds(ref_seeds))
+        ref_specs = runs.member_specs(base, runs.check_seeds(ref_seeds))
         reference = runs.run_population(ref_specs, store, root, progress)
     test = runs.splits(specs[0], root).test
     return RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference, test)
@@ -143,7 +147,7 @@ def mean_accuracy(runs: RobustnessRuns) -> pd.DataFrame:
              sparsity=("sparsity", "mean"), members=("seed", "size"))
         .reset_index()
     )
-    out["level_name"] = [_level_name(t) for t in out["level"]]
+    out["level_name"] = [level_name(t) for t in out["level"]]
     return out
 
 
@@ -152,7 +156,7 @@ def accuracy_by_severity(runs: RobustnessRuns) -> pd.DataFrame:
     (severity 0 = the clean test set). Columns: level, level_name, severity, accuracy."""
     means = mean_accuracy(runs)
     out = means.groupby(["level", "severity"], sort=True)["accuracy"].mean().reset_index()
-    out["level_name"] = [_level_name(t) for t in out["level"]]
+    out["level_name"] = [level_name(t) for t in out["level"]]
     return out[["level", "level_name", "severity", "accuracy"]]
 
 
@@ -182,10 +186,6 @@ def corruption_examples(
     return pd.DataFrame(rows)
 
 
-def _level_name(level: float) -> str:
-    return "dense" if level == 0 else compression_impact.variant_name(level=level)
-
-
 def relative_robustness(runs: RobustnessRuns) -> pd.DataFrame:
     """H1's relative robustness per corruption and pruning level, from population means.
 
@@ -205,7 +205,7 @@ def relative_robustness(runs: RobustnessRuns) -> pd.DataFrame:
     table["clean_change_pct"] = [100 * (clean.loc[t, "accuracy"] / dense_clean - 1)
                                  for t in table["level"]]
     table["sparsity"] = [clean.loc[t, "sparsity"] for t in table["level"]]
-    table["level_name"] = [_level_name(t) for t in table["level"]]
+    table["level_name"] = [level_name(t) for t in table["level"]]
     cols = ["corruption", "level", "level_name", "sparsity", "severities", "mean_ratio",
             "relative_change_pct", "clean_change_pct"]
     return table[cols].sort_values(["level", "relative_change_pct"], ignore_index=True)
@@ -251,42 +251,286 @@ def natural_adversarial(runs: RobustnessRuns) -> pd.DataFrame:
         100 * (a / dense[s] - 1) if dense[s] > 0 else float("nan")
         for s, a in zip(table["subset"], table["mean_member_accuracy"], strict=True)
     ]
-    table["level_name"] = [_level_name(t) for t in table["level"]]
+    table["level_name"] = [level_name(t) for t in table["level"]]
     cols = ["subset", "level", "level_name", "n", "modal_accuracy", "mean_member_accuracy",
             "relative_change_pct"]
     return table[cols]
 
 
-def findings(runs: RobustnessRuns) -> pd.DataFrame:
-    """Our values for H1's section-4 findings, each with whether ours points the same way.
 
-    ``corruptions_hurt_pruned``: at the highest level, the mean over corruptions of the relative
-    change (%) is negative; ``more_hurt_at_higher_sparsity``: Spearman rho of that mean with the
-    level is negative (needs 2 pruned levels or more, else NaN and not agreeing);
-    ``shift_hurts_more_than_clean``: at the highest level the mean relative change under
-    corruption is below the clean relative change; ``natural_adversarial_hurt``: the pruned
-    population at the highest level is less accurate than the dense one on the examples the
-    reference population gets wrong (None without a reference population).
-    Columns: finding, value, agrees.
+
+# --------------------------------------------------------------------------- findings
+
+STUDY = "S5_robustness"
+#: H1 prints its headline numbers at t = 90%: the findings use our pruning level nearest to it.
+HEADLINE_LEVEL = 0.9
+NATURAL = "natural_adversarial"
+#: Our noise corruptions (H1: noise is worst at 90%).
+NOISE = ("gaussian_noise", "shot_noise", "impulse_noise")
+#: H1's ImageNet-C corruptions (Table 7 rows) and its noise ones.
+H1_CORRUPTIONS = ("brightness", "contrast", "defocus_blur", "elastic", "fog",
+                  "frosted_glass_blur", "gaussian_noise", "impulse_noise", "jpeg_compression",
+                  "pixelate", "shot_noise", "zoom_blur")
+H1_RELATIVE = "ImageNet-C top-1 normalized vs non-pruned (%)"
+BASIS = ("Welch interval over the members (pruned vs dense population, {k} and {kd} models) of "
+         "each member's top-1 divided by the dense population's mean, in %")
+
+
+@functools.cache
+def _lookup(study: str, metric: str, **columns: str) -> audit.Published:
+    return audit.lookup(study, metric, **columns)
+
+
+def _h1_relative(corruption: str, level: float) -> float:
+    return _lookup(STUDY, H1_RELATIVE, dataset=f"ImageNet-C {corruption}",
+                   setting=f"t={level}").number
+
+
+def _h1_mean(level: float, names: Sequence[str] = H1_CORRUPTIONS) -> float:
+    """Mean of H1's relative top-1 change (%) over ``names`` at ``level`` (0.7 or 0.9)."""
+    return float(np.mean([_h1_relative(c, level) for c in names]))
+
+
+def member_scores(accuracy: pd.DataFrame, corruptions: Sequence[str] | None = None) -> pd.Series:
+    """Each member's top-1 averaged over ``corruptions`` (None: every corruption that is not
+    clean nor natural-adversarial) and their severities: a Series indexed by (level, seed)."""
+    if corruptions is None:
+        rows = ~accuracy["corruption"].isin([CLEAN, NATURAL])
+    else:
+        rows = accuracy["corruption"].isin(list(corruptions))
+    return accuracy[rows].groupby(["level", "seed"])["accuracy"].mean()
+
+
+def _relative(scores: pd.Series, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Members' scores at ``level`` and at the dense level, each divided by the dense mean,
+    in % (so that a difference of means is H1's relative change)."""
+    dense = scores.loc[0.0].to_numpy(dtype=float)
+    scale = 100 / dense.mean()
+    return scores.loc[level].to_numpy(dtype=float) * scale, dense * scale
+
+
+def findings_from_accuracy(
+    accuracy: pd.DataFrame, headline: float | None = None
+) -> list[audit.Finding]:
+    """D5.1-D5.4 from the tidy member accuracies (:func:`accuracy_frame`, plus rows with
+    ``corruption = "natural_adversarial"`` for the reference-wrong test examples).
+
+    Each finding is a difference of population means of per-member relative top-1 (%), with
+    its Welch interval over the members: D5.1 the relative change on the natural-adversarial
+    examples at the headline level; D5.2 the relative change averaged over the corruptions (H1:
+    the mean of its 12 ImageNet-C corruptions at 90%) and its part beyond the clean change
+    (per member: corrupted minus clean relative top-1); D5.3 the relative change on the noise
+    corruptions minus on the others; D5.4 the relative change at the headline level minus at
+    the lowest pruned level (H1: at 90% minus at 70%).
     """
-    table = relative_robustness(runs)
-    per_level = table.groupby("level").agg(
-        change=("relative_change_pct", "mean"), clean=("clean_change_pct", "first")
-    )
-    top = per_level.index.max()
-    rows = [{"finding": "corruptions_hurt_pruned", "value": float(per_level.loc[top, "change"]),
-             "agrees": bool(per_level.loc[top, "change"] < 0)}]
-    levels = [0.0, *per_level.index]
-    changes = [0.0, *per_level["change"]]
-    tr = compression_impact.trend(levels, changes)
-    rows.append({"finding": "more_hurt_at_higher_sparsity", "value": tr["rho"],
-                 "agrees": bool(tr["rho"] < 0)})
-    gap = float(per_level.loc[top, "change"] - per_level.loc[top, "clean"])
-    rows.append({"finding": "shift_hurts_more_than_clean", "value": gap, "agrees": bool(gap < 0)})
+    levels = sorted(t for t in accuracy["level"].unique() if t > 0)
+    if 0.0 not in set(accuracy["level"]) or not levels:
+        raise PruneAuditError("the accuracy frame needs the dense level 0 and a pruned level")
+    top = headline if headline is not None else min(
+        levels, key=lambda t: (abs(t - HEADLINE_LEVEL), -t))
+    present = set(accuracy["corruption"])
+    shifted = sorted(present - {CLEAN, NATURAL})
+    rows: list[audit.Finding] = []
+
+    def welch(a: np.ndarray, b: np.ndarray, name: str, paper: float, source: str):
+        diff, lo, hi = audit.welch_interval(a, b)
+        return audit.finding(name, diff, lo, hi, paper, source=source,
+                             basis=BASIS.format(k=len(a), kd=len(b)))
+
+    nat = _lookup(STUDY, "ImageNet-A top-1 normalized vs non-pruned (%)",
+                       dataset="ImageNet-A (7,500 images)", setting="t=90.0%")
+    name = f"D5.1 natural-adversarial relative top-1 at {level_name(top)} (%)"
+    if NATURAL in present:
+        a, b = _relative(member_scores(accuracy, [NATURAL]), top)
+        rows.append(welch(a, b, name, nat.number, f"H1 {nat.source}"))
+    else:
+        rows.append(audit.not_testable(name, nat.number, source=f"H1 {nat.source}",
+                                       why="no reference population (reference_seeds empty)"))
+    if not shifted:
+        raise PruneAuditError("the accuracy frame holds no corrupted test set")
+    scores = member_scores(accuracy)
+    a, b = _relative(scores, top)
+    rows.append(welch(a, b, f"D5.2 relative top-1 under corruption at {level_name(top)} (%)",
+                      _h1_mean(0.9), "H1 Table 7 (mean of 12 ImageNet-C corruptions, t = 90%)"))
+    clean = member_scores(accuracy, [CLEAN])
+    ca, cb = _relative(clean, top)
+    h1_clean = 100 * (_lookup("S4_class_level_PIE_CIE", "top-1 (%)", dataset=IMAGENET,
+                                   setting="t=90%").number / _lookup(
+        "S4_class_level_PIE_CIE", "top-1 (%)", dataset=IMAGENET, setting="t=0%").number - 1)
+    rows.append(welch(a - ca, b - cb, "D5.2 relative top-1 lost under corruption beyond the "
+                      f"clean loss at {level_name(top)} (points)", _h1_mean(0.9) - h1_clean,
+                      "H1 Table 7 minus Table 2 (t = 90%)"))
+    noise = [c for c in shifted if c in NOISE]
+    other = [c for c in shifted if c not in NOISE]
+    name = f"D5.3 noise minus other corruptions, relative top-1 at {level_name(top)} (points)"
+    paper = _h1_mean(0.9, NOISE) - _h1_mean(0.9, [c for c in H1_CORRUPTIONS if c not in NOISE])
+    if noise and other:
+        na, nb = _relative(member_scores(accuracy, noise), top)
+        oa, ob = _relative(member_scores(accuracy, other), top)
+        rows.append(welch(na - oa, nb - ob, name, paper, "H1 Table 7 (t = 90%)"))
+    else:
+        rows.append(audit.not_testable(name, paper, source="H1 Table 7",
+                                       why="needs a noise and a non-noise corruption"))
+    low = levels[0]
+    name = (f"D5.4 relative top-1 under corruption, {level_name(top)} minus "
+            f"{level_name(low)} (points)")
+    paper = _h1_mean(0.9) - _h1_mean(0.7)
+    if low < top:
+        hi_rel, _ = _relative(scores, top)
+        lo_rel, _ = _relative(scores, low)
+        rows.append(welch(hi_rel, lo_rel, name, paper, "H1 Table 7 (t = 90% minus 70%)"))
+    else:
+        rows.append(audit.not_testable(name, paper, source="H1 Table 7",
+                                       why="needs a pruned level below the headline level"))
+    return rows
+
+
+def natural_member_rows(runs: RobustnessRuns) -> pd.DataFrame:
+    """Member accuracies on the examples the reference population gets wrong, as rows of the
+    accuracy frame with ``corruption = "natural_adversarial"`` (severity 0)."""
+    wrong = reference_wrong(runs)
+    parts = []
+    for t, pop in runs.populations.items():
+        sub = (pop.preds[:, wrong] == pop.labels[None, wrong]).mean(axis=1)
+        parts.append(pd.DataFrame({"level": t, "seed": [s.seed for s in pop.specs],
+                                   "sparsity": pop.sparsity, "corruption": NATURAL,
+                                   "severity": 0, "accuracy": sub}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def findings(runs: RobustnessRuns) -> list[audit.Finding]:
+    """D5.1-D5.4 of the study's populations (:func:`findings_from_accuracy`)."""
+    frame = runs.accuracy
     if runs.reference is not None:
-        nat = natural_adversarial(runs)
-        row = nat[(nat["subset"] == "reference_wrong") & (nat["level"] == top)].iloc[0]
-        rows.append({"finding": "natural_adversarial_hurt",
-                     "value": float(row["relative_change_pct"]),
-                     "agrees": bool(row["relative_change_pct"] < 0)})
-    return pd.DataFrame(rows, columns=["finding", "value", "agrees"])
+        frame = pd.concat([frame, natural_member_rows(runs)], ignore_index=True)
+    return findings_from_accuracy(frame)
+
+
+# --------------------------------------------------------------------------- page
+
+
+def validate(params: Mapping[str, object]) -> None:
+    """Check the page's parameters before any kernel starts or any model trains; one
+    :class:`PruneAuditError` names every problem and its fix."""
+    problems = []
+    seeds = list(params.get("seeds", [0, 1]))
+    reference = list(params.get("reference_seeds", []))
+    checks = [
+        lambda: check_seeds(seeds),
+        lambda: runs.check_levels(params.get("levels", [0.5])),
+        lambda: [level_seeds(seeds, t, bool(params.get("independent", True)))
+                 for t in params.get("levels", [0.5])],
+        lambda: _check_grid(params.get("corruption_names", ["contrast"]),
+                            params.get("severities", [1])),
+    ]
+    if reference:
+        checks.append(lambda: check_seeds(reference))
+    for check in checks:
+        try:
+            check()
+        except PruneAuditError as err:
+            problems.append(str(err))
+    overlap = sorted(set(seeds) & set(reference))
+    if overlap:
+        problems.append(f"reference_seeds must not overlap seeds (shared: {overlap})")
+    index = params.get("example_index", 0)
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        problems.append(f"example_index must be a non-negative integer, got {index!r}")
+    if problems:
+        raise PruneAuditError("bad Study 5 parameters: " + "; ".join(problems))
+
+
+def protocol_table(runs_: RobustnessRuns, spec: RunSpec, independent: bool = True) -> pd.DataFrame:
+    """H1 section 4's protocol beside this page's, one row per setting."""
+    pops = runs_.populations
+    k = len(pops[0.0].specs)
+    names = sorted(set(runs_.accuracy["corruption"]) - {CLEAN})
+    sev = sorted(set(runs_.accuracy["severity"]) - {0})
+    n_models = sum(len(p.specs) for p in pops.values())
+    ref = runs_.reference
+    rows = [
+        ("task", "ImageNet / ResNet-50", f"{spec.dataset} / {spec.model} (Study 4's "
+         "populations)"),
+        ("models", "dense and pruned ResNet-50 populations",
+         f"K = {k} per level; levels " + ", ".join(f"{t:g}" for t in pops)),
+        ("populations", "trained separately per level",
+         "independent: each level its own seeds" if independent
+         else "shared seeds (paired members)"),
+        ("corruptions", "ImageNet-C (Hendrycks & Dietterich), 5 severities",
+         f"{len(names)} of pruneaudit's digit corruptions (MNIST-C style), severities "
+         + ", ".join(map(str, sev))),
+        ("natural adversarial", "ImageNet-A",
+         "none" if ref is None else f"test digits a dense reference population (K = "
+         f"{len(ref.specs)}, other seeds) gets wrong (modal label)"),
+        ("metric", "pruned top-1 / dense top-1 per corruption, mean over severities, in %",
+         "the same, per member, with a Welch interval over the members"),
+        ("evaluations", "-", f"{n_models} models x {len(names) * len(sev)} corrupted test "
+         f"sets = {n_models * len(names) * len(sev):,}"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published (H1 sec. 4)", "this page"]
+                        ).set_index("setting")
+
+
+def h1_corruption_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Our relative change per corruption at each pruned level (:func:`relative_robustness`)
+    beside H1's ImageNet-C value for the same corruption at 70% and 90% (NaN where H1 has no
+    such corruption)."""
+    out = table.pivot_table(index="corruption", columns="level_name",
+                            values="relative_change_pct", sort=False)
+    for level in (0.7, 0.9):
+        out[f"H1 ImageNet-C t = {level:g}"] = [
+            _h1_relative(c, level) if c in H1_CORRUPTIONS else float("nan") for c in out.index
+        ]
+    return out.reset_index()
+
+
+def corruption_explorer(runs_: RobustnessRuns) -> alt.LayerChart:
+    """Population-mean top-1 against pruning level for one corruption and severity picked by
+    two drop-downs (Vega-Lite parameters: works in the static page, no kernel)."""
+    means = mean_accuracy(runs_)
+    shifted = means[means["corruption"] != CLEAN].copy()
+    clean = means[means["corruption"] == CLEAN][["level", "accuracy"]].rename(
+        columns={"accuracy": "clean accuracy"})
+    shifted = shifted.merge(clean, on="level")
+    names = sorted(shifted["corruption"].unique())
+    sev = sorted(shifted["severity"].unique())
+    pick_c = alt.param(name="corruption_shown", value=names[0],
+                       bind=alt.binding_select(options=names, name="corruption "))
+    pick_s = alt.param(name="severity_shown", value=int(sev[-1]),
+                       bind=alt.binding_select(options=[int(s) for s in sev], name="severity "))
+    long = shifted.melt(id_vars=["level", "level_name", "corruption", "severity", "sparsity"],
+                        value_vars=["accuracy", "clean accuracy"], var_name="test set",
+                        value_name="top-1")
+    long["test set"] = long["test set"].map({"accuracy": "corrupted", "clean accuracy": "clean"})
+    base = (
+        alt.Chart(long)
+        .add_params(pick_c, pick_s)
+        .transform_filter(f"datum.corruption == {pick_c.name}")
+        .transform_filter(f"datum.severity == {pick_s.name}")
+        .encode(
+            x=alt.X("level:Q", title="pruning level t"),
+            y=alt.Y("top-1:Q", title="population-mean top-1", scale=alt.Scale(zero=False)),
+            color=alt.Color("test set:N"),
+            tooltip=["level_name", "corruption", "severity", "test set",
+                     alt.Tooltip("top-1:Q", format=".1%")],
+        )
+    )
+    return alt.layer(base.mark_line(), base.mark_point(filled=True)).properties(
+        width=420, height=260,
+        title="Top-1 vs pruning level on one corrupted test set (pick corruption, severity)")
+
+
+def key_figure(table: pd.DataFrame) -> alt.Chart:
+    """The page's key figure: relative change (%) of pruned vs dense top-1 per corruption and
+    level, from :func:`relative_robustness`, with the clean change as a rule."""
+    bars = alt.Chart(table).mark_bar().encode(
+        x=alt.X("relative_change_pct:Q", title="relative top-1 change vs dense (%)"),
+        y=alt.Y("corruption:N", sort="x", title=None),
+        color=alt.Color("level_name:N", title="population"),
+        yOffset="level_name:N",
+        tooltip=["corruption", "level_name", alt.Tooltip("relative_change_pct:Q", format=".2f"),
+                 alt.Tooltip("clean_change_pct:Q", format=".2f")],
+    )
+    return bars.properties(width=420, height=22 * table["corruption"].nunique() * max(
+        1, table["level_name"].nunique()) // 2 + 60,
+        title="Pruned vs dense top-1 under each corruption (mean over severities)")
