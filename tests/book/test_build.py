@@ -112,8 +112,15 @@ def test_timings_recorded(smoke_book: Path) -> None:
     assert said.startswith("profile smoke: expected about")
 
 
-def test_wrong_type_fails_readably_in_the_kernel(tmp_path: Path) -> None:
+def test_wrong_type_fails_readably_in_the_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Values that pass the ast check are checked again by book.setup inside the kernel."""
+    from pruneaudit.book import profiles
+
+    nbs, out = tmp_path / "nbs", tmp_path / "out"
+    nbs.mkdir()
+    monkeypatch.setattr(profiles, "NBS", nbs)  # a notebook of its own, not in the repo's nbs/
     nb = nbformat.v4.new_notebook()
     params = nbformat.v4.new_code_cell("n: int = 1")
     params.metadata["tags"] = ["parameters"]
@@ -121,16 +128,12 @@ def test_wrong_type_fails_readably_in_the_kernel(tmp_path: Path) -> None:
         params,
         nbformat.v4.new_code_cell("n = 'two'\nfrom pruneaudit import book\nbook.setup(globals())"),
     ]
-    path = book.NBS / "zz_kernel_check.ipynb"
-    nbformat.write(nb, path)
-    try:
-        with pytest.raises(PruneAuditError, match=r"n must be int, got 'two'") as err:
-            book.run_notebook("zz_kernel_check", {}, None, tmp_path)
-    finally:
-        path.unlink()
+    nbformat.write(nb, nbs / "zz_kernel_check.ipynb")
+    with pytest.raises(PruneAuditError, match=r"n must be int, got 'two'") as err:
+        book.run_notebook("zz_kernel_check", {}, None, out)
     assert "failed in cell" in str(err.value)
-    assert not (tmp_path / "zz_kernel_check.ipynb").exists()
-    assert (tmp_path / "zz_kernel_check.failed.ipynb").exists()
+    assert not (out / "zz_kernel_check.ipynb").exists()
+    assert (out / "zz_kernel_check.failed.ipynb").exists()
 
 
 def test_unknown_profile_and_notebook() -> None:
