@@ -66,6 +66,7 @@ from pruneaudit.audit.findings import (
     mean_interval,
     not_testable,
     published,
+    similar,
     verdict,
     write_findings_json,
 )
@@ -208,6 +209,7 @@ __all__ = [
     "Finding",
     "finding",
     "not_testable",
+    "similar",
     "findings_frame",
     "write_findings_json",
 ]

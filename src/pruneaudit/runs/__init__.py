@@ -18,11 +18,13 @@ from pruneaudit.runs.grid import (
     train_and_evaluate,
 )
 from pruneaudit.runs.populations import (
+    FLIP_KEY,
     GRADUAL_TECHNIQUE,
     INIT_PREFIX,
     Population,
     Splits,
     corrupted_specs,
+    flip_extra,
     fresh_model,
     gradual_pruner,
     load_model,
@@ -56,6 +58,8 @@ __all__ = [
     "LEVEL_KEY",
     "SCHEME_KEY",
     "RunSpec",
+    "FLIP_KEY",
+    "flip_extra",
     "STALE_AFTER_S",
     "Run",
     "ResultsStore",
