@@ -502,3 +502,11 @@ def test_page_texts_are_computed(toy):
     w = qw.writers_text(result, 1)
     assert "**2** (hsf4)" in w and "75.0%" in w and "-75.0 points" in w
     assert "2 digits per writer" in qw.limits_text(result)
+
+
+def test_styled_formats_every_named_column():
+    frame = pd.DataFrame({"a": [0.1234], "p": [0.000123], "c": [-0.05], "s": [0.5], "d": [1.23456]})
+    html = qw.styled(frame, "cap", percent=["a"], points=["c"], pvalues=["p"],
+                     decimals={"d": 2}, other={"s": "{:+.1e}"}).to_html()
+    for text in ("12.3%", "1.2e-04", "-5.0 pts", "+5.0e-01", "1.23", "cap"):
+        assert text in html

@@ -851,7 +851,7 @@ def protocol_table(
          f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}"),
         ("model-epochs", f"{paper.model_epochs:,}", f"{ours.model_epochs:,}"),
         (f"training time on this CPU ({seconds_per_10k} s per 10k images)",
-         f"{paper.hours:.1f} h", f"{ours.hours * 60:.0f} min"),
+         f"{paper.hours:.1f} h", f"{ours.hours * 60:.1f} min"),
     ]
     return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(
         "setting"
@@ -927,13 +927,15 @@ def limits_text(result: WriterStudy) -> str:
 
 def styled(frame: pd.DataFrame, caption: str, percent: Sequence[str] = (),
            points: Sequence[str] = (), pvalues: Sequence[str] = (),
-           decimals: Mapping[str, int] | None = None):
+           decimals: Mapping[str, int] | None = None, other: Mapping[str, str] | None = None):
     """``frame`` as a captioned table: ``percent`` columns as 97.1%, ``points`` as signed
-    percentage points, ``pvalues`` in scientific notation, ``decimals`` fixed."""
+    percentage points, ``pvalues`` in scientific notation, ``decimals`` fixed, ``other``: format
+    strings by column (one ``Styler.format`` call: a second call would reset the others)."""
     fmt: dict[str, object] = {c: "{:.1%}" for c in percent}
     fmt.update({c: (lambda v: f"{100 * v:+.1f} pts") for c in points})
     fmt.update({c: "{:.1e}" for c in pvalues})
     fmt.update({c: f"{{:.{d}f}}" for c, d in (decimals or {}).items()})
+    fmt.update(other or {})
     style = frame.style.format(fmt, na_rep="n/a").set_caption(caption)
     return style if isinstance(frame.index, pd.MultiIndex) or frame.index.name else style.hide(
         axis="index"
@@ -980,7 +982,8 @@ def effects_view(effects: pd.DataFrame):
         "unpruned), per series and for all writers; p: two-sided test of slope 0",
         pvalues=["pvalue"],
         decimals={"intercept": 4, "intercept_se": 4, "rvalue": 3},
-    ).format({"slope": "{:+.2e}", "slope_se": "{:.2e}"})
+        other={"slope": "{:+.2e}", "slope_se": "{:.2e}"},
+    )
 
 
 def curve_view(result: WriterStudy):
