@@ -204,7 +204,7 @@ def test_tiny_real_study(data_root, tmp_path):
 
 
 QUICK = {
-    "seeds": [0, 1], "epochs": 1, "lr": 0.1, "batch_size": 32, "augment": True, "flip": False,
+    "seeds": [0, 1], "epochs": 1, "lr": 0.01, "batch_size": 32, "augment": True, "flip": False,
     "train_size": None, "iterations": 20, "pruned_iteration": None, "n_hurt": 10,
     "n_gallery": 4, "seconds_per_10k": 0.83, "data_root": None, "store": None,
     "device": "auto",
@@ -510,3 +510,22 @@ def test_styled_formats_every_named_column():
                      decimals={"d": 2}, other={"s": "{:+.1e}"}).to_html()
     for text in ("12.3%", "1.2e-04", "-5.0 pts", "+5.0e-01", "1.23", "cap"):
         assert text in html
+
+
+def test_notebook_defaults_are_the_quick_profile():
+    import ast
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    nb = json.loads((repo / "nbs" / "02_qmnist_writers.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
+    tree = ast.parse("".join(cell["source"]))
+    defaults = {n.target.id: ast.literal_eval(n.value) for n in tree.body
+                if isinstance(n, ast.AnnAssign)}
+    quick = yaml.safe_load((repo / "nbs" / "profiles" / "quick.yml").read_text())
+    for key, value in quick["02_qmnist_writers"].items():
+        assert defaults[key] == value, key
+    qw.validate(defaults)
