@@ -477,6 +477,11 @@ def _paper_tilt(coefficient: str, stage: str, group: str) -> audit.Published:
     )
 
 
+def _derived(x: float) -> float:
+    """A difference of two printed values, without float noise (-0.18999999999999995: -0.19)."""
+    return round(x, 6)
+
+
 def _fit(x, y, m, axis=-1):
     """Least-squares (intercept, slope) of y on x over the rows where ``m`` is 1, along ``axis``
     (vectorized over resamples)."""
@@ -512,7 +517,7 @@ def topline_finding(dense_accuracy: Sequence[float], pruned_accuracy: Sequence[f
     m, lo, hi = audit.mean_interval(change)
     return audit.finding(
         "D2.1 test accuracy falls at ~98.6% sparsity (pruned − dense)",
-        m, lo, hi, pruned.number - dense.number,
+        m, lo, hi, _derived(pruned.number - dense.number),
         source=f"P Sec. 4.1: ~97% → ~78% (published rows {dense.id}, {pruned.id})",
         basis=BY_SEEDS,
     )
@@ -564,7 +569,7 @@ def collapse_finding(acc_dense: np.ndarray, acc_pruned: np.ndarray) -> Finding:
     return audit.finding(
         "D2.2 a writer at 100% collapses: worst drop per seed (null: a second dense model)",
         float(worst[keep].mean()) if keep.any() else np.nan, lo + null, hi + null,
-        after.number - before.number,
+        _derived(after.number - before.number),
         source=f"P Sec. 4.1, Fig. 1: writer 469 100% → 47.7%, seed 0 (rows {before.id}, "
         f"{after.id})",
         basis=f"{BY_SEEDS}, of each seed's worst drop minus its chance level ({null:+.3f})",
@@ -616,7 +621,7 @@ def slope_change_finding(
 ) -> Finding:
     """D2.3 for one group: the accuracy-vs-|tilt| slope turns more negative after pruning (slope
     pruned − slope dense, beside P's difference; hsf1: not testable here)."""
-    paper = (
+    paper = _derived(
         _paper_tilt("slope", "pruned", group).number
         - _paper_tilt("slope", "unpruned", group).number
     )
@@ -644,7 +649,7 @@ def intercept_gap_finding(
     n_resamples: int = 999,
 ) -> Finding:
     """D2.4 for one stage (unpruned / pruned): hsf4's fitted intercept minus hsf0's, < 0."""
-    paper = (
+    paper = _derived(
         _paper_tilt("intercept", stage, "hsf4").number
         - _paper_tilt("intercept", stage, "hsf0").number
     )
