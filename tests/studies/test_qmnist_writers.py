@@ -8,10 +8,11 @@ import pytest
 import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
-from pruneaudit import audit, data
+from pruneaudit import audit, data, runs
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore
+from pruneaudit.runs import ResultsStore, RunSpec
 from pruneaudit.studies import qmnist_writers as qw
 
 
@@ -139,10 +140,6 @@ def test_gallery_and_histogram(toy):
 
 def test_bad_inputs(toy):
     test, pool, dense, pruned = toy
-    with pytest.raises(PruneAuditError, match="at least one seed"):
-        qw.base_specs([])
-    with pytest.raises(PruneAuditError, match="distinct"):
-        qw.base_specs([0, 0])
     with pytest.raises(PruneAuditError, match="has 3 examples but test has 4"):
         qw.digit_frame(test, pool, dense[:, :3], pruned)
     no_meta = data.ImageData(test.name, test.images, test.labels, test.classes, test.spec)
@@ -151,7 +148,9 @@ def test_bad_inputs(toy):
 
 
 def test_tiny_real_study(data_root, tmp_path):
-    bases = qw.base_specs([0, 1], epochs=1, lr=0.05, train_size=1000)
+    bases = runs.member_specs(
+        RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.05, train_size=1000), [0, 1]
+    )
     store = ResultsStore(tmp_path)
     s = qw.study(bases, 2, store, str(data_root), progress=False)
     assert len(s.digits) == 10_000 and s.writers["writer"].nunique() == 297
@@ -175,52 +174,358 @@ def test_tiny_real_study(data_root, tmp_path):
     pd.testing.assert_frame_equal(again.writers, s.writers)
 
 
-def _writers(changes_hsf0, changes_hsf4, start=1.0):
-    rows = []
-    for s, changes in (("hsf0", changes_hsf0), ("hsf4", changes_hsf4)):
-        for c in changes:
-            rows.append({"writer": len(rows), "series": s, "accuracy_unpruned": start,
-                         "accuracy_pruned": start + c, "accuracy_change": c})
-    return pd.DataFrame(rows)
+    # the page's tables and findings come from the same result
+    _, acc = qw.seed_writer_accuracy(s.correct_pruned, s.digits["writer"])
+    assert np.allclose(acc.mean(axis=0), s.writers["accuracy_pruned"])
+    traj = s.trajectory
+    assert sorted(traj["iteration"].unique()) == [0, 1, 2]
+    assert len(traj) == 3 * (297 + 1)
+    top = traj[(traj["who"] == "all digits") & (traj["iteration"] == 2)]["accuracy"].iloc[0]
+    assert top == pytest.approx(s.correct_pruned.mean())
+    rows = qw.findings(s, n_resamples=99)
+    assert [r.finding[:4] for r in rows][:3] == ["D2.1", "D2.2", "D2.2"]
+    assert {r.finding[:4] for r in rows} == {"D2.1", "D2.2", "D2.3", "D2.4", "D2.5", "D2.6"}
+    assert all(r.verdict in audit.VERDICTS for r in rows)
+    t1 = qw.table1(s, n_resamples=99)
+    assert len(t1) == 16 and t1[t1["group"] == "hsf1"]["ours"].isna().all()
+    assert t1["paper"].notna().all()
+    # P's masks are cumulative: a weight pruned at round 1 is still zero at round 2
+    m1 = runs.load_model(runs.series_specs(bases[0], qw.TECHNIQUE, qw.TREATMENT, 2)[1], store)
+    m2 = runs.load_model(runs.series_specs(bases[0], qw.TECHNIQUE, qw.TREATMENT, 2)[2], store)
+    for (name, p1), p2 in zip(m1.named_parameters(), m2.parameters(), strict=True):
+        if "weight" in name:
+            assert (p2.detach()[p1.detach() == 0] == 0).all()
+    explorer = qw.writer_explorer(s, qw.explorer_writers(s, 3)).to_dict()
+    assert any(p.get("name") == "writer_shown" for p in explorer.get("params", []))
+    assert "binding_select" in str(explorer) or "select" in str(explorer["params"])
 
 
-def test_comparison_directions():
-    w = _writers([0.0, -0.1, 0.0], [-0.6, -0.2, -0.3])
-    w["accuracy_unpruned"] = [1.0, 1.0, 1.0, 1.0, 0.9, 0.9]
-    w["accuracy_pruned"] = w["accuracy_unpruned"] + w["accuracy_change"]
-    w["distance_to_class_mean"] = [1.0, 2.0, 1.5, 5.0, 3.0, 4.0]
-    effects = audit.property_effects(
-        w, ["distance_to_class_mean"], "accuracy_unpruned", "accuracy_pruned"
+# --------------------------------------------------------------------------- parameters
+
+
+QUICK = {
+    "seeds": [0, 1], "epochs": 1, "lr": 0.01, "batch_size": 32, "augment": True, "flip": False,
+    "train_size": None, "iterations": 20, "pruned_iteration": None, "n_hurt": 10,
+    "n_gallery": 4, "seconds_per_10k": 0.83, "data_root": None, "store": None,
+    "device": "auto",
+}
+
+
+def test_validate_accepts_the_profiles_values():
+    qw.validate(QUICK)
+    qw.validate({**QUICK, "seeds": [0, 1, 2, 3, 4, 5], "epochs": 30, "lr": 0.01, "flip": True})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"seeds": [0]}, "at least 2 seeds"),
+        ({"seeds": [0, 0]}, "distinct"),
+        ({"epochs": 0}, "epochs must be a positive integer"),
+        ({"lr": 0}, "lr must be a number > 0"),
+        ({"train_size": 70_000}, "train_size"),
+        ({"pruned_iteration": 21}, "pruned_iteration must be None or 1..iterations=20"),
+        ({"n_gallery": 11}, "n_gallery=11 exceeds n_hurt=10"),
+        ({"flip": True, "augment": False}, "flip=True needs augment=True"),
+    ],
+)
+def test_validate_names_the_bad_value(change, message):
+    with pytest.raises(PruneAuditError, match=message):
+        qw.validate({**QUICK, **change})
+
+
+def test_flip_extra_keeps_existing_keys():
+    base = RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.1)
+    assert base.replace(extra=runs.flip_extra(False)).key == base.key
+    flipped = base.replace(extra=runs.flip_extra(True))
+    assert flipped.key != base.key and dict(flipped.extra) == {"flip": True}
+    with pytest.raises(PruneAuditError, match="flip must be True or False"):
+        runs.flip_extra("yes")
+
+
+def test_flip_extra_turns_the_flip_on_for_training(data_root):
+    base = RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.1, train_size=200)
+    assert not runs.splits(base, str(data_root)).train.spec.flip_ok
+    flipped = base.replace(extra=runs.flip_extra(True))
+    split = runs.splits(flipped, str(data_root))
+    assert split.train.spec.flip_ok and not split.test.spec.flip_ok
+    assert len(split.train) == len(runs.splits(base, str(data_root)).train)
+
+
+# --------------------------------------------------------------------------- per-seed tables
+
+
+def test_seed_writer_and_class_accuracy_by_hand():
+    correct = np.array([[1, 1, 0, 1], [0, 1, 0, 0]], dtype=bool)
+    ids, acc = qw.seed_writer_accuracy(correct, np.array([7, 7, 3, 3]))
+    assert ids.tolist() == [3, 7]
+    assert acc.tolist() == [[0.5, 1.0], [0.0, 0.5]]
+    cls = qw.seed_class_accuracy(correct, np.array([0, 1, 1, 0]), 2)
+    assert cls.tolist() == [[1.0, 0.5], [0.0, 0.5]]
+    with pytest.raises(PruneAuditError, match=r"classes \[2\] have no test digits"):
+        qw.seed_class_accuracy(correct, np.array([0, 1, 1, 0]), 3)
+
+
+def test_worst_writer_drops_by_hand():
+    dense = np.array([[1.0, 1.0, 0.9], [0.8, 0.9, 0.9]])
+    pruned = np.array([[0.5, 0.9, 0.1], [0.1, 0.1, 0.1]])
+    out = qw.worst_writer_drops(dense, pruned)
+    # seed 0: writers at 100% are 0 and 1, worst drop -0.5; seed 1: none at 100%
+    assert out[0] == pytest.approx(-0.5) and np.isnan(out[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_masked_fit_matches_linregress(seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.normal(size=30), rng.normal(size=30)
+    m = (rng.random(30) < 0.6) * 1.0
+    assume(m.sum() >= 3 and np.ptp(x[m == 1]) > 0)
+    a, b = qw._fit(x, y, m)
+    fit = stats.linregress(x[m == 1], y[m == 1])
+    assert a == pytest.approx(fit.intercept) and b == pytest.approx(fit.slope)
+
+
+# --------------------------------------------------------------------------- null simulations
+
+DRAWS = 200
+#: Bootstrap resamples in the null simulations (the page uses 999).
+BOOT = 199
+
+
+def _sim_writers(rng, n_writers=297, digits=34, slope=0.0, tilt_gap=0.0):
+    """Writers of two series with mean |tilt|, activation and a true accuracy per writer."""
+    series = np.where(np.arange(n_writers) % 2 == 0, "hsf0", "hsf4")
+    tilt = rng.uniform(0.1, 0.5, n_writers) + np.where(series == "hsf4", tilt_gap, 0.0)
+    activation = rng.normal(35, 5, n_writers)
+    p = np.clip(0.985 + slope * (tilt - 0.3) + rng.normal(0, 0.01, n_writers), 0, 1)
+    return series, tilt, activation, p
+
+
+def _observe(rng, p, digits=34, k=None):
+    """Observed writer accuracy (share of ``digits`` right), one row per seed when ``k``."""
+    shape = (k, len(p)) if k else (len(p),)
+    return rng.binomial(digits, np.broadcast_to(p, shape)) / digits
+
+
+def _verdicts(make) -> list[str]:
+    rng = np.random.default_rng(12345)
+    return [make(rng).verdict for _ in range(DRAWS)]
+
+
+def _share(verdicts, verdict) -> float:
+    return np.mean([v == verdict for v in verdicts])
+
+
+def test_d21_topline_null_and_paper_size_effect():
+    def null(rng):
+        return qw.topline_finding(rng.normal(0.975, 0.003, 6), rng.normal(0.975, 0.003, 6))
+
+    def effect(rng):
+        return qw.topline_finding(rng.normal(0.97, 0.003, 6), rng.normal(0.78, 0.02, 6))
+
+    assert _share(_verdicts(null), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(_verdicts(effect), audit.REPRODUCED) >= 0.9
+    # half the paper's drop, measured tightly: same direction, smaller
+    assert qw.topline_finding([0.97] * 3 + [0.971] * 3, [0.87] * 3 + [0.872] * 3).verdict == (
+        audit.SMALLER
     )
-    c = qw.comparison(w, effects)
-    # hsf4 mean unpruned 0.933 < 1.0; hsf4 loses more; distance slope negative; writer 3: 1 -> 0.4
-    assert c["agrees"].tolist() == [True, True, True, True]
-    assert "1 writer(s)" in c["ours"].iloc[3]
-    flipped = w.assign(series=w["series"].map({"hsf0": "hsf4", "hsf4": "hsf0"}))
-    assert qw.comparison(flipped, effects)["agrees"].tolist()[:2] == [False, False]
-    with pytest.raises(PruneAuditError, match="'hsf4'"):
-        qw.comparison(w[w["series"] == "hsf0"], effects)
 
 
-def test_protocol_cost_and_weights():
-    cost = qw.protocol_cost(6, 20, 30, 48_000, 0.5)
-    assert cost["model_epochs"] == 6 * 21 * 30
-    assert cost["hours"] == pytest.approx(3780 * 4.8 * 0.5 / 3600)
+def test_d22_group_drops_similar_null_and_effect():
+    def null(rng):
+        series, _, _, p = _sim_writers(rng)
+        change = _observe(rng, p) - _observe(rng, p)
+        return qw.group_drops_finding(change, series, seed=int(rng.integers(1e6)),
+                                      n_resamples=BOOT)
+
+    def equal_drops(rng):
+        series, _, _, p = _sim_writers(rng)
+        change = _observe(rng, p - 0.19) - _observe(rng, p)
+        return qw.group_drops_finding(change, series, n_resamples=BOOT)
+
+    def unequal(rng):
+        series, _, _, p = _sim_writers(rng)
+        drop = np.where(series == "hsf4", 0.3, 0.05)
+        change = _observe(rng, p - drop) - _observe(rng, p)
+        return qw.group_drops_finding(change, series, n_resamples=BOOT)
+
+    assert _share(_verdicts(null), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(_verdicts(equal_drops), audit.REPRODUCED) >= 0.9
+    assert _share(_verdicts(unequal), audit.NOT_REPRODUCED) >= 0.95
+
+
+def test_d22_collapse_null_and_paper_size_effect():
+    def null(rng):
+        _, _, _, p = _sim_writers(rng)
+        return qw.collapse_finding(_observe(rng, p, k=6), _observe(rng, p, k=6))
+
+    def effect(rng):
+        _, _, _, p = _sim_writers(rng)
+        dense = _observe(rng, p, k=6)
+        pruned = _observe(rng, p - 0.05, k=6)
+        for k in range(6):  # one writer at 100% falls to 47.7% in every seed
+            w = int(np.flatnonzero(dense[k] == 1.0)[0])
+            pruned[k, w] = 0.477
+        return qw.collapse_finding(dense, pruned)
+
+    assert _share(_verdicts(null), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(_verdicts(effect), audit.REPRODUCED) >= 0.9
+
+
+def _tilt_case(rng, before, after):
+    series, tilt, _, p = _sim_writers(rng, slope=before)
+    p_after = np.clip(p + (after - before) * (tilt - 0.3) - 0.15, 0, 1)
+    return tilt, _observe(rng, p, k=2).mean(0), _observe(rng, p_after, k=2).mean(0), series
+
+
+def test_d23_tilt_slope_null_and_paper_size_effect():
+    def run(before, after, group):
+        def make(rng):
+            return qw.slope_change_finding(*_tilt_case(rng, before, after), group,
+                                           seed=int(rng.integers(1e6)), n_resamples=BOOT)
+        return _verdicts(make)
+
+    assert _share(run(0.0, 0.0, "hsf0"), audit.NOT_REPRODUCED) >= 0.95
+    # P hsf0: -0.025 -> -0.296 (the simulated slope is shared by both series)
+    assert _share(run(-0.025, -0.296, "hsf0"), audit.REPRODUCED) >= 0.9
+    rows = qw.tilt_findings(*_tilt_case(np.random.default_rng(0), 0, 0), n_resamples=99)
+    assert [r.finding.split(" (")[1][:4] for r in rows[:4]] == ["hsf0", "hsf1", "hsf4", "all:"]
+    assert rows[1].verdict == audit.NOT_TESTABLE and "hsf1" in rows[1].basis
+    assert all(r.verdict == audit.NOT_REPRODUCED for r in rows if r.finding.startswith("D2.4"))
+
+
+def test_d24_intercept_gap_null_and_effect():
+    def make(gap):
+        def inner(rng):
+            series, tilt, _, p = _sim_writers(rng)
+            p = np.clip(p + np.where(series == "hsf4", gap, 0.0), 0, 1)
+            y = _observe(rng, p, k=2).mean(0)
+            return qw.intercept_gap_finding(tilt, y, series, "pruned",
+                                            seed=int(rng.integers(1e6)), n_resamples=BOOT)
+        return inner
+
+    assert _share(_verdicts(make(0.0)), audit.NOT_REPRODUCED) >= 0.95
+    # P after pruning: hsf4 - hsf0 = -0.083
+    assert _share(_verdicts(make(-0.083)), audit.REPRODUCED) >= 0.9
+
+
+def test_d25_property_findings_null_and_effect():
+    def make(tilt_gap, atypical):
+        def inner(rng):
+            series, tilt, activation, p = _sim_writers(rng, tilt_gap=tilt_gap)
+            dev = np.abs(activation - activation.mean())
+            p_after = np.clip(p - 0.1 - atypical * dev, 0, 1)
+            change = _observe(rng, p_after) - _observe(rng, p)
+            rows = qw.property_findings(tilt, activation, change, series,
+                                        seed=int(rng.integers(1e6)), n_resamples=BOOT)
+            return rows
+        return inner
+
+    def verdicts(make_rows, i):
+        rng = np.random.default_rng(7)
+        return [make_rows(rng)[i].verdict for _ in range(DRAWS)]
+
+    assert _share(verdicts(make(0.0, 0.0), 0), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(verdicts(make(0.0, 0.0), 1), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(verdicts(make(-0.05, 0.0), 0), audit.REPRODUCED) >= 0.9
+    assert _share(verdicts(make(0.0, 0.01), 1), audit.REPRODUCED) >= 0.9
+    assert make(0, 0)(np.random.default_rng(0))[2].verdict == audit.NOT_TESTABLE
+
+
+def test_d26_class_findings_null_and_effect():
+    def make(best_gap, five_extra):
+        def inner(rng):
+            base = rng.uniform(0.96, 0.99, 10)
+            dense = np.clip(base + rng.normal(0, 0.003, (6, 10)), 0, 1)
+            pruned_mean = base - 0.15
+            pruned_mean[1] = pruned_mean.max() + best_gap if best_gap else pruned_mean[1]
+            pruned_mean[5] -= five_extra
+            return qw.class_findings(dense, pruned_mean + rng.normal(0, 0.01, (6, 10)))
+        return inner
+
+    def verdicts(m, i):
+        rng = np.random.default_rng(3)
+        return [m(rng)[i].verdict for _ in range(DRAWS)]
+
+    assert _share(verdicts(make(0.0, 0.0), 0), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(verdicts(make(0.0, 0.0), 1), audit.NOT_REPRODUCED) >= 0.95
+    assert _share(verdicts(make(0.05, 0.0), 0), audit.REPRODUCED) >= 0.9
+    assert _share(verdicts(make(0.0, 0.2), 1), audit.REPRODUCED) >= 0.9
+
+
+# --------------------------------------------------------------------------- page text
+
+
+def _result(toy, k=3):
+    test, pool, dense, pruned = toy
+    digits = qw.digit_frame(test, pool, dense, pruned)
+    labels = test.labels.numpy()[None, :]
+    return qw.WriterStudy(
+        classes=pd.DataFrame(), digits=digits, writers=qw.writer_frame(digits),
+        sparsity=np.array([0.5, 0.5]), pruned_iteration=k, test=test, pool=pool,
+        train_idx=np.arange(3), correct_dense=dense == labels, correct_pruned=pruned == labels,
+        trajectory=pd.DataFrame(),
+    )
+
+
+def test_protocol_table_states_what_ran(toy):
+    result = _result(toy)
+    bases = runs.member_specs(
+        RunSpec(qw.DATASET, qw.MODEL, epochs=2, lr=0.1, augment=False), [4, 7]
+    )
+    t = qw.protocol_table(bases, 3, result, 1.0)["this page"]
+    assert t["seeds (replicates)"] == "2 [4, 7]" and t["iterations"] == "3"
+    assert t["model-epochs"] == "16" and t["augmentation"] == "none"
+    assert t["test digits / writers / series"] == "4 / 2 / hsf0, hsf4"
+    paper = qw.protocol_table(bases, 3, result, 1.0)["published (P)"]
+    assert paper["model-epochs"] == "3,780"
+    # 3,780 model-epochs x 48,000 digits at 1 s per 10,000: 18,144 s = 5.0 h
+    assert paper["training time on this CPU (1.0 s per 10k images)"] == "5.0 h"
+    flipped = [b.replace(augment=True, extra=runs.flip_extra(True)) for b in bases]
+    assert "flip" in qw.protocol_table(flipped, 3, result, 1.0)["this page"]["augmentation"]
+
+
+def test_costs_and_weights():
+    cost = qw.paper_cost(0.5)
+    assert cost.model_epochs == 6 * 21 * 30
+    assert cost.hours == pytest.approx(3780 * 4.8 * 0.5 / 3600)
     # LeNet: 6*1*9 + 16*6*9 + 400*120 + 120*84 + 84*10
     assert qw.prunable_weights() == 54 + 864 + 48_000 + 10_080 + 840
 
 
-def test_protocol_table_states_what_ran(toy):
-    test, pool, dense, pruned = toy
-    digits = qw.digit_frame(test, pool, dense, pruned)
-    result = qw.WriterStudy(
-        classes=pd.DataFrame(), digits=digits, writers=qw.writer_frame(digits),
-        sparsity=np.array([0.5]), pruned_iteration=3, test=test, pool=pool,
-        train_idx=np.arange(3),
-    )
-    bases = qw.base_specs([4, 7], epochs=2, lr=0.1, augment=False)
-    t = qw.protocol_table(bases, 3, result)["this page"]
-    assert t["seeds (replicates)"] == "2 [4, 7]" and t["iterations"] == "3"
-    assert t["model-epochs"] == "16" and t["augmentation"] == "none"
-    assert t["test digits / writers / series"] == "4 / 2 / hsf0, hsf4"
-    assert qw.protocol_table(bases, 3, result)["published (P)"]["model-epochs"] == "3,780"
+def test_page_texts_are_computed(toy):
+    result = _result(toy)
+    # seed 0 right on all 4 digits and seed 1 on 3: dense 87.5%; pruned: 3 of 8 right
+    text = qw.topline_text(result)
+    assert "**87.5%**" in text and "**37.5%**" in text and "-50.0 points" in text
+    w = qw.writers_text(result, 1)
+    assert "**2** (hsf4)" in w and "75.0%" in w and "-75.0 points" in w
+    assert "2 digits per writer" in qw.limits_text(result)
+
+
+def test_styled_formats_every_named_column():
+    frame = pd.DataFrame({"a": [0.1234], "p": [0.000123], "c": [-0.05], "s": [0.5], "d": [1.23456]})
+    html = qw.styled(frame, "cap", percent=["a"], points=["c"], pvalues=["p"],
+                     decimals={"d": 2}, other={"s": "{:+.1e}"}).to_html()
+    for text in ("12.3%", "1.2e-04", "-5.0 pts", "+5.0e-01", "1.23", "cap"):
+        assert text in html
+
+
+def test_notebook_defaults_are_the_quick_profile():
+    import ast
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    nb = json.loads((repo / "nbs" / "02_qmnist_writers.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
+    tree = ast.parse("".join(cell["source"]))
+    defaults = {n.target.id: ast.literal_eval(n.value) for n in tree.body
+                if isinstance(n, ast.AnnAssign)}
+    quick = yaml.safe_load((repo / "nbs" / "profiles" / "quick.yml").read_text())
+    for key, value in quick["02_qmnist_writers"].items():
+        assert defaults[key] == value, key
+    qw.validate(defaults)

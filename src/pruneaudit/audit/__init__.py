@@ -71,6 +71,7 @@ from pruneaudit.audit.findings import (
     mean_interval,
     not_testable,
     published,
+    similar,
     verdict,
     write_findings_json,
 )
@@ -218,6 +219,7 @@ __all__ = [
     "Finding",
     "finding",
     "not_testable",
+    "similar",
     "findings_frame",
     "write_findings_json",
 ]

@@ -137,15 +137,19 @@ def bootstrap_interval(
     seed: int = 0,
     n_resamples: int = 999,
     level: float = 0.95,
+    vectorized: bool = False,
 ) -> tuple[float, float, float]:
     """``statistic(*data)`` and its percentile bootstrap interval, resampling the rows of the
-    arrays in ``data`` together (e.g. writers), by ``scipy.stats.bootstrap``."""
-    estimate = float(statistic(*data))
+    arrays in ``data`` together (e.g. writers), by ``scipy.stats.bootstrap``.
+
+    ``vectorized``: ``statistic`` accepts an ``axis`` keyword and reduces along it (scipy then
+    evaluates many resamples at once); the estimate is ``statistic(*data, axis=-1)``."""
+    estimate = float(statistic(*data, axis=-1) if vectorized else statistic(*data))
     result = stats.bootstrap(
         tuple(np.asarray(d) for d in data),
         statistic,
         paired=True,
-        vectorized=False,
+        vectorized=vectorized,
         n_resamples=n_resamples,
         confidence_level=level,
         method="percentile",
@@ -196,6 +200,39 @@ def finding(
         float(ci_low),
         float(ci_high),
         verdict(ci_low, ci_high, value, null=null, direction=direction),
+        source,
+        basis,
+    )
+
+
+def similar(
+    name: str,
+    ours: float,
+    ci_low: float,
+    ci_high: float,
+    margin: float,
+    *,
+    source: str,
+    basis: str,
+    null: float = 0.0,
+) -> Finding:
+    """A :class:`Finding` for a claim of *no* material difference (paper value None): the
+    verdict is ``reproduced`` when the interval lies inside ``(null - margin, null + margin)``
+    (an equivalence test with a margin fixed in advance), else ``not reproduced``."""
+    if not margin > 0:
+        raise PruneAuditError(f"margin must be > 0, got {margin!r}")
+    inside = (
+        math.isfinite(ci_low)
+        and math.isfinite(ci_high)
+        and null - margin < ci_low <= ci_high < null + margin
+    )
+    return Finding(
+        name,
+        None,
+        float(ours),
+        float(ci_low),
+        float(ci_high),
+        REPRODUCED if inside else NOT_REPRODUCED,
         source,
         basis,
     )

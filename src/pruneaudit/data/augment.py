@@ -8,7 +8,9 @@ Augmentation (protocol P): a random crop of the original size from the image zer
 2 px (28 px images) or 4 px (32 px images), then, only where ``spec.flip_ok``, a horizontal flip
 with probability 1/2. Digits and characters (the datasets whose spec has ``flip_ok=False``) are
 never flipped: a mirrored "2", "7" or "Z" is not an example of its class and mirrored letters
-can be another class ("b"/"d"), so a flip would teach wrong labels.
+can be another class ("b"/"d"), so a flip would teach wrong labels. The one exception is asked
+for by name: a run whose ``extra`` has ``flip: True`` (``pruneaudit.runs.flip_extra``) trains
+with ``flip_ok`` set, to run P's protocol as printed (crop + flip, Study 2's paper option).
 
 Random draws are split from their use so that a population trainer can draw for each member
 from its own generator and apply the augmentation to the members' stacked batches at once:

@@ -18,6 +18,7 @@ from pruneaudit.runs.grid import (
     train_and_evaluate,
 )
 from pruneaudit.runs.populations import (
+    FLIP_KEY,
     GRADUAL_TECHNIQUE,
     INIT_PREFIX,
     LEVEL_SEED_STRIDE,
@@ -26,6 +27,7 @@ from pruneaudit.runs.populations import (
     check_levels,
     check_seeds,
     corrupted_specs,
+    flip_extra,
     fresh_model,
     gradual_pruner,
     level_name,
@@ -63,6 +65,8 @@ __all__ = [
     "LEVEL_KEY",
     "SCHEME_KEY",
     "RunSpec",
+    "FLIP_KEY",
+    "flip_extra",
     "STALE_AFTER_S",
     "Run",
     "ResultsStore",

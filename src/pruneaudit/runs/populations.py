@@ -48,6 +48,9 @@ from pruneaudit.training.loop import StepHook, TrainConfig, evaluate, num_steps
 INIT_PREFIX = "init."
 GRADUAL_TECHNIQUE = "l1_unstructured"
 GRADUAL_BEGIN, GRADUAL_END, GRADUAL_UPDATES = 0.2, 0.8, 50
+#: ``extra`` key of a run whose training augmentation adds P's horizontal flip (see
+#: :func:`flip_extra`); absent (not False) when off, so existing run keys stay unchanged.
+FLIP_KEY = "flip"
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,21 @@ class Splits:
         return self.pool.subset(self.val_idx)
 
 
+def flip_extra(flip: bool) -> dict[str, bool]:
+    """The ``extra`` that turns on a horizontal flip in a run's augmentation: ``{"flip": True}``,
+    or ``{}`` when off (so a spec without the flip keeps its key). A flip is wrong for digits
+    (a mirrored 2 is not a 2); it exists so that P's printed protocol (crop + flip) can be run."""
+    if not isinstance(flip, bool):
+        raise PruneAuditError(f"flip must be True or False, got {flip!r}")
+    return {FLIP_KEY: True} if flip else {}
+
+
 def splits(spec: RunSpec, root: str | None = None) -> Splits:
-    """The train / validation / test data of ``spec`` (see the module docstring)."""
+    """The train / validation / test data of ``spec`` (see the module docstring); with
+    ``extra["flip"]`` the pool's dataset spec allows the augmentation's horizontal flip."""
     pool, test = _pool_and_test(spec.dataset, root, spec.train_size, spec.test_size)
+    if dict(spec.extra).get(FLIP_KEY):
+        pool = dataclasses.replace(pool, spec=dataclasses.replace(pool.spec, flip_ok=True))
     train_idx, val_idx = data.train_val_split(len(pool), spec.seed, spec.val_fraction)
     return Splits(pool, train_idx, val_idx, test)
 
