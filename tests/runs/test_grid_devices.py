@@ -59,7 +59,7 @@ class _FakeWorker:
 
 
 def test_device_plugin_sets_each_worker_by_index(monkeypatch):
-    monkeypatch.delenv(config.DEVICE_ENV, raising=False)
+    monkeypatch.setenv(config.DEVICE_ENV, "auto")  # restored (unset) after the test
     plugin = DevicePlugin(["cuda:0", "cuda:1", "cuda:2"])
     for name, expected in [(0, "cuda:0"), (2, "cuda:2"), (4, "cuda:1"), ("tcp-x", "cuda:0")]:
         plugin.setup(_FakeWorker(name))
