@@ -18,6 +18,12 @@ from pruneaudit.data.corruptions import (
     motion_kernels,
     relative_robustness,
 )
+from pruneaudit.data.splits import (
+    IMBALANCE_KEY,
+    IMBALANCE_SEED_KEY,
+    long_tail_counts,
+    long_tail_indices,
+)
 from pruneaudit.data.datasets import (
     CELEBA_PARTITIONS,
     CELEBA_TARGET,
@@ -37,6 +43,10 @@ from pruneaudit.data.datasets import (
 )
 
 __all__ = [
+    "IMBALANCE_KEY",
+    "IMBALANCE_SEED_KEY",
+    "long_tail_counts",
+    "long_tail_indices",
     "SPLITS",
     "DatasetSpec",
     "DATASETS",
