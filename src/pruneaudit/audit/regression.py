@@ -188,6 +188,8 @@ def _formula(frame: pd.DataFrame, cross_terms: bool) -> tuple[str, dict[str, str
     single = {c for c in CATEGORICALS if frame[c].nunique() < 2}
     numeric = ("exp_sparsity", "sparsity", "a0", "quartile", "r", "H")
     constant = {c for c in numeric if frame[c].nunique() < 2}
+    if frame["sparsity"].nunique() < 3 and "sparsity" not in constant:
+        constant.add("sparsity")  # two values: s and exp(s) are both affine in one indicator
     terms = []
     for term in LINEAR_TERMS + (CROSS_TERMS if cross_terms else ()):
         parts = [p.removeprefix("C(").removesuffix(")") for p in term.split(":")]
@@ -212,7 +214,8 @@ def _cov(cov: str, frame: pd.DataFrame) -> dict:
         return {"cov_type": "HAC", "cov_kwds": dict(HAC_KWDS)}
     if cov == "cluster":
         groups = frame.groupby(["dataset", "class"], observed=True, sort=True).ngroup()
-        return {"cov_type": "cluster", "cov_kwds": {"groups": groups.to_numpy()}}
+        # Student t with G - 1 degrees of freedom: normal intervals are too narrow for few G
+        return {"cov_type": "cluster", "cov_kwds": {"groups": groups.to_numpy()}, "use_t": True}
     if cov == "nonrobust":
         return {"cov_type": "nonrobust"}
     raise PruneAuditError(f"unknown cov {cov!r}; accepted: 'HAC', 'cluster', 'nonrobust'")

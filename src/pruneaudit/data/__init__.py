@@ -18,12 +18,6 @@ from pruneaudit.data.corruptions import (
     motion_kernels,
     relative_robustness,
 )
-from pruneaudit.data.splits import (
-    IMBALANCE_KEY,
-    IMBALANCE_SEED_KEY,
-    long_tail_counts,
-    long_tail_indices,
-)
 from pruneaudit.data.datasets import (
     CELEBA_PARTITIONS,
     CELEBA_TARGET,
@@ -40,6 +34,12 @@ from pruneaudit.data.datasets import (
     load,
     read_idx,
     train_val_split,
+)
+from pruneaudit.data.splits import (
+    IMBALANCE_KEY,
+    IMBALANCE_SEED_KEY,
+    long_tail_counts,
+    long_tail_indices,
 )
 
 __all__ = [

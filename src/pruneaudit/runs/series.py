@@ -189,9 +189,12 @@ def grid_cost(
     """
     check_positive_int("iterations", iterations)
     check_positive_int("epochs", epochs)
-    rounds = 1 + len(distinct("techniques", techniques)) * len(
-        distinct("treatments", treatments)
-    ) * iterations
+    rounds = (
+        1
+        + len(distinct("techniques", techniques))
+        * len(distinct("treatments", treatments))
+        * iterations
+    )
     per_member = len(distinct("seeds", seeds)) * rounds * epochs
     train = []
     for d in distinct("datasets", datasets):
