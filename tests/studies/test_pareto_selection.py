@@ -205,8 +205,18 @@ def simulated_runs(rng, seeds=6, iterations=8, widen=0.0, dominant=False) -> pd.
         tech = TECHS4[t] if k > 0 else TECHS4[0]
         for c in range(10):
             rows.append(("mnist", "alexnet", tech, "finetune", s, k, sp, c, acc[c], 100))
-    cols = ["dataset", "model", "technique", "treatment", "seed", "iteration", "sparsity",
-            "class", "accuracy", "n"]
+    cols = [
+        "dataset",
+        "model",
+        "technique",
+        "treatment",
+        "seed",
+        "iteration",
+        "sparsity",
+        "class",
+        "accuracy",
+        "n",
+    ]
     runs = pd.DataFrame(rows, columns=cols)
     # the dense model of a seed is one model: the same rows for every technique's series
     dense = runs[runs.iteration == 0]
@@ -254,13 +264,27 @@ def test_findings_one_seed_not_testable():
 
 def test_three_objective_frontier_uses_mean_min():
     assert ps.FRONTIERS["pareto_3d"] == {
-        "accuracy": "max", "sparsity": "max", "unfairness_mean_min": "min"
+        "accuracy": "max",
+        "sparsity": "max",
+        "unfairness_mean_min": "min",
     }
 
 
-PARAMS = dict(model="lenet", techniques=["l1_structured"], treatments=["finetune"], seeds=[0],
-              iterations=2, epochs=1, lr=0.1, train_size=None, test_size=None,
-              accuracy_floor=0.98, min_candidates=3, fairness_weight=100.0, sparsity_weight=1.0)
+PARAMS = dict(
+    model="lenet",
+    techniques=["l1_structured"],
+    treatments=["finetune"],
+    seeds=[0],
+    iterations=2,
+    epochs=1,
+    lr=0.1,
+    train_size=None,
+    test_size=None,
+    accuracy_floor=0.98,
+    min_candidates=3,
+    fairness_weight=100.0,
+    sparsity_weight=1.0,
+)
 
 
 @pytest.mark.parametrize(

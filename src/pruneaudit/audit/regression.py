@@ -9,8 +9,9 @@ plus one row per dense model and class) is
 with quartile(a0_c) one numeric term 1..4 and, among the cross terms, a0:quartile (P, App. D),
 fitted by ordinary least squares (statsmodels formula API) with HAC standard errors
 (3 lags, small-sample correction) as P, or cluster-robust by (dataset, class) (r_c and H_c vary
-only between classes, which HAC's 3 lags along a series do not allow for), and, as the bounded-response alternative, by a binomial GLM
-with logit link on the same terms. The hypotheses of the study are E > 0 and F < 0 (one-tailed).
+only between classes, which HAC's 3 lags along a series do not allow for), and, as the
+bounded-response alternative, by a binomial GLM with logit link on the same terms.
+The hypotheses of the study are E > 0 and F < 0 (one-tailed).
 """
 
 from __future__ import annotations
@@ -92,9 +93,11 @@ def design_frame(runs: pd.DataFrame, class_stats: pd.DataFrame) -> pd.DataFrame:
     """Build the Study 1 design frame from per-class accuracies of stored run series.
 
     ``runs``: one row per (dataset, model, technique, treatment, seed, iteration, class) with
-    ``sparsity`` and ``accuracy`` in [0, 1] (and ``imbalance_factor``, 1 when absent) (an optional ``n``, the class's test size, is kept
-    for the GLM weights). ``class_stats``: one row per (dataset, class) with ``r`` (imbalance r_c)
-    and ``H`` (mean image entropy H_c, bits), per imbalance factor when it has that column. Every series needs its iteration-0 (unpruned) rows:
+    ``sparsity`` and ``accuracy`` in [0, 1] (and ``imbalance_factor``, 1 when absent); an
+    optional ``n``, the class's test size, is kept for the GLM weights.
+    ``class_stats``: one row per (dataset, class) with ``r`` (imbalance r_c)
+    and ``H`` (mean image entropy H_c, bits), per imbalance factor when it has that column.
+    Every series needs its iteration-0 (unpruned) rows:
     ``a0`` is the accuracy on the class at iteration 0 of the same series, ``quartile`` its
     quartile among the classes of that model (see ``_quartiles``, a number 1..4),
     ``exp_sparsity`` = exp(sparsity). The dense model of a seed (iteration 0, shared by all its

@@ -89,12 +89,25 @@ def available_notebooks() -> list[str]:
 
 def declared_parameters(name: str) -> dict[str, dict]:
     """The parameters declared in the notebook's ``parameters`` cell (papermill's inspection)."""
-    import papermill
+    import ast
 
-    declared = papermill.inspect_notebook(str(notebook_path(name)))
-    if not declared:
-        raise PruneAuditError(f"notebook {name} has no cell tagged 'parameters'")
-    return declared
+    import nbformat
+
+    # papermill's inspection skips annotations with "|" (``int | None``): read the cell's AST
+    nb = nbformat.read(notebook_path(name), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            names = {}
+            for stmt in ast.parse(cell.source).body:
+                target = (
+                    stmt.target
+                    if isinstance(stmt, ast.AnnAssign)
+                    else (stmt.targets[0] if isinstance(stmt, ast.Assign) else None)
+                )
+                if isinstance(target, ast.Name):
+                    names[target.id] = {"name": target.id}
+            return names
+    raise PruneAuditError(f"notebook {name} has no cell tagged 'parameters'")
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, object]:

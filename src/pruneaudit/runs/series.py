@@ -4,7 +4,8 @@
 technique, treatment, seed) through :func:`pruneaudit.runs.run_series` and returns the tidy
 per-class frame; :func:`class_stats` gives each class's share, imbalance r_c and mean image
 entropy H_c of the training pool the models drew from (methods page, "Study 1: population
-regression"); :func:`grid_cost` the training cost of a grid by :func:`pruneaudit.runs.training_cost`.
+regression"); :func:`grid_cost` the training cost of a grid by
+:func:`pruneaudit.runs.training_cost`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Study 3 (P, section 4.2): choosing a pruning operating point with fairness in the value.
 
 AlexNet is trained on MNIST and pruned iteratively with the structured techniques
-(:func:`pruneaudit.runs.series.series_frame`); methods page, "Study 3: Pareto selection". Every pruned network (technique,
-treatment, iteration) is one operating point, its total accuracy, sparsity and unfairness
-averaged over the seeds (:func:`pruneaudit.metrics.unfairness_vs_sparsity`).
+(:func:`pruneaudit.runs.series.series_frame`); methods page, "Study 3: Pareto selection".
+Every pruned network (technique, treatment, iteration) is one operating point, its total
+accuracy, sparsity and unfairness averaged over the seeds
+(:func:`pruneaudit.audit.unfairness_vs_sparsity`).
 
 - Candidates: the points whose seed-mean total accuracy is at least the accuracy floor
   (:func:`candidates`). When fewer than ``min_candidates`` points pass the requested floor (a

@@ -303,7 +303,8 @@ def paper_term(term: str, reference_technique: str) -> str | None:
 def _published_coefs() -> dict[str, float]:
     table = audit.published()
     rows = table[(table.study == STUDY) & table.metric.str.startswith("OLS coef: ")]
-    return {m.removeprefix("OLS coef: "): float(v) for m, v in zip(rows.metric, rows.number)}
+    pairs = zip(rows.metric, rows.number, strict=True)
+    return {m.removeprefix("OLS coef: "): float(v) for m, v in pairs}
 
 
 def coefficient_table(fit: audit.ModelFit) -> pd.DataFrame:
