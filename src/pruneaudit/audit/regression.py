@@ -191,8 +191,9 @@ def _formula(frame: pd.DataFrame, cross_terms: bool) -> tuple[str, dict[str, str
     single = {c for c in CATEGORICALS if frame[c].nunique() < 2}
     numeric = ("exp_sparsity", "sparsity", "a0", "quartile", "r", "H")
     constant = {c for c in numeric if frame[c].nunique() < 2}
-    if frame["sparsity"].nunique() < 3 and "sparsity" not in constant:
-        constant.add("sparsity")  # two values: s and exp(s) are both affine in one indicator
+    if frame.groupby("technique", observed=True)["sparsity"].nunique().min() < 3:
+        # two sparsities per technique: s and exp(s) are both affine in one indicator
+        constant.add("sparsity")
     terms = []
     for term in LINEAR_TERMS + (CROSS_TERMS if cross_terms else ()):
         parts = [p.removeprefix("C(").removesuffix(")") for p in term.split(":")]
