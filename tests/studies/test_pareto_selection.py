@@ -198,7 +198,8 @@ def simulated_runs(rng, seeds=6, iterations=8, widen=0.0, dominant=False) -> pd.
             continue  # one dense model per seed
         sp = 1 - 0.8**k
         acc = mu + rng.normal(0, 0.01, 10)
-        acc[:3] -= widen * sp * (1 + 0.3 * t)  # techniques lose at different rates
+        rate = 1 + 0.3 * (t if sp > 0.5 else 3 - t)  # techniques' curves cross at 50%
+        acc[:3] -= widen * sp * rate
         if dominant and k > 0:
             acc = acc if t == 0 else acc - 0.05 * (np.arange(10) < 3)
         acc = np.clip(acc, 0, 1)

@@ -334,8 +334,44 @@ def picks_text(chosen: pd.DataFrame) -> str:
 # --------------------------------------------------------------------------- findings
 
 
-def _seed_points(runs: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame:
-    return operating_points(runs[runs["seed"].isin(list(seeds))])
+def per_seed_points(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per pruned run (seed, technique, treatment, iteration >= 1): sparsity, total
+    accuracy (weighted by ``n`` when present) and both unfairness kinds, as
+    :func:`pruneaudit.audit.unfairness_vs_sparsity` computes them per run (vectorized)."""
+    pruned = runs[runs["iteration"] > 0]
+    keys = ["seed", "technique", "treatment", "iteration"]
+    g = pruned.groupby(keys, sort=True)
+    acc = g["accuracy"]
+    if "n" in pruned:
+        w = pruned.assign(w=pruned["accuracy"] * pruned["n"]).groupby(keys, sort=True)
+        total = w["w"].sum() / w["n"].sum()
+    else:
+        total = acc.mean()
+    return pd.DataFrame(
+        {
+            "sparsity": g["sparsity"].first(),
+            "accuracy": total,
+            UNFAIRNESS: acc.max() - acc.min(),
+            UNFAIRNESS_MEAN: acc.mean() - acc.min(),
+        }
+    ).reset_index()
+
+
+def _seed_points(per_seed: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame:
+    """Seed means of :func:`per_seed_points` over ``seeds``, labelled as operating points."""
+    part = per_seed[per_seed["seed"].isin(list(seeds))]
+    out = (
+        part.groupby(["technique", "treatment", "iteration"], sort=True)[
+            ["sparsity", "accuracy", UNFAIRNESS, UNFAIRNESS_MEAN]
+        ]
+        .mean()
+        .reset_index()
+    )
+    out["label"] = [
+        f"{t} / {w} / k={k}"
+        for t, w, k in zip(out["technique"], out["treatment"], out["iteration"], strict=True)
+    ]
+    return out
 
 
 def frontier_techniques(points: pd.DataFrame, floor: float, min_candidates: int) -> int:
@@ -354,15 +390,16 @@ def heldout_gains(
     """Per seed s: unfairness (max − min) on seed s of the sparsest candidate minus that of the
     value-function pick, both chosen on the seed means of the other seeds (cross-fitting, so that
     noise in the unfairness that made a point look fair does not count as a gain)."""
+    per_seed = per_seed_points(runs)
     out = {}
     for s in sorted(runs["seed"].unique()):
         rest = [t for t in runs["seed"].unique() if t != s]
         chosen = picks(
-            candidates(_seed_points(runs, rest), floor, min_candidates).frame,
+            candidates(_seed_points(per_seed, rest), floor, min_candidates).frame,
             fairness_weight,
             sparsity_weight,
         )
-        own = _seed_points(runs, [s]).set_index("label")[UNFAIRNESS]
+        own = _seed_points(per_seed, [s]).set_index("label")[UNFAIRNESS]
         out[int(s)] = float(own[chosen.iloc[1]["label"]] - own[chosen.iloc[0]["label"]])
     return pd.Series(out, name="gain")
 
@@ -394,6 +431,7 @@ def findings(
     seeds = sorted(runs["seed"].unique())
     table = audit.published()
     pick_paper = table[(table.study == STUDY) & (table.metric == "sparsity")]["value"].iloc[0]
+    per_seed = per_seed_points(runs)
     rows = []
     if len(seeds) < 2:
         why = "needs at least two seeds (an interval over seeds); this run has one"
@@ -412,7 +450,7 @@ def findings(
         )
     else:
         counts = [
-            frontier_techniques(_seed_points(runs, [s]), floor, min_candidates) for s in seeds
+            frontier_techniques(_seed_points(per_seed, [s]), floor, min_candidates) for s in seeds
         ]
         m, lo, hi = F.mean_interval(counts)
         rows.append(
