@@ -39,11 +39,8 @@ from pruneaudit.runs.store import ResultsStore, RunSpec
 
 PRUNING, QUANTIZATION = "pruning", "quantization"
 #: PIE categories by which population's modal label is right (both cannot be, they differ).
-PIE_CATEGORIES = (
-    "baseline right, compressed wrong",
-    "compressed right, baseline wrong",
-    "both wrong",
-)
+PIE_CATEGORIES = ("baseline right, compressed wrong", "compressed right, baseline wrong",
+                  "both wrong")
 #: The CelebA attributes H2 analyses: the target and the two protected attributes.
 CELEBA_TARGET, CELEBA_GROUPS = "Blond_Hair", ("Male", "Young")
 
@@ -110,7 +107,9 @@ def train_populations(
 ) -> dict[float, runs.Population]:
     """Make the missing members of every level (all levels as one computation) and read them."""
     specs = population_specs(base, seeds, levels)
-    runs.run_population([s for members in specs.values() for s in members], store, root, progress)
+    runs.run_population(
+        [s for members in specs.values() for s in members], store, root, progress
+    )
     return {t: runs.population(members, store) for t, members in specs.items()}
 
 
@@ -172,7 +171,9 @@ def run(
     """
     pops = train_populations(base, seeds, levels, store, root, progress)
     baseline = pops.pop(0.0)
-    variants = [Compressed(variant_name(level=t), PRUNING, t, None, pop) for t, pop in pops.items()]
+    variants = [
+        Compressed(variant_name(level=t), PRUNING, t, None, pop) for t, pop in pops.items()
+    ]
     for scheme in dict.fromkeys(schemes):
         pop = runs.run_quantized(list(baseline.specs), scheme, store, root, progress)
         variants.append(Compressed(variant_name(scheme=scheme), QUANTIZATION, None, scheme, pop))
@@ -335,20 +336,8 @@ def cie_accuracy(
                         same_as_taxicab=bool(np.array_equal(mask, masks["taxicab"])),
                     )
                 )
-    cols = [
-        "variant",
-        "kind",
-        "level",
-        "scheme",
-        "score",
-        "percentile",
-        "top_share",
-        "n",
-        "population",
-        "modal_accuracy",
-        "mean_member_accuracy",
-        "same_as_taxicab",
-    ]
+    cols = ["variant", "kind", "level", "scheme", "score", "percentile", "top_share", "n",
+            "population", "modal_accuracy", "mean_member_accuracy", "same_as_taxicab"]
     return pd.concat(parts, ignore_index=True)[cols]
 
 
@@ -387,11 +376,7 @@ def subgroup_metrics(
     for c in _select(runs, names):
         tables = [
             audit.compare_populations(
-                y,
-                runs.baseline.preds,
-                c.population.preds,
-                groups,
-                positive_class=k,
+                y, runs.baseline.preds, c.population.preds, groups, positive_class=k,
                 reduce=reduce,
             )
             for k in positives
@@ -406,16 +391,8 @@ def subgroup_metrics(
             table["baseline"], table["compressed"]
         )
         parts.append(table.assign(**_variant_columns(c)))
-    cols = [
-        "variant",
-        "kind",
-        "level",
-        "scheme",
-        *keys,
-        "baseline",
-        "compressed",
-        "normalized_difference",
-    ]
+    cols = ["variant", "kind", "level", "scheme", *keys, "baseline", "compressed",
+            "normalized_difference"]
     return pd.concat(parts, ignore_index=True)[cols]
 
 
@@ -453,22 +430,9 @@ def over_indexing(
         table["test_share"] = table["test_share"].fillna(0.0)
         table["train_share"] = table["train_count"] / len(runs.train.meta)
         parts.append(table.assign(**_variant_columns(c)))
-    cols = [
-        "variant",
-        "kind",
-        "level",
-        "scheme",
-        "attribute",
-        "value",
-        "train_count",
-        "train_share",
-        "test_count",
-        "test_share",
-        "cie_count",
-        "cie_share",
-        "over_index_train",
-        "over_index_test",
-    ]
+    cols = ["variant", "kind", "level", "scheme", "attribute", "value", "train_count",
+            "train_share", "test_count", "test_share", "cie_count", "cie_share",
+            "over_index_train", "over_index_test"]
     return pd.concat(parts, ignore_index=True)[cols]
 
 
@@ -492,9 +456,8 @@ def pie_examples(
     base_modal, comp_modal = audit.modal_labels(b, k), audit.modal_labels(v, k)
     pie = base_modal != comp_modal
     category = np.where(
-        base_modal == y,
-        PIE_CATEGORIES[0],
-        np.where(comp_modal == y, PIE_CATEGORIES[1], PIE_CATEGORIES[2]),
+        base_modal == y, PIE_CATEGORIES[0], np.where(comp_modal == y, PIE_CATEGORIES[1],
+                                                      PIE_CATEGORIES[2])
     )
     frame = pd.DataFrame(
         {
@@ -514,9 +477,8 @@ def pie_examples(
         frame = frame.groupby("category", sort=False).head(per_category)
     frame["caption"] = [  # label indices: short enough for a gallery cell
         f"true {a}\nbase {p}\ncomp {q}"
-        for a, p, q in zip(
-            frame["label"], frame["baseline_label"], frame["compressed_label"], strict=True
-        )
+        for a, p, q in zip(frame["label"], frame["baseline_label"], frame["compressed_label"],
+                           strict=True)
     ]
     images = runs.test.images.numpy()
     frame["image"] = [charts.image_data_url(images[i], scale=scale) for i in frame["index"]]
@@ -619,53 +581,32 @@ def findings(
     rows = []
     if len(pruned):
         tr = trend(pruned["level"], pruned["significant_classes"])
-        rows.append(
-            {
-                "finding": "classes_grow_with_sparsity",
-                "value": tr["rho"],
-                "agrees": bool(tr["rho"] > 0),
-            }
-        )
+        rows.append({"finding": "classes_grow_with_sparsity", "value": tr["rho"],
+                     "agrees": bool(tr["rho"] > 0)})
         top = pruned.iloc[-1]
         if len(quant):
             most = int(quant["significant_classes"].max())
-            rows.append(
-                {
-                    "finding": "quantization_less_harm",
-                    "value": float(most - top["significant_classes"]),
-                    "agrees": bool(most < top["significant_classes"]),
-                }
-            )
+            rows.append({"finding": "quantization_less_harm",
+                         "value": float(most - top["significant_classes"]),
+                         "agrees": bool(most < top["significant_classes"])})
         acc = pie_accuracy(runs)
         acc = acc[acc["variant"] == top["variant"]].set_index(["subset", "population"])
         m = acc["modal_accuracy"]
         if acc.loc[("pie", "baseline"), "n"] > 0:
             harder = m[("pie", "baseline")] < m[("all", "baseline")]
             removal = all(m[("non_pie", p)] > m[("all", p)] for p in ("baseline", "compressed"))
-            rows.append(
-                {
-                    "finding": "pie_harder",
-                    "value": float(m[("all", "baseline")] - m[("pie", "baseline")]),
-                    "agrees": bool(harder and removal),
-                }
-            )
+            rows.append({"finding": "pie_harder",
+                         "value": float(m[("all", "baseline")] - m[("pie", "baseline")]),
+                         "agrees": bool(harder and removal)})
             err_cie = 1 - acc.loc[("pie", "compressed"), "mean_member_accuracy"]
             err_all = 1 - acc.loc[("all", "compressed"), "mean_member_accuracy"]
             ratio = err_cie / err_all if err_all > 0 else float("nan")
-            rows.append(
-                {
-                    "finding": "cie_error_concentrated",
-                    "value": float(ratio),
-                    "agrees": bool(ratio > 1),
-                }
-            )
+            rows.append({"finding": "cie_error_concentrated", "value": float(ratio),
+                         "agrees": bool(ratio > 1)})
         meta = runs.test.meta
         if meta is not None and group in meta.columns and meta[group].nunique() > 1:
-            sub = (
-                subgroup_metrics(runs, group, [top["variant"]])
-                if subgroup_table is None
-                else subgroup_table[subgroup_table["variant"] == top["variant"]]
-            )
+            sub = (subgroup_metrics(runs, group, [top["variant"]]) if subgroup_table is None
+                   else subgroup_table[subgroup_table["variant"] == top["variant"]])
             if sub.empty:
                 raise PruneAuditError(
                     f"subgroup_table has no rows of the highest pruning level {top['variant']!r}"
@@ -674,17 +615,12 @@ def findings(
             err = err.set_index("group")
             hardest = err["baseline"].idxmax()
             increase = err["normalized_difference"]
-            rows.append(
-                {
-                    "finding": "harder_group_hurt_more",
-                    "value": float(increase[hardest] - increase.drop(hardest).max()),
-                    "agrees": bool(increase[hardest] > increase.drop(hardest).max()),
-                }
-            )
+            rows.append({"finding": "harder_group_hurt_more",
+                         "value": float(increase[hardest] - increase.drop(hardest).max()),
+                         "agrees": bool(increase[hardest] > increase.drop(hardest).max())})
             over = over_indexing(runs, group, [top["variant"]]).set_index("value")
             value = hardest.split("=", 1)[1]
             oi = float(over.loc[value, "over_index_test"])
-            rows.append(
-                {"finding": "harder_group_over_indexed", "value": oi, "agrees": bool(oi > 1)}
-            )
+            rows.append({"finding": "harder_group_over_indexed", "value": oi,
+                         "agrees": bool(oi > 1)})
     return pd.DataFrame(rows, columns=["finding", "value", "agrees"])

@@ -79,7 +79,9 @@ def predictions(
 ) -> runs.Population:
     """The stored models of all seeds at ``iteration`` (0 = unpruned) read as one population."""
     check_range("iteration", iteration, 0, iterations)
-    specs = [runs.series_specs(b, TECHNIQUE, TREATMENT, iterations)[iteration] for b in bases]
+    specs = [
+        runs.series_specs(b, TECHNIQUE, TREATMENT, iterations)[iteration] for b in bases
+    ]
     return runs.population(specs, store)
 
 
@@ -161,9 +163,8 @@ def tilt_fits(writers: pd.DataFrame) -> pd.DataFrame:
     """accuracy = intercept + slope · abs_tilt per stage, per series and for all writers."""
     long = tilt_long(writers)
     parts = [
-        audit.group_linear_fits(long[long["stage"] == s], "abs_tilt", "accuracy", "series").assign(
-            stage=s
-        )
+        audit.group_linear_fits(long[long["stage"] == s], "abs_tilt", "accuracy", "series")
+        .assign(stage=s)
         for s in STAGES
     ]
     out = pd.concat(parts, ignore_index=True).rename(columns={"group": "series"})
@@ -216,12 +217,12 @@ def most_hurt(writers: pd.DataFrame, n: int = 5) -> pd.DataFrame:
     with a flag ``collapse``: from 100% before pruning to under 50% after."""
     check_positive_int("n", n)
     order = writers.assign(_change=writers["accuracy_change"].round(9))  # float-noise ties
-    out = (
-        order.sort_values(["_change", "accuracy_unpruned", "writer"], ascending=[True, False, True])
-        .head(n)
-        .drop(columns="_change")
+    out = order.sort_values(
+        ["_change", "accuracy_unpruned", "writer"], ascending=[True, False, True]
+    ).head(n).drop(columns="_change")
+    out = out.assign(
+        collapse=(out["accuracy_unpruned"] == 1.0) & (out["accuracy_pruned"] < 0.5)
     )
-    out = out.assign(collapse=(out["accuracy_unpruned"] == 1.0) & (out["accuracy_pruned"] < 0.5))
     return out.reset_index(drop=True)
 
 
@@ -424,30 +425,18 @@ def protocol_table(bases: Sequence[RunSpec], iterations: int, result: WriterStud
     series = ", ".join(sorted(result.writers["series"].unique()))
     rows = [
         ("model", "LeNet (3x3 conv 6, 16; FC 120, 84, 10)", "LeNet (same)"),
-        (
-            "pruning (20% of the rest per round)",
-            "global_unstructured + rewind",
-            f"{TECHNIQUE} + {TREATMENT}",
-        ),
+        ("pruning (20% of the rest per round)", "global_unstructured + rewind",
+         f"{TECHNIQUE} + {TREATMENT}"),
         ("iterations", str(PAPER["iterations"]), str(iterations)),
         ("seeds (replicates)", "6 (0-5)", f"{len(seeds)} {seeds}"),
-        (
-            "training digits per model",
-            f"{PAPER['train_examples']:,} (80% of 60,000)",
-            f"{len(result.train_idx):,}",
-        ),
+        ("training digits per model", f"{PAPER['train_examples']:,} (80% of 60,000)",
+         f"{len(result.train_idx):,}"),
         ("epochs per round", str(PAPER["epochs"]), str(b.epochs)),
         ("optimizer", "SGD, lr 0.01, batch 32", f"SGD, lr {b.lr}, batch {b.batch_size}"),
-        (
-            "augmentation",
-            "random crop and flip",
-            "random crop (pad 2), no flip" if b.augment else "none",
-        ),
-        (
-            "test digits / writers / series",
-            "60,000 / all / hsf0, hsf1, hsf4",
-            f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}",
-        ),
+        ("augmentation", "random crop and flip",
+         "random crop (pad 2), no flip" if b.augment else "none"),
+        ("test digits / writers / series", "60,000 / all / hsf0, hsf1, hsf4",
+         f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}"),
         ("model-epochs", f"{paper['model_epochs']:,}", f"{ours['model_epochs']:,}"),
     ]
     return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(

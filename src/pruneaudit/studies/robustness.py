@@ -99,7 +99,9 @@ def run(
     parts = [_member_rows(p, t, CLEAN, 0) for t, p in pops.items()]
     grid = [(c, s) for c in names for s in sev]
     for corruption, severity in tqdm(grid, disable=not progress, desc="corrupted test sets"):
-        shifted = runs.run_corrupted(specs, corruption, severity, store, root, seed=corruption_seed)
+        shifted = runs.run_corrupted(
+            specs, corruption, severity, store, root, seed=corruption_seed
+        )
         for t in pops:
             rows = level_of == t
             sub = runs.Population(
@@ -137,12 +139,8 @@ def mean_accuracy(runs: RobustnessRuns) -> pd.DataFrame:
     keys = ["level", "corruption", "severity"]
     out = (
         runs.accuracy.groupby(keys, sort=False)
-        .agg(
-            accuracy=("accuracy", "mean"),
-            accuracy_sd=("accuracy", "std"),
-            sparsity=("sparsity", "mean"),
-            members=("seed", "size"),
-        )
+        .agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
+             sparsity=("sparsity", "mean"), members=("seed", "size"))
         .reset_index()
     )
     out["level_name"] = [_level_name(t) for t in out["level"]]
@@ -174,25 +172,13 @@ def corruption_examples(
     if not 0 <= index < len(test):
         raise PruneAuditError(f"index must be in 0..{len(test) - 1}, got {index}")
     one = test.images[index : index + 1]
-    rows = [
-        {
-            "corruption": "clean",
-            "severity": 0,
-            "image": charts.image_data_url(one[0].numpy(), scale),
-            "caption": "clean",
-        }
-    ]
+    rows = [{"corruption": "clean", "severity": 0, "image": charts.image_data_url(
+        one[0].numpy(), scale), "caption": "clean"}]
     for name in names:
         for s in sev:
             img = data.corrupt(one, name, s, seed=seed)[0].numpy()
-            rows.append(
-                {
-                    "corruption": name,
-                    "severity": s,
-                    "image": charts.image_data_url(img, scale),
-                    "caption": f"{name} {s}",
-                }
-            )
+            rows.append({"corruption": name, "severity": s,
+                         "image": charts.image_data_url(img, scale), "caption": f"{name} {s}"})
     return pd.DataFrame(rows)
 
 
@@ -216,21 +202,12 @@ def relative_robustness(runs: RobustnessRuns) -> pd.DataFrame:
     ).rename(columns={"sparsity": "level"})
     clean = means[means["corruption"] == CLEAN].set_index("level")
     dense_clean = clean.loc[0.0, "accuracy"]
-    table["clean_change_pct"] = [
-        100 * (clean.loc[t, "accuracy"] / dense_clean - 1) for t in table["level"]
-    ]
+    table["clean_change_pct"] = [100 * (clean.loc[t, "accuracy"] / dense_clean - 1)
+                                 for t in table["level"]]
     table["sparsity"] = [clean.loc[t, "sparsity"] for t in table["level"]]
     table["level_name"] = [_level_name(t) for t in table["level"]]
-    cols = [
-        "corruption",
-        "level",
-        "level_name",
-        "sparsity",
-        "severities",
-        "mean_ratio",
-        "relative_change_pct",
-        "clean_change_pct",
-    ]
+    cols = ["corruption", "level", "level_name", "sparsity", "severities", "mean_ratio",
+            "relative_change_pct", "clean_change_pct"]
     return table[cols].sort_values(["level", "relative_change_pct"], ignore_index=True)
 
 
@@ -275,15 +252,8 @@ def natural_adversarial(runs: RobustnessRuns) -> pd.DataFrame:
         for s, a in zip(table["subset"], table["mean_member_accuracy"], strict=True)
     ]
     table["level_name"] = [_level_name(t) for t in table["level"]]
-    cols = [
-        "subset",
-        "level",
-        "level_name",
-        "n",
-        "modal_accuracy",
-        "mean_member_accuracy",
-        "relative_change_pct",
-    ]
+    cols = ["subset", "level", "level_name", "n", "modal_accuracy", "mean_member_accuracy",
+            "relative_change_pct"]
     return table[cols]
 
 
@@ -304,33 +274,19 @@ def findings(runs: RobustnessRuns) -> pd.DataFrame:
         change=("relative_change_pct", "mean"), clean=("clean_change_pct", "first")
     )
     top = per_level.index.max()
-    rows = [
-        {
-            "finding": "corruptions_hurt_pruned",
-            "value": float(per_level.loc[top, "change"]),
-            "agrees": bool(per_level.loc[top, "change"] < 0),
-        }
-    ]
+    rows = [{"finding": "corruptions_hurt_pruned", "value": float(per_level.loc[top, "change"]),
+             "agrees": bool(per_level.loc[top, "change"] < 0)}]
     levels = [0.0, *per_level.index]
     changes = [0.0, *per_level["change"]]
     tr = compression_impact.trend(levels, changes)
-    rows.append(
-        {
-            "finding": "more_hurt_at_higher_sparsity",
-            "value": tr["rho"],
-            "agrees": bool(tr["rho"] < 0),
-        }
-    )
+    rows.append({"finding": "more_hurt_at_higher_sparsity", "value": tr["rho"],
+                 "agrees": bool(tr["rho"] < 0)})
     gap = float(per_level.loc[top, "change"] - per_level.loc[top, "clean"])
     rows.append({"finding": "shift_hurts_more_than_clean", "value": gap, "agrees": bool(gap < 0)})
     if runs.reference is not None:
         nat = natural_adversarial(runs)
         row = nat[(nat["subset"] == "reference_wrong") & (nat["level"] == top)].iloc[0]
-        rows.append(
-            {
-                "finding": "natural_adversarial_hurt",
-                "value": float(row["relative_change_pct"]),
-                "agrees": bool(row["relative_change_pct"] < 0),
-            }
-        )
+        rows.append({"finding": "natural_adversarial_hurt",
+                     "value": float(row["relative_change_pct"]),
+                     "agrees": bool(row["relative_change_pct"] < 0)})
     return pd.DataFrame(rows, columns=["finding", "value", "agrees"])
