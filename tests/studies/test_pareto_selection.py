@@ -180,3 +180,139 @@ def test_run_tiny(data_root, tmp_path):
     assert sorted(runs["iteration"].unique()) == [0, 1]
     points = ps.operating_points(runs)
     assert list(points["label"]) == ["dense", "l1_structured / finetune / k=1"]
+
+
+# --------------------------------------------------------------------------- findings
+
+TECHS4 = ("l1_structured", "l2_structured", "linfty_structured", "random_structured")
+
+
+def simulated_runs(rng, seeds=6, iterations=8, widen=0.0, dominant=False) -> pd.DataFrame:
+    """Tidy runs of 4 techniques: class accuracy mu_c + noise for dense and pruned models alike
+    (the null), plus ``widen`` x sparsity lost by the three hardest classes (unfairness rising
+    with sparsity); ``dominant``: the first technique is fairer than the others at every step."""
+    mu = rng.uniform(0.95, 0.995, 10)
+    rows = []
+    for t, s, k in itertools.product(range(len(TECHS4)), range(seeds), range(iterations + 1)):
+        if k == 0 and t > 0:
+            continue  # one dense model per seed
+        sp = 1 - 0.8**k
+        acc = mu + rng.normal(0, 0.01, 10)
+        rate = 1 + 0.3 * (t if sp > 0.5 else 3 - t)  # techniques' curves cross at 50%
+        acc[:3] -= widen * sp * rate
+        if dominant and k > 0:
+            acc = acc if t == 0 else acc - 0.05 * (np.arange(10) < 3)
+        acc = np.clip(acc, 0, 1)
+        tech = TECHS4[t] if k > 0 else TECHS4[0]
+        for c in range(10):
+            rows.append(("mnist", "alexnet", tech, "finetune", s, k, sp, c, acc[c], 100))
+    cols = [
+        "dataset",
+        "model",
+        "technique",
+        "treatment",
+        "seed",
+        "iteration",
+        "sparsity",
+        "class",
+        "accuracy",
+        "n",
+    ]
+    runs = pd.DataFrame(rows, columns=cols)
+    # the dense model of a seed is one model: the same rows for every technique's series
+    dense = runs[runs.iteration == 0]
+    parts = [dense.assign(technique=t) for t in TECHS4]
+    return pd.concat([*parts, runs[runs.iteration > 0]], ignore_index=True)
+
+
+def _verdicts(draws, **kw):
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(draws):
+        rows = ps.findings(simulated_runs(rng, **kw), 0.5, 3)
+        out.append({r.finding[:4]: r.verdict for r in rows})
+    return pd.DataFrame(out)
+
+
+def test_findings_null_not_reproduced():
+    from pruneaudit import audit
+
+    # pruned models drawn like the dense ones: D3.2 and D3.3 must fail
+    table = _verdicts(200)
+    share = (table[["D3.2", "D3.3"]] == audit.NOT_REPRODUCED).mean()
+    assert (share >= 0.95).all(), share
+    # D3.1's null is one technique dominating (with equal techniques the claim is true)
+    table = _verdicts(200, dominant=True)
+    assert (table["D3.1"] == audit.NOT_REPRODUCED).mean() >= 0.95
+
+
+def test_findings_effect_reproduced():
+    from pruneaudit import audit
+
+    # unfairness rising by tens of points toward high sparsity (P Fig. 3c), techniques crossing
+    table = _verdicts(20, widen=0.3)
+    share = (table == audit.REPRODUCED).mean()
+    assert (share >= 0.8).all(), share
+
+
+def test_findings_one_seed_not_testable():
+    from pruneaudit import audit
+
+    rows = ps.findings(simulated_runs(np.random.default_rng(1), seeds=1), 0.5, 3)
+    assert [r.verdict for r in rows[:2]] == [audit.NOT_TESTABLE] * 2
+    assert rows[2].verdict in audit.VERDICTS
+
+
+def test_three_objective_frontier_uses_mean_min():
+    assert ps.FRONTIERS["pareto_3d"] == {
+        "accuracy": "max",
+        "sparsity": "max",
+        "unfairness_mean_min": "min",
+    }
+
+
+PARAMS = dict(
+    model="lenet",
+    techniques=["l1_structured"],
+    treatments=["finetune"],
+    seeds=[0],
+    iterations=2,
+    epochs=1,
+    lr=0.1,
+    train_size=None,
+    test_size=None,
+    accuracy_floor=0.98,
+    min_candidates=3,
+    fairness_weight=100.0,
+    sparsity_weight=1.0,
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"accuracy_floor": 0.0}, "accuracy_floor"),
+        ({"accuracy_floor": 1.5}, "accuracy_floor"),
+        ({"techniques": ["l1_unstructured"]}, "l1_unstructured"),
+        ({"fairness_weight": -1.0}, "fairness_weight"),
+        ({"fairness_weight": 0.0, "sparsity_weight": 0.0}, "not both 0"),
+        ({"model": "vgg"}, "vgg"),
+        ({"seeds": [1, 1]}, "distinct"),
+    ],
+)
+def test_validate(change, match):
+    ps.validate(PARAMS)
+    with pytest.raises(PruneAuditError, match=match):
+        ps.validate({**PARAMS, **change})
+
+
+def test_protocol_and_texts():
+    table = ps.protocol_table(PARAMS).set_index("setting")
+    assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
+    assert table.loc["treatments", "same"] == "?"
+    runs = simulated_runs(np.random.default_rng(2), seeds=2, widen=0.3)
+    points = ps.operating_points(runs)
+    cands = ps.candidates(points, 0.999, 3)
+    assert "lowered" in ps.floor_text(cands, points)
+    text = ps.picks_text(ps.picks(cands.frame))
+    assert "iteration" in text and "68%" in text

@@ -1,13 +1,17 @@
 """Study 1: the population regression of per-class accuracy on sparsity and class properties.
 
-The design (one row per stored run series, pruning iteration and class) is
+Methods page: "Study 1: population regression". The design (one row per pruned model and class,
+plus one row per dense model and class) is
 
     a_c = A·exp(s) + B·s + C·a0_c + D·quartile(a0_c) + E·r_c + F·H_c
           + G·I_dataset + H·I_treatment + J·I_technique + K·I_model [+ cross terms]
 
+with quartile(a0_c) one numeric term 1..4 and, among the cross terms, a0:quartile (P, App. D),
 fitted by ordinary least squares (statsmodels formula API) with HAC standard errors
-(3 lags, small-sample correction), and, as the bounded-response alternative, by a binomial GLM
-with logit link on the same terms. The hypotheses of the study are E > 0 and F < 0 (one-tailed).
+(3 lags, small-sample correction) as P, or cluster-robust by (dataset, class) (r_c and H_c vary
+only between classes, which HAC's 3 lags along a series do not allow for), and, as the
+bounded-response alternative, by a binomial GLM with logit link on the same terms.
+The hypotheses of the study are E > 0 and F < 0 (one-tailed).
 """
 
 from __future__ import annotations
@@ -22,14 +26,17 @@ from scipy import stats
 
 from pruneaudit.errors import PruneAuditError, check_frame, check_positive_int
 
-SERIES = ("dataset", "model", "technique", "treatment", "seed")
+SERIES = ("dataset", "imbalance_factor", "model", "technique", "treatment", "seed")
 """Columns that identify one run series (one trained model, pruned iteratively)."""
+
+DENSE = ("dataset", "imbalance_factor", "model", "seed", "class")
+"""Columns that identify one dense model's class: its row enters the design frame once."""
 
 ORDER = (*SERIES, "iteration", "class")
 """Deterministic row order of the design frame; HAC lags run along it."""
 
 RUN_COLUMNS = (*ORDER, "sparsity", "accuracy")
-CLASS_STAT_COLUMNS = ("dataset", "class", "r", "H")
+CLASS_STAT_COLUMNS = ("dataset", "imbalance_factor", "class", "r", "H")
 CATEGORICALS = ("dataset", "treatment", "technique", "model")
 HAC_KWDS = {"maxlags": 3, "use_correction": True}
 HYPOTHESES = (("r", "E > 0", "greater"), ("H", "F < 0", "less"))
@@ -38,7 +45,7 @@ LINEAR_TERMS = (
     "exp_sparsity",
     "sparsity",
     "a0",
-    "C(quartile)",
+    "quartile",
     "r",
     "H",
     "C(dataset)",
@@ -53,7 +60,7 @@ CROSS_TERMS = (
     "a0:C(treatment)",
     "a0:C(technique)",
     "exp_sparsity:a0",
-    "a0:C(quartile)",
+    "a0:quartile",
 )
 
 
@@ -75,19 +82,31 @@ def _quartiles(a0: pd.Series) -> pd.Series:
     return pd.Series(1 + np.floor(4 * (rank - 1) / len(a0)).astype(int), index=a0.index)
 
 
+def _with_factor(frame: object) -> object:
+    """A frame without ``imbalance_factor`` (runs on the pool as it is) gets factor 1."""
+    if isinstance(frame, pd.DataFrame) and "imbalance_factor" not in frame:
+        return frame.assign(imbalance_factor=1.0)
+    return frame
+
+
 def design_frame(runs: pd.DataFrame, class_stats: pd.DataFrame) -> pd.DataFrame:
     """Build the Study 1 design frame from per-class accuracies of stored run series.
 
     ``runs``: one row per (dataset, model, technique, treatment, seed, iteration, class) with
-    ``sparsity`` and ``accuracy`` in [0, 1] (an optional ``n``, the class's test size, is kept
-    for the GLM weights). ``class_stats``: one row per (dataset, class) with ``r`` (imbalance r_c)
-    and ``H`` (mean image entropy H_c, bits). Every series needs its iteration-0 (unpruned) rows:
+    ``sparsity`` and ``accuracy`` in [0, 1] (and ``imbalance_factor``, 1 when absent); an
+    optional ``n``, the class's test size, is kept for the GLM weights.
+    ``class_stats``: one row per (dataset, class) with ``r`` (imbalance r_c)
+    and ``H`` (mean image entropy H_c, bits), per imbalance factor when it has that column.
+    Every series needs its iteration-0 (unpruned) rows:
     ``a0`` is the accuracy on the class at iteration 0 of the same series, ``quartile`` its
-    quartile among the classes of that model (see ``_quartiles``), ``exp_sparsity`` = exp(sparsity).
-    Iteration-0 rows stay in the frame (sparsity 0, a_c = a0_c). Indicator columns become pandas
+    quartile among the classes of that model (see ``_quartiles``, a number 1..4),
+    ``exp_sparsity`` = exp(sparsity). The dense model of a seed (iteration 0, shared by all its
+    series) enters once per class: its rows are kept under the first (technique, treatment) in
+    sorted order, not repeated for every series. Indicator columns become pandas
     categoricals with sorted levels (the first level is the reference). Rows are sorted by
     ``ORDER`` = (dataset, model, technique, treatment, seed, iteration, class).
     """
+    runs, class_stats = _with_factor(runs), _with_factor(class_stats)
     cols = RUN_COLUMNS + (("n",) if isinstance(runs, pd.DataFrame) and "n" in runs else ())
     runs = _require(runs, cols, "runs")
     class_stats = _require(class_stats, CLASS_STAT_COLUMNS, "class_stats")
@@ -105,8 +124,8 @@ def design_frame(runs: pd.DataFrame, class_stats: pd.DataFrame) -> pd.DataFrame:
             f"runs has {int(dup.sum())} duplicate row(s) for the key {list(ORDER)}; "
             "one row per series, iteration and class"
         )
-    if class_stats.duplicated(["dataset", "class"]).any():
-        raise PruneAuditError("class_stats has duplicate (dataset, class) rows")
+    if class_stats.duplicated(["dataset", "imbalance_factor", "class"]).any():
+        raise PruneAuditError("class_stats has duplicate (dataset, imbalance_factor, class) rows")
 
     frame = runs[list(cols)].copy()
     frame["accuracy"] = acc.astype(float)
@@ -133,13 +152,15 @@ def design_frame(runs: pd.DataFrame, class_stats: pd.DataFrame) -> pd.DataFrame:
     if out["a0"].isna().any():
         row = out[out["a0"].isna()].iloc[0][[*SERIES, "class"]].to_dict()
         raise PruneAuditError(f"no iteration-0 accuracy for class of {row}")
-    out = out.merge(class_stats[list(CLASS_STAT_COLUMNS)], on=["dataset", "class"], how="left")
+    keys = ["dataset", "imbalance_factor", "class"]
+    out = out.merge(class_stats[list(CLASS_STAT_COLUMNS)], on=keys, how="left")
     if out["r"].isna().any() or out["H"].isna().any():
         row = out[out["r"].isna() | out["H"].isna()].iloc[0][["dataset", "class"]].to_dict()
         raise PruneAuditError(f"class_stats has no (r, H) for {row}")
     out["exp_sparsity"] = np.exp(out["sparsity"])
-    out["quartile"] = pd.Categorical(out["quartile"].astype(int), categories=[1, 2, 3, 4])
+    out["quartile"] = out["quartile"].astype(int)
     out = out.sort_values(list(ORDER), kind="mergesort").reset_index(drop=True)
+    out = out[~((out["iteration"] == 0) & out.duplicated(list(DENSE)))].reset_index(drop=True)
     for c in CATEGORICALS:
         out[c] = pd.Categorical(out[c].astype(str), categories=sorted(out[c].astype(str).unique()))
     return out
@@ -167,8 +188,12 @@ class ModelFit:
 
 def _formula(frame: pd.DataFrame, cross_terms: bool) -> tuple[str, dict[str, str]]:
     dropped: dict[str, str] = {}
-    single = {c for c in (*CATEGORICALS, "quartile") if frame[c].nunique() < 2}
-    constant = {c for c in ("exp_sparsity", "sparsity", "a0", "r", "H") if frame[c].nunique() < 2}
+    single = {c for c in CATEGORICALS if frame[c].nunique() < 2}
+    numeric = ("exp_sparsity", "sparsity", "a0", "quartile", "r", "H")
+    constant = {c for c in numeric if frame[c].nunique() < 2}
+    if frame.groupby("technique", observed=True)["sparsity"].nunique().min() < 3:
+        # two sparsities per technique: s and exp(s) are both affine in one indicator
+        constant.add("sparsity")
     terms = []
     for term in LINEAR_TERMS + (CROSS_TERMS if cross_terms else ()):
         parts = [p.removeprefix("C(").removesuffix(")") for p in term.split(":")]
@@ -188,12 +213,16 @@ def _check_frame(frame: object) -> pd.DataFrame:
     return frame
 
 
-def _cov(cov: str) -> dict:
+def _cov(cov: str, frame: pd.DataFrame) -> dict:
     if cov == "HAC":
         return {"cov_type": "HAC", "cov_kwds": dict(HAC_KWDS)}
+    if cov == "cluster":
+        groups = frame.groupby(["dataset", "class"], observed=True, sort=True).ngroup()
+        # Student t with G - 1 degrees of freedom: normal intervals are too narrow for few G
+        return {"cov_type": "cluster", "cov_kwds": {"groups": groups.to_numpy()}, "use_t": True}
     if cov == "nonrobust":
         return {"cov_type": "nonrobust"}
-    raise PruneAuditError(f"unknown cov {cov!r}; accepted: 'HAC', 'nonrobust'")
+    raise PruneAuditError(f"unknown cov {cov!r}; accepted: 'HAC', 'cluster', 'nonrobust'")
 
 
 def _tidy(result) -> pd.DataFrame:
@@ -263,7 +292,7 @@ def _successes(frame: pd.DataFrame, weights: str) -> pd.DataFrame:
 def _fit(frame, cross_terms, cov, kind, weights):
     frame = _check_frame(frame)
     formula, dropped = _formula(frame, cross_terms)
-    cov_args = _cov(cov)
+    cov_args = _cov(cov, frame)
     if kind == "ols":
         model = smf.ols(formula, data=frame)
     elif weights is None:
@@ -304,7 +333,8 @@ def fit_ols(frame: pd.DataFrame, cross_terms: bool = False, cov: str = "HAC") ->
     constant) are dropped, with every term that involves them, and listed in ``dropped``.
     ``cov="HAC"``: Newey–West covariance with ``maxlags=3`` and the small-sample correction,
     lags running along the frame's row order (``design_frame`` sorts it); ``"nonrobust"``:
-    the classical covariance. A rank-deficient design raises.
+    the classical covariance; ``"cluster"``: cluster-robust by (dataset, class). A
+    rank-deficient design raises.
     """
     return _fit(frame, cross_terms, cov, "ols", None)
 

@@ -35,8 +35,18 @@ from pruneaudit.data.datasets import (
     read_idx,
     train_val_split,
 )
+from pruneaudit.data.splits import (
+    IMBALANCE_KEY,
+    IMBALANCE_SEED_KEY,
+    long_tail_counts,
+    long_tail_indices,
+)
 
 __all__ = [
+    "IMBALANCE_KEY",
+    "IMBALANCE_SEED_KEY",
+    "long_tail_counts",
+    "long_tail_indices",
     "SPLITS",
     "DatasetSpec",
     "DATASETS",

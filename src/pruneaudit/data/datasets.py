@@ -214,8 +214,8 @@ class ImageData:
 def _fix_hint(name: str) -> str:
     return (
         f"Fix: with internet, call load({name!r}, download=True); offline, put the files in "
-        f"torchvision's layout into one of the folders searched (or point {config.DATA_ENV} or "
-        f"the data_root parameter at a folder that holds them)."
+        f"torchvision's layout into one of the folders searched (or point {config.DATA_ENV}, "
+        f"load(..., root=...) or the notebooks' data_root parameter at a folder that holds them)."
     )
 
 

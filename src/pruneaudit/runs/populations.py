@@ -82,10 +82,21 @@ def flip_extra(flip: bool) -> dict[str, bool]:
 
 def splits(spec: RunSpec, root: str | None = None) -> Splits:
     """The train / validation / test data of ``spec`` (see the module docstring); with
-    ``extra["flip"]`` the pool's dataset spec allows the augmentation's horizontal flip."""
+    ``extra["flip"]`` the pool's dataset spec allows the augmentation's horizontal flip; a spec
+    whose ``extra`` has ``imbalance_factor`` > 1 trains on a long-tailed subsample of its pool
+    (:func:`pruneaudit.data.long_tail_indices`)."""
     pool, test = _pool_and_test(spec.dataset, root, spec.train_size, spec.test_size)
-    if dict(spec.extra).get(FLIP_KEY):
+    extra = dict(spec.extra)
+    if extra.get(FLIP_KEY):
         pool = dataclasses.replace(pool, spec=dataclasses.replace(pool.spec, flip_ok=True))
+    if extra.get(data.IMBALANCE_KEY, 1) != 1:  # long-tailed subsample (data.splits)
+        keep = data.long_tail_indices(
+            pool.labels.numpy(),
+            pool.num_classes,
+            extra[data.IMBALANCE_KEY],
+            int(extra.get(data.IMBALANCE_SEED_KEY, 0)),
+        )
+        pool = pool.subset(keep)
     train_idx, val_idx = data.train_val_split(len(pool), spec.seed, spec.val_fraction)
     return Splits(pool, train_idx, val_idx, test)
 

@@ -1,0 +1,216 @@
+"""Grids of iterative pruning series (P's protocol) and what they cost: shared by Studies 1 and 3.
+
+:func:`series_frame` runs (or reads) one pruning series per (dataset, imbalance factor, model,
+technique, treatment, seed) through :func:`pruneaudit.runs.run_series` and returns the tidy
+per-class frame; :func:`class_stats` gives each class's share, imbalance r_c and mean image
+entropy H_c of the training pool the models drew from (methods page, "Study 1: population
+regression"); :func:`grid_cost` the training cost of a grid by
+:func:`pruneaudit.runs.training_cost`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from pruneaudit import audit, data
+from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
+from pruneaudit.runs.cost import training_cost
+from pruneaudit.runs.populations import member_specs, run_series, splits
+from pruneaudit.runs.spec import RunSpec
+from pruneaudit.runs.store import ResultsStore
+
+TIDY_COLUMNS = (
+    "dataset",
+    "imbalance_factor",
+    "model",
+    "technique",
+    "treatment",
+    "seed",
+    "iteration",
+    "sparsity",
+    "class",
+    "accuracy",
+    "n",
+)
+#: Seconds per 10,000 training images and epoch for one model trained alone (batch 32), measured
+#: on the project's 2-core development CPU while it was shared: a rate for estimates, not a result.
+SECONDS_PER_10K = {"lenet": 2.0, "alexnet": 24.0, "vgg11": 100.0, "resnet18": 290.0}
+
+
+def distinct(name: str, values: Sequence, allowed: Sequence | None = None) -> list:
+    """``values`` as a list: at least one, no repeats, each in ``allowed`` when given."""
+    values = list(values)
+    if not values:
+        raise PruneAuditError(f"{name} must name at least one value, got none")
+    if len(set(values)) != len(values):
+        raise PruneAuditError(f"{name} must be distinct, got {values}")
+    if allowed is not None:
+        for v in values:
+            check_choice(name.rstrip("s"), v, allowed)
+    return values
+
+
+def capped_sizes(
+    dataset: str, train_size: int | None, test_size: int | None, root: str | None = None
+) -> tuple[int | None, int | None]:
+    """``(train_size, test_size)`` for ``dataset``: each None (the whole pool / test set) when
+    it is None or at least what the dataset has (KMNIST offline: 8,000 / 2,000), else kept."""
+    whole = splits(RunSpec(dataset, "lenet"), root)
+    out = []
+    for name, size, n in (
+        ("train_size", train_size, len(whole.pool)),
+        ("test_size", test_size, len(whole.test)),
+    ):
+        if size is not None:
+            check_positive_int(name, size)
+        out.append(None if size is None or size >= n else size)
+    return out[0], out[1]
+
+
+def imbalanced(spec: RunSpec, factor: float) -> RunSpec:
+    """``spec`` trained on a long-tailed pool of ``factor`` (1: the spec unchanged, so balanced
+    runs keep their store keys)."""
+    factor = data.splits.check_factor(factor)
+    if factor == 1:
+        return spec
+    return spec.with_extra(**{data.IMBALANCE_KEY: factor, data.IMBALANCE_SEED_KEY: 0})
+
+
+def dense_specs(
+    dataset: str,
+    model: str,
+    seeds: Sequence[int],
+    factor: float = 1,
+    *,
+    root: str | None = None,
+    **fields,
+) -> list[RunSpec]:
+    """The dense run of every seed (the bases of the series) of one (dataset, model, factor);
+    ``fields``: the other :class:`RunSpec` fields (epochs, lr, train_size, ...), sizes capped."""
+    train_n, test_n = capped_sizes(
+        dataset, fields.pop("train_size", None), fields.pop("test_size", None), root
+    )
+    base = RunSpec(dataset, model, train_size=train_n, test_size=test_n, **fields)
+    return member_specs(imbalanced(base, factor), seeds)
+
+
+def series_frame(
+    datasets: Sequence[str],
+    models: Sequence[str],
+    techniques: Sequence[str],
+    treatments: Sequence[str],
+    seeds: Sequence[int],
+    iterations: int,
+    store: ResultsStore,
+    *,
+    imbalance_factors: Sequence[float] = (1,),
+    root: str | None = None,
+    progress: bool = True,
+    **fields,
+) -> pd.DataFrame:
+    """Run (or read from ``store``) every pruning series of the grid; the tidy per-class frame.
+
+    One series per (dataset, imbalance factor, model, technique, treatment, seed): iteration 0 is
+    the seed's dense model (shared by all techniques and treatments), iterations 1..``iterations``
+    its pruned and retrained successors. ``fields``: epochs, lr, batch_size, augment, train_size,
+    test_size. Columns: :data:`TIDY_COLUMNS`, one row per run and class, sorted.
+    """
+    techniques = distinct("techniques", techniques, TECHNIQUES)
+    treatments = distinct("treatments", treatments, TREATMENTS)
+    check_positive_int("iterations", iterations)
+    frames = []
+    for dataset in distinct("datasets", datasets):
+        for factor in distinct("imbalance_factors", imbalance_factors):
+            for model in distinct("models", models):
+                bases = dense_specs(dataset, model, seeds, factor, root=root, **fields)
+                for technique in techniques:
+                    for treatment in treatments:
+                        part = run_series(
+                            bases, technique, treatment, iterations, store, root, progress
+                        )
+                        frames.append(part.assign(imbalance_factor=float(factor)))
+    frame = pd.concat(frames, ignore_index=True)[list(TIDY_COLUMNS)]
+    return frame.sort_values(list(audit.ORDER), kind="mergesort").reset_index(drop=True)
+
+
+def _pool(dataset: str, factor: float, train_size: int | None, root: str | None):
+    spec = imbalanced(RunSpec(dataset, "lenet", train_size=train_size), factor)
+    return splits(spec, root).pool
+
+
+def class_stats(
+    datasets: Sequence[str],
+    *,
+    imbalance_factors: Sequence[float] = (1,),
+    train_size: int | None = None,
+    root: str | None = None,
+) -> pd.DataFrame:
+    """Class shares, r_c and H_c of every (dataset, imbalance factor, class) from the training
+    pool the models drew from (the first ``train_size`` examples, long-tailed by the factor).
+
+    Columns: dataset, imbalance_factor, class, name, n (pool examples), fraction, r (imbalance
+    r_c = n_c − 1/C with n_c the class fraction), H (mean image entropy H_c: Shannon entropy in
+    bits of each image's 256-bin pixel histogram, averaged over the class's images).
+    """
+    rows = []
+    for dataset in distinct("datasets", datasets):
+        size = capped_sizes(dataset, train_size, None, root)[0]
+        for factor in distinct("imbalance_factors", imbalance_factors):
+            pool = _pool(dataset, factor, size, root)
+            table = audit.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
+            table = table.rename(columns={"imbalance": "r", "entropy": "H"})
+            rows.append(table.assign(dataset=dataset, imbalance_factor=float(factor)))
+    out = pd.concat(rows, ignore_index=True)
+    return out[["dataset", "imbalance_factor", "class", "name", "n", "fraction", "r", "H"]]
+
+
+def grid_cost(
+    datasets: Sequence[str],
+    models: Sequence[str],
+    techniques: Sequence[str],
+    treatments: Sequence[str],
+    seeds: Sequence[int],
+    iterations: int,
+    epochs: int,
+    *,
+    imbalance_factors: Sequence[float] = (1,),
+    train_size: int | None = None,
+    val_fraction: float = 0.2,
+    root: str | None = None,
+) -> pd.DataFrame:
+    """Training cost of a grid of pruning series, one row per model: model_epochs, images (all
+    training images seen) and cpu_hours at :data:`SECONDS_PER_10K` one model at a time
+    (:func:`pruneaudit.runs.training_cost`; populations train faster).
+
+    Per (dataset, factor, model, seed): ``epochs`` for the dense model plus ``epochs`` per round
+    for each technique, treatment and iteration.
+    """
+    check_positive_int("iterations", iterations)
+    check_positive_int("epochs", epochs)
+    rounds = (
+        1
+        + len(distinct("techniques", techniques))
+        * len(distinct("treatments", treatments))
+        * iterations
+    )
+    per_member = len(distinct("seeds", seeds)) * rounds * epochs
+    train = []
+    for d in distinct("datasets", datasets):
+        size = capped_sizes(d, train_size, None, root)[0]
+        for factor in distinct("imbalance_factors", imbalance_factors):
+            train.append(round(len(_pool(d, factor, size, root)) * (1 - val_fraction)))
+    rows = []
+    for model in distinct("models", models):
+        costs = [training_cost(per_member, n, SECONDS_PER_10K[model]) for n in train]
+        rows.append(
+            {
+                "model": model,
+                "model_epochs": sum(c.model_epochs for c in costs),
+                "images": sum(c.images for c in costs),
+                "cpu_hours": sum(c.hours for c in costs),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,104 @@
+"""Grids of pruning series (shared by Studies 1 and 3): store round trip, class stats, cost."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pruneaudit import audit, data, training
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import ResultsStore, RunSpec, populations, series
+
+TREATS = ("finetune", "rewind")
+
+
+def test_bad_grid_arguments(tmp_path):
+    store = ResultsStore(tmp_path)
+    with pytest.raises(PruneAuditError, match="l1_unstructed"):
+        series.series_frame(["mnist"], ["lenet"], ["l1_unstructed"], ["finetune"], [0], 1, store)
+    with pytest.raises(PruneAuditError, match="distinct"):
+        series.series_frame(
+            ["mnist"], ["lenet"], ["l1_unstructured"], ["finetune"], [0, 0], 1, store
+        )
+    with pytest.raises(PruneAuditError, match="at least one"):
+        series.series_frame([], ["lenet"], ["l1_unstructured"], ["finetune"], [0], 1, store)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_imbalanced_spec_keeps_balanced_keys():
+    spec = RunSpec("mnist", "lenet")
+    assert series.imbalanced(spec, 1) is spec
+    lt = series.imbalanced(spec, 10)
+    assert dict(lt.extra)[data.IMBALANCE_KEY] == 10.0 and lt.key != spec.key
+    with pytest.raises(PruneAuditError, match="imbalance factor"):
+        series.imbalanced(spec, 0.5)
+
+
+def test_class_stats_from_training_pool(data_root):
+    root = str(data_root)
+    stats = series.class_stats(["mnist"], imbalance_factors=[1, 10], train_size=2000, root=root)
+    assert list(stats.columns) == [
+        "dataset",
+        "imbalance_factor",
+        "class",
+        "name",
+        "n",
+        "fraction",
+        "r",
+        "H",
+    ]
+    for factor, g in stats.groupby("imbalance_factor"):
+        assert g["r"].sum() == pytest.approx(0.0, abs=1e-12)
+        spec = series.imbalanced(RunSpec("mnist", "lenet", train_size=2000), factor)
+        pool = populations.splits(spec, root).pool
+        assert g["n"].sum() == len(pool)
+        assert g["H"].to_numpy() == pytest.approx(audit.class_entropy(pool.images, pool.labels, 10))
+    ten = stats[stats.imbalance_factor == 10.0]["n"]
+    assert ten.max() / ten.min() == pytest.approx(10, rel=0.05)
+
+
+def test_series_frame_grid_and_cache(data_root, tmp_path, monkeypatch):
+    store = ResultsStore(tmp_path)
+    kw = dict(epochs=1, train_size=320, test_size=200, root=str(data_root), progress=False)
+    args = (["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 1, store)
+    frame = series.series_frame(*args, **kw)
+    assert list(frame.columns) == list(series.TIDY_COLUMNS)
+    assert len(frame) == 2 * 2 * 10  # treatments x (dense + 1 iteration) x classes
+    assert (frame["imbalance_factor"] == 1.0).all()
+    dense = frame[frame["iteration"] == 0]
+    a, b = (dense[dense.treatment == t]["accuracy"].to_numpy() for t in TREATS)
+    assert a == pytest.approx(b)  # the dense model is shared by both treatments' series
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a stored run was trained again")
+
+    monkeypatch.setattr(training, "train_population", no_training)
+    pd.testing.assert_frame_equal(frame, series.series_frame(*args, **kw))
+
+
+def test_grid_cost_hand_computed(data_root):
+    cost = series.grid_cost(
+        ["mnist"],
+        ["lenet", "alexnet"],
+        ["l1_unstructured"],
+        TREATS,
+        [0, 1],
+        3,
+        2,
+        train_size=1000,
+        root=str(data_root),
+    ).set_index("model")
+    rounds = 1 + 1 * 2 * 3
+    assert cost.loc["lenet", "model_epochs"] == 2 * rounds * 2
+    assert cost.loc["lenet", "images"] == 2 * rounds * 2 * 800
+    expected = 2 * rounds * 2 * 800 / 10_000 * series.SECONDS_PER_10K["lenet"] / 3600
+    assert cost.loc["lenet", "cpu_hours"] == pytest.approx(expected)
+    ratio = series.SECONDS_PER_10K["alexnet"] / series.SECONDS_PER_10K["lenet"]
+    assert cost.loc["alexnet", "cpu_hours"] == pytest.approx(expected * ratio)
+
+
+def test_capped_sizes(data_root):
+    root = str(data_root)
+    assert series.capped_sizes("kmnist", 10_000, None, root) == (None, None)
+    assert series.capped_sizes("kmnist", 100, 5000, root) == (100, None)
+    assert series.capped_sizes("mnist", None, 5000, root) == (None, 5000)
