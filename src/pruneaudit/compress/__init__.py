@@ -5,9 +5,11 @@ from __future__ import annotations
 from pruneaudit.compress.prune import (
     MASK_SUFFIX,
     STRUCTURED_DIM,
+    TECHNIQUE_TABLE,
     TECHNIQUES,
     TREATMENTS,
     GradualPruner,
+    Technique,
     apply_masks,
     copy_model,
     iteration_sparsity,
@@ -38,6 +40,8 @@ from pruneaudit.compress.quantization import (
 
 __all__ = [
     "TECHNIQUES",
+    "TECHNIQUE_TABLE",
+    "Technique",
     "TREATMENTS",
     "STRUCTURED_DIM",
     "MASK_SUFFIX",

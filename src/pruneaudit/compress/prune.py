@@ -45,8 +45,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,21 +63,49 @@ if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
     from pruneaudit.training.loop import TrainConfig
 
-TECHNIQUES: tuple[str, ...] = (
-    "l1_unstructured",
-    "random_unstructured",
-    "global_unstructured",
-    "l1_structured",
-    "l2_structured",
-    "linfty_structured",
-    "random_structured",
-)
-TREATMENTS: tuple[str, ...] = ("finetune", "rewind")
-
 #: The dimension structured techniques prune along: the input axis of conv and linear weights.
 STRUCTURED_DIM = 1
-_NORMS = {"l1_structured": 1, "l2_structured": 2, "linfty_structured": math.inf}
-_UNSTRUCTURED = ("l1_unstructured", "random_unstructured", "global_unstructured")
+
+
+@dataclass(frozen=True)
+class Technique:
+    """A pruning technique: its name, whether it removes whole input slices (``structured``) and
+    how it prunes one tensor by an amount (``prune_tensor``, a ``torch.nn.utils.prune``
+    function); ``prune_tensor`` is None for a global technique, which ranks all prunable weights
+    of the network at once."""
+
+    name: str
+    structured: bool
+    prune_tensor: Callable[..., object] | None
+
+    @property
+    def is_global(self) -> bool:
+        return self.prune_tensor is None
+
+
+def _ln(n: float) -> Callable[..., object]:
+    return functools.partial(prune.ln_structured, n=n, dim=STRUCTURED_DIM)
+
+
+#: The seven techniques of P, one entry each (``torch.nn.utils.prune``).
+TECHNIQUE_TABLE: dict[str, Technique] = {
+    t.name: t
+    for t in (
+        Technique("l1_unstructured", False, prune.l1_unstructured),
+        Technique("random_unstructured", False, prune.random_unstructured),
+        Technique("global_unstructured", False, None),
+        Technique("l1_structured", True, _ln(1)),
+        Technique("l2_structured", True, _ln(2)),
+        Technique("linfty_structured", True, _ln(math.inf)),
+        Technique(
+            "random_structured",
+            True,
+            functools.partial(prune.random_structured, dim=STRUCTURED_DIM),
+        ),
+    )
+}
+TECHNIQUES: tuple[str, ...] = tuple(TECHNIQUE_TABLE)
+TREATMENTS: tuple[str, ...] = ("finetune", "rewind")
 
 MASK_SUFFIX = "_mask"
 
@@ -225,8 +255,8 @@ def remove_reparametrization(model: nn.Module) -> nn.Module:
 # --------------------------------------------------------------------------- pruning
 
 
-def _check_technique(technique: str) -> str:
-    return check_choice("pruning technique", technique, TECHNIQUES)
+def _check_technique(technique: str) -> Technique:
+    return TECHNIQUE_TABLE[check_choice("pruning technique", technique, TECHNIQUES)]
 
 
 def _units(module: nn.Module, param: str, structured: bool) -> tuple[int, int]:
@@ -241,17 +271,6 @@ def _units(module: nn.Module, param: str, structured: bool) -> tuple[int, int]:
     other = [d for d in range(mask.dim()) if d != STRUCTURED_DIM]
     kept = mask.any(dim=other) if other else mask
     return kept.numel(), int((~kept).sum())
-
-
-def _apply(module: nn.Module, param: str, technique: str, amount: int | float) -> None:
-    if technique == "l1_unstructured":
-        prune.l1_unstructured(module, param, amount=amount)
-    elif technique == "random_unstructured":
-        prune.random_unstructured(module, param, amount=amount)
-    elif technique == "random_structured":
-        prune.random_structured(module, param, amount=amount, dim=STRUCTURED_DIM)
-    else:
-        prune.ln_structured(module, param, amount=amount, n=_NORMS[technique], dim=STRUCTURED_DIM)
 
 
 def _global(model: nn.Module, amount: int | float) -> None:
@@ -285,14 +304,14 @@ def prune_step(model: nn.Module, technique: str, amount: float, seed: int = 0) -
     that fraction of all remaining prunable weights by L1 magnitude across layers. Returns
     ``model``. See the module docstring for the rounding and :func:`prune_to` for exact targets.
     """
-    _check_technique(technique)
+    entry = _check_technique(technique)
     check_range("amount", amount, 0.0, 1.0, lo_open=True, hi_open=True)
     with _seeded(seed, model):
-        if technique == "global_unstructured":
+        if entry.is_global:
             _global(model, float(amount))
         else:
             for _, module, param in _named_targets(model):
-                _apply(module, param, technique, float(amount))
+                entry.prune_tensor(module, param, amount=float(amount))
     return model
 
 
@@ -304,19 +323,18 @@ def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> 
     ``global_unstructured``. The integer still to remove is passed to torch, which removes it
     from the remaining units. Returns ``model``.
     """
-    _check_technique(technique)
+    entry = _check_technique(technique)
     check_range("target", target, 0.0, 1.0, hi_open=True)
-    structured = technique not in _UNSTRUCTURED
     with _seeded(seed, model):
-        if technique == "global_unstructured":
+        if entry.is_global:
             counts = [_units(m, p, False) for _, m, p in _named_targets(model)]
             total, done = sum(c[0] for c in counts), sum(c[1] for c in counts)
             _global(model, max(0, round(target * total) - done))
         else:
             for _, module, param in _named_targets(model):
-                total, done = _units(module, param, structured)
+                total, done = _units(module, param, entry.structured)
                 goal = min(round(target * total), total - 1)
-                _apply(module, param, technique, max(0, goal - done))
+                entry.prune_tensor(module, param, amount=max(0, goal - done))
     return model
 
 
@@ -570,7 +588,7 @@ class GradualPruner:
             if not _is_pruned(module, param):
                 prune.identity(module, param)
         origs = [getattr(m, p + "_orig").detach() for _, m, p in targets]
-        if self.technique == "global_unstructured":
+        if TECHNIQUE_TABLE[self.technique].is_global:
             flat = torch.cat([o.flatten() for o in origs])
             keep = prune.L1Unstructured(round(target * flat.numel())).compute_mask(
                 flat, torch.ones_like(flat)

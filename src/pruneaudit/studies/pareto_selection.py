@@ -31,7 +31,7 @@ import pandas as pd
 
 from pruneaudit import audit, models
 from pruneaudit.audit import findings as F
-from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
+from pruneaudit.compress.prune import TECHNIQUE_TABLE, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.runs import series
 from pruneaudit.runs.store import ResultsStore
@@ -40,7 +40,7 @@ DATASET = "mnist"
 MODEL = "alexnet"
 STUDY = "S3_Pareto_selection"
 SOURCE = "P Sec. 4.2, Figs. 3-4"
-STRUCTURED: tuple[str, ...] = tuple(t for t in TECHNIQUES if t.endswith("_structured"))
+STRUCTURED: tuple[str, ...] = tuple(n for n, t in TECHNIQUE_TABLE.items() if t.structured)
 UNFAIRNESS = "unfairness_max_min"
 UNFAIRNESS_MEAN = "unfairness_mean_min"
 FRONTIERS = {
