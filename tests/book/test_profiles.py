@@ -79,7 +79,9 @@ def test_validation_time_per_notebook() -> None:
 def test_study_module_is_named_by_the_notebook_stem() -> None:
     module = book.study_module("03_pareto_selection")
     assert module is not None and module.__name__ == "pruneaudit.studies.pareto_selection"
-    assert book.study_module("00_template") is None
+    template = book.study_module("00_template")
+    assert template is not None and template.__name__ == "pruneaudit.studies.template"
+    assert book.study_module("99_no_such_study") is None
 
 
 def test_study_validate_runs_with_all_values(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,8 @@ Per-class accuracy (recall) of class ``c``::
 
 A class with no example has no accuracy: ``a_c`` is NaN (not an error), because evaluation
 subsets may lack a class. ``unfairness`` ignores NaN classes and raises if every class is NaN.
+
+Formulas: the book's ``book/methods_audit.md``, section *Class-level accuracy and unfairness*.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@
   (so ``r_c = n_c - 1/C`` and the r_c sum to zero).
 - The entropy of an image is the Shannon entropy, in bits, of the histogram of its pixel values
   0..255 (all channels pooled); ``H_c`` is its mean over the images of class ``c``.
+
+Formulas: the book's ``book/methods_models.md``, section *Study 1: population regression*
+(design frame: r_c, H_c).
 """
 
 from __future__ import annotations

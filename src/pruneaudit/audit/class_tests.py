@@ -10,6 +10,8 @@ significant if ``p <= alpha``. Benjamini-Hochberg adjusted p-values
 
 A p-value is NaN when both samples are constant (t undefined); such a class is not significant,
 and it enters the BH family as ``p = 1`` (so the family size is always C).
+
+Formulas: the book's ``book/methods_audit.md``, section *Population tests, H1*.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ classes with ``sum_i b = sum_i v = K`` gives ``S_max + S_min = 2K`` and ``S_max 
 so ``S_max = K + d_T/2`` and ``S_min = K - d_T/2``. Hence
 ``d_J = 1 - (K - d_T/2)/(K + d_T/2) = d_T / (K + d_T/2) = 2 d_T / (2K + d_T)``, a strictly
 increasing function of ``d_T`` on ``d_T >= 0`` (derivative ``4K / (2K + d_T)^2 > 0``).
+
+Formulas: the book's ``book/methods_audit.md``, section *PIE and CIE*.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@
 - **distance to the class mean**: Euclidean norm of (image − mean training image of its class),
   in the images' own units, all pixels of all channels.
 - **entropy**: ``pruneaudit.classstats.image_entropy`` (bits of the pixel-value histogram).
+
+Formulas: the book's ``book/methods_models.md``, section *Study 2 — image properties*.
 """
 
 from __future__ import annotations

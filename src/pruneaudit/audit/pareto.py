@@ -7,6 +7,8 @@ another, so duplicates on the front are all kept.
 
 Hand-written (a vectorized O(n^2 m) comparison in row blocks) because no kept dependency offers
 a non-dominated filter for any number of objectives with per-objective senses.
+
+Formulas: the book's ``book/methods_audit.md``, section *Pareto selection*.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Study 1: the population regression of per-class accuracy on sparsity and class properties.
 
-Methods page: "Study 1: population regression". The design (one row per pruned model and class,
-plus one row per dense model and class) is
+Formulas: the book's ``book/methods_models.md``, section *Study 1: population regression*.
+The design (one row per pruned model and class, plus one row per dense model and class) is
 
     a_c = A·exp(s) + B·s + C·a0_c + D·quartile(a0_c) + E·r_c + F·H_c
           + G·I_dataset + H·I_treatment + J·I_technique + K·I_model [+ cross terms]

@@ -19,6 +19,8 @@ the K members; ``reduce="members"`` returns every member's rows (column ``member
 (:func:`pruneaudit.cie.modal_labels`, smallest label wins ties).
 
 Normalized difference: ``(compressed - baseline) / baseline``, NaN where the baseline is 0.
+
+Formulas: the book's ``book/methods_audit.md``, section *Sub-groups*.
 """
 
 from __future__ import annotations
