@@ -24,10 +24,10 @@ from collections import Counter
 from pathlib import Path
 
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
+from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.errors import PruneAuditError
 
 FRONT = "_front.md"
-TIMINGS_JSON = "_timings.json"
 TIMINGS = "_timings.md"
 #: Verdicts in the order the answer line counts them (see ``pruneaudit.audit.findings``).
 VERDICT_ORDER = ("reproduced", "same direction, smaller", "not reproduced", "not testable here")
@@ -175,7 +175,7 @@ def _duration(seconds: float) -> str:
 def load_timings(studies_dir: str | os.PathLike = STUDIES) -> list[dict]:
     """The records of ``_timings.json`` (a list, or ``{"runs": [...]}``), latest per
     (profile, notebook); ``[]`` when there is no file."""
-    path = Path(studies_dir) / TIMINGS_JSON
+    path = Path(studies_dir) / TIMINGS_FILE
     if not path.is_file():
         return []
     content = _read_json(path)
