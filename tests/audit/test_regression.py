@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 from scipy.special import expit
+from scipy.stats import t as student_t
 
 from pruneaudit import audit
 from pruneaudit.errors import PruneAuditError
@@ -93,12 +94,44 @@ def test_design_frame_merges_class_stats_per_imbalance_factor():
     assert np.allclose(ten["r"].to_numpy(), 7 * one["r"].to_numpy())
 
 
-def test_cluster_covariance_groups_by_dataset_and_class():
+def test_cluster_covariance_is_the_jackknife_over_dataset_class():
     f = synthetic_frame()
     fit = audit.fit_ols(f, cov="cluster")
     groups = f.groupby(["dataset", "class"], observed=True).ngroup().to_numpy()
+    # brute force: refit without each (dataset, class) cluster
+    full = smf.ols(fit.formula, data=f).fit()
+    betas = np.array(
+        [smf.ols(fit.formula, data=f[groups != g]).fit().params for g in np.unique(groups)]
+    )
+    G = len(betas)
+    cv3 = (G - 1) / G * (betas - full.params.to_numpy()).T @ (betas - full.params.to_numpy())
+    assert np.allclose(fit.table["se"], np.sqrt(np.diag(cv3)))
+    assert fit.df == G - 1
+    q = student_t(G - 1).ppf(0.975)
+    assert np.allclose(fit.table["ci_high"] - fit.table["coef"], q * fit.table["se"])
+    # statsmodels' CV1 stays in the result
     direct = smf.ols(fit.formula, data=f).fit(cov_type="cluster", cov_kwds={"groups": groups})
-    assert np.allclose(fit.table["se"], direct.bse)
+    assert np.allclose(fit.result.bse, direct.bse)
+
+
+def test_jackknife_of_a_mean_is_s2_over_n():
+    # one row per cluster, a constant only: (n-1)/n sum (mean_(i) - mean)^2 = s^2 / n
+    y = np.array([1.0, 4.0, 2.0, 8.0, 5.0])
+    v = audit.jackknife_cov(np.ones((5, 1)), y, np.arange(5))
+    assert v[0, 0] == pytest.approx(y.var(ddof=1) / 5)
+
+
+def test_jackknife_refuses_a_cluster_that_carries_a_coefficient():
+    x = np.column_stack([np.ones(6), [1, 1, 0, 0, 0, 0]])  # the indicator lives in cluster 0
+    with pytest.raises(PruneAuditError, match="without cluster 0"):
+        audit.jackknife_cov(x, np.arange(6.0), np.array([0, 0, 1, 1, 2, 2]))
+    with pytest.raises(PruneAuditError, match="2 clusters"):
+        audit.jackknife_cov(np.ones((3, 1)), np.ones(3), np.zeros(3))
+
+
+def test_cluster_covariance_is_for_ols():
+    with pytest.raises(PruneAuditError, match="for OLS"):
+        audit.fit_glm(synthetic_frame(), cov="cluster")
 
 
 def test_design_frame_errors():
@@ -175,10 +208,12 @@ def test_one_tailed_is_half_two_tailed_on_the_right_side():
         two = float(fit.result.pvalues[term])
         side = "greater" if fit.result.params[term] > 0 else "less"
         wrong = "less" if side == "greater" else "greater"
-        assert audit.one_tailed_p(fit.result, term, side) == pytest.approx(two / 2)
-        assert audit.one_tailed_p(fit.result, term, wrong) == pytest.approx(1 - two / 2)
+        assert audit.one_tailed_p(fit, term, side) == pytest.approx(two / 2)
+        assert audit.one_tailed_p(fit, term, wrong) == pytest.approx(1 - two / 2)
     with pytest.raises(PruneAuditError, match="greater"):
-        audit.one_tailed_p(fit.result, "r", "two-sided")
+        audit.one_tailed_p(fit, "r", "two-sided")
+    with pytest.raises(PruneAuditError, match="not in the fit"):
+        audit.one_tailed_p(fit, "nope", "greater")
 
 
 def test_single_level_categorical_is_dropped():

@@ -412,7 +412,7 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
     clusters = frame.groupby(["dataset", "class"], observed=True).ngroups
     basis = (
         f"95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
-        f"class), Student t): {clusters} clusters, {n:,} rows"
+        f"class): CV3 jackknife, Student t on {clusters - 1} df): {clusters} clusters, {n:,} rows"
     )
     rows = [
         _coef_finding(fit, "r", "D1.1 imbalance coefficient E > 0", "imbalance", basis),
