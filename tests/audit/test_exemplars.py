@@ -226,6 +226,26 @@ def test_permutation_null_recomputes_the_statistic_on_re_splits():
     assert set(null[:, 0]) <= values
 
 
+@pytest.mark.parametrize("k_b, k_c", [(4, 4), (5, 3), (3, 6), (1, 2)])
+def test_permutation_null_re_splits_are_balanced(k_b, k_c):
+    # baseline members all vote 0, compressed ones all 1: a group's votes count its members
+    b, v = np.zeros((k_b, 7), dtype=int), np.ones((k_c, 7), dtype=int)
+
+    def composition(votes_b, votes_v):
+        return [votes_b[0, 0], votes_b[0, 1], votes_v[0, 0], votes_v[0, 1]]
+
+    observed, null = audit.permutation_null(b, v, 2, composition, n_perm=30, seed=0)
+    assert observed.tolist() == [k_b, 0, 0, k_c]
+    first = [k_b // 2, k_b - k_b // 2, k_b - k_b // 2, k_c - (k_b - k_b // 2)]
+    assert (null == first).all()
+
+
+def test_permutation_null_needs_enough_compressed_members():
+    with pytest.raises(PruneAuditError, match="balanced re-split needs at least 3"):
+        audit.permutation_null(np.zeros((6, 4), int), np.zeros((2, 4), int), 2,
+                               lambda b, v: [0.0])
+
+
 def test_shift_interval_inverts_the_permutation_test():
     null = np.arange(100, dtype=float)  # quantiles (lower 2, higher 97)
     excess, lo, hi = audit.shift_interval(150.0, null)

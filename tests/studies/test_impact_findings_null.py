@@ -68,14 +68,11 @@ def test_forgetting_the_harder_series_reproduces_pie_cie_and_group_findings():
 
 
 def test_pies_the_dense_population_gets_wrong_reproduce_pie_hardness():
-    """D4.5 / D4.6 as excesses over the shuffled null: the PIEs are harder for the dense
-    population than for a random half of both populations only where the dense members err
-    and the compressed ones do not (forgetting, above, moves D4.5 the other way).
-
-    D4.5's permutation test has little power: modal labels are threshold functions, so every
-    re-split whose baseline half holds more dense members than the other reproduces the
-    observed gap (about half of them). Its estimate takes the paper's sign, its interval
-    reaches just past 0: this test records that limitation rather than hiding it."""
+    """D4.5 / D4.6 as excesses over the balanced re-split null: the PIEs are harder for the
+    dense population than for a balanced half of both populations only where the dense members
+    err and the compressed ones do not (forgetting, above, moves D4.5 the other way). With
+    unrestricted re-splits D4.5 stayed 'not reproduced' here: a re-split with more dense members
+    in its baseline group mimics the observed gap."""
     rng = np.random.default_rng(2)
     y, wrong, _, _ = _task(rng, 600)
     hard = rng.random(y.size) < 0.15
@@ -83,8 +80,7 @@ def test_pies_the_dense_population_gets_wrong_reproduce_pie_hardness():
     comp = _members(rng, 8, np.where(hard, 0.9, 0.97), y, wrong)
     rows = {_key(r): r for r in ci.exemplar_findings(y, base, comp, C, None, n_perm=99)}
     assert rows["D4.6"].verdict == audit.REPRODUCED
-    assert rows["D4.5"].ours < rows["D4.5"].paper < 0  # the paper's sign and size ...
-    assert rows["D4.5"].verdict == audit.NOT_REPRODUCED  # ... but no power (see above)
+    assert rows["D4.5"].verdict == audit.REPRODUCED, rows["D4.5"]
     assert rows["D4.9"].verdict == audit.NOT_TESTABLE  # no groups given
 
 

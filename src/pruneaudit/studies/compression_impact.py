@@ -496,8 +496,9 @@ H1_SCHEMES = {"float16": "FLOAT16", "dynamic_int8": "DYNAMIC RANGE INT8",
               "static_int8": "FIXED-POINT INT8"}
 IMAGENET = "ImageNet test set (as printed)"
 PERMUTATION_BASIS = (
-    "excess over the shuffled-membership null (the 2K members re-split at random "
-    "{n_perm} times: PIEs and CIEs exist, and are hard, between two dense populations too); "
+    "excess over the balanced re-split null (the 2K members re-split {n_perm} times into two "
+    "groups of K, each with half the dense and half the compressed members: PIEs and CIEs "
+    "exist, and are hard, between two dense populations too); "
     "95% interval by inverting that permutation test; the paper's value is not null-corrected"
 )
 
@@ -629,7 +630,7 @@ def exemplar_findings(
     seed: int = 0,
 ) -> list[audit.Finding]:
     """D4.3, D4.5, D4.6, D4.10 and the QMNIST analogues of D4.9 and D4.11, each as the excess
-    of a statistic over the shuffled-membership null (:func:`pruneaudit.audit.permutation_null`,
+    of a statistic over the balanced re-split null (:func:`pruneaudit.audit.permutation_null`,
     interval by :func:`pruneaudit.audit.shift_interval`).
 
     Statistics (modal labels, ties to the smallest label): D4.3 share of PIEs; D4.5 baseline
