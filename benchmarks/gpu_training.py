@@ -67,11 +67,18 @@ PEAK_TFLOPS: dict[str, float] = {
 #: times the ratio of AlexNet's to LeNet's training FLOPs (an upper bound where AlexNet's larger
 #: layers reach a higher share of the peak than LeNet's). Study 1: 120,906 trained models x 30
 #: epochs, costed as LeNet on 48,000 images: a lower bound (most of its models are larger
-#: networks, on datasets up to 698k images).
+#: networks, on datasets up to 698k images). Study 4 (and Study 5, which reuses its populations):
+#: H1's K = 30 members for the dense model and 7 compressed levels, 30 epochs, on this book's
+#: LeNet / QMNIST task (H1 trains ResNet-50 on ImageNet).
 PROTOCOLS: dict[str, tuple[int, int, str]] = {
     "Study 2 (P 4.1, LeNet / QMNIST)": (6 * 21 * 30, 48_000, "lenet"),
     "Study 3 (P 4.2, AlexNet / MNIST)": (6 * (1 + 4 * 2 * 20) * 30, 48_000, "alexnet"),
     "Study 1 (P 3, 120,906 models; LeNet-size lower bound)": (120_906 * 30, 48_000, "lenet"),
+    "Study 4 (H1 at K = 30, dense + 7 levels, 30 epochs; LeNet / QMNIST)": (
+        30 * (1 + 7) * 30,
+        48_000,
+        "lenet",
+    ),
 }
 
 

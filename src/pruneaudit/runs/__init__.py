@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from pruneaudit.runs.cost import (
+    GPU_COSTS,
     Cost,
+    gpu_cost_text,
+    gpu_hours,
     training_cost,
 )
 from pruneaudit.runs.grid import (
@@ -106,4 +109,7 @@ __all__ = [
     "train_and_evaluate",
     "Cost",
     "training_cost",
+    "GPU_COSTS",
+    "gpu_hours",
+    "gpu_cost_text",
 ]

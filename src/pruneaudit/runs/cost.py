@@ -8,8 +8,16 @@ training images per model) on the machine in question.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+import pandas as pd
+
+from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_positive_int
+
+#: Written by ``benchmarks/gpu_training.py --device cuda``: the hours of each published protocol
+#: (rows ``protocol`` "Study N (...)", ``configuration``, ``hours``) at the GPU rates it measured.
+GPU_COSTS = config.REPO / "benchmarks" / "out" / "gpu_training_cuda_costs.csv"
 
 
 @dataclass(frozen=True)
@@ -37,3 +45,25 @@ def training_cost(model_epochs: int, images_per_epoch: int, seconds_per_10k: flo
         )
     hours = model_epochs * images_per_epoch / 10_000 * seconds_per_10k / 3600
     return Cost(model_epochs, images_per_epoch, hours)
+
+
+def gpu_hours(study: str, path: str | Path = GPU_COSTS) -> float | None:
+    """Hours of ``study``'s published protocol (``"Study 2"``...) at the fastest configuration
+    that ``benchmarks/gpu_training.py`` measured on a GPU, or None where none was measured."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    costs = pd.read_csv(path)
+    rows = costs[costs["protocol"].str.startswith(study + " (")]
+    return float(rows["hours"].min()) if len(rows) else None
+
+
+def gpu_cost_text(study: str, path: str | Path = GPU_COSTS) -> str:
+    """The published protocol's GPU training time as measured, or a plain 'not measured'."""
+    hours = gpu_hours(study, path)
+    if hours is None:
+        return (
+            "not measured: no GPU was available where this book was built (run "
+            "`python benchmarks/gpu_training.py --device cuda` on one, then rebuild)"
+        )
+    return f"about {hours:,.1f} h (fastest configuration of `benchmarks/gpu_training.py`)"

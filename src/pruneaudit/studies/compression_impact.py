@@ -834,6 +834,7 @@ def protocol_table(runs: ImpactRuns, spec: RunSpec, seconds_per_10k: float) -> p
         ("model-epochs (dense + pruned)", f"{paper.model_epochs:,} (K = 30, 8 levels, 30 "
          f"epochs of LeNet)", f"{ours.model_epochs:,}"),
         ("training hours on this CPU", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
+        ("training hours on a GPU", runs_module.gpu_cost_text("Study 4"), ""),
     ]
     return pd.DataFrame(rows, columns=["setting", "published", "this page"]).set_index(
         "setting")

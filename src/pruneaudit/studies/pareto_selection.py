@@ -33,7 +33,7 @@ from pruneaudit import audit, models
 from pruneaudit.audit import findings as F
 from pruneaudit.compress.prune import TECHNIQUE_TABLE, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.runs import series
+from pruneaudit.runs import gpu_cost_text, series
 from pruneaudit.runs.store import ResultsStore
 
 DATASET = "mnist"
@@ -290,7 +290,8 @@ def cost_text(params: Mapping, root: str | None = None) -> str:
         f"{mine['cpu_hours'].sum():.2f} CPU hours one model at a time; seeds train together, "
         f"which is faster). P's protocol with both treatments (the paper profile) is "
         f"**{int(paper['model_epochs'].sum()):,} AlexNet model-epochs**, about "
-        f"{paper['cpu_hours'].sum():,.0f} CPU hours on this machine: a cluster job."
+        f"{paper['cpu_hours'].sum():,.0f} CPU hours on this machine: a cluster job. On a GPU, "
+        f"at the LeNet rate scaled by AlexNet's training FLOPs: {gpu_cost_text('Study 3')}."
     )
 
 

@@ -30,7 +30,7 @@ from pruneaudit import audit, data, models
 from pruneaudit.audit import findings as F
 from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.runs import series
+from pruneaudit.runs import gpu_cost_text, series
 
 STUDY = "S1_population_OLS"
 SOURCE = "P App. D (OLS summary)"
@@ -189,7 +189,8 @@ def cost_text(params: Mapping, root: str | None = None) -> str:
         f"train together, which is faster). P's protocol on the four offline datasets, four "
         f"models and six seeds (the paper profile) is **{paper['model_epochs'].sum():,} "
         f"model-epochs**, about {paper['cpu_hours'].sum():,.0f} CPU hours on this machine "
-        f"({per_model}): a cluster job."
+        f"({per_model}): a cluster job. On a GPU, at the LeNet rate (a lower bound): "
+        f"{gpu_cost_text('Study 1')}."
     )
 
 

@@ -857,6 +857,7 @@ def protocol_table(
         ("model-epochs", f"{paper.model_epochs:,}", f"{ours.model_epochs:,}"),
         (f"training time on this CPU ({seconds_per_10k} s per 10k images)",
          f"{paper.hours:.1f} h", f"{ours.hours * 60:.1f} min"),
+        ("training time on a GPU", runs.gpu_cost_text("Study 2"), ""),
     ]
     return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(
         "setting"

@@ -1,0 +1,38 @@
+"""Training cost: the formula, and the GPU cost read from the benchmark's output."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pruneaudit import runs
+from pruneaudit.errors import PruneAuditError
+
+
+def test_training_cost_hand_computed():
+    # 10 model-epochs of 48,000 images at 2 s per 10k images: 10 * 4.8 * 2 s = 96 s
+    cost = runs.training_cost(10, 48_000, 2.0)
+    assert cost.images == 480_000
+    assert cost.hours == pytest.approx(96 / 3600)
+    with pytest.raises(PruneAuditError, match="measured rate"):
+        runs.training_cost(10, 48_000, 0.0)
+
+
+def test_gpu_hours_takes_the_fastest_configuration_of_the_study(tmp_path):
+    path = tmp_path / "gpu_training_cuda_costs.csv"
+    pd.DataFrame(
+        {
+            "protocol": ["Study 2 (P 4.1)", "Study 2 (P 4.1)", "Study 3 (P 4.2)"],
+            "configuration": ["(a) plain", "(b) K=8", "(a) plain"],
+            "model_epochs": [3780, 3780, 8820],
+            "hours": [5.0, 2.5, 9.0],
+        }
+    ).to_csv(path, index=False)
+    assert runs.gpu_hours("Study 2", path) == 2.5
+    assert runs.gpu_hours("Study 1", path) is None  # this protocol was not measured
+    assert "2.5 h" in runs.gpu_cost_text("Study 2", path)
+
+
+def test_gpu_cost_says_not_measured_without_a_benchmark(tmp_path):
+    text = runs.gpu_cost_text("Study 2", tmp_path / "absent.csv")
+    assert text.startswith("not measured") and "gpu_training.py" in text
