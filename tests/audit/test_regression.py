@@ -114,6 +114,21 @@ def test_cluster_covariance_is_the_jackknife_over_dataset_class():
     assert np.allclose(fit.result.bse, direct.bse)
 
 
+def test_jackknife_adj_r2_against_refits():
+    f = synthetic_frame(noise=0.2)
+    fit = audit.fit_ols(f, cov="cluster")
+    groups = audit.cluster_groups(f)
+    r2, lo, hi = audit.jackknife_adj_r2(fit.result.model.exog, fit.result.model.endog, groups)
+    assert r2 == pytest.approx(fit.result.rsquared_adj)
+    drops = np.array(
+        [smf.ols(fit.formula, data=f[groups != g]).fit().rsquared_adj for g in np.unique(groups)]
+    )
+    G = len(drops)
+    se = np.sqrt((G - 1) / G * np.sum((drops - r2) ** 2))
+    q = student_t(G - 1).ppf(0.975)
+    assert (lo, hi) == pytest.approx((r2 - q * se, r2 + q * se))
+
+
 def test_jackknife_of_a_mean_is_s2_over_n():
     # one row per cluster, a constant only: (n-1)/n sum (mean_(i) - mean)^2 = s^2 / n
     y = np.array([1.0, 4.0, 2.0, 8.0, 5.0])

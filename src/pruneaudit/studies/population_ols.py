@@ -17,14 +17,12 @@ Pipeline, all through the results store (methods page, "Study 1: population regr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from pruneaudit import audit, data, models
 from pruneaudit.audit import findings as F
@@ -382,15 +380,6 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.Chart:
 # --------------------------------------------------------------------------- findings
 
 
-def adj_r2_interval(r2_adj: float, n: int, k: int, level: float = 0.95) -> tuple[float, float]:
-    """Normal interval of R² with the Olkin-Finn standard error
-    sqrt(4 R² (1 − R²)² (n − k − 1)² / ((n² − 1)(n + 3))); rows taken as independent."""
-    r2 = min(max(r2_adj, 0.0), 1.0)
-    se = math.sqrt(4 * r2 * (1 - r2) ** 2 * (n - k - 1) ** 2 / ((n**2 - 1) * (n + 3)))
-    z = float(stats.norm.ppf(0.5 + level / 2))
-    return r2_adj - z * se, r2_adj + z * se
-
-
 def _coef_finding(fit: audit.ModelFit, term: str, name: str, metric: str, basis: str):
     paper = audit.lookup(STUDY, "OLS coef: " + metric)
     table = fit.table.set_index("term")
@@ -409,8 +398,8 @@ def _coef_finding(fit: audit.ModelFit, term: str, name: str, metric: str, basis:
 def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
     """D1.1-D1.4 from the clustered cross-term OLS fit."""
     frame = fit.result.model.data.frame
-    n, k = int(fit.result.nobs), int(fit.result.df_model)
-    clusters = frame.groupby(["dataset", "class"], observed=True).ngroups
+    n = int(fit.result.nobs)
+    clusters = len(np.unique(audit.cluster_groups(frame)))
     basis = (
         f"95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
         f"class): CV3 jackknife, Student t on {clusters - 1} df): {clusters} clusters, {n:,} rows"
@@ -419,17 +408,19 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
         _coef_finding(fit, "r", "D1.1 imbalance coefficient E > 0", "imbalance", basis),
         _coef_finding(fit, "H", "D1.2 entropy coefficient F < 0", "class_entropy", basis),
     ]
-    lo, hi = adj_r2_interval(float(fit.result.rsquared_adj), n, k)
+    model = fit.result.model
+    r2, lo, hi = audit.jackknife_adj_r2(model.exog, model.endog, audit.cluster_groups(frame))
     rows.append(
         F.finding(
             "D1.3 adjusted R² above 0.5",
-            fit.result.rsquared_adj,
+            r2,
             lo,
             hi,
             audit.lookup(STUDY, "OLS Adj. R-squared"),
             source=SOURCE,
             null=0.5,
-            basis=f"Olkin-Finn normal interval, {n:,} rows taken as independent (optimistic)",
+            basis=f"cluster jackknife over the {clusters} (dataset, class) clusters, Student t "
+            f"on {clusters - 1} df, {n:,} rows",
         )
     )
     rows.append(
