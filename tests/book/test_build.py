@@ -326,3 +326,11 @@ def test_strip_widgets(tmp_path: Path) -> None:
     again = nbformat.read(path, as_version=4)
     assert "widgets" not in again.metadata
     assert "application/vnd.jupyter.widget-view+json" not in again.cells[0].outputs[0]["data"]
+
+
+def test_unreadable_timings_do_not_stop_a_build(tmp_path: Path) -> None:
+    # the expected-duration line reads leniently; the Reproducing page strictly (test_site_pages)
+    (tmp_path / "_timings.json").write_text("{not json")
+    assert "unknown" in book.expected_duration(tmp_path, "quick", ["01_a"])
+    book.record_timing(tmp_path, "quick", "01_a", 60.0)  # rewrites the file whole
+    assert [r["seconds"] for r in book.load_timings(tmp_path)] == [60.0]

@@ -26,6 +26,7 @@ from pruneaudit.book.notebook import (
     print_provenance,
     setup,
 )
+from pruneaudit.book.pages import load_timings
 from pruneaudit.book.paths import (
     BOOK,
     MATHJAX_VERSION,
@@ -62,7 +63,6 @@ from pruneaudit.book.runner import (
     check_same_build,
     expected_duration,
     kernel_name,
-    load_timings,
     main,
     read_stamp,
     record_timing,

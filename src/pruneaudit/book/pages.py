@@ -172,18 +172,30 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def load_timings(studies_dir: str | os.PathLike = STUDIES) -> list[dict]:
+def load_timings(studies_dir: str | os.PathLike = STUDIES, strict: bool = True) -> list[dict]:
     """The records of ``_timings.json`` (a list, or ``{"runs": [...]}``), latest per
-    (profile, notebook); ``[]`` when there is no file."""
+    (profile, notebook); ``[]`` when there is no file.
+
+    ``strict`` (the Reproducing page): a file that is not JSON, or a record without the keys
+    profile, notebook, seconds, date and cores, raises. Otherwise (the expected-duration line
+    before a build) an unreadable file reads as ``[]`` and incomplete records are skipped.
+    """
     path = Path(studies_dir) / TIMINGS_FILE
     if not path.is_file():
         return []
-    content = _read_json(path)
+    try:
+        content = _read_json(path)
+    except PruneAuditError:
+        if strict:
+            raise
+        return []
     records = content.get("runs", []) if isinstance(content, dict) else content
     needed = {"profile", "notebook", "seconds", "date", "cores"}
     latest: dict[tuple[str, str], dict] = {}
     for record in records or []:
         if not isinstance(record, dict) or not needed <= set(record):
+            if not strict:
+                continue
             raise PruneAuditError(
                 f"{path}: each record needs keys {sorted(needed)}, got {record!r}"
             )

@@ -48,7 +48,7 @@ from pruneaudit.book.notebook import (
     PROFILE_ENV,
     banner_text,
 )
-from pruneaudit.book.pages import prepare_pages
+from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
 from pruneaudit.book.profiles import (
     check_common,
@@ -277,7 +277,7 @@ def record_timing(studies: Path, profile: str, notebook: str, seconds: float) ->
     """Add (or replace) ``{profile, notebook, seconds, date, cores}`` in
     ``studies/_timings.json``."""
     path = Path(studies) / TIMINGS
-    rows = load_timings(studies)
+    rows = load_timings(studies, strict=False)
     rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]
     rows.append(
         {
@@ -293,19 +293,9 @@ def record_timing(studies: Path, profile: str, notebook: str, seconds: float) ->
     return path
 
 
-def load_timings(studies: Path) -> list[dict]:
-    """The rows of ``studies/_timings.json`` (empty when there is none or it is unreadable)."""
-    path = Path(studies) / TIMINGS
-    try:
-        rows = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return []
-    return [r for r in rows if isinstance(r, dict) and {"profile", "notebook", "seconds"} <= set(r)]
-
-
 def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
     """A sentence: the profile's expected duration from the recorded timings, or unknown."""
-    rows = load_timings(studies)
+    rows = load_timings(studies, strict=False)
     seconds = {r["notebook"]: r["seconds"] for r in rows if r["profile"] == profile}
     known = [n for n in names if n in seconds]
     if not known:
