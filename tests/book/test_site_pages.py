@@ -121,11 +121,22 @@ def test_timings_page_from_records(tmp_path: Path) -> None:
     (tmp_path / "_timings.json").write_text(json.dumps(records))
     text = pages.write_timings_page(tmp_path).read_text()
     assert "**smoke**: 1 min 22 s in all (2 notebooks, measured 2026-11-20 on 2 cores)." in text
-    assert "| 02_b | 1 min 08 s | 2026-11-20T10:01 | 2 |" in text
+    assert "| 02_b | 1 min 08 s |  | 2026-11-20T10:01 | 2 |" in text  # older records: no count
     assert "**quick**: 22 min 05 s in all (1 notebooks" in text
     assert "15 min" not in text
     assert "**paper**: not measured yet on this machine." in text
     assert text.index("**smoke**") < text.index("**quick**") < text.index("**paper**")
+
+
+def test_timings_page_says_which_notebooks_trained_nothing(tmp_path: Path) -> None:
+    records = [
+        {**_timing("quick", "01_a", 30, "2026-11-23T15:19"), "trained": 0},
+        {**_timing("quick", "02_b", 1618, "2026-11-23T15:49"), "trained": 144},
+    ]
+    (tmp_path / "_timings.json").write_text(json.dumps(records))
+    text = pages.write_timings_page(tmp_path).read_text()
+    assert "Trained nothing (01_a): the results store already held those runs" in text
+    assert "| 02_b | 26 min 58 s | 144 | 2026-11-23T15:49 | 2 |" in text
 
 
 def test_timings_page_accepts_runs_mapping_and_checks_keys(tmp_path: Path) -> None:

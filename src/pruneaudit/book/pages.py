@@ -207,6 +207,7 @@ def load_timings(studies_dir: str | os.PathLike = STUDIES, strict: bool = True) 
 
 def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     """Write ``<studies_dir>/_timings.md``: per profile, each notebook's measured duration, the
+    runs it trained (a notebook that trained none says so: its time is the analysis alone), the
     total, the date and the cores of the build that measured it; return its path."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
@@ -221,16 +222,24 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         total = sum(float(r["seconds"]) for r in rows)
         dates = sorted(str(r["date"])[:10] for r in rows)
         cores = sorted({str(r["cores"]) for r in rows})
+        warm = [r["notebook"] for r in rows if r.get("trained") == 0]
+        note = (
+            f" Trained nothing ({', '.join(warm)}): the results store already held those runs, "
+            "so their times measure the analysis alone, not a build from scratch."
+            if warm
+            else ""
+        )
         lines = [
             f"**{profile}**: {_duration(total)} in all ({len(rows)} notebooks, measured "
             f"{dates[0]}{' to ' + dates[-1] if dates[-1] != dates[0] else ''} on "
-            f"{' / '.join(cores)} cores).",
+            f"{' / '.join(cores)} cores).{note}",
             "",
-            "| notebook | duration | date | cores |",
-            "|---|---:|---|---:|",
+            "| notebook | duration | runs trained | date | cores |",
+            "|---|---:|---:|---|---:|",
         ]
         lines += [
-            f"| {r['notebook']} | {_duration(r['seconds'])} | {str(r['date'])[:16]} "
+            f"| {r['notebook']} | {_duration(r['seconds'])} | "
+            f"{'' if r.get('trained') is None else r['trained']} | {str(r['date'])[:16]} "
             f"| {r['cores']} |"
             for r in rows
         ]

@@ -61,6 +61,7 @@ from pruneaudit.book.profiles import (
     validate_notebook,
 )
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs.store import ResultsStore
 
 KERNEL_NAME = "python3"
 #: The kernel's own log above warnings only (its warning about TCP without encryption between
@@ -273,9 +274,18 @@ def _quiet() -> Iterator[None]:
 # Timings
 
 
-def record_timing(studies: Path, profile: str, notebook: str, seconds: float) -> Path:
-    """Add (or replace) ``{profile, notebook, seconds, date, cores}`` in
-    ``studies/_timings.json``."""
+def stored_runs(name: str, profile: Mapping, overrides: Mapping[str, object]) -> int:
+    """How many finished runs the results store of notebook ``name`` holds now."""
+    params = resolve_parameters(name, profile, overrides)
+    return len(ResultsStore(params.get("store")).keys())
+
+
+def record_timing(
+    studies: Path, profile: str, notebook: str, seconds: float, trained: int | None = None
+) -> Path:
+    """Add (or replace) ``{profile, notebook, seconds, date, cores, trained}`` in
+    ``studies/_timings.json``; ``trained``: runs the notebook added to the results store (0:
+    every run was already stored, so ``seconds`` measured the analysis alone)."""
     path = Path(studies) / TIMINGS
     rows = load_timings(studies, strict=False)
     rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]
@@ -286,6 +296,7 @@ def record_timing(studies: Path, profile: str, notebook: str, seconds: float) ->
             "seconds": round(seconds, 1),
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "cores": os.cpu_count(),
+            "trained": trained,
         }
     )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -302,6 +313,10 @@ def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
         return f"profile {profile}: expected duration unknown (no recorded timings yet)"
     total = sum(seconds[n] for n in known)
     text = f"profile {profile}: expected about {total / 60:.1f} min from the last build's timings"
+    warm = [r["notebook"] for r in rows
+            if r["profile"] == profile and r["notebook"] in known and r.get("trained") == 0]
+    if warm:
+        text += " (which trained nothing for " + ", ".join(warm) + ": longer if runs must train)"
     missing = [n for n in names if n not in seconds]
     if missing:
         text += f" (plus {', '.join(missing)}: not timed yet)"
@@ -404,11 +419,13 @@ def build(
     vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
         for name in names:
+            before = stored_runs(name, content, overrides)
             start = time.perf_counter()
             run_notebook(name, content, overrides, studies, progress=progress, stamp=stamp,
                          threads=threads)
             seconds = time.perf_counter() - start
-            record_timing(studies, str(stamp["profile"]), name, seconds)
+            trained = stored_runs(name, content, overrides) - before
+            record_timing(studies, str(stamp["profile"]), name, seconds, trained)
             say(f"executed {name} ({seconds:.1f} s)", flush=True)
     write_benchmark_tables(studies / "_benchmarks.md")
     prepare_pages(studies)
