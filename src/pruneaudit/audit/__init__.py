@@ -72,6 +72,7 @@ from pruneaudit.audit.findings import (
     not_testable,
     published,
     similar,
+    summary_text,
     verdict,
     write_findings_json,
 )
@@ -227,5 +228,6 @@ __all__ = [
     "not_testable",
     "similar",
     "findings_frame",
+    "summary_text",
     "write_findings_json",
 ]

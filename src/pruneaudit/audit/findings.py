@@ -249,6 +249,22 @@ def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in rows], columns=[*JSON_KEYS, "basis"])
 
 
+def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
+    """One paragraph under a findings table: the verdict counts and, for a profile below the
+    paper's, what a *not reproduced* there can and cannot mean."""
+    counts = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}
+    said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    text = f"{len(rows)} findings: {said or 'none'}."
+    if counts[NOT_REPRODUCED] and profile != "paper":
+        run = f"the {profile} profile" if profile else "parameters below the paper's"
+        text += (
+            f" This page ran {run}: a *not reproduced* here means the effect is absent on this "
+            "task or too small to show at this budget, not that the paper is wrong; the protocol "
+            "table and the cost of the paper profile are further down the page."
+        )
+    return text
+
+
 def _plain(value: object) -> object:
     if value is None:
         return None

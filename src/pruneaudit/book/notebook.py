@@ -169,7 +169,7 @@ class Page:
     def show_findings(self, rows: Sequence[audit_findings.Finding]) -> pd.DataFrame:
         """Display the findings table (paper beside ours, verdict) and, when the page is built,
         write it as ``<page_dir>/<notebook>.findings.json``; return the table."""
-        from IPython.display import display
+        from IPython.display import Markdown, display
 
         table = audit_findings.findings_frame(rows)
         display(
@@ -177,6 +177,8 @@ class Page:
             .set_caption("Findings: the paper's value beside ours, with our 95% interval")
             .hide(axis="index")
         )
+        info = build_info()
+        display(Markdown(audit_findings.summary_text(rows, info["profile"] if info else None)))
         if self.page_dir is not None and self.notebook is not None:
             audit_findings.write_findings_json(
                 rows, self.page_dir / f"{self.notebook}.findings.json"
