@@ -292,7 +292,7 @@ def test_timings_and_expected_duration(tmp_path: Path) -> None:
     book.record_timing(tmp_path, "quick", "01_a", 30.0, trained=0)
     assert book.load_timings(tmp_path)[0]["trained"] == 0
     assert book.expected_duration(tmp_path, "quick", ["01_a"]).endswith(
-        "(which trained nothing for 01_a: longer if runs must train)")
+        "(01_a stored no new run then: longer if runs must train)")
 
 
 # --- toc and benchmark tables ------------------------------------------------------------------

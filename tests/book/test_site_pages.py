@@ -135,7 +135,7 @@ def test_timings_page_says_which_notebooks_trained_nothing(tmp_path: Path) -> No
     ]
     (tmp_path / "_timings.json").write_text(json.dumps(records))
     text = pages.write_timings_page(tmp_path).read_text()
-    assert "Trained nothing (01_a): the results store already held those runs" in text
+    assert "Stored no new run: 01_a. A notebook that trains but stored no new run" in text
     assert "| 02_b | 26 min 58 s | 144 | 2026-11-23T15:49 | 2 |" in text
 
 

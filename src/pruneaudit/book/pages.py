@@ -207,7 +207,7 @@ def load_timings(studies_dir: str | os.PathLike = STUDIES, strict: bool = True) 
 
 def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     """Write ``<studies_dir>/_timings.md``: per profile, each notebook's measured duration, the
-    runs it trained (a notebook that trained none says so: its time is the analysis alone), the
+    runs it added to the results store (a notebook that added none says so), the
     total, the date and the cores of the build that measured it; return its path."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
@@ -224,8 +224,9 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         cores = sorted({str(r["cores"]) for r in rows})
         warm = [r["notebook"] for r in rows if r.get("trained") == 0]
         note = (
-            f" Trained nothing ({', '.join(warm)}): the results store already held those runs, "
-            "so their times measure the analysis alone, not a build from scratch."
+            f" Stored no new run: {', '.join(warm)}. A notebook that trains but stored no new "
+            "run found its runs in the results store, so its time measures the analysis alone, "
+            "not a build from scratch."
             if warm
             else ""
         )

@@ -316,7 +316,7 @@ def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
     warm = [r["notebook"] for r in rows
             if r["profile"] == profile and r["notebook"] in known and r.get("trained") == 0]
     if warm:
-        text += " (which trained nothing for " + ", ".join(warm) + ": longer if runs must train)"
+        text += f" ({', '.join(warm)} stored no new run then: longer if runs must train)"
     missing = [n for n in names if n not in seconds]
     if missing:
         text += f" (plus {', '.join(missing)}: not timed yet)"
