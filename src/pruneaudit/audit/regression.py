@@ -23,7 +23,7 @@ The hypotheses of the study are E > 0 and F < 0 (one-tailed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -331,6 +331,16 @@ def _tidy(result, v: np.ndarray, df: float | None) -> pd.DataFrame:
     )
 
 
+def _one_tailed(table: pd.DataFrame, df: float | None, term: str, alternative: str) -> float:
+    if alternative not in ("greater", "less"):
+        raise PruneAuditError(f"alternative must be 'greater' or 'less', got {alternative!r}")
+    if term not in table.index:
+        raise PruneAuditError(f"term {term!r} is not in the fit; terms: {list(table.index)}")
+    stat = float(table.loc[term, "stat"])
+    stat = stat if alternative == "greater" else -stat
+    return float(_reference(df).sf(stat))
+
+
 def one_tailed_p(fit: ModelFit, term: str, alternative: str) -> float:
     """One-tailed p-value of ``term``'s coefficient: H1 coef > 0 ('greater') or < 0 ('less').
 
@@ -338,23 +348,16 @@ def one_tailed_p(fit: ModelFit, term: str, alternative: str) -> float:
     freedom, else the standard normal), so that on the side of the alternative it equals half
     the table's two-tailed p-value.
     """
-    if alternative not in ("greater", "less"):
-        raise PruneAuditError(f"alternative must be 'greater' or 'less', got {alternative!r}")
-    table = fit.table.set_index("term")
-    if term not in table.index:
-        raise PruneAuditError(f"term {term!r} is not in the fit; terms: {list(table.index)}")
-    stat = float(table.loc[term, "stat"])
-    stat = stat if alternative == "greater" else -stat
-    return float(_reference(fit.df).sf(stat))
+    return _one_tailed(fit.table.set_index("term"), fit.df, term, alternative)
 
 
-def _hypotheses(fit: ModelFit) -> pd.DataFrame:
+def _hypotheses(table: pd.DataFrame, df: float | None) -> pd.DataFrame:
     rows = []
-    table = fit.table.set_index("term")
+    table = table.set_index("term")
     for term, label, alt in HYPOTHESES:
         if term in table.index:
             coef, stat = float(table.loc[term, "coef"]), float(table.loc[term, "stat"])
-            p = one_tailed_p(fit, term, alt)
+            p = _one_tailed(table, df, term, alt)
         else:
             coef = stat = p = float("nan")
         rows.append({"term": term, "hypothesis": label, "coef": coef, "stat": stat, "p": p})
@@ -406,18 +409,18 @@ def _fit(frame, cross_terms, cov, kind, weights):
         {"target": target, "predicted": predicted, "residual": target - predicted}
     )
     v, df = _inference(result, cov, frame)
-    fit = ModelFit(
+    table = _tidy(result, v, df)
+    return ModelFit(
         kind=kind,
         formula=formula,
         result=result,
-        table=_tidy(result, v, df),
-        hypotheses=pd.DataFrame(),
+        table=table,
+        hypotheses=_hypotheses(table, df),
         residuals=residuals,
         rsquared_adj=float(result.rsquared_adj) if kind == "ols" else None,
         df=df,
         dropped=dropped,
     )
-    return replace(fit, hypotheses=_hypotheses(fit))
 
 
 def fit_ols(frame: pd.DataFrame, cross_terms: bool = False, cov: str = "HAC") -> ModelFit:

@@ -399,7 +399,8 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
     """D1.1-D1.4 from the clustered cross-term OLS fit."""
     frame = fit.result.model.data.frame
     n = int(fit.result.nobs)
-    clusters = len(np.unique(audit.cluster_groups(frame)))
+    groups = audit.cluster_groups(frame)
+    clusters = len(np.unique(groups))
     basis = (
         f"95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
         f"class): CV3 jackknife, Student t on {clusters - 1} df): {clusters} clusters, {n:,} rows"
@@ -409,7 +410,7 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
         _coef_finding(fit, "H", "D1.2 entropy coefficient F < 0", "class_entropy", basis),
     ]
     model = fit.result.model
-    r2, lo, hi = audit.jackknife_adj_r2(model.exog, model.endog, audit.cluster_groups(frame))
+    r2, lo, hi = audit.jackknife_adj_r2(model.exog, model.endog, groups)
     rows.append(
         F.finding(
             "D1.3 adjusted R² above 0.5",
