@@ -289,8 +289,8 @@ def test_timings_and_expected_duration(tmp_path: Path) -> None:
     said = book.expected_duration(tmp_path, "quick", ["01_a", "02_b"])
     assert said == "profile quick: expected about 2.0 min from the last build's timings " \
         "(plus 02_b: not timed yet)"
-    book.record_timing(tmp_path, "quick", "01_a", 30.0, trained=0)
-    assert book.load_timings(tmp_path)[0]["trained"] == 0
+    book.record_timing(tmp_path, "quick", "01_a", 30.0, new_runs=0)
+    assert book.load_timings(tmp_path)[0]["new_runs"] == 0
     assert book.expected_duration(tmp_path, "quick", ["01_a"]).endswith(
         "(01_a stored no new run then: longer if runs must train)")
 

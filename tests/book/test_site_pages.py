@@ -128,10 +128,10 @@ def test_timings_page_from_records(tmp_path: Path) -> None:
     assert text.index("**smoke**") < text.index("**quick**") < text.index("**paper**")
 
 
-def test_timings_page_says_which_notebooks_trained_nothing(tmp_path: Path) -> None:
+def test_timings_page_says_which_notebooks_stored_no_new_run(tmp_path: Path) -> None:
     records = [
-        {**_timing("quick", "01_a", 30, "2026-11-23T15:19"), "trained": 0},
-        {**_timing("quick", "02_b", 1618, "2026-11-23T15:49"), "trained": 144},
+        {**_timing("quick", "01_a", 30, "2026-11-23T15:19"), "new_runs": 0},
+        {**_timing("quick", "02_b", 1618, "2026-11-23T15:49"), "new_runs": 144},
     ]
     (tmp_path / "_timings.json").write_text(json.dumps(records))
     text = pages.write_timings_page(tmp_path).read_text()

@@ -222,7 +222,7 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         total = sum(float(r["seconds"]) for r in rows)
         dates = sorted(str(r["date"])[:10] for r in rows)
         cores = sorted({str(r["cores"]) for r in rows})
-        warm = [r["notebook"] for r in rows if r.get("trained") == 0]
+        warm = [r["notebook"] for r in rows if r.get("new_runs") == 0]
         note = (
             f" Stored no new run: {', '.join(warm)}. A notebook that trains but stored no new "
             "run found its runs in the results store, so its time measures the analysis alone, "
@@ -235,12 +235,12 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
             f"{dates[0]}{' to ' + dates[-1] if dates[-1] != dates[0] else ''} on "
             f"{' / '.join(cores)} cores).{note}",
             "",
-            "| notebook | duration | runs trained | date | cores |",
+            "| notebook | duration | new runs stored | date | cores |",
             "|---|---:|---:|---|---:|",
         ]
         lines += [
             f"| {r['notebook']} | {_duration(r['seconds'])} | "
-            f"{'' if r.get('trained') is None else r['trained']} | {str(r['date'])[:16]} "
+            f"{'' if r.get('new_runs') is None else r['new_runs']} | {str(r['date'])[:16]} "
             f"| {r['cores']} |"
             for r in rows
         ]

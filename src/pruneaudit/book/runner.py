@@ -274,18 +274,12 @@ def _quiet() -> Iterator[None]:
 # Timings
 
 
-def stored_runs(name: str, profile: Mapping, overrides: Mapping[str, object]) -> int:
-    """How many finished runs the results store of notebook ``name`` holds now."""
-    params = resolve_parameters(name, profile, overrides)
-    return len(ResultsStore(params.get("store")).keys())
-
-
 def record_timing(
-    studies: Path, profile: str, notebook: str, seconds: float, trained: int | None = None
+    studies: Path, profile: str, notebook: str, seconds: float, new_runs: int | None = None
 ) -> Path:
-    """Add (or replace) ``{profile, notebook, seconds, date, cores, trained}`` in
-    ``studies/_timings.json``; ``trained``: runs the notebook added to the results store (0:
-    every run was already stored, so ``seconds`` measured the analysis alone)."""
+    """Add (or replace) ``{profile, notebook, seconds, date, cores, new_runs}`` in
+    ``studies/_timings.json``; ``new_runs``: runs (trained models, stored evaluations) the
+    notebook added to the results store (0: it found all it needed stored, or stores none)."""
     path = Path(studies) / TIMINGS
     rows = load_timings(studies, strict=False)
     rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]
@@ -296,7 +290,7 @@ def record_timing(
             "seconds": round(seconds, 1),
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "cores": os.cpu_count(),
-            "trained": trained,
+            "new_runs": new_runs,
         }
     )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -314,7 +308,7 @@ def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
     total = sum(seconds[n] for n in known)
     text = f"profile {profile}: expected about {total / 60:.1f} min from the last build's timings"
     warm = [r["notebook"] for r in rows
-            if r["profile"] == profile and r["notebook"] in known and r.get("trained") == 0]
+            if r["profile"] == profile and r["notebook"] in known and r.get("new_runs") == 0]
     if warm:
         text += f" ({', '.join(warm)} stored no new run then: longer if runs must train)"
     missing = [n for n in names if n not in seconds]
@@ -419,13 +413,14 @@ def build(
     vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
         for name in names:
-            before = stored_runs(name, content, overrides)
+            store = ResultsStore(resolve_parameters(name, content, overrides).get("store"))
+            before = len(store.keys())
             start = time.perf_counter()
             run_notebook(name, content, overrides, studies, progress=progress, stamp=stamp,
                          threads=threads)
             seconds = time.perf_counter() - start
-            trained = stored_runs(name, content, overrides) - before
-            record_timing(studies, str(stamp["profile"]), name, seconds, trained)
+            record_timing(studies, str(stamp["profile"]), name, seconds,
+                          len(store.keys()) - before)
             say(f"executed {name} ({seconds:.1f} s)", flush=True)
     write_benchmark_tables(studies / "_benchmarks.md")
     prepare_pages(studies)
