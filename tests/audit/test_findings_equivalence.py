@@ -13,10 +13,11 @@ from pruneaudit.errors import PruneAuditError
 def test_similar_needs_the_interval_inside_the_margin():
     kw = {"source": "s", "basis": "b"}
     assert audit.similar("x", 0.1, -0.2, 0.3, 0.5, **kw).verdict == audit.REPRODUCED
-    assert audit.similar("x", 0.1, -0.2, 0.6, 0.5, **kw).verdict == audit.NOT_REPRODUCED
-    assert audit.similar("x", 0.1, -0.5, 0.3, 0.5, **kw).verdict == audit.NOT_REPRODUCED
+    assert audit.similar("x", 0.1, -0.2, 0.6, 0.5, **kw).verdict == audit.INCONCLUSIVE
+    assert audit.similar("x", 0.1, -0.5, 0.3, 0.5, **kw).verdict == audit.INCONCLUSIVE
+    assert audit.similar("x", 0.8, 0.6, 0.9, 0.5, **kw).verdict == audit.NOT_REPRODUCED
     assert audit.similar("x", 2.1, 1.8, 2.2, 0.5, null=2, **kw).verdict == audit.REPRODUCED
-    assert audit.similar("x", 0, np.nan, 0.1, 0.5, **kw).verdict == audit.NOT_REPRODUCED
+    assert audit.similar("x", 0, np.nan, 0.1, 0.5, **kw).verdict == audit.INCONCLUSIVE
     with pytest.raises(PruneAuditError, match="margin must be > 0"):
         audit.similar("x", 0, 0, 0, 0, **kw)
 

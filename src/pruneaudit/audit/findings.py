@@ -1,20 +1,26 @@
 """Findings beside the papers: published values, intervals and verdicts that can fail.
 
-A *finding* is one directional statement of a paper (``PUBLISHED.md``'s D-list) with the paper's
-value, ours with a 95% interval, and a verdict computed from that interval alone:
+A *finding* is one directional statement of a paper (the D-list of the papers' published values)
+with the paper's value, ours with a 95% interval, and a verdict computed from that interval alone.
+With ``P`` the paper's effect and ``0`` the null, both on the paper's side of the null:
 
-- ``reproduced``: the interval excludes the null value on the paper's side and reaches the paper's
-  value (``ci_high >= paper`` for an effect above the null, ``ci_low <= paper`` below it);
-  for a finding stated only as a direction (``paper`` None) excluding the null suffices;
-- ``same direction, smaller``: the interval excludes the null on the paper's side but lies wholly
-  short of the paper's value;
-- ``not reproduced``: the interval contains the null value or lies on the other side;
+- ``reproduced``: the interval excludes the null on the paper's side and contains ``P`` (for a
+  finding stated only as a direction, excluding the null suffices);
+- ``same direction, smaller`` / ``same direction, larger``: it excludes the null on the paper's
+  side and lies wholly below / above ``P``;
+- ``inconclusive``: it contains both the null and ``P`` (too few units to tell), or it could not
+  be computed (fewer units than an interval needs);
+- ``not reproduced``: it contains the null and excludes ``P``;
+- ``opposite``: it excludes the null on the other side;
 - ``not testable here``: the offline data or the budget cannot show it (a reason is required).
 
-The verdict never looks at the point estimate, so a null effect (an interval around the null)
-gives ``not reproduced`` at the interval's coverage. The published values come from the
-package's copy of ``published.csv`` (:func:`published`), with an ``id`` column (its row) and a
-``number`` column (the printed value as a number; a trailing ``%`` is divided by 100).
+A finding stated only as a direction has no ``P``: its interval containing the null is
+``inconclusive`` unless a smallest effect of interest is given, which then plays ``P``'s part.
+The verdict never looks at the point estimate. The *power* of a row is the probability that an
+interval of the width we measured excludes the null on the paper's side if the true effect were
+the paper's (:func:`power`). The published values come from the package's copy of the papers'
+table (``pruneaudit/audit/data/published.csv``, :func:`published`), with an ``id`` column (its
+row) and a ``number`` column (the printed value as a number; a trailing ``%`` is divided by 100).
 
 Formulas: the book's methods page, section *Findings and verdicts*.
 """
@@ -38,11 +44,22 @@ from pruneaudit.errors import PruneAuditError, check_choice
 
 REPRODUCED = "reproduced"
 SMALLER = "same direction, smaller"
+LARGER = "same direction, larger"
+INCONCLUSIVE = "inconclusive"
 NOT_REPRODUCED = "not reproduced"
+OPPOSITE = "opposite"
 NOT_TESTABLE = "not testable here"
-VERDICTS = (REPRODUCED, SMALLER, NOT_REPRODUCED, NOT_TESTABLE)
+VERDICTS = (REPRODUCED, SMALLER, LARGER, INCONCLUSIVE, NOT_REPRODUCED, OPPOSITE, NOT_TESTABLE)
+#: Verdicts that fail a finding (what a simulated null must give).
+FAILING = (INCONCLUSIVE, NOT_REPRODUCED, OPPOSITE)
+#: Units a finding's numbers are in: ``percent`` (a share shown in %), ``points`` (a difference of
+#: shares shown in percentage points), ``ratio`` or ``""`` (a plain number).
+UNITS = ("", "percent", "points", "ratio")
 #: Keys of each object in ``<notebook>.findings.json``.
-JSON_KEYS = ("finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source")
+JSON_KEYS = (
+    "finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source", "power", "unit",
+    "definition", "basis",
+)
 
 
 @cache
@@ -88,39 +105,86 @@ def lookup(study: str, metric: str, **columns: str) -> Published:
 
 
 def verdict(
-    ci_low: float, ci_high: float, paper: float | None, *, null: float = 0.0, direction: int = 0
+    ci_low: float,
+    ci_high: float,
+    paper: float | None,
+    *,
+    null: float = 0.0,
+    direction: int = 0,
+    smallest: float | None = None,
 ) -> str:
-    """The verdict of an interval ``[ci_low, ci_high]`` against the paper's value.
+    """The verdict of an interval ``[ci_low, ci_high]`` against the paper's value (module doc).
 
     The paper's side of ``null`` is the sign of ``paper - null``, or ``direction`` (+1 or -1)
-    when ``paper`` is None (a finding stated as a direction only).
+    when ``paper`` is None (a finding stated as a direction only); ``smallest`` is then the
+    smallest effect of interest (an absolute distance from the null), if any.
     """
-    if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
-        return NOT_REPRODUCED
-    if ci_low > ci_high:
-        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
     if paper is not None:
         side = float(np.sign(paper - null))
         if side == 0:
             raise PruneAuditError(f"the paper's value {paper} equals the null {null}: no direction")
+        target: float | None = side * (paper - null)
     elif direction in (1, -1):
         side = float(direction)
+        if smallest is not None and not smallest > 0:
+            raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
+        target = smallest
     else:
         raise PruneAuditError("give the paper's value or a direction of +1 or -1")
+    if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
+        return INCONCLUSIVE
+    if ci_low > ci_high:
+        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
     lo, hi = sorted((side * (ci_low - null), side * (ci_high - null)))
-    if lo <= 0:
-        return NOT_REPRODUCED
-    if paper is None or hi >= side * (paper - null):
-        return REPRODUCED
-    return SMALLER
+    if hi < 0:
+        return OPPOSITE
+    if lo > 0:
+        if paper is None or lo <= target <= hi:
+            return REPRODUCED
+        return SMALLER if hi < target else LARGER
+    if target is None or hi >= target:
+        return INCONCLUSIVE
+    return NOT_REPRODUCED
+
+
+def power(
+    ci_low: float,
+    ci_high: float,
+    effect: float | None,
+    *,
+    df: float | None = None,
+    level: float = 0.95,
+) -> float:
+    """The power to show ``effect`` (a distance from the null, either sign) at the measured
+    precision: the probability that a two-sided ``level`` interval as wide as ``[ci_low,
+    ci_high]`` excludes the null on the effect's side when the true effect is ``effect``.
+
+    The standard error is the interval's half-width over the Student-t quantile on ``df``
+    degrees of freedom (normal when None); the power is ``1 - F(q - |effect|/se)`` with ``F``
+    the noncentral t (normal) distribution. NaN when the interval or the effect is unknown or
+    the interval has no width.
+    """
+    if effect is None or not all(map(math.isfinite, (ci_low, ci_high, effect))):
+        return math.nan
+    if df is not None and not df > 0:
+        raise PruneAuditError(f"df must be > 0, got {df!r}")
+    q = float(stats.norm.ppf(0.5 + level / 2) if df is None else stats.t.ppf(0.5 + level / 2, df))
+    se = (ci_high - ci_low) / (2 * q)
+    if not se > 0:
+        return math.nan
+    shift = abs(effect) / se
+    if df is None:
+        return float(stats.norm.sf(q - shift))
+    return float(stats.nct.sf(q, df, shift))
 
 
 def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``values`` (e.g. one per seed) and its Student-t interval; (nan, nan, nan) for
-    fewer than two finite values, (m, m, m) when they are all equal."""
+    """Mean of ``values`` (e.g. one per seed) and its Student-t interval; (m, nan, nan) for
+    fewer than three finite values (no verdict rests on a t with fewer than 2 degrees of
+    freedom), (m, m, m) when they are all equal."""
     x = np.asarray(values, dtype=float)
     x = x[np.isfinite(x)]
-    if len(x) < 2:
+    if len(x) < 3:
         m = float(x.mean()) if len(x) else math.nan
         return m, math.nan, math.nan
     m, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
@@ -172,9 +236,16 @@ class Finding:
     source: str
     #: What the interval is over (seeds, writers, models...), or why it is not testable here.
     basis: str = ""
+    #: Power to show the paper's effect (or the smallest effect of interest) at our precision.
+    power: float | None = None
+    #: Unit of ``paper``, ``ours`` and the interval (:data:`UNITS`).
+    unit: str = ""
+    #: The quantity computed, in one line a reader can check against the paper.
+    definition: str = ""
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
+        check_choice("unit", self.unit, UNITS)
         if self.verdict == NOT_TESTABLE and not self.basis:
             raise PruneAuditError(f"finding {self.finding!r} is not testable: say why in basis")
 
@@ -190,18 +261,28 @@ def finding(
     basis: str,
     null: float = 0.0,
     direction: int = 0,
+    smallest: float | None = None,
+    df: float | None = None,
+    unit: str = "",
+    definition: str = "",
 ) -> Finding:
-    """A :class:`Finding` whose verdict is computed from the interval (:func:`verdict`)."""
+    """A :class:`Finding` whose verdict (:func:`verdict`) and power (:func:`power`, against the
+    paper's effect or ``smallest``; ``df`` of the interval's t, None for normal or bootstrap
+    intervals) are computed from the interval."""
     value = None if paper is None else float(paper)
+    effect = value - null if value is not None else smallest
     return Finding(
         name,
         value,
         float(ours),
         float(ci_low),
         float(ci_high),
-        verdict(ci_low, ci_high, value, null=null, direction=direction),
+        verdict(ci_low, ci_high, value, null=null, direction=direction, smallest=smallest),
         source,
         basis,
+        _plain(power(float(ci_low), float(ci_high), effect, df=df)),
+        unit,
+        definition,
     )
 
 
@@ -215,38 +296,47 @@ def similar(
     source: str,
     basis: str,
     null: float = 0.0,
+    unit: str = "",
+    definition: str = "",
 ) -> Finding:
     """A :class:`Finding` for a claim of *no* material difference (paper value None): the
     verdict is ``reproduced`` when the interval lies inside ``(null - margin, null + margin)``
-    (an equivalence test with a margin fixed in advance), else ``not reproduced``."""
+    (an equivalence test with a margin fixed in advance), ``not reproduced`` when it lies wholly
+    outside that range, else ``inconclusive``."""
     if not margin > 0:
         raise PruneAuditError(f"margin must be > 0, got {margin!r}")
-    inside = (
-        math.isfinite(ci_low)
-        and math.isfinite(ci_high)
-        and null - margin < ci_low <= ci_high < null + margin
-    )
+    finite = math.isfinite(ci_low) and math.isfinite(ci_high)
+    if finite and null - margin < ci_low <= ci_high < null + margin:
+        said = REPRODUCED
+    elif finite and (ci_low >= null + margin or ci_high <= null - margin):
+        said = NOT_REPRODUCED
+    else:
+        said = INCONCLUSIVE
     return Finding(
-        name,
-        None,
-        float(ours),
-        float(ci_low),
-        float(ci_high),
-        REPRODUCED if inside else NOT_REPRODUCED,
-        source,
-        basis,
+        name, None, float(ours), float(ci_low), float(ci_high), said, source, basis,
+        unit=unit, definition=definition,
     )
 
 
-def not_testable(name: str, paper: Published | float | None, *, source: str, why: str) -> Finding:
+def not_testable(
+    name: str,
+    paper: Published | float | None,
+    *,
+    source: str,
+    why: str,
+    unit: str = "",
+    definition: str = "",
+) -> Finding:
     """A :class:`Finding` that the offline data or the budget cannot test, with the reason."""
     value = None if paper is None else float(paper)
-    return Finding(name, value, None, None, None, NOT_TESTABLE, source, why)
+    return Finding(
+        name, value, None, None, None, NOT_TESTABLE, source, why, unit=unit, definition=definition
+    )
 
 
 def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     """The findings as a table, one row each, in the order given."""
-    return pd.DataFrame([asdict(r) for r in rows], columns=[*JSON_KEYS, "basis"])
+    return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))
 
 
 def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
@@ -255,12 +345,17 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
     counts = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}
     said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     text = f"{len(rows)} findings: {said or 'none'}."
+    if counts[INCONCLUSIVE]:
+        text += (
+            " An *inconclusive* row's interval holds both no effect and the paper's: this budget "
+            "has too few units to tell."
+        )
     if counts[NOT_REPRODUCED] and profile != "paper":
         run = f"the {profile} profile" if profile else "parameters below the paper's"
         text += (
             f" This page ran {run}: a *not reproduced* here means the effect is absent on this "
-            "task or too small to show at this budget, not that the paper is wrong; the protocol "
-            "table and the cost of the paper profile are further down the page."
+            "task or smaller than the paper's at this budget, not that the paper is wrong; the "
+            "protocol table and the cost of the paper profile are further down the page."
         )
     return text
 

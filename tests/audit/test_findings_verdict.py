@@ -1,0 +1,148 @@
+"""The verdict scale and the power of a findings row: hand cases, brute force and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from pruneaudit import audit
+from pruneaudit.errors import PruneAuditError
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "expected"),
+    [
+        (0.5, 1.5, audit.REPRODUCED),  # excludes 0, contains the paper's 1.0
+        (0.2, 0.8, audit.SMALLER),  # excludes 0, wholly below 1.0
+        (1.2, 1.8, audit.LARGER),  # excludes 0, wholly above 1.0
+        (-0.5, 1.5, audit.INCONCLUSIVE),  # contains both 0 and 1.0
+        (-0.5, 0.5, audit.NOT_REPRODUCED),  # contains 0, excludes 1.0
+        (-1.5, -0.5, audit.OPPOSITE),  # excludes 0 on the other side
+        (math.nan, math.nan, audit.INCONCLUSIVE),  # no interval: too few units
+    ],
+)
+def test_verdict_scale_against_a_positive_paper_value(low, high, expected):
+    assert audit.verdict(low, high, 1.0) == expected
+
+
+def test_verdict_mirrors_for_a_paper_value_below_the_null():
+    assert audit.verdict(-1.5, -0.5, -1.0) == audit.REPRODUCED
+    assert audit.verdict(-0.8, -0.2, -1.0) == audit.SMALLER
+    assert audit.verdict(-1.8, -1.2, -1.0) == audit.LARGER
+    assert audit.verdict(0.5, 1.5, -1.0) == audit.OPPOSITE
+    assert audit.verdict(0.9, 1.2, 0.5, null=1.0) == audit.NOT_REPRODUCED
+
+
+def test_direction_only_findings_need_a_smallest_effect_to_say_no():
+    assert audit.verdict(0.1, 0.3, None, direction=1) == audit.REPRODUCED
+    assert audit.verdict(-0.1, 0.3, None, direction=1) == audit.INCONCLUSIVE
+    assert audit.verdict(-0.1, 0.03, None, direction=1, smallest=0.05) == audit.NOT_REPRODUCED
+    assert audit.verdict(-0.3, -0.1, None, direction=1) == audit.OPPOSITE
+    with pytest.raises(PruneAuditError, match="direction"):
+        audit.verdict(0.1, 0.3, None)
+    with pytest.raises(PruneAuditError, match="smallest"):
+        audit.verdict(0.1, 0.3, None, direction=1, smallest=-1.0)
+
+
+def test_bad_intervals_and_paper_values_are_refused():
+    with pytest.raises(PruneAuditError, match="above its high"):
+        audit.verdict(2.0, 1.0, 1.0)
+    with pytest.raises(PruneAuditError, match="equals the null"):
+        audit.verdict(0.1, 0.2, 0.0)
+
+
+# Multiples of 1/8: shifts and mirrors are exact in floating point.
+finite = st.integers(-80, 80).map(lambda k: k / 8)
+
+
+@given(finite, finite, finite.filter(lambda p: p != 0), finite)
+def test_verdict_is_invariant_under_shift_and_mirror(a, b, paper, shift):
+    low, high = sorted((a, b))
+    once = audit.verdict(low, high, paper)
+    assert audit.verdict(low + shift, high + shift, paper + shift, null=shift) == once
+    assert audit.verdict(-high, -low, -paper) == once
+
+
+@given(finite, finite, finite.filter(lambda p: p != 0))
+def test_exactly_one_region_of_the_scale_holds(a, b, paper):
+    low, high = sorted((a, b))
+    side = np.sign(paper)
+    contains_null = low <= 0 <= high
+    contains_paper = low <= paper <= high
+    said = audit.verdict(low, high, paper)
+    assert (said == audit.INCONCLUSIVE) == (contains_null and contains_paper)
+    assert (said == audit.NOT_REPRODUCED) == (contains_null and not contains_paper)
+    assert (said == audit.OPPOSITE) == (not contains_null and side * low < 0)
+    assert (said == audit.REPRODUCED) == (not contains_null and side * low > 0 and contains_paper)
+
+
+def test_power_matches_a_brute_force_simulation():
+    # Interval of half-width q*se: se = 0.1 with normal q; true effect 0.25 (2.5 se).
+    q = stats.norm.ppf(0.975)
+    said = audit.power(0.5 - q * 0.1, 0.5 + q * 0.1, 0.25)
+    rng = np.random.default_rng(0)
+    estimates = rng.normal(0.25, 0.1, 200_000)
+    brute = np.mean(estimates - q * 0.1 > 0)
+    assert said == pytest.approx(brute, abs=0.005)
+    assert said == pytest.approx(stats.norm.sf(q - 2.5))
+
+
+def test_power_with_few_degrees_of_freedom_uses_the_noncentral_t():
+    rng = np.random.default_rng(1)
+    n, effect, sd = 4, 0.5, 0.4  # t on 3 df
+    samples = rng.normal(effect, sd, (100_000, n))
+    m, s = samples.mean(1), samples.std(1, ddof=1) / math.sqrt(n)
+    q = stats.t.ppf(0.975, n - 1)
+    brute = np.mean(m - q * s > 0)
+    se = sd / math.sqrt(n)
+    said = audit.power(-q * se, q * se, effect, df=n - 1)
+    # The noncentral t treats the standard error as estimated: brute force agrees closely.
+    assert said == pytest.approx(brute, abs=0.02)
+
+
+def test_power_is_nan_without_an_interval_or_an_effect_and_rises_with_precision():
+    assert math.isnan(audit.power(math.nan, math.nan, 1.0))
+    assert math.isnan(audit.power(0.0, 1.0, None))
+    assert math.isnan(audit.power(1.0, 1.0, 1.0))
+    wide, narrow = audit.power(-2.0, 2.0, 1.0), audit.power(-0.5, 0.5, 1.0)
+    assert 0.0 < wide < narrow < 1.0
+    assert audit.power(-0.5, 0.5, -1.0) == narrow  # either sign
+    with pytest.raises(PruneAuditError, match="df"):
+        audit.power(0.0, 1.0, 1.0, df=0)
+
+
+def test_finding_carries_its_power_unit_and_definition():
+    row = audit.finding(
+        "D9.1 x", -0.3, -0.4, -0.2, -0.37, source="H1; Table 6", basis="seeds", df=4,
+        unit="points", definition="PIE accuracy minus all",
+    )
+    assert row.verdict == audit.REPRODUCED
+    assert row.power == pytest.approx(audit.power(-0.4, -0.2, -0.37, df=4))
+    assert row.unit == "points" and row.definition == "PIE accuracy minus all"
+    assert list(audit.findings_frame([row]).columns) == list(audit.JSON_KEYS)
+    with pytest.raises(PruneAuditError, match="unit"):
+        audit.finding("x", 1.0, 0.5, 1.5, 1.0, source="s", basis="b", unit="furlongs")
+
+
+def test_mean_interval_needs_two_degrees_of_freedom():
+    m, lo, hi = audit.mean_interval([1.0, 2.0])
+    assert m == 1.5 and math.isnan(lo) and math.isnan(hi)
+    m, lo, hi = audit.mean_interval([1.0, 2.0, 3.0])
+    half = stats.t.ppf(0.975, 2) * 1.0 / math.sqrt(3)
+    assert (lo, hi) == pytest.approx((2.0 - half, 2.0 + half))
+    row = audit.finding("x", m, math.nan, math.nan, 1.0, source="s", basis="two seeds")
+    assert row.verdict == audit.INCONCLUSIVE and row.power is None
+
+
+def test_similar_says_inconclusive_when_the_interval_straddles_the_margin():
+    def said(low, high):
+        return audit.similar("x", 0.0, low, high, 0.1, source="s", basis="b").verdict
+
+    assert said(-0.05, 0.05) == audit.REPRODUCED
+    assert said(0.12, 0.3) == audit.NOT_REPRODUCED
+    assert said(-0.05, 0.3) == audit.INCONCLUSIVE
