@@ -146,3 +146,16 @@ def test_similar_says_inconclusive_when_the_interval_straddles_the_margin():
     assert said(-0.05, 0.05) == audit.REPRODUCED
     assert said(0.12, 0.3) == audit.NOT_REPRODUCED
     assert said(-0.05, 0.3) == audit.INCONCLUSIVE
+
+
+def test_findings_json_keeps_every_key_and_the_excess(tmp_path):
+    import json
+
+    row = audit.finding("x", 0.2, 0.1, 0.3, 0.25, source="H1; Table 6", basis="b",
+                        excess=(0.05, -0.01, 0.11))
+    gone = audit.not_testable("y", None, source="H2; Fig. 2", why="no CelebA images offline")
+    path = audit.write_findings_json([row, gone], tmp_path / "p.findings.json")
+    items = json.loads(path.read_text())
+    assert [list(i) for i in items] == [list(audit.JSON_KEYS)] * 2
+    assert items[0]["excess"] == [0.05, -0.01, 0.11] and items[1]["excess"] is None
+    assert items[1]["power"] is None and items[0]["power"] > 0

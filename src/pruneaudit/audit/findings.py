@@ -58,7 +58,7 @@ UNITS = ("", "percent", "points", "ratio")
 #: Keys of each object in ``<notebook>.findings.json``.
 JSON_KEYS = (
     "finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source", "power", "unit",
-    "definition", "basis",
+    "definition", "basis", "excess",
 )
 
 
@@ -242,6 +242,9 @@ class Finding:
     unit: str = ""
     #: The quantity computed, in one line a reader can check against the paper.
     definition: str = ""
+    #: Optional (estimate, low, high) of the statistic beyond a dense-vs-dense noise null (e.g.
+    #: Study 4's balanced re-splits); informative beside the raw value, never its verdict.
+    excess: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
@@ -265,6 +268,7 @@ def finding(
     df: float | None = None,
     unit: str = "",
     definition: str = "",
+    excess: tuple[float, float, float] | None = None,
 ) -> Finding:
     """A :class:`Finding` whose verdict (:func:`verdict`) and power (:func:`power`, against the
     paper's effect or ``smallest``; ``df`` of the interval's t, None for normal or bootstrap
@@ -283,6 +287,7 @@ def finding(
         _plain(power(float(ci_low), float(ci_high), effect, df=df)),
         unit,
         definition,
+        None if excess is None else tuple(float(v) for v in excess),
     )
 
 
@@ -363,6 +368,8 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
 def _plain(value: object) -> object:
     if value is None:
         return None
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
     if isinstance(value, float | np.floating):
         return None if not math.isfinite(float(value)) else float(value)
     return value

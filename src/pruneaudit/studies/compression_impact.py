@@ -540,7 +540,7 @@ def class_findings(
     rows = [
         audit.finding(
             "D4.1 share of classes significantly impacted by pruning", share, lo, hi,
-            paper_90.number / 1000, source=f"H1 {paper_90.source}",
+            paper_90.number / 1000, source=paper_90.source,
             basis=f"Clopper-Pearson over the {sig.size} classes; null = alpha = {alpha}",
             null=alpha,
         )
@@ -561,7 +561,7 @@ def class_findings(
             audit.finding(
                 "D4.2 pruning impacts more classes than quantization (share, pruned - "
                 f"{worst})", m, lo, hi, (paper_90.number - paper_q.number) / 1000,
-                source=f"H1 {paper_q.source}",
+                source=paper_q.source,
                 basis=f"Student-t over the {sig.size} classes of the per-class difference of "
                 "significance indicators",
             )
@@ -669,15 +669,15 @@ def exemplar_findings(
     h2 = {m: _lookup(m, dataset="CelebA test", setting="t=90.0%")
           for m in ("top-1 on Taxicab CIEs, 90th pct (%)", "top-1 All (test set) (%)")}
     rows = [
-        row(0, "D4.3 share of test examples that are PIEs", share.number, f"H1 {share.source}"),
+        row(0, "D4.3 share of test examples that are PIEs", share.number, share.source),
         row(1, "D4.5 baseline top-1 on PIEs minus on all", (t6["PIEs"].number
-            - t6["All"].number) / 100, f"H1 {t6['PIEs'].source}"),
+            - t6["All"].number) / 100, t6['PIEs'].source),
         row(2, "D4.6 baseline top-1 without the PIEs minus on all", (t6["non-PIEs"].number
-            - t6["All"].number) / 100, f"H1 {t6['non-PIEs'].source}"),
+            - t6["All"].number) / 100, t6['non-PIEs'].source),
         row(3, "D4.10 compressed top-1 on the Taxicab top 10% CIE minus on all",
             (h2["top-1 on Taxicab CIEs, 90th pct (%)"].number
              - h2["top-1 All (test set) (%)"].number) / 100,
-            f"H2 {h2['top-1 All (test set) (%)'].source}"),
+            h2['top-1 All (test set) (%)'].source),
     ]
     old = _lookup("Error normalized difference vs baseline",
                        dataset="CelebA test subgroup O")
@@ -689,13 +689,13 @@ def exemplar_findings(
     if groups is None:
         why = "the test examples hold fewer than two groups (writer series)"
         rows += [audit.not_testable(names[0], old.number - young.number,
-                                    source=f"H2 {old.source} (Old vs Young)", why=why),
+                                    source=f"{old.source} (Old vs Young)", why=why),
                  audit.not_testable(names[1], None, source="H2 Fig. 2", why=why)]
     else:
         rows += [row(4, names[0] + f" ({hard})", old.number - young.number,
-                     f"H2 {old.source} (Old vs Young, t = 95%)"),
+                     f"{old.source} (Old vs Young, t = 95%)"),
                  row(5, names[1] + f" ({hard}; over-index - 1)", None,
-                     f"H2 {threshold.source}", direction=1)]
+                     threshold.source, direction=1)]
     return rows
 
 
@@ -726,7 +726,7 @@ def findings(
         *rows,
         ex[0],
         audit.not_testable("D4.4 CIFAR-10 shows little class-level impact", cifar.number,
-                           source=f"H1 {cifar.source}",
+                           source=cifar.source,
                            why="no CIFAR-10 offline; the digit task's own count is D4.1"),
         ex[1],
         ex[2],
@@ -735,7 +735,7 @@ def findings(
                            why="H1 states it without a number; the class table below shows "
                            "ours without a verdict"),
         audit.not_testable("D4.8 PIEs over-index on incorrect labels (human study)",
-                           human.number, source=f"H1 {human.source}",
+                           human.number, source=human.source,
                            why="needs H1's human annotation of ImageNet PIEs (85 raters)"),
         audit.not_testable("D4.9 CelebA sub-group error and FPR rise (Male, Old)", None,
                            source="H2 Table 3",
@@ -744,7 +744,7 @@ def findings(
         ex[4],
         ex[3],
         audit.not_testable("D4.11 under-represented CelebA attributes over-index in CIEs",
-                           blond.number, source=f"H2 {blond.source} (Blond Male share)",
+                           blond.number, source=f"{blond.source} (Blond Male share)",
                            why="CelebA images are absent offline; the writer series analogue "
                            "follows"),
         ex[5],

@@ -342,9 +342,9 @@ def findings_from_accuracy(
     name = f"D5.1 natural-adversarial relative top-1 at {level_name(top)} (%)"
     if NATURAL in present:
         a, b = _relative(member_scores(accuracy, [NATURAL]), top)
-        rows.append(welch(a, b, name, nat.number, f"H1 {nat.source}"))
+        rows.append(welch(a, b, name, nat.number, nat.source))
     else:
-        rows.append(audit.not_testable(name, nat.number, source=f"H1 {nat.source}",
+        rows.append(audit.not_testable(name, nat.number, source=nat.source,
                                        why="no reference population (reference_seeds empty)"))
     if not shifted:
         raise PruneAuditError("the accuracy frame holds no corrupted test set")
