@@ -12,13 +12,13 @@ Amounts and rounding
 --------------------
 torch's :class:`~torch.nn.utils.prune.PruningContainer` applies each new amount to the entries
 (or slices) that are still unpruned: a float amount ``a`` removes ``round(a * remaining)`` of
-them, an integer amount removes exactly that many. :func:`prune_step` passes its fraction
-straight to torch, so repeated steps accumulate rounding (a layer with 2 slices left never loses
-another at 20%: ``round(0.4) = 0``). :func:`prune_to` instead computes, per tensor (or once for
-the whole network with ``global_unstructured``), the *integer* number still to remove so that
-the count pruned so far is ``round(target * units)``, and hands that integer to torch; the
-cumulative sparsity after iteration ``k`` is therefore ``1 - 0.8**k`` up to one unit of
-rounding per tensor, whatever happened before. :func:`iterative_prune` uses :func:`prune_to`.
+them, an integer amount removes exactly that many. Passing a fraction straight to torch at each
+step would accumulate rounding (a layer with 2 slices left never loses another at 20%:
+``round(0.4) = 0``). :func:`prune_to` instead computes, per tensor (or once for the whole network
+with ``global_unstructured``), the *integer* number still to remove so that the count pruned so
+far is ``round(target * units)``, and hands that integer to torch; the cumulative sparsity after
+iteration ``k`` is therefore ``1 - 0.8**k`` up to one unit of rounding per tensor, whatever
+happened before. :func:`prune_round` (one round of the iterative protocol) uses :func:`prune_to`.
 
 Layer-wise techniques always keep at least one unit (weight or input slice) per tensor, so that
 no layer is disconnected: a first convolution with one input channel is therefore never pruned
@@ -49,7 +49,6 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -58,10 +57,6 @@ from torch import nn
 
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 from pruneaudit.models import prunable_parameters
-
-if TYPE_CHECKING:
-    from pruneaudit.data.datasets import ImageData
-    from pruneaudit.training.loop import TrainConfig
 
 #: The dimension structured techniques prune along: the input axis of conv and linear weights.
 STRUCTURED_DIM = 1
@@ -122,18 +117,6 @@ def iteration_sparsity(k: int, rate: float = 0.2) -> float:
         raise PruneAuditError(f"k must be a non-negative integer, got {k!r}")
     check_range("rate", rate, 0.0, 1.0, lo_open=True, hi_open=True)
     return 1.0 - (1.0 - rate) ** k
-
-
-def step_amount(k: int, rate: float = 0.2) -> float:
-    """Fraction of the *remaining* weights to prune at iteration ``k >= 1``.
-
-    ``1 - (1 - s_k) / (1 - s_{k-1})`` with ``s_k = iteration_sparsity(k, rate)``: always
-    ``rate`` (up to float rounding), because torch applies amounts to the remaining weights.
-    """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise PruneAuditError(f"k must be a positive integer, got {k!r}")
-    iteration_sparsity(k, rate)  # validates
-    return 1.0 - (1.0 - rate) ** k / (1.0 - rate) ** (k - 1)  # remaining fractions: no cancellation
 
 
 # --------------------------------------------------------------------------- inspection
@@ -296,25 +279,6 @@ def _seeded(seed: int, model: nn.Module | None = None) -> Iterator[None]:
         yield
 
 
-def prune_step(model: nn.Module, technique: str, amount: float, seed: int = 0) -> nn.Module:
-    """Prune ``amount`` (in (0, 1)) of the still-unpruned weights or slices, in place.
-
-    Layer-wise techniques prune that fraction of each prunable tensor (torch rounds
-    ``amount * remaining`` to the nearest integer per tensor); ``global_unstructured`` prunes
-    that fraction of all remaining prunable weights by L1 magnitude across layers. Returns
-    ``model``. See the module docstring for the rounding and :func:`prune_to` for exact targets.
-    """
-    entry = _check_technique(technique)
-    check_range("amount", amount, 0.0, 1.0, lo_open=True, hi_open=True)
-    with _seeded(seed, model):
-        if entry.is_global:
-            _global(model, float(amount))
-        else:
-            for _, module, param in _named_targets(model):
-                entry.prune_tensor(module, param, amount=float(amount))
-    return model
-
-
 def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> nn.Module:
     """Prune in place until ``round(target * units)`` units are pruned (never un-pruning).
 
@@ -474,47 +438,6 @@ def prune_round(
     prune_to(model, technique, iteration_sparsity(k, rate), seed=_derived_seed(seed, k))
     if treatment == "rewind":
         rewind(model, init)
-    return model
-
-
-def iterative_prune(
-    model: nn.Module,
-    data: ImageData,
-    technique: str,
-    treatment: str,
-    iterations: int,
-    train_cfg: TrainConfig,
-    *,
-    callback: Callable[[int, nn.Module], None] | None = None,
-    seed: int = 0,
-    rate: float = 0.2,
-    progress: bool = False,
-) -> nn.Module:
-    """The protocol's iterative pruning, in place: train, then ``iterations`` times prune → retrain.
-
-    Iteration ``k`` prunes to the cumulative sparsity :func:`iteration_sparsity` ``(k, rate)``
-    with :func:`prune_to` (``rate`` of the remaining weights), then either keeps training from
-    the current weights (``"finetune"``) or first resets the surviving weights, biases and
-    buffers to their values at the start (``"rewind"``, lottery ticket) — that is
-    :func:`prune_round` — and trains again with ``train_cfg`` (each round uses the same config,
-    hence the same data order). ``callback(k, model)`` runs after each round, ``k = 0`` for the
-    trained dense model. Returns ``model``.
-    """
-    from pruneaudit.training.loop import train
-
-    _check_technique(technique)
-    check_choice("weight treatment", treatment, TREATMENTS)
-    check_positive_int("iterations", iterations)
-    check_range("rate", rate, 0.0, 1.0, lo_open=True, hi_open=True)
-    init = snapshot(model)
-    train(model, data, train_cfg, progress=progress)
-    if callback is not None:
-        callback(0, model)
-    for k in range(1, iterations + 1):
-        prune_round(model, technique, treatment, k, init, seed=seed, rate=rate)
-        train(model, data, train_cfg, progress=progress)
-        if callback is not None:
-            callback(k, model)
     return model
 
 
