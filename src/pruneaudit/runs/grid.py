@@ -1,6 +1,6 @@
 """Grids of runs and the runner that executes them locally or on a Dask cluster.
 
-A :class:`Grid` maps :class:`~pruneaudit.store.RunSpec` fields to lists of values and expands to
+A :class:`Grid` maps :class:`~pruneaudit.runs.RunSpec` fields to lists of values and expands to
 their product. :func:`run_grid` skips the runs already in the results store and executes the rest
 with ``executor="local"`` (in this process, one after another) or ``executor="dask"``
 (``dask.distributed``: the scheduler at ``scheduler_address``, else a ``LocalCluster`` of

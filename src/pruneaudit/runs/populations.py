@@ -1,6 +1,6 @@
 """Study-level runs, all through the results store: asking twice trains nothing the second time.
 
-Every trained or compressed model is one :class:`~pruneaudit.store.RunSpec` in the store, with
+Every trained or compressed model is one :class:`~pruneaudit.runs.RunSpec` in the store, with
 its per-class test accuracy (plus the measured ``sparsity``), its per-example test predictions
 and, for trained models, a checkpoint. The functions here make missing runs and return tidy
 frames; members that share a computation (the seeds of a pruning series, a population) are
