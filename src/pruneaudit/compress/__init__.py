@@ -34,6 +34,7 @@ from pruneaudit.compress.quantization import (
     quantize,
     quantized_layers,
 )
+from pruneaudit.compress.reparam import ORIG_SUFFIX, is_pruned, pruned_tensors, pruning_hooks
 
 __all__ = [
     "TECHNIQUES",
@@ -42,6 +43,10 @@ __all__ = [
     "TREATMENTS",
     "STRUCTURED_DIM",
     "MASK_SUFFIX",
+    "ORIG_SUFFIX",
+    "pruning_hooks",
+    "is_pruned",
+    "pruned_tensors",
     "iteration_sparsity",
     "refresh_effective_weight",
     "sparsity",

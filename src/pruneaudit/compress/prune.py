@@ -55,6 +55,14 @@ import torch
 import torch.nn.utils.prune as prune
 from torch import nn
 
+from pruneaudit.compress.reparam import (
+    MASK_SUFFIX,
+    ORIG_SUFFIX,
+    is_pruned,
+    pruned_tensors,
+    pruning_hooks,
+    refresh_effective_weight,
+)
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 from pruneaudit.models import prunable_parameters
 
@@ -102,8 +110,6 @@ TECHNIQUE_TABLE: dict[str, Technique] = {
 TECHNIQUES: tuple[str, ...] = tuple(TECHNIQUE_TABLE)
 TREATMENTS: tuple[str, ...] = ("finetune", "rewind")
 
-MASK_SUFFIX = "_mask"
-
 
 # --------------------------------------------------------------------------- schedule
 
@@ -122,29 +128,13 @@ def iteration_sparsity(k: int, rate: float = 0.2) -> float:
 # --------------------------------------------------------------------------- inspection
 
 
-def _pruning_hook(module: nn.Module, name: str) -> prune.BasePruningMethod | None:
-    for hook in module._forward_pre_hooks.values():
-        if isinstance(hook, prune.BasePruningMethod) and hook._tensor_name == name:
-            return hook
-    return None
-
-
-def _is_pruned(module: nn.Module, name: str) -> bool:
-    return _pruning_hook(module, name) is not None
-
-
 def _effective(module: nn.Module, name: str) -> torch.Tensor:
     """The weight the forward pass uses: ``orig * mask`` when pruned (never a stale copy)."""
-    if _is_pruned(module, name):
-        return getattr(module, name + "_orig").detach() * getattr(module, name + MASK_SUFFIX)
+    pruned = pruned_tensors(module, name)
+    if pruned is not None:
+        orig, mask = pruned
+        return orig.detach() * mask
     return getattr(module, name).detach()
-
-
-def refresh_effective_weight(module: nn.Module, name: str) -> None:
-    """Recompute the effective weight attribute after ``weight_orig`` or the mask changed."""
-    hook = _pruning_hook(module, name)
-    if hook is not None:
-        setattr(module, name, hook.apply_mask(module))
 
 
 def _named_targets(model: nn.Module) -> list[tuple[str, nn.Module, str]]:
@@ -185,8 +175,8 @@ def masks(model: nn.Module) -> dict[str, torch.Tensor]:
     """
     out = {}
     for key, module, param in _named_targets(model):
-        if _is_pruned(module, param):
-            out[key] = getattr(module, param + MASK_SUFFIX).detach().bool().clone()
+        if is_pruned(module, param):
+            out[key] = pruned_tensors(module, param)[1].detach().bool().clone()
         else:
             out[key] = torch.ones_like(getattr(module, param), dtype=torch.bool)
     return out
@@ -222,7 +212,7 @@ def copy_model(model: nn.Module) -> nn.Module:
     ``copy.deepcopy`` refuses. It is detached first (the next forward pass recomputes it anyway).
     """
     for _, module, param in _named_targets(model):
-        if _is_pruned(module, param):
+        if is_pruned(module, param):
             setattr(module, param, getattr(module, param).detach())
     return copy.deepcopy(model)
 
@@ -230,7 +220,7 @@ def copy_model(model: nn.Module) -> nn.Module:
 def remove_reparametrization(model: nn.Module) -> nn.Module:
     """Make pruning permanent in place (``prune.remove``): plain ``weight`` with zeros, no masks."""
     for _, module, param in _named_targets(model):
-        if _is_pruned(module, param):
+        if is_pruned(module, param):
             prune.remove(module, param)
     return model
 
@@ -245,10 +235,8 @@ def _check_technique(technique: str) -> Technique:
 def _units(module: nn.Module, param: str, structured: bool) -> tuple[int, int]:
     """(total units, units already pruned) of one tensor: entries, or slices along dim 1."""
     w = _effective(module, param)
-    if not _is_pruned(module, param):
-        mask = torch.ones_like(w, dtype=torch.bool)
-    else:
-        mask = getattr(module, param + MASK_SUFFIX).bool()
+    pruned = pruned_tensors(module, param)
+    mask = torch.ones_like(w, dtype=torch.bool) if pruned is None else pruned[1].bool()
     if not structured:
         return mask.numel(), int((~mask).sum())
     other = [d for d in range(mask.dim()) if d != STRUCTURED_DIM]
@@ -307,17 +295,16 @@ def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> 
 
 def _standard_key(name: str, pruned_params: set[str]) -> str:
     """``conv.weight_orig`` -> ``conv.weight`` for pruned parameters; other names unchanged."""
-    if name.endswith("_orig") and name[: -len("_orig")] in pruned_params:
-        return name[: -len("_orig")]
+    if name.endswith(ORIG_SUFFIX) and name[: -len(ORIG_SUFFIX)] in pruned_params:
+        return name[: -len(ORIG_SUFFIX)]
     return name
 
 
 def _pruned_keys(model: nn.Module) -> set[str]:
     out = set()
     for mod_name, module in model.named_modules():
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, prune.BasePruningMethod):
-                out.add(f"{mod_name}.{hook._tensor_name}" if mod_name else hook._tensor_name)
+        for name in pruning_hooks(module):
+            out.add(f"{mod_name}.{name}" if mod_name else name)
     return out
 
 
@@ -386,7 +373,7 @@ def pruned_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     for key in pruned:
         module_name, _, param = key.rpartition(".")
         module = model.get_submodule(module_name)
-        mask = getattr(module, param + MASK_SUFFIX).detach()
+        mask = pruned_tensors(module, param)[1].detach()
         state[key] = (state[key] * mask).to(state[key].dtype)
         state[key + MASK_SUFFIX] = mask.bool().clone()
     return state
@@ -508,9 +495,9 @@ class GradualPruner:
             return
         targets = _named_targets(model)
         for _, module, param in targets:
-            if not _is_pruned(module, param):
+            if not is_pruned(module, param):
                 prune.identity(module, param)
-        origs = [getattr(m, p + "_orig").detach() for _, m, p in targets]
+        origs = [pruned_tensors(m, p)[0].detach() for _, m, p in targets]
         if TECHNIQUE_TABLE[self.technique].is_global:
             flat = torch.cat([o.flatten() for o in origs])
             keep = prune.L1Unstructured(round(target * flat.numel())).compute_mask(
@@ -529,5 +516,5 @@ class GradualPruner:
             ]
         with torch.no_grad():
             for (_, module, param), mask in zip(targets, new, strict=True):
-                getattr(module, param + MASK_SUFFIX).copy_(mask)
+                pruned_tensors(module, param)[1].copy_(mask)
                 refresh_effective_weight(module, param)
