@@ -1,7 +1,8 @@
 """Findings beside the papers: published values, intervals and verdicts that can fail.
 
-A *finding* is one directional statement of a paper (``PUBLISHED.md``'s D-list) with the paper's
-value, ours with a 95% interval, and a verdict computed from that interval alone:
+A *finding* is one directional statement of a paper (D1.1, D1.2, ...: each study page lists its
+own) with the paper's value, ours with a 95% interval, and a verdict computed from that interval
+alone:
 
 - ``reproduced``: the interval excludes the null value on the paper's side and reaches the paper's
   value (``ci_high >= paper`` for an effect above the null, ``ci_low <= paper`` below it);

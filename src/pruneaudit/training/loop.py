@@ -10,13 +10,13 @@ when :func:`train` starts, and nothing else random is used. For each epoch, in t
    order (the last one is shorter when ``batch_size`` does not divide ``n``) — this is
    :func:`epoch_order`;
 2. then, only if ``cfg.augment``, for each batch in order (``b`` = its length), exactly the draws
-   of :func:`pruneaudit.augment.draw_augmentation`:
+   of :func:`pruneaudit.data.augment.draw_augmentation`:
    ``torch.randint(0, 2 * pad + 1, (b, 2), generator=g)`` (crop offsets), then, only if
    ``data.spec.flip_ok``, ``torch.rand(b, generator=g)`` (flip where ``< 0.5``).
 
 Each batch is ``data.images[idx]`` (uint8), augmented with these draws by
-:func:`pruneaudit.augment.apply_augmentation`, normalized by
-:func:`pruneaudit.augment.normalize`, and used for one step of ``torch.optim.SGD(lr, momentum,
+:func:`pruneaudit.data.augment.apply_augmentation`, normalized by
+:func:`pruneaudit.data.augment.normalize`, and used for one step of ``torch.optim.SGD(lr, momentum,
 weight_decay)`` on the mean cross-entropy. ``step_hook(model, step)`` runs after every optimizer
 step with ``step`` = the 0-based index of the step just taken (0 .. ``num_steps - 1``) counted
 over all epochs.
