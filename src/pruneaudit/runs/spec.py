@@ -199,7 +199,7 @@ class RunSpec:
 
     @property
     def key(self) -> str:
-        """:func:`canonical_key` of all fields."""
+        """:func:`~pruneaudit.runs.spec.canonical_key` of all fields."""
         return canonical_key(self.as_dict())
 
     def replace(self, **changes: Any) -> RunSpec:

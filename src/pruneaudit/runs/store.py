@@ -89,7 +89,8 @@ class Run:
 
     @property
     def env(self) -> dict[str, Any]:
-        """Where the run was made (``env.json``); :data:`LEGACY_ENV` for runs written before."""
+        """Where the run was made (``env.json``); :data:`~pruneaudit.runs.store.LEGACY_ENV` for
+        runs written without it."""
         path = self.path / _ENV
         if not path.is_file():
             return dict(LEGACY_ENV)
@@ -108,7 +109,8 @@ class Run:
         """The saved state dict, loaded with ``torch.load(weights_only=True)``.
 
         A file that holds anything but tensors and plain containers (for example a pickle that
-        would run code when loaded) is refused with a :class:`PruneAuditError`; nothing in it runs.
+        would run code when loaded) is refused with a
+        :class:`~pruneaudit.errors.PruneAuditError`; nothing in it runs.
         """
         import pickle
 
