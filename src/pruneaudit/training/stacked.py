@@ -59,7 +59,7 @@ small kernels, so fewer, wider launches; chosen by reasoning, not yet measured o
 default contiguous layout (``channels_last`` was measured only on the CPU) and TF32 off
 (:func:`pruneaudit.training.device.full_precision`). CUDA graphs and ``torch.compile`` are not
 used: neither could be measured here, and the per-step hook copies and varying last batch
-complicate graph capture; :mod:`benchmarks.gpu_training` measures what the trainer achieves.
+complicate graph capture; ``benchmarks/gpu_training.py`` measures what the trainer achieves.
 
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
