@@ -125,7 +125,7 @@ def strip_widgets(path: Path) -> None:
     """Remove saved ipywidgets state and widget views from an executed notebook.
 
     The static book shows no live widget (see :func:`pruneaudit.charts.show_widget`); without
-    saved state Jupyter Book also loads no widget JavaScript from a CDN.
+    saved state Jupyter Book also loads no widget JavaScript (no CDN request).
     """
     import nbformat
 
