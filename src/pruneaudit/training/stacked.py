@@ -82,6 +82,7 @@ from torchvision.models import AlexNet
 from tqdm.auto import tqdm
 
 from pruneaudit.compress.prune import GradualPruner, refresh_effective_weight
+from pruneaudit.compress.reparam import pruned_tensors
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.models import LeNet
@@ -155,9 +156,10 @@ def _member_tensors(
     module: nn.Module, name: str
 ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
     """(the trained tensor, its mask or None): ``<name>_orig`` and ``<name>_mask`` when pruned."""
-    if name + "_orig" in module._parameters:
-        return module._parameters[name + "_orig"], module._buffers[name + "_mask"]
-    return module._parameters.get(name), None
+    pruned = pruned_tensors(module, name)
+    if pruned is not None:
+        return pruned
+    return getattr(module, name, None), None
 
 
 @dataclass
