@@ -60,9 +60,10 @@ PEAK_TFLOPS: dict[str, float] = {
     "RTX 4090": 82.6,
 }
 
-#: The published protocols of P (see the book's methods page and PUBLISHED.md), as model-epochs
-#: and training images per epoch. Study 2: 6 seeds x (dense + 20 rounds) x 30 epochs of LeNet on
-#: 48,000 QMNIST digits. Study 3: AlexNet on MNIST (48,000 training images), 6 seeds x (dense +
+#: The published protocols of P (see the book's methods pages and the package's
+#: pruneaudit/audit/data/published.csv), as model-epochs and training images per epoch.
+#: Study 2: 6 seeds x (dense + 20 rounds) x 30 epochs of LeNet on 48,000 QMNIST digits.
+#: Study 3: AlexNet on MNIST (48,000 training images), 6 seeds x (dense +
 #: 4 structured techniques x 2 treatments x 20 rounds) x 30 epochs, costed at the LeNet rate
 #: times the ratio of AlexNet's to LeNet's training FLOPs (an upper bound where AlexNet's larger
 #: layers reach a higher share of the peak than LeNet's). Study 1: 120,906 trained models x 30

@@ -6,8 +6,8 @@ In one run, all LeNet on the real MNIST training set (data root from ``--root``,
 (a) the plain loop users write: ``torchvision.datasets.MNIST`` with ``Compose([RandomCrop(28,
     padding=2), ToTensor(), Normalize])``, ``DataLoader(batch_size=32, shuffle=True)``,
     ``SGD(lr=0.01)``, torch's default number of threads; (a1) the same loop with one thread;
-(b) :func:`pruneaudit.train.train`, one model;
-(c) :func:`pruneaudit.poptrain.train_population` with K models (``--ks``, default 8 and 30).
+(b) :func:`pruneaudit.training.train`, one model;
+(c) :func:`pruneaudit.training.train_population` with K models (``--ks``, default 8 and 30).
 
 Each configuration runs in a fresh subprocess, so its peak resident memory (``VmHWM``, see
 :func:`peak_rss_mb`) is its own. Achieved GFLOP/s counts the convolution and matrix-multiply
@@ -209,7 +209,7 @@ def main() -> None:
         (f"(a) plain loop, {default_threads} threads (torch default)", "plain", 1,
          default_threads),
         ("(a1) plain loop, 1 thread", "plain:1", 1, 1),
-        ("(b) pruneaudit.train.train", "single", 1, default_threads),
+        ("(b) pruneaudit.training.train", "single", 1, default_threads),
     ] + [
         (f"(c) train_population K={k}", f"pop:{k}", k, default_threads)
         for k in (int(s) for s in args.ks.split(",") if s.strip())

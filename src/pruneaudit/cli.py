@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--store", help=store_help)
     run.add_argument("--data", help="data root (default $PRUNEAUDIT_DATA or ./data)")
     run.add_argument(
-        "--task", default="pruneaudit.grid:train_and_evaluate",
+        "--task", default="pruneaudit.runs.grid:train_and_evaluate",
         help="module:function run for each spec (default %(default)s)",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -6,7 +6,7 @@ gives bit-identical weights and the caller's global random state is left exactly
 
 No model contains dropout or any other layer that draws random numbers during training: such
 layers draw from torch's *global* generator, which would break the rule that one seeded
-generator per run (see :mod:`pruneaudit.train`) decides everything random in training.
+generator per run (see :mod:`pruneaudit.training.loop`) decides everything random in training.
 """
 
 from __future__ import annotations

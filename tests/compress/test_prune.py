@@ -1,4 +1,4 @@
-"""Tests of pruneaudit.prune: sparsity schedules, techniques, rewind, save/load, gradual pruning."""
+"""Tests of pruneaudit.compress.prune: schedules, techniques, rewind, save/load, gradual pruning."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pruning_procedures import iterative_prune, prune_step
 from torch import nn
 
 from pruneaudit import compress as P
@@ -81,22 +82,27 @@ def test_iteration_sparsity_values():
     assert P.iteration_sparsity(2, rate=0.5) == pytest.approx(0.75)
 
 
-@given(k=st.integers(1, 30), rate=st.floats(0.01, 0.99))
+@given(k=st.integers(1, 20), rate=st.floats(0.01, 0.5))
 @settings(max_examples=50, deadline=None)
-def test_step_amount_composes_to_iteration_sparsity(k, rate):
-    remaining = math.prod(1 - P.step_amount(j, rate) for j in range(1, k + 1))
-    assert 1 - remaining == pytest.approx(P.iteration_sparsity(k, rate), abs=1e-9)
-    assert P.step_amount(k, rate) == pytest.approx(rate)
+def test_each_iteration_prunes_rate_of_the_remaining_weights(k, rate):
+    """Iteration j prunes ``rate`` of what iteration j - 1 left (remaining >= 0.5**20, so the
+    float differences below keep six digits)."""
+    step = [
+        1 - (1 - P.iteration_sparsity(j, rate)) / (1 - P.iteration_sparsity(j - 1, rate))
+        for j in range(1, k + 1)
+    ]
+    assert step == pytest.approx([rate] * k, rel=1e-6)
+    assert 1 - math.prod(1 - a for a in step) == pytest.approx(P.iteration_sparsity(k, rate))
 
 
 def test_bad_arguments_raise_naming_the_value():
     model = Wide()
     with pytest.raises(PruneAuditError, match="l1_unstructured"):
-        P.prune_step(model, "l1_unstructurd", 0.2)
-    with pytest.raises(PruneAuditError, match="amount"):
-        P.prune_step(model, "l1_unstructured", 1.0)
-    with pytest.raises(PruneAuditError, match="amount"):
-        P.prune_step(model, "l1_unstructured", 0)
+        P.prune_to(model, "l1_unstructurd", 0.2)
+    with pytest.raises(PruneAuditError, match="target"):
+        P.prune_to(model, "l1_unstructured", 1.0)
+    with pytest.raises(PruneAuditError, match="weight treatment"):
+        P.prune_round(model, "l1_unstructured", "finetun", 1, P.snapshot(model))
     with pytest.raises(PruneAuditError, match="-1"):
         P.iteration_sparsity(-1)
     assert P.sparsity(model) == 0.0  # nothing half-done
@@ -123,7 +129,7 @@ def test_torch_applies_amounts_to_the_remaining_weights():
     model = nn.Sequential(layer)
     zeros = []
     for _ in range(3):
-        P.prune_step(model, "l1_unstructured", 0.2)
+        prune_step(model, "l1_unstructured", 0.2)
         zeros.append(int((layer.weight == 0).sum()))
     # 20% of 100, then of the 80 left (16), then of the 64 left (round(12.8) = 13)
     assert zeros == [20, 36, 49]
@@ -132,7 +138,7 @@ def test_torch_applies_amounts_to_the_remaining_weights():
 def test_prune_step_stalls_on_few_slices_but_prune_to_does_not():
     stepped, targeted = nn.Sequential(nn.Linear(2, 3)), nn.Sequential(nn.Linear(2, 3))
     for k in range(1, 6):
-        P.prune_step(stepped, "l1_structured", 0.2)  # round(0.2 * 2) = 0 every time
+        prune_step(stepped, "l1_structured", 0.2)  # round(0.2 * 2) = 0 every time
         P.prune_to(targeted, "l1_structured", P.iteration_sparsity(k))
     assert P.sparsity(stepped) == 0.0
     assert P.sparsity(targeted) == 0.5  # round(2 * 0.67) = 1 slice; the last one is kept
@@ -154,7 +160,7 @@ def test_few_input_slices_first_conv_is_kept_and_others_round():
 def test_l1_unstructured_removes_the_smallest_magnitudes_per_layer():
     model = Wide()
     before = {k: v.clone() for k, v in P.snapshot(model).items()}
-    P.prune_step(model, "l1_unstructured", 0.3)
+    prune_step(model, "l1_unstructured", 0.3)
     for key, mask in P.masks(model).items():
         w = before[key].abs().flatten()
         n_pruned = round(0.3 * w.numel())
@@ -169,7 +175,7 @@ def test_l1_unstructured_removes_the_smallest_magnitudes_per_layer():
 def test_structured_removes_input_slices_with_smallest_norm(technique, order):
     model = Wide()
     before = P.snapshot(model)
-    P.prune_step(model, technique, 0.25)
+    prune_step(model, technique, 0.25)
     for key, mask in P.masks(model).items():
         other = [d for d in range(mask.dim()) if d != 1]
         kept = mask.all(dim=other)
@@ -185,8 +191,8 @@ def test_global_ranks_across_layers_layerwise_does_not():
         with torch.no_grad():
             m.fc.weight.mul_(100.0)  # fc weights dwarf the conv weights
     all_w = torch.cat([p.detach().abs().flatten() for p in (glob.conv.weight, glob.fc.weight)])
-    P.prune_step(glob, "global_unstructured", 0.2)
-    P.prune_step(layer, "l1_unstructured", 0.2)
+    prune_step(glob, "global_unstructured", 0.2)
+    prune_step(layer, "l1_unstructured", 0.2)
     n_pruned = round(0.2 * all_w.numel())
     threshold = all_w.sort().values[n_pruned - 1]
     mask = torch.cat([m.flatten() for m in P.masks(glob).values()])
@@ -207,7 +213,7 @@ def test_random_is_seeded_and_leaves_global_rng_alone(technique):
     for seed in (3, 3, 4):
         torch.manual_seed(123)
         model = Wide()
-        P.prune_step(model, technique, 0.4, seed=seed)
+        prune_step(model, technique, 0.4, seed=seed)
         after = torch.rand(3)
         torch.manual_seed(123)
         assert torch.equal(after, torch.rand(3))
@@ -229,7 +235,7 @@ def test_property_sparsity_of_pruning_a_random_tensor(rows, cols, amount, seed):
         layer = nn.Linear(cols, rows)
     model = nn.Sequential(layer)
     n = rows * cols
-    P.prune_step(model, "l1_unstructured", amount)
+    prune_step(model, "l1_unstructured", amount)
     assert P.sparsity(model) == round(amount * n) / n
     P.prune_to(model, "l1_unstructured", min(amount + 0.3, 0.99))
     goal = max(round(amount * n), min(round(min(amount + 0.3, 0.99) * n), n - 1))
@@ -268,7 +274,7 @@ def test_rewind_restores_buffers_and_rejects_mismatches():
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4))
     init = P.snapshot(model)
     model(torch.randn(2, 3, 5, 5))  # changes the running statistics
-    P.prune_step(model, "l1_unstructured", 0.2)
+    prune_step(model, "l1_unstructured", 0.2)
     P.rewind(model, init)
     assert torch.equal(model[1].running_mean, init["1.running_mean"])
     bad = dict(init)
@@ -304,8 +310,8 @@ def test_pruned_state_dict_round_trips_through_weights_only_load(tmp_path):
 
 def test_load_replaces_existing_masks_and_rejects_mismatch_without_change():
     src, dst = Wide(seed=0), Wide(seed=1)
-    P.prune_step(src, "random_unstructured", 0.5, seed=1)
-    P.prune_step(dst, "l1_unstructured", 0.3)
+    prune_step(src, "random_unstructured", 0.5, seed=1)
+    prune_step(dst, "l1_unstructured", 0.3)
     P.load_pruned_state_dict(dst, P.pruned_state_dict(src))
     assert P.sparsity(dst) == P.sparsity(src)
     x = wide_input()
@@ -320,7 +326,7 @@ def test_load_replaces_existing_masks_and_rejects_mismatch_without_change():
 
 def test_masks_transfer_and_remove_reparametrization():
     src, dst = Wide(seed=0), Wide(seed=1)
-    P.prune_step(src, "l2_structured", 0.5)
+    prune_step(src, "l2_structured", 0.5)
     P.apply_masks(dst, P.masks(src))
     for key, mask in P.masks(src).items():
         assert torch.equal(P.masks(dst)[key], mask)
@@ -345,7 +351,7 @@ def test_iterative_prune_reaches_each_iterations_sparsity(treatment):
         seen.append((k, P.sparsity(m)))
 
     cfg = TrainConfig(epochs=1, batch_size=32, augment=False)
-    P.iterative_prune(model, data, "l1_unstructured", treatment, 3, cfg, callback=record)
+    iterative_prune(model, data, "l1_unstructured", treatment, 3, cfg, callback=record)
     assert [k for k, _ in seen] == [0, 1, 2, 3]
     for k, s in seen:
         assert s == pytest.approx(1 - 0.8**k, abs=rounding_tolerance(model, False))
@@ -358,7 +364,7 @@ def test_iterative_prune_rewind_equals_manual_lottery_ticket():
     data = synthetic_digits()
     cfg = TrainConfig(epochs=1, batch_size=32, augment=False)
     auto = Digits(seed=0)
-    P.iterative_prune(auto, data, "global_unstructured", "rewind", 1, cfg)
+    iterative_prune(auto, data, "global_unstructured", "rewind", 1, cfg)
     manual = Digits(seed=0)
     init = P.snapshot(manual)
     train(manual, data, cfg, progress=False)
@@ -413,7 +419,7 @@ def test_gradual_pruning_during_training_ends_at_target(technique, regrow):
 
 def test_copy_model_works_after_a_forward_pass_with_gradients():
     model = Wide()
-    P.prune_step(model, "l1_unstructured", 0.5)
+    prune_step(model, "l1_unstructured", 0.5)
     model(wide_input()).sum().backward()  # leaves a non-leaf effective weight behind
     clone = P.copy_model(model)
     x = wide_input()

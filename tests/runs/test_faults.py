@@ -65,10 +65,9 @@ def test_unknown_names_in_the_modules(data_root):
         build_model("lenett", 10, 1, 28)
     model = build_model("lenet", 10, 1, 28, seed=0)
     with pytest.raises(PruneAuditError, match="'global_unstructred'.*'global_unstructured'"):
-        compress.prune_step(model, "global_unstructred", 0.2)
-    tiny = data.load("mnist", "test", root=data_root).subset(np.arange(8))
+        compress.prune_to(model, "global_unstructred", 0.2)
     with pytest.raises(PruneAuditError, match="'finetuning'.*Did you mean 'finetune'"):
-        compress.iterative_prune(model, tiny, "l1_unstructured", "finetuning", 1, TrainConfig())
+        compress.prune_round(model, "l1_unstructured", "finetuning", 1, compress.snapshot(model))
     with pytest.raises(PruneAuditError, match="unknown .*'dynamic_int4'.*'dynamic_int8'"):
         compress.quantize(model, "dynamic_int4")
     assert compress.sparsity(model) == 0.0  # nothing was pruned on the way
@@ -77,11 +76,11 @@ def test_unknown_names_in_the_modules(data_root):
 # --------------------------------------------------------------------------- ranges
 
 
-@pytest.mark.parametrize("amount", [0, 1, -0.2, 1.5, float("nan"), "a"])
-def test_out_of_range_amounts(amount):
+@pytest.mark.parametrize("target", [1, -0.2, 1.5, float("nan"), "a"])
+def test_out_of_range_targets(target):
     model = build_model("lenet", 10, 1, 28, seed=0)
-    with pytest.raises(PruneAuditError, match=r"amount must be (in \(0\.0, 1\.0\)|a number)"):
-        compress.prune_step(model, "l1_unstructured", amount)
+    with pytest.raises(PruneAuditError, match=r"target must be (in \[0\.0, 1\.0\)|a number)"):
+        compress.prune_to(model, "l1_unstructured", target)
     assert compress.sparsity(model) == 0.0
 
 

@@ -24,6 +24,7 @@ from pruneaudit.runs import (
     Grid,
     ResultsStore,
     RunSpec,
+    grid,
     iterative_parent,
     run_grid,
     train_and_evaluate,
@@ -189,9 +190,11 @@ def test_runner_checks_the_task_saved_and_the_version(tmp_path):
     store = ResultsStore(tmp_path)
     report = run_grid([RunSpec("mnist", "lenet")], lazy_task, store, progress=False)
     assert "returned without saving" in report.failed[0][1]
-    old = RunSpec("mnist", "lenet", version="0.0.1")
+    old = RunSpec("mnist", "lenet", protocol="0")
     report = run_grid([old], fake_task, store, progress=False)
     assert "install the same version" in report.failed[0][1]
+    with pytest.raises(PruneAuditError, match="has pruneaudit .* declared with 0.0.1"):
+        grid._execute(fake_task, RunSpec("mnist", "lenet"), str(tmp_path), "", None, "0.0.1")
     assert store.keys() == []
 
 

@@ -1,6 +1,10 @@
-"""A results store written by the code of commit 188de9a (before the package layout moved and
-before runs recorded their device) is read by this code without retraining (issue 10 item 6,
-issue 12): same run keys, every run found, read as CPU runs."""
+"""Results stores written by older code are read by this code without retraining.
+
+- commit 188de9a: before the package layout moved and before runs recorded their device
+  (issue 10 item 6, issue 12): every run found, read as CPU runs;
+- commit c1ec739: the last code whose run keys held the package version (issue 19): every run
+  found under its legacy key and read as the spec it is today.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +20,8 @@ import pytest
 from pruneaudit import training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations
+from pruneaudit.runs.store import legacy_keys
 
-OLD_COMMIT = "188de9a"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 OLD_SCRIPT = textwrap.dedent(
@@ -37,28 +41,51 @@ OLD_SCRIPT = textwrap.dedent(
     """
 )
 
+VERSIONED_KEYS_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from pruneaudit.runs import ResultsStore, RunSpec, populations
 
-@pytest.fixture(scope="module")
-def old_store(tmp_path_factory, data_root):
-    """(store root, keys) of a store written by the old code in a subprocess."""
+    store, root = ResultsStore(sys.argv[1]), sys.argv[2]
+    base = RunSpec("mnist", "lenet", epochs=1, train_size=64, test_size=40)
+    populations.run_population(populations.member_specs(base, [0, 1]), store, root, progress=False)
+    gradual = populations.member_specs(base, [0], 0.5)
+    populations.run_population(gradual, store, root, progress=False)
+    populations.run_series([base], "l1_unstructured", "finetune", 1, store, root, progress=False)
+    print(json.dumps(store.keys()))
+    """
+)
+#: (commit, script that writes a store with that commit's code, whether runs record env.json)
+OLD_CODE = {
+    "188de9a": (OLD_SCRIPT, False),
+    "c1ec739": (VERSIONED_KEYS_SCRIPT, True),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(OLD_CODE))
+def old_store(request, tmp_path_factory, data_root):
+    """(store root, keys, whether runs have env.json) of a store written by old code in a
+    subprocess."""
+    commit = request.param
+    script, recorded = OLD_CODE[commit]
     git = shutil.which("git")
     if git is None or subprocess.run(
-        [git, "-C", REPO, "rev-parse", "--verify", "--quiet", f"{OLD_COMMIT}^{{commit}}"],
+        [git, "-C", REPO, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
         capture_output=True,
     ).returncode:
-        pytest.skip(f"commit {OLD_COMMIT} is not in this checkout's git history")
+        pytest.skip(f"commit {commit} is not in this checkout's git history")
     tmp = tmp_path_factory.mktemp("legacy")
     archive = subprocess.run(
-        [git, "-C", REPO, "archive", OLD_COMMIT, "src"], capture_output=True, check=True
+        [git, "-C", REPO, "archive", commit, "src"], capture_output=True, check=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
     env = {**os.environ, "PYTHONPATH": str(tmp / "src"), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", OLD_SCRIPT, str(tmp / "store"), str(data_root)],
+        [sys.executable, "-c", script, str(tmp / "store"), str(data_root)],
         capture_output=True, text=True, env=env, cwd=tmp,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return tmp / "store", json.loads(done.stdout.strip().splitlines()[-1])
+    return tmp / "store", json.loads(done.stdout.strip().splitlines()[-1]), recorded
 
 
 def _refuse_training(*args, **kwargs):
@@ -66,7 +93,7 @@ def _refuse_training(*args, **kwargs):
 
 
 def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch):
-    root, old_keys = old_store
+    root, old_keys, recorded = old_store
     monkeypatch.setattr(training, "train_population", _refuse_training)
     monkeypatch.setattr(populations.training, "train_population", _refuse_training)
     store = ResultsStore(root)
@@ -74,8 +101,11 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
     dense = populations.member_specs(base, [0, 1])
     gradual = populations.member_specs(base, [0], 0.5)
     series = populations.series_specs(base, "l1_unstructured", "finetune", 1)
-    new_keys = {s.key for s in [*dense, *gradual, *series]}
-    assert new_keys == set(old_keys)  # the keys of CPU runs did not change
+    specs = [*dense, *gradual, *series]
+    # stored under the keys of the package version 0.1.0 (devices never changed the keys)
+    assert {legacy_keys(s)[0] for s in specs} == set(old_keys)
+    assert not {s.key for s in specs} & set(old_keys)
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
     pop = populations.run_population(dense, store, str(data_root), progress=False)
     assert pop.preds.shape == (2, 40)
     populations.run_population(gradual, store, str(data_root), progress=False)
@@ -83,17 +113,30 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
         [base], "l1_unstructured", "finetune", 1, store, str(data_root), progress=False
     )
     assert set(frame["iteration"]) == {0, 1}
-    for key in old_keys:  # no env.json: written before devices were recorded, a CPU run
+    for key in old_keys:
         run = store.load(key)
-        assert not (run.path / "env.json").exists()
-        assert run.device_type == "cpu" and run.env["recorded"] is False
+        assert run.device_type == "cpu"
+        # without env.json: written before devices were recorded, a CPU run
+        assert (run.path / "env.json").exists() == recorded
+        assert recorded or run.env["recorded"] is False
     model = populations.load_model(series[1], store, str(data_root))
     assert model is not None
+    # read as today's specs: current keys everywhere, no version column, nothing written
+    assert store.keys() == sorted({s.key for s in specs})
+    listing = store.runs(seed=0)
+    assert set(listing["key"]) == {s.key for s in specs if s.seed == 0}
+    assert "version" not in listing.columns
+    for spec in specs:
+        run = store.load(spec.key)
+        assert run.spec == spec and run.path.name == legacy_keys(spec)[0]
+        assert set(run.classes["key"]) == {spec.key} and "version" not in run.classes.columns
+    assert store.get_or_run(dense[0], _refuse_training).spec == dense[0]
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
 
 
 def test_a_population_is_not_mixed_across_device_types(old_store, tmp_path, data_root):
     """An old (CPU) run beside a run marked as made on CUDA: one clear error, no table."""
-    root, old_keys = old_store
+    root, old_keys, _ = old_store
     copy = tmp_path / "store"
     shutil.copytree(root, copy)
     store = ResultsStore(copy)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pruning_procedures import iterative_prune
 
 from pruneaudit import compress, training
 from pruneaudit.errors import PruneAuditError
@@ -74,7 +75,7 @@ def test_series_member_equals_single_model_protocol(base, data_root, tmp_path):
     spec = bases[1]
     split = populations.splits(spec, str(data_root))
     model = populations.fresh_model(spec, split.test)
-    compress.iterative_prune(
+    iterative_prune(
         model,
         split.train,
         "l1_unstructured",

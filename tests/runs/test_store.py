@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, Run, RunSpec
 from pruneaudit.runs import store as store_mod
-from pruneaudit.training.device import resolve_device
+from pruneaudit.training.device import environment, resolve_device
 
 BASE = RunSpec(dataset="mnist", model="lenet", epochs=1, train_size=512, test_size=256)
 
@@ -49,11 +49,36 @@ def fake_result(seed: int = 0, n: int = 20, classes: int = 10):
 
 # --------------------------------------------------------------------------- keys
 
-def canonical_key(spec: RunSpec) -> str:
+def canonical_key(spec: RunSpec, **more) -> str:
     d = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
     d["extra"] = dict(d["extra"])
-    text = json.dumps(d, sort_keys=True, separators=(",", ":"))
+    text = json.dumps({**d, **more}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_key_is_pinned():
+    """A change to this key would orphan every stored run: bump PROTOCOL_VERSION instead."""
+    assert BASE.key == "aed47d3d003ad91cb087becb9ef77abff4fb6ba63636eac499c672e229d432f2"
+
+
+def test_package_version_is_not_part_of_the_key(monkeypatch):
+    import pruneaudit
+
+    assert "version" not in BASE.as_dict()
+    monkeypatch.setattr(pruneaudit, "__version__", "9.9.9")
+    assert RunSpec(**BASE.as_dict()).key == BASE.key
+    with pytest.raises(PruneAuditError, match="extra key 'version'"):
+        BASE.with_extra(version="0.1.0")
+
+
+def test_legacy_key_is_the_key_with_the_old_package_version():
+    """The key a spec had while ``version`` (the package's, 0.1.0) was one of its fields."""
+    assert store_mod.LEGACY_VERSIONS == ("0.1.0",)
+    assert store_mod.legacy_keys(BASE) == [canonical_key(BASE, version="0.1.0")]
+    assert store_mod.legacy_keys(BASE) == [
+        "ebf5975e6f8ae5712af897b31c30a4a304efb7d41fc55d901e84f69ba320fbcf"  # 0.1.0's BASE.key
+    ]
+    assert RunSpec.from_dict({**BASE.as_dict(), "version": "0.1.0"}) == BASE
 
 
 def test_key_is_sha256_of_canonical_json():
@@ -100,7 +125,6 @@ def test_every_field_changes_the_key():
         "val_fraction": ("val_fraction", 0.1, BASE),
         "extra": ("extra", {"level": 0.5}, BASE),
         "protocol": ("protocol", "0", BASE),
-        "version": ("version", "0.0.0", BASE),
     }
     assert set(changes) == {f.name for f in dataclasses.fields(RunSpec)}
     keys = {BASE.key, pruned.key}
@@ -148,7 +172,7 @@ def test_round_trip(tmp_path):
     store = ResultsStore(tmp_path)
     spec = BASE.replace(seed=3, extra={"level": 0.3})
     table, predictions, checkpoint = fake_result(3)
-    saved = store.save(spec, table, predictions, checkpoint)
+    saved = store.save(spec, table, predictions, checkpoint, env=environment())
     assert isinstance(saved, Run) and store.has(spec) and store.has(spec.key)
     run = ResultsStore(tmp_path).load(spec.key)
     assert run.spec == spec
@@ -173,6 +197,8 @@ def test_round_trip(tmp_path):
 def test_run_without_checkpoint(tmp_path):
     store = ResultsStore(tmp_path)
     run = store.save(BASE, *fake_result()[:2])
+    assert not (run.path / "env.json").exists()  # no env given: none recorded, a CPU run
+    assert run.device_type == "cpu" and run.env["recorded"] is False
     assert not run.has_checkpoint
     with pytest.raises(PruneAuditError, match="no checkpoint"):
         run.checkpoint()
@@ -245,7 +271,7 @@ def test_save_rejects_bad_frames_and_writes_nothing(tmp_path):
 
 # --------------------------------------------------------------------------- atomicity
 
-@pytest.mark.parametrize("stage", ["spec", "classes", "predictions", "checkpoint", "done"])
+@pytest.mark.parametrize("stage", ["spec", "classes", "predictions", "checkpoint", "env", "done"])
 def test_failure_mid_save_leaves_nothing_finished(tmp_path, monkeypatch, stage):
     def crash(at, tmp):
         if at == stage:
@@ -254,7 +280,7 @@ def test_failure_mid_save_leaves_nothing_finished(tmp_path, monkeypatch, stage):
     monkeypatch.setattr(store_mod, "_before_publish", crash)
     store = ResultsStore(tmp_path)
     with pytest.raises(RuntimeError, match="crash"):
-        store.get_or_run(BASE, lambda spec: fake_result())
+        store.save(BASE, *fake_result(), env={"device": "cpu"})
     assert not store.has(BASE) and store.keys() == [] and store.runs().empty
     assert not store.path(BASE).exists()
     monkeypatch.undo()
@@ -311,3 +337,22 @@ def test_losing_a_race_keeps_the_winner(tmp_path, monkeypatch):
     run = store.save(BASE, *fake_result(2))
     pd.testing.assert_frame_equal(run.predictions, winner[1])
     assert store.keys() == [BASE.key] and not list((tmp_path / "tmp").iterdir())
+
+
+def test_the_store_imports_no_domain_module():
+    """Arrows point down (STYLE.md principle 3): the store reads and writes runs, it does not
+    train, prune or describe devices; its only package imports are settings, errors and specs."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(store_mod))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "pruneaudit":
+            imported |= {f"pruneaudit.{a.name}" for a in node.names}  # from pruneaudit import x
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module)
+    ours = {m for m in imported if m.split(".")[0] == "pruneaudit"}
+    assert ours == {"pruneaudit.config", "pruneaudit.errors", "pruneaudit.runs.spec"}

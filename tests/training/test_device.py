@@ -12,6 +12,7 @@ import gc
 import numpy as np
 import pytest
 import torch
+from pruning_procedures import prune_step
 
 from pruneaudit import compress, config, data
 from pruneaudit.errors import PruneAuditError
@@ -148,7 +149,7 @@ def test_int8_models_are_evaluated_on_the_cpu(mnist, no_cuda, monkeypatch):
 
 def test_the_model_goes_back_to_its_own_device(mnist):
     model = build_model("lenet", 10, 1, 28, seed=0)
-    compress.prune_step(model, "l1_unstructured", 0.3)
+    prune_step(model, "l1_unstructured", 0.3)
     train(model, mnist, CFG, progress=False, device="cpu")
     assert {t.device.type for t in [*model.parameters(), *model.buffers()]} == {"cpu"}
     assert model.features[0].weight.is_contiguous()
@@ -177,7 +178,7 @@ def test_cuda_population_matches_members_alone(mnist, technique):
     stack = [build_model("lenet", 10, 1, 28, seed=s) for s in seeds]
     if technique:
         for m in (*alone, *stack):
-            compress.prune_step(m, technique, 0.5)
+            prune_step(m, technique, 0.5)
     cfgs = [TrainConfig(epochs=1, batch_size=32, seed=s) for s in seeds]
     for m, c in zip(alone, cfgs, strict=True):
         train(m, mnist, c, progress=False, device="cuda")

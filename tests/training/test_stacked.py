@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from pruning_procedures import prune_step
 from torch import nn
 
 from pruneaudit import compress, data, training
@@ -132,9 +133,9 @@ def test_without_augmentation(mnist):
 def test_pruned_members_with_own_masks_and_rewind(arch, mnist):
     models = _build(arch, [0, 1, 2, 3])
     init = compress.snapshot(models[3])
-    compress.prune_step(models[0], "l1_unstructured", 0.5)
-    compress.prune_step(models[1], "random_structured", 0.4, seed=7)
-    compress.prune_step(models[2], "global_unstructured", 0.6)
+    prune_step(models[0], "l1_unstructured", 0.5)
+    prune_step(models[1], "random_structured", 0.4, seed=7)
+    prune_step(models[2], "global_unstructured", 0.6)
     # rewind-style state: trained a little, pruned, reset to the initial weights
     train(models[3], mnist, TrainConfig(epochs=1, seed=9), progress=False)
     compress.prune_to(models[3], "l2_structured", 0.3)
@@ -153,7 +154,7 @@ def test_pruned_members_with_own_masks_and_rewind(arch, mnist):
 
 def test_mixed_pruned_and_dense_members(mnist):
     models = _build("lenet", [0, 1])
-    compress.prune_step(models[1], "l1_structured", 0.5)
+    prune_step(models[1], "l1_structured", 0.5)
     alone, pop = _pair(models)
     cfgs = [TrainConfig(epochs=1, seed=s) for s in (0, 1)]
     for m, c in zip(alone, cfgs, strict=True):
@@ -175,7 +176,7 @@ def _hooks():
 
 def test_gradual_pruning_hooks(mnist):
     models = _build("lenet", [0, 1, 2, 3])
-    compress.prune_step(models[2], "l1_unstructured", 0.2)  # already pruned before the hook acts
+    prune_step(models[2], "l1_unstructured", 0.2)  # already pruned before the hook acts
     alone, pop = _pair(models)
     cfgs = [TrainConfig(epochs=1, seed=s, momentum=0.9) for s in range(4)]
     for m, c, h in zip(alone, cfgs, _hooks(), strict=True):
@@ -215,7 +216,7 @@ def test_plain_hooks_see_current_weights(mnist):
 @pytest.mark.parametrize("arch", ["lenet", "alexnet"])
 def test_evaluate_population_matches_evaluate(arch, mnist):
     models = _build(arch, [0, 1, 2])
-    compress.prune_step(models[1], "l1_unstructured", 0.7)
+    prune_step(models[1], "l1_unstructured", 0.7)
     train_population(models, mnist, [TrainConfig(epochs=1, seed=s) for s in range(3)],
                      progress=False)
     preds = evaluate_population(models, mnist, batch_size=30)
@@ -316,7 +317,7 @@ def test_several_blocks_and_chunks(mnist, monkeypatch):
     monkeypatch.setattr(stacked, "BLOCK", 2)
     monkeypatch.setattr(stacked, "EVAL_CHUNK", 7)
     models = _build("lenet", [0, 1, 2])
-    compress.prune_step(models[2], "l1_unstructured", 0.3)
+    prune_step(models[2], "l1_unstructured", 0.3)
     alone, pop = _pair(models)
     cfgs = [TrainConfig(epochs=1, seed=s) for s in range(3)]
     hooks = [None, compress.GradualPruner(0.5, 0, 3, 1), compress.GradualPruner(0.6, 1, 3, 1)]

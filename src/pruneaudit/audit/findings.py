@@ -1,8 +1,8 @@
 """Findings beside the papers: published values, intervals and verdicts that can fail.
 
-A *finding* is one directional statement of a paper (the D-list of the papers' published values)
-with the paper's value, ours with a 95% interval, and a verdict computed from that interval alone.
-With ``P`` the paper's effect and ``0`` the null, both on the paper's side of the null:
+A *finding* is one directional statement of a paper (D1.1, D1.2, ...: each study page lists its
+own) with the paper's value, ours with a 95% interval, and a verdict computed from that interval
+alone. With ``P`` the paper's effect and ``0`` the null, both on the paper's side of the null:
 
 - ``reproduced``: the interval excludes the null on the paper's side and contains ``P`` (for a
   finding stated only as a direction, excluding the null suffices);

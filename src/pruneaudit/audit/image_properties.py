@@ -86,7 +86,7 @@ def tilt(images: object) -> np.ndarray:
 
 
 def abs_tilt(images: object) -> np.ndarray:
-    """|tilt| per image (NaN where the tilt is undefined)."""
+    """Absolute tilt ``|tilt|`` per image (NaN where the tilt is undefined)."""
     return np.abs(tilt(images))
 
 

@@ -125,7 +125,7 @@ def strip_widgets(path: Path) -> None:
     """Remove saved ipywidgets state and widget views from an executed notebook.
 
     The static book shows no live widget (see :func:`pruneaudit.charts.show_widget`); without
-    saved state Jupyter Book also loads no widget JavaScript from a CDN.
+    saved state Jupyter Book also loads no widget JavaScript (no CDN request).
     """
     import nbformat
 
@@ -435,7 +435,11 @@ def build(
     command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(source)]
     command += ["--warningiserror", "--path-output", str(Path(path_output).resolve())]
     command += ["--toc", str(toc)]
-    done = subprocess.run(command, cwd=source, capture_output=True, text=True)
+    # autodoc (book/api.md) documents the package that runs this build, wherever it is installed
+    src = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run(command, cwd=source, capture_output=True, text=True, env=env)
     if done.returncode:
         log = (done.stdout + done.stderr).splitlines()
         causes = [line for line in log if "arning" in line or "rror" in line]

@@ -13,12 +13,10 @@ from pruneaudit.compress.prune import (
     apply_masks,
     copy_model,
     iteration_sparsity,
-    iterative_prune,
     layer_sparsity,
     load_pruned_state_dict,
     masks,
     prune_round,
-    prune_step,
     prune_to,
     pruned_state_dict,
     refresh_effective_weight,
@@ -26,7 +24,6 @@ from pruneaudit.compress.prune import (
     rewind,
     snapshot,
     sparsity,
-    step_amount,
 )
 from pruneaudit.compress.quantization import (
     CALIBRATION_SIZE,
@@ -37,6 +34,7 @@ from pruneaudit.compress.quantization import (
     quantize,
     quantized_layers,
 )
+from pruneaudit.compress.reparam import ORIG_SUFFIX, is_pruned, pruned_tensors, pruning_hooks
 
 __all__ = [
     "TECHNIQUES",
@@ -45,8 +43,11 @@ __all__ = [
     "TREATMENTS",
     "STRUCTURED_DIM",
     "MASK_SUFFIX",
+    "ORIG_SUFFIX",
+    "pruning_hooks",
+    "is_pruned",
+    "pruned_tensors",
     "iteration_sparsity",
-    "step_amount",
     "refresh_effective_weight",
     "sparsity",
     "layer_sparsity",
@@ -54,14 +55,12 @@ __all__ = [
     "apply_masks",
     "copy_model",
     "remove_reparametrization",
-    "prune_step",
     "prune_to",
     "snapshot",
     "rewind",
     "pruned_state_dict",
     "load_pruned_state_dict",
     "prune_round",
-    "iterative_prune",
     "GradualPruner",
     "SCHEMES",
     "CALIBRATION_SIZE",

@@ -12,13 +12,13 @@ Amounts and rounding
 --------------------
 torch's :class:`~torch.nn.utils.prune.PruningContainer` applies each new amount to the entries
 (or slices) that are still unpruned: a float amount ``a`` removes ``round(a * remaining)`` of
-them, an integer amount removes exactly that many. :func:`prune_step` passes its fraction
-straight to torch, so repeated steps accumulate rounding (a layer with 2 slices left never loses
-another at 20%: ``round(0.4) = 0``). :func:`prune_to` instead computes, per tensor (or once for
-the whole network with ``global_unstructured``), the *integer* number still to remove so that
-the count pruned so far is ``round(target * units)``, and hands that integer to torch; the
-cumulative sparsity after iteration ``k`` is therefore ``1 - 0.8**k`` up to one unit of
-rounding per tensor, whatever happened before. :func:`iterative_prune` uses :func:`prune_to`.
+them, an integer amount removes exactly that many. Passing a fraction straight to torch at each
+step would accumulate rounding (a layer with 2 slices left never loses another at 20%:
+``round(0.4) = 0``). :func:`prune_to` instead computes, per tensor (or once for the whole network
+with ``global_unstructured``), the *integer* number still to remove so that the count pruned so
+far is ``round(target * units)``, and hands that integer to torch; the cumulative sparsity after
+iteration ``k`` is therefore ``1 - 0.8**k`` up to one unit of rounding per tensor, whatever
+happened before. :func:`prune_round` (one round of the iterative protocol) uses :func:`prune_to`.
 
 Layer-wise techniques always keep at least one unit (weight or input slice) per tensor, so that
 no layer is disconnected: a first convolution with one input channel is therefore never pruned
@@ -49,19 +49,22 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 import torch.nn.utils.prune as prune
 from torch import nn
 
+from pruneaudit.compress.reparam import (
+    MASK_SUFFIX,
+    ORIG_SUFFIX,
+    is_pruned,
+    pruned_tensors,
+    pruning_hooks,
+    refresh_effective_weight,
+)
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 from pruneaudit.models import prunable_parameters
-
-if TYPE_CHECKING:
-    from pruneaudit.data.datasets import ImageData
-    from pruneaudit.training.loop import TrainConfig
 
 #: The dimension structured techniques prune along: the input axis of conv and linear weights.
 STRUCTURED_DIM = 1
@@ -107,8 +110,6 @@ TECHNIQUE_TABLE: dict[str, Technique] = {
 TECHNIQUES: tuple[str, ...] = tuple(TECHNIQUE_TABLE)
 TREATMENTS: tuple[str, ...] = ("finetune", "rewind")
 
-MASK_SUFFIX = "_mask"
-
 
 # --------------------------------------------------------------------------- schedule
 
@@ -124,44 +125,16 @@ def iteration_sparsity(k: int, rate: float = 0.2) -> float:
     return 1.0 - (1.0 - rate) ** k
 
 
-def step_amount(k: int, rate: float = 0.2) -> float:
-    """Fraction of the *remaining* weights to prune at iteration ``k >= 1``.
-
-    ``1 - (1 - s_k) / (1 - s_{k-1})`` with ``s_k = iteration_sparsity(k, rate)``: always
-    ``rate`` (up to float rounding), because torch applies amounts to the remaining weights.
-    """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise PruneAuditError(f"k must be a positive integer, got {k!r}")
-    iteration_sparsity(k, rate)  # validates
-    return 1.0 - (1.0 - rate) ** k / (1.0 - rate) ** (k - 1)  # remaining fractions: no cancellation
-
-
 # --------------------------------------------------------------------------- inspection
-
-
-def _pruning_hook(module: nn.Module, name: str) -> prune.BasePruningMethod | None:
-    for hook in module._forward_pre_hooks.values():
-        if isinstance(hook, prune.BasePruningMethod) and hook._tensor_name == name:
-            return hook
-    return None
-
-
-def _is_pruned(module: nn.Module, name: str) -> bool:
-    return _pruning_hook(module, name) is not None
 
 
 def _effective(module: nn.Module, name: str) -> torch.Tensor:
     """The weight the forward pass uses: ``orig * mask`` when pruned (never a stale copy)."""
-    if _is_pruned(module, name):
-        return getattr(module, name + "_orig").detach() * getattr(module, name + MASK_SUFFIX)
+    pruned = pruned_tensors(module, name)
+    if pruned is not None:
+        orig, mask = pruned
+        return orig.detach() * mask
     return getattr(module, name).detach()
-
-
-def refresh_effective_weight(module: nn.Module, name: str) -> None:
-    """Recompute the effective weight attribute after ``weight_orig`` or the mask changed."""
-    hook = _pruning_hook(module, name)
-    if hook is not None:
-        setattr(module, name, hook.apply_mask(module))
 
 
 def _named_targets(model: nn.Module) -> list[tuple[str, nn.Module, str]]:
@@ -202,8 +175,8 @@ def masks(model: nn.Module) -> dict[str, torch.Tensor]:
     """
     out = {}
     for key, module, param in _named_targets(model):
-        if _is_pruned(module, param):
-            out[key] = getattr(module, param + MASK_SUFFIX).detach().bool().clone()
+        if is_pruned(module, param):
+            out[key] = pruned_tensors(module, param)[1].detach().bool().clone()
         else:
             out[key] = torch.ones_like(getattr(module, param), dtype=torch.bool)
     return out
@@ -239,7 +212,7 @@ def copy_model(model: nn.Module) -> nn.Module:
     ``copy.deepcopy`` refuses. It is detached first (the next forward pass recomputes it anyway).
     """
     for _, module, param in _named_targets(model):
-        if _is_pruned(module, param):
+        if is_pruned(module, param):
             setattr(module, param, getattr(module, param).detach())
     return copy.deepcopy(model)
 
@@ -247,7 +220,7 @@ def copy_model(model: nn.Module) -> nn.Module:
 def remove_reparametrization(model: nn.Module) -> nn.Module:
     """Make pruning permanent in place (``prune.remove``): plain ``weight`` with zeros, no masks."""
     for _, module, param in _named_targets(model):
-        if _is_pruned(module, param):
+        if is_pruned(module, param):
             prune.remove(module, param)
     return model
 
@@ -262,10 +235,8 @@ def _check_technique(technique: str) -> Technique:
 def _units(module: nn.Module, param: str, structured: bool) -> tuple[int, int]:
     """(total units, units already pruned) of one tensor: entries, or slices along dim 1."""
     w = _effective(module, param)
-    if not _is_pruned(module, param):
-        mask = torch.ones_like(w, dtype=torch.bool)
-    else:
-        mask = getattr(module, param + MASK_SUFFIX).bool()
+    pruned = pruned_tensors(module, param)
+    mask = torch.ones_like(w, dtype=torch.bool) if pruned is None else pruned[1].bool()
     if not structured:
         return mask.numel(), int((~mask).sum())
     other = [d for d in range(mask.dim()) if d != STRUCTURED_DIM]
@@ -296,25 +267,6 @@ def _seeded(seed: int, model: nn.Module | None = None) -> Iterator[None]:
         yield
 
 
-def prune_step(model: nn.Module, technique: str, amount: float, seed: int = 0) -> nn.Module:
-    """Prune ``amount`` (in (0, 1)) of the still-unpruned weights or slices, in place.
-
-    Layer-wise techniques prune that fraction of each prunable tensor (torch rounds
-    ``amount * remaining`` to the nearest integer per tensor); ``global_unstructured`` prunes
-    that fraction of all remaining prunable weights by L1 magnitude across layers. Returns
-    ``model``. See the module docstring for the rounding and :func:`prune_to` for exact targets.
-    """
-    entry = _check_technique(technique)
-    check_range("amount", amount, 0.0, 1.0, lo_open=True, hi_open=True)
-    with _seeded(seed, model):
-        if entry.is_global:
-            _global(model, float(amount))
-        else:
-            for _, module, param in _named_targets(model):
-                entry.prune_tensor(module, param, amount=float(amount))
-    return model
-
-
 def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> nn.Module:
     """Prune in place until ``round(target * units)`` units are pruned (never un-pruning).
 
@@ -343,17 +295,16 @@ def prune_to(model: nn.Module, technique: str, target: float, seed: int = 0) -> 
 
 def _standard_key(name: str, pruned_params: set[str]) -> str:
     """``conv.weight_orig`` -> ``conv.weight`` for pruned parameters; other names unchanged."""
-    if name.endswith("_orig") and name[: -len("_orig")] in pruned_params:
-        return name[: -len("_orig")]
+    if name.endswith(ORIG_SUFFIX) and name[: -len(ORIG_SUFFIX)] in pruned_params:
+        return name[: -len(ORIG_SUFFIX)]
     return name
 
 
 def _pruned_keys(model: nn.Module) -> set[str]:
     out = set()
     for mod_name, module in model.named_modules():
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, prune.BasePruningMethod):
-                out.add(f"{mod_name}.{hook._tensor_name}" if mod_name else hook._tensor_name)
+        for name in pruning_hooks(module):
+            out.add(f"{mod_name}.{name}" if mod_name else name)
     return out
 
 
@@ -422,7 +373,7 @@ def pruned_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     for key in pruned:
         module_name, _, param = key.rpartition(".")
         module = model.get_submodule(module_name)
-        mask = getattr(module, param + MASK_SUFFIX).detach()
+        mask = pruned_tensors(module, param)[1].detach()
         state[key] = (state[key] * mask).to(state[key].dtype)
         state[key + MASK_SUFFIX] = mask.bool().clone()
     return state
@@ -474,47 +425,6 @@ def prune_round(
     prune_to(model, technique, iteration_sparsity(k, rate), seed=_derived_seed(seed, k))
     if treatment == "rewind":
         rewind(model, init)
-    return model
-
-
-def iterative_prune(
-    model: nn.Module,
-    data: ImageData,
-    technique: str,
-    treatment: str,
-    iterations: int,
-    train_cfg: TrainConfig,
-    *,
-    callback: Callable[[int, nn.Module], None] | None = None,
-    seed: int = 0,
-    rate: float = 0.2,
-    progress: bool = False,
-) -> nn.Module:
-    """The protocol's iterative pruning, in place: train, then ``iterations`` times prune → retrain.
-
-    Iteration ``k`` prunes to the cumulative sparsity :func:`iteration_sparsity` ``(k, rate)``
-    with :func:`prune_to` (``rate`` of the remaining weights), then either keeps training from
-    the current weights (``"finetune"``) or first resets the surviving weights, biases and
-    buffers to their values at the start (``"rewind"``, lottery ticket) — that is
-    :func:`prune_round` — and trains again with ``train_cfg`` (each round uses the same config,
-    hence the same data order). ``callback(k, model)`` runs after each round, ``k = 0`` for the
-    trained dense model. Returns ``model``.
-    """
-    from pruneaudit.training.loop import train
-
-    _check_technique(technique)
-    check_choice("weight treatment", treatment, TREATMENTS)
-    check_positive_int("iterations", iterations)
-    check_range("rate", rate, 0.0, 1.0, lo_open=True, hi_open=True)
-    init = snapshot(model)
-    train(model, data, train_cfg, progress=progress)
-    if callback is not None:
-        callback(0, model)
-    for k in range(1, iterations + 1):
-        prune_round(model, technique, treatment, k, init, seed=seed, rate=rate)
-        train(model, data, train_cfg, progress=progress)
-        if callback is not None:
-            callback(k, model)
     return model
 
 
@@ -585,9 +495,9 @@ class GradualPruner:
             return
         targets = _named_targets(model)
         for _, module, param in targets:
-            if not _is_pruned(module, param):
+            if not is_pruned(module, param):
                 prune.identity(module, param)
-        origs = [getattr(m, p + "_orig").detach() for _, m, p in targets]
+        origs = [pruned_tensors(m, p)[0].detach() for _, m, p in targets]
         if TECHNIQUE_TABLE[self.technique].is_global:
             flat = torch.cat([o.flatten() for o in origs])
             keep = prune.L1Unstructured(round(target * flat.numel())).compute_mask(
@@ -606,5 +516,5 @@ class GradualPruner:
             ]
         with torch.no_grad():
             for (_, module, param), mask in zip(targets, new, strict=True):
-                getattr(module, param + MASK_SUFFIX).copy_(mask)
+                pruned_tensors(module, param)[1].copy_(mask)
                 refresh_effective_weight(module, param)

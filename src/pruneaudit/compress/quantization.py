@@ -4,7 +4,7 @@
 and its pruning made permanent (``prune.remove``) on the copy first, so pruned weights are
 exact zeros, which every scheme below keeps exactly zero (0 is representable in each format).
 Every quantized model takes the usual float32 normalized images and returns float32 logits, so
-:func:`pruneaudit.train.evaluate` works on it unchanged.
+:func:`pruneaudit.training.evaluate` works on it unchanged.
 
 ``"float16"``
     Every parameter and buffer is stored as float16 (``model.half()``), and the computation

@@ -253,12 +253,12 @@ def corrupt(images: torch.Tensor, name: str, severity: int, seed: int = 0) -> to
 def relative_robustness(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """H1's robustness metric: pruned accuracy relative to dense, per corruption and sparsity.
 
-    ``frame``: one row per (*by, sparsity, corruption, severity) with ``accuracy``; rows with
-    sparsity 0 are the dense model. For each (*by, corruption, sparsity > 0):
+    ``frame``: one row per ``(*by, sparsity, corruption, severity)`` with ``accuracy``; rows with
+    sparsity 0 are the dense model. For each ``(*by, corruption, sparsity > 0)``:
     mean_ratio = mean over severities s of accuracy(sparsity, s) / accuracy(0, s) — the mean of
     the per-severity ratios, not the ratio of mean accuracies — and
     relative_change_pct = 100·(mean_ratio − 1). Each pruned sparsity must have exactly the
-    dense model's severities for that corruption. Columns: *by, corruption, sparsity,
+    dense model's severities for that corruption. Columns: ``*by``, corruption, sparsity,
     severities, mean_ratio, relative_change_pct. Average seeds beforehand, or name ``seed`` in
     ``by``.
     """

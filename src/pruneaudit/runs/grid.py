@@ -1,15 +1,15 @@
 """Grids of runs and the runner that executes them locally or on a Dask cluster.
 
-A :class:`Grid` maps :class:`~pruneaudit.store.RunSpec` fields to lists of values and expands to
+A :class:`Grid` maps :class:`~pruneaudit.runs.RunSpec` fields to lists of values and expands to
 their product. :func:`run_grid` skips the runs already in the results store and executes the rest
 with ``executor="local"`` (in this process, one after another) or ``executor="dask"``
 (``dask.distributed``: the scheduler at ``scheduler_address``, else a ``LocalCluster`` of
 ``n_workers`` single-threaded worker processes on 127.0.0.1). Each task writes its own run to the
 store (atomically, on the worker) and returns its key; the driver only collects keys, so every
 worker needs the store and the data root at the same paths (a shared filesystem) and the same
-package version. A failing task is reported with its configuration and traceback and does not stop
-the others. Killing the runner at any moment loses at most the runs in flight: running the grid
-again executes only the missing runs.
+package version (checked by each task; run keys do not contain it). A failing task is reported
+with its configuration and traceback and does not stop the others. Killing the runner at any
+moment loses at most the runs in flight: running the grid again executes only the missing runs.
 
 Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) is the
 device setting of every task. For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a
@@ -179,19 +179,21 @@ def _execute(
     store_root: str,
     data_root: str,
     device: str | None,
+    version: str,
     *parents: Any,
 ) -> str:
     """Run one task on a worker; raise with a clear message if it cannot or did not save.
 
-    ``device`` None keeps the worker's own device setting (a Dask worker's is set by
-    :class:`pruneaudit.runs.workers.DevicePlugin`); else the task runs with that setting and the
-    process's own is restored afterwards."""
+    ``version`` is the driver's package version: the worker refuses the task if its own differs
+    (run keys do not contain it, so the check is made here). ``device`` None keeps the worker's
+    own device setting (a Dask worker's is set by :class:`pruneaudit.runs.workers.DevicePlugin`);
+    else the task runs with that setting and the process's own is restored afterwards."""
     if device is None:
-        return _execute_here(task_fn, spec, store_root, data_root, *parents)
+        return _execute_here(task_fn, spec, store_root, data_root, version, *parents)
     before = os.environ.get(config.DEVICE_ENV)
     config.set_device(device)
     try:
-        return _execute_here(task_fn, spec, store_root, data_root, *parents)
+        return _execute_here(task_fn, spec, store_root, data_root, version, *parents)
     finally:
         if before is None:
             os.environ.pop(config.DEVICE_ENV, None)
@@ -200,15 +202,15 @@ def _execute(
 
 
 def _execute_here(
-    task_fn: TaskFn, spec: RunSpec, store_root: str, data_root: str, *parents: Any
+    task_fn: TaskFn, spec: RunSpec, store_root: str, data_root: str, version: str, *parents: Any
 ) -> str:
     for p in parents:
         if isinstance(p, _Failure):
             raise PruneAuditError(f"not run: its predecessor {p.key[:12]} failed")
-    if spec.version != __version__ or spec.protocol != config.PROTOCOL_VERSION:
+    if version != __version__ or spec.protocol != config.PROTOCOL_VERSION:
         raise PruneAuditError(
             f"this worker has pruneaudit {__version__} (protocol {config.PROTOCOL_VERSION}) but "
-            f"the run was declared with {spec.version} (protocol {spec.protocol}); install the "
+            f"the run was declared with {version} (protocol {spec.protocol}); install the "
             "same version on the driver and every worker"
         )
     task_fn(spec, store_root, data_root)
@@ -323,7 +325,7 @@ def _run_local(
             parents = [status[wait]] if wait is not None else []
             try:
                 status[spec.key] = _execute(
-                    task_fn, spec, store_root, data_root, device, *parents
+                    task_fn, spec, store_root, data_root, device, __version__, *parents
                 )
                 report.done.append(spec)
             except Exception:
@@ -397,7 +399,7 @@ def _run_dask(
             wait = waits[spec.key]
             deps = [futures[wait]] if wait is not None else []
             futures[spec.key] = client.submit(
-                _execute, task_fn, spec, store_root, data_root, task_device, *deps,
+                _execute, task_fn, spec, store_root, data_root, task_device, __version__, *deps,
                 key=f"pruneaudit-run-{spec.key[:16]}-{os.urandom(4).hex()}",
                 retries=0,
             )

@@ -1,10 +1,10 @@
 """Study-level runs, all through the results store: asking twice trains nothing the second time.
 
-Every trained or compressed model is one :class:`~pruneaudit.store.RunSpec` in the store, with
+Every trained or compressed model is one :class:`~pruneaudit.runs.RunSpec` in the store, with
 its per-class test accuracy (plus the measured ``sparsity``), its per-example test predictions
 and, for trained models, a checkpoint. The functions here make missing runs and return tidy
 frames; members that share a computation (the seeds of a pruning series, a population) are
-trained together by :func:`pruneaudit.poptrain.train_population`.
+trained together by :func:`pruneaudit.training.train_population`.
 
 Data protocol (``RunSpec`` fields ``train_size``, ``test_size``, ``val_fraction``, ``seed``):
 the first ``train_size`` training examples (all if None; the first examples keep the dataset's
@@ -15,13 +15,13 @@ they are missing its 10,000 test images are split 80/20 once, with split seed 0 
 by :func:`pruneaudit.data.kmnist_split` (train pool / test).
 
 Iterative pruning (P): iteration 0 is the dense model of a seed, shared by every technique and
-treatment; iteration ``k`` is :func:`pruneaudit.prune.prune_round` ``k`` then retraining with
+treatment; iteration ``k`` is :func:`pruneaudit.compress.prune_round` ``k`` then retraining with
 the same training config. Its checkpoint holds the pruned weights and masks; the dense
 checkpoint also holds the initial weights under ``init.*`` keys, for rewinding. An interrupted
 series resumes from its last stored iteration and gives the same result as an uninterrupted one.
 
 Gradual pruning (H1): a population member at level ``t > 0`` trains from scratch with a
-:class:`pruneaudit.prune.GradualPruner` (per-layer L1 magnitude, cubic schedule from
+:class:`pruneaudit.compress.GradualPruner` (per-layer L1 magnitude, cubic schedule from
 ``GRADUAL_BEGIN`` to ``GRADUAL_END`` of the training steps, masks updated ``GRADUAL_UPDATES``
 times), ending at sparsity ``t``. Level 0 is the dense baseline member of the same seed.
 """
@@ -43,6 +43,7 @@ from pruneaudit import audit, compress, data, models, training
 from pruneaudit.errors import DataMissingError, PruneAuditError, check_positive_int
 from pruneaudit.runs.spec import LEVEL_KEY, SCHEME_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.training.device import environment
 from pruneaudit.training.loop import StepHook, TrainConfig, evaluate, num_steps
 
 INIT_PREFIX = "init."
@@ -240,7 +241,8 @@ def _continue_series(
         inits = [compress.snapshot(m) for m in nets]
         _fit(nets, split, first, progress)
         for specs, net, init in zip(group, nets, inits, strict=True):
-            store.save(specs[0], *_record(net, test), checkpoint=_dense_checkpoint(net, init))
+            state = _dense_checkpoint(net, init)
+            store.save(specs[0], *_record(net, test), checkpoint=state, env=environment())
         start = 1
     else:
         inits = [_init_snapshot(store.load(specs[0]).checkpoint()) for specs in group]
@@ -256,7 +258,8 @@ def _continue_series(
             compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
         _fit(nets, split, first, progress)
         for specs, net in zip(group, nets, strict=True):
-            store.save(specs[k], *_record(net, test), checkpoint=compress.pruned_state_dict(net))
+            state = compress.pruned_state_dict(net)
+            store.save(specs[k], *_record(net, test), checkpoint=state, env=environment())
 
 
 def _fit(
@@ -407,7 +410,7 @@ def run_population(
         _fit(nets, split, missing, progress, hooks)
         for s, net, init, g in zip(missing, nets, inits, gradual, strict=True):
             state = compress.pruned_state_dict(net) if g else _dense_checkpoint(net, init)
-            store.save(s, *_record(net, test), checkpoint=state)
+            store.save(s, *_record(net, test), checkpoint=state, env=environment())
     return population(specs, store)
 
 
@@ -479,7 +482,7 @@ def run_quantized(
         model = load_model(base, store, root)
         qmodel = compress.quantize(model, scheme, calibration=split.train)
         classes, predictions = _record(qmodel, split.test, sparsity=compress.sparsity(model))
-        store.save(spec, classes, predictions)
+        store.save(spec, classes, predictions, env=environment())
     return population(out, store)
 
 
@@ -500,12 +503,12 @@ def run_corrupted(
     seed: int = 0,
 ) -> Population:
     """Evaluate stored trained runs on their test set corrupted by ``corruption`` at
-    ``severity`` (:func:`pruneaudit.corruptions.corrupt`, seeded); returns that population."""
+    ``severity`` (:func:`pruneaudit.data.corrupt`, seeded); returns that population."""
     out = corrupted_specs(specs, corruption, severity, seed)
     todo = [(b, s) for b, s in zip(specs, out, strict=True) if not store.has(s)]
     for base, spec in todo:
         shifted = _corrupted_test(base.dataset, root, base.test_size, corruption, severity, seed)
-        store.save(spec, *_record(load_model(base, store, root), shifted))
+        store.save(spec, *_record(load_model(base, store, root), shifted), env=environment())
     return population(out, store)
 
 

@@ -1,7 +1,9 @@
 """The full configuration of one run (:class:`RunSpec`): validated, hashed into its store key.
 
-The key is the sha256 of the canonical JSON of every field (``protocol`` and ``version``
-included); module paths are not part of it, so moving code never invalidates a stored run.
+The key is the sha256 of the canonical JSON of every field (:func:`canonical_key`), ``protocol``
+included: :data:`pruneaudit.config.PROTOCOL_VERSION` is the one switch that retires stored runs.
+The package version is not part of it (a release that does not change results reuses every
+stored run), nor are module paths (moving code never invalidates a stored run).
 Study-specific settings live in ``extra`` and are read through typed accessors
 (:attr:`RunSpec.level`, :attr:`RunSpec.scheme`, :attr:`RunSpec.kind`).
 """
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pruneaudit import __version__, config
+from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 
 CLASS_COLUMNS = ("class", "accuracy", "n")
@@ -23,6 +25,16 @@ PREDICTION_COLUMNS = ("index", "label", "prediction")
 #: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
 LEVEL_KEY = "level"
 SCHEME_KEY = "scheme"
+
+
+#: The field specs carried before the package version left the key (read and ignored).
+LEGACY_VERSION_FIELD = "version"
+
+
+def canonical_key(fields: Mapping[str, Any]) -> str:
+    """sha256 (hex) of the canonical JSON of ``fields``: sorted keys, no spaces, no NaN."""
+    text = json.dumps(dict(fields), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _registry(kind: str) -> tuple[str, ...]:
@@ -67,7 +79,7 @@ class RunSpec:
     (else its first ``train_size`` examples, split 80/20 by ``seed``); ``test_size`` None the whole
     test set. ``extra`` holds study-specific settings (for example ``level``, a target sparsity in
     [0, 1), or ``scheme``, a quantization scheme), given as a mapping and kept as a sorted tuple of
-    pairs. ``protocol`` and ``version`` default to the current protocol and package version.
+    pairs. ``protocol`` defaults to the current protocol version.
     """
 
     dataset: str
@@ -85,7 +97,6 @@ class RunSpec:
     val_fraction: float = 0.2
     extra: tuple[tuple[str, Any], ...] = ()
     protocol: str = config.PROTOCOL_VERSION
-    version: str = __version__
 
     def __post_init__(self) -> None:
         check_choice("dataset", self.dataset, _registry("dataset"))
@@ -134,6 +145,7 @@ class RunSpec:
                 f"extra must be a mapping of names to JSON scalars, got {extra!r}"
             ) from None
         fields = {f.name for f in dataclasses.fields(RunSpec)} | {"key", *CLASS_COLUMNS}
+        fields.add(LEGACY_VERSION_FIELD)
         for name, value in pairs.items():
             if not isinstance(name, str) or name in fields:
                 raise PruneAuditError(
@@ -181,14 +193,14 @@ class RunSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
-        """Inverse of :meth:`as_dict`."""
-        return cls(**d)
+        """Inverse of :meth:`as_dict`. A ``version`` entry (the package version, which specs
+        written before it left the key carry) is ignored."""
+        return cls(**{k: v for k, v in d.items() if k != LEGACY_VERSION_FIELD})
 
     @property
     def key(self) -> str:
-        """sha256 of the canonical JSON of all fields."""
-        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"), allow_nan=False)
-        return hashlib.sha256(text.encode()).hexdigest()
+        """:func:`~pruneaudit.runs.spec.canonical_key` of all fields."""
+        return canonical_key(self.as_dict())
 
     def replace(self, **changes: Any) -> RunSpec:
         """A copy with some fields changed (validated again)."""

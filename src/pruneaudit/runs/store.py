@@ -26,7 +26,17 @@ through) refuses to put runs made on different device types into one table, with
 names them. The recorded device is the device setting of the process that made the run (an int8
 model is evaluated on the CPU even in a CUDA process; its run records the process's device, like
 the runs it was made from). A run without ``env.json`` was written before the file existed, by
-code that trained on the CPU only: it counts as a CPU run.
+code that trained on the CPU only: it counts as a CPU run. The store does not describe the
+device itself (it imports no domain module): the code that makes a run passes ``env``
+(:func:`pruneaudit.training.device.environment`); a run saved without it has no ``env.json``.
+
+Keys of older stores: the package version was once part of every key (``RunSpec.version``). A
+run written then keeps its folder, named by its key of that time: the spec's fields plus
+``version`` = one of :data:`LEGACY_VERSIONS`. The store looks a spec up under its current key,
+then under that legacy key, and reads a legacy run as the spec it is today (``spec.json``'s
+``version`` ignored, the ``classes`` table without its ``version`` column and with the current
+``key``). Nothing is moved or rewritten, so a read-only store works and nothing is retrained;
+new runs are written under current keys.
 """
 
 from __future__ import annotations
@@ -48,7 +58,13 @@ import pandas as pd
 
 from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_choice, check_frame
-from pruneaudit.runs.spec import CLASS_COLUMNS, PREDICTION_COLUMNS, RunSpec
+from pruneaudit.runs.spec import (
+    CLASS_COLUMNS,
+    LEGACY_VERSION_FIELD,
+    PREDICTION_COLUMNS,
+    RunSpec,
+    canonical_key,
+)
 
 _FILES = ("spec.json", "classes.parquet", "predictions.parquet")
 _CHECKPOINT = "checkpoint.pt"
@@ -56,6 +72,8 @@ _ENV = "env.json"
 #: What a run written before ``env.json`` existed counts as (that code ran on the CPU only).
 LEGACY_ENV: dict[str, Any] = {"device": "cpu", "recorded": False}
 _DONE = "DONE"
+#: Package versions that were part of run keys (every store written before they left the key).
+LEGACY_VERSIONS: tuple[str, ...] = ("0.1.0",)
 #: A tmp folder from another host (or whose owner cannot be checked) is stale after this long.
 STALE_AFTER_S = 24 * 3600
 
@@ -71,7 +89,8 @@ class Run:
 
     @property
     def env(self) -> dict[str, Any]:
-        """Where the run was made (``env.json``); :data:`LEGACY_ENV` for runs written before."""
+        """Where the run was made (``env.json``); :data:`~pruneaudit.runs.store.LEGACY_ENV` for
+        runs written without it."""
         path = self.path / _ENV
         if not path.is_file():
             return dict(LEGACY_ENV)
@@ -90,7 +109,8 @@ class Run:
         """The saved state dict, loaded with ``torch.load(weights_only=True)``.
 
         A file that holds anything but tensors and plain containers (for example a pickle that
-        would run code when loaded) is refused with a :class:`PruneAuditError`; nothing in it runs.
+        would run code when loaded) is refused with a
+        :class:`~pruneaudit.errors.PruneAuditError`; nothing in it runs.
         """
         import pickle
 
@@ -133,15 +153,47 @@ class ResultsStore:
     def __init__(self, root: str | os.PathLike | None = None) -> None:
         self.root = config.store_root(root).resolve()
         self._writable = False
+        self._legacy: dict[str, Path] | None = None
 
     def __repr__(self) -> str:
         return f"ResultsStore({str(self.root)!r})"
 
     # -- paths -------------------------------------------------------------------------------
     def path(self, spec_or_key: RunSpec | str) -> Path:
-        """Folder of a run (whether or not it exists)."""
+        """Folder of a run: where it is stored if it is finished (under its current or its legacy
+        key, see the module docstring), else where :meth:`save` will write it."""
+        found = self._locate(spec_or_key)
+        if found is not None:
+            return found
         key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
+        return self._folder(key)
+
+    def _folder(self, key: str) -> Path:
         return self.root / "runs" / key[:2] / key
+
+    def _locate(self, spec_or_key: RunSpec | str) -> Path | None:
+        """The folder of the finished run, or None: the current key first, then legacy keys."""
+        if isinstance(spec_or_key, RunSpec):
+            keys = [spec_or_key.key, *legacy_keys(spec_or_key)]
+            return next((p for p in map(self._folder, keys) if self._finished(p)), None)
+        folder = self._folder(spec_or_key)
+        if self._finished(folder):
+            return folder
+        return self._legacy_index().get(spec_or_key)
+
+    def _legacy_index(self) -> dict[str, Path]:
+        """Current key -> folder of each finished legacy run (read once per store object)."""
+        if self._legacy is None:
+            self._legacy = {}
+            for done in self._done_files():
+                d = json.loads((done.parent / "spec.json").read_text())
+                if LEGACY_VERSION_FIELD in d:
+                    self._legacy[RunSpec.from_dict(d).key] = done.parent
+        return self._legacy
+
+    def _done_files(self) -> list[Path]:
+        runs = self.root / "runs"
+        return sorted(runs.glob(f"*/*/{_DONE}")) if runs.is_dir() else []
 
     def _finished(self, path: Path) -> bool:
         return (path / _DONE).is_file()
@@ -205,9 +257,9 @@ class ResultsStore:
 
         ``classes`` needs the columns class, accuracy, n (further measured columns such as sparsity
         are kept; the spec's columns are added); ``predictions`` needs index, label, prediction.
-        ``checkpoint`` is a state dict of plain tensors. ``env`` (default: this process's device
-        setting and library versions, :func:`pruneaudit.training.device.environment`) is written
-        to ``env.json``. If the run already exists it is kept.
+        ``checkpoint`` is a state dict of plain tensors. ``env`` (where the run was made:
+        :func:`pruneaudit.training.device.environment`) is written to ``env.json``; without it
+        the run has none and counts as a CPU run. If the run already exists it is kept.
         """
         if not isinstance(spec, RunSpec):
             raise PruneAuditError(f"spec must be a RunSpec, got {type(spec).__name__}")
@@ -220,9 +272,9 @@ class ResultsStore:
         if clash:
             raise PruneAuditError(f"classes must not carry the spec's columns {clash}")
         self.check_writable()
-        final = self.path(spec)
-        if self._finished(final):
+        if self.has(spec):
             return self.load(spec)
+        final = self._folder(spec.key)
 
         tmp = self._tmp_dir(spec.key)
         tmp.mkdir(parents=True)
@@ -240,9 +292,9 @@ class ResultsStore:
 
                 torch.save(dict(checkpoint), tmp / _CHECKPOINT)
                 _before_publish("checkpoint", tmp)
-            env_text = json.dumps(dict(_environment() if env is None else env), sort_keys=True)
-            (tmp / _ENV).write_text(env_text + "\n")
-            _before_publish("env", tmp)
+            if env is not None:
+                (tmp / _ENV).write_text(json.dumps(dict(env), sort_keys=True) + "\n")
+                _before_publish("env", tmp)
             for name in os.listdir(tmp):
                 _fsync_file(tmp / name)
             (tmp / _DONE).write_text(spec.key + "\n")
@@ -299,29 +351,33 @@ class ResultsStore:
 
     # -- reading -----------------------------------------------------------------------------
     def has(self, spec_or_key: RunSpec | str) -> bool:
-        """Whether a finished run exists."""
-        return self._finished(self.path(spec_or_key))
+        """Whether a finished run exists (under its current or its legacy key)."""
+        return self._locate(spec_or_key) is not None
 
     def load(self, spec_or_key: RunSpec | str) -> Run:
-        """A finished run; a clear error if there is none."""
-        path = self.path(spec_or_key)
-        if not self._finished(path):
+        """A finished run, read as the spec it is today (legacy runs too); a clear error if there
+        is none."""
+        path = self._locate(spec_or_key)
+        if path is None:
             key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
             raise PruneAuditError(f"no finished run {key} in the results store {str(self.root)!r}")
         spec = RunSpec.from_dict(json.loads((path / "spec.json").read_text()))
+        classes = pd.read_parquet(path / "classes.parquet")
+        if LEGACY_VERSION_FIELD in classes.columns:  # written under a legacy key
+            classes = classes.drop(columns=LEGACY_VERSION_FIELD).assign(key=spec.key)
         return Run(
             spec=spec,
-            classes=pd.read_parquet(path / "classes.parquet"),
+            classes=classes,
             predictions=pd.read_parquet(path / "predictions.parquet"),
             path=path,
         )
 
     def keys(self) -> list[str]:
-        """Keys of all finished runs, sorted."""
-        runs = self.root / "runs"
-        if not runs.is_dir():
-            return []
-        return sorted(p.parent.name for p in runs.glob(f"*/*/{_DONE}"))
+        """Current keys of all finished runs (legacy runs included), sorted."""
+        legacy = self._legacy_index()
+        moved = {p.name for p in legacy.values()}
+        names = [p.parent.name for p in self._done_files()]
+        return sorted([n for n in names if n not in moved] + list(legacy))
 
     def runs(self, **filters: Any) -> pd.DataFrame:
         """One row per finished run: ``key``, the spec's fields and its ``extra`` flattened.
@@ -333,6 +389,7 @@ class ResultsStore:
         rows = []
         for key in self.keys():
             spec = json.loads((self.path(key) / "spec.json").read_text())
+            spec.pop(LEGACY_VERSION_FIELD, None)
             extra = spec.pop("extra", {})
             rows.append({"key": key, **{n: spec.get(n) for n in names}, **extra})
         frame = pd.DataFrame(rows, columns=None if rows else ["key", *names])
@@ -374,12 +431,6 @@ class ResultsStore:
         return pd.concat(frames, ignore_index=True)
 
 
-def _environment() -> dict[str, Any]:
-    from pruneaudit.training.device import environment
-
-    return environment()
-
-
 def _check_one_device(devices: Mapping[str, list[str]], root: Path) -> None:
     """Refuse runs made on different device types in one table (see the module docstring)."""
     if len(devices) <= 1:
@@ -393,6 +444,13 @@ def _check_one_device(devices: Mapping[str, list[str]], root: Path) -> None:
         "missing runs with the same device setting (--device / $PRUNEAUDIT_DEVICE / the "
         "notebook's device parameter) in a separate store, or delete the runs of the other type"
     )
+
+
+def legacy_keys(spec: RunSpec) -> list[str]:
+    """The keys ``spec`` had while the package version was part of every key, one per
+    :data:`LEGACY_VERSIONS` (the canonical JSON of its fields plus ``version``)."""
+    fields = spec.as_dict()
+    return [canonical_key({**fields, LEGACY_VERSION_FIELD: v}) for v in LEGACY_VERSIONS]
 
 
 def _alive(pid: int) -> bool:

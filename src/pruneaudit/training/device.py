@@ -43,7 +43,8 @@ def resolve_device(value: str | torch.device | None = None) -> torch.device:
     """The ``torch.device`` of a device setting (default: :func:`config.device_setting`).
 
     ``auto``: ``cuda`` when ``torch.cuda.is_available()``, else ``cpu``. ``cuda`` or ``cuda:N``
-    without CUDA (or N out of range) is a :class:`PruneAuditError` naming the fix.
+    without CUDA (or N out of range) is a :class:`~pruneaudit.errors.PruneAuditError` naming the
+    fix.
     """
     if isinstance(value, torch.device):
         value = str(value)

@@ -10,13 +10,13 @@ when :func:`train` starts, and nothing else random is used. For each epoch, in t
    order (the last one is shorter when ``batch_size`` does not divide ``n``) — this is
    :func:`epoch_order`;
 2. then, only if ``cfg.augment``, for each batch in order (``b`` = its length), exactly the draws
-   of :func:`pruneaudit.augment.draw_augmentation`:
+   of :func:`pruneaudit.data.augment.draw_augmentation`:
    ``torch.randint(0, 2 * pad + 1, (b, 2), generator=g)`` (crop offsets), then, only if
    ``data.spec.flip_ok``, ``torch.rand(b, generator=g)`` (flip where ``< 0.5``).
 
 Each batch is ``data.images[idx]`` (uint8), augmented with these draws by
-:func:`pruneaudit.augment.apply_augmentation`, normalized by
-:func:`pruneaudit.augment.normalize`, and used for one step of ``torch.optim.SGD(lr, momentum,
+:func:`pruneaudit.data.augment.apply_augmentation`, normalized by
+:func:`pruneaudit.data.augment.normalize`, and used for one step of ``torch.optim.SGD(lr, momentum,
 weight_decay)`` on the mean cross-entropy. ``step_hook(model, step)`` runs after every optimizer
 step with ``step`` = the 0-based index of the step just taken (0 .. ``num_steps - 1``) counted
 over all epochs.
@@ -43,9 +43,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.nn.utils import prune as torch_prune
 from tqdm.auto import tqdm
 
+from pruneaudit.compress.reparam import pruning_hooks, refresh_effective_weight
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.training.device import (
@@ -103,9 +103,8 @@ def _refresh_pruned(model: nn.Module) -> None:
     flattens it with ``view``) would fail on the next pruning round.
     """
     for module in model.modules():
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, torch_prune.BasePruningMethod):
-                setattr(module, hook._tensor_name, hook.apply_mask(module))
+        for name in pruning_hooks(module):
+            refresh_effective_weight(module, name)
 
 
 def _contiguous_pruned(model: nn.Module) -> None:
@@ -117,11 +116,10 @@ def _contiguous_pruned(model: nn.Module) -> None:
     exactly the values a plain contiguous-format loop would show it.
     """
     for module in model.modules():
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, torch_prune.BasePruningMethod):
-                value = getattr(module, hook._tensor_name, None)
-                if isinstance(value, torch.Tensor) and not value.is_contiguous():
-                    setattr(module, hook._tensor_name, value.contiguous())
+        for name in pruning_hooks(module):
+            value = getattr(module, name, None)
+            if isinstance(value, torch.Tensor) and not value.is_contiguous():
+                setattr(module, name, value.contiguous())
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Population training: K models of one architecture trained as one computation.
 
-:func:`train_population` gives each member the result :func:`pruneaudit.train.train` gives it
+:func:`train_population` gives each member the result :func:`pruneaudit.training.train` gives it
 alone (same weights within float tolerance), but runs all K members in one forward and backward
 pass per step, which is several times faster on a CPU than K separate loops.
 
@@ -20,11 +20,11 @@ Design
   and so are the gradients (max-pooling's first-maximum tie-break picks the same element in
   both orders), while the ReLU touches a quarter of the data.
 * **Own random draws.** Each member owns ``torch.Generator().manual_seed(cfg.seed)`` and draws
-  from it exactly as :func:`~pruneaudit.train.train` does (see that module's contract): at the
+  from it exactly as :func:`~pruneaudit.training.train` does (see that module's contract): at the
   start of each epoch its permutation, then each batch's augmentation draws, in order. The
   draws of an epoch are made up front; the members' batches are gathered, augmented (with
   their own draws) and normalized as one tensor.
-* **Step hooks** (e.g. :class:`~pruneaudit.prune.GradualPruner`) see the member module itself.
+* **Step hooks** (e.g. :class:`~pruneaudit.compress.GradualPruner`) see the member module itself.
   On a step where a member's hook acts, that member's current weights are copied from the
   stack into its module, the hook is called, and the module's weights and masks (which the hook
   may have changed or created, e.g. by pruning a so far unpruned layer) are copied back into
@@ -43,7 +43,7 @@ Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants 
   6-10 were ~20% faster than one block of 30, blocks of 3 slower again (per-call overhead);
 * grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
   in that layout): ~25-35% faster than the contiguous layout;
-* threads: torch's setting by default (``num_threads=None``, as :func:`~pruneaudit.train.train`):
+* threads: torch's setting by default (``num_threads=None``, as :func:`~pruneaudit.training.train`):
   on an idle 2-core machine two threads were ~1.8x faster than one for K = 30; on a CPU shared
   with other work two threads were 3-4x slower, so pass ``num_threads=1`` there;
 * pool-before-ReLU (above). Not kept: raising glibc's mmap/trim thresholds (no measurable
@@ -59,13 +59,13 @@ small kernels, so fewer, wider launches; chosen by reasoning, not yet measured o
 default contiguous layout (``channels_last`` was measured only on the CPU) and TF32 off
 (:func:`pruneaudit.training.device.full_precision`). CUDA graphs and ``torch.compile`` are not
 used: neither could be measured here, and the per-step hook copies and varying last batch
-complicate graph capture; :mod:`benchmarks.gpu_training` measures what the trainer achieves.
+complicate graph capture; ``benchmarks/gpu_training.py`` measures what the trainer achieves.
 
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
 Conv2d (no groups), ReLU, MaxPool2d, AdaptiveAvgPool2d and Linear layers, with float32
 parameters on one device. Other models (VGG11, ResNet18) are trained one after another with
-:func:`~pruneaudit.train.train` and evaluated with :func:`~pruneaudit.train.evaluate`.
+:func:`~pruneaudit.training.train` and evaluated with :func:`~pruneaudit.training.evaluate`.
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ from torchvision.models import AlexNet
 from tqdm.auto import tqdm
 
 from pruneaudit.compress.prune import GradualPruner, refresh_effective_weight
+from pruneaudit.compress.reparam import pruned_tensors
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.models import LeNet
@@ -155,9 +156,10 @@ def _member_tensors(
     module: nn.Module, name: str
 ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
     """(the trained tensor, its mask or None): ``<name>_orig`` and ``<name>_mask`` when pruned."""
-    if name + "_orig" in module._parameters:
-        return module._parameters[name + "_orig"], module._buffers[name + "_mask"]
-    return module._parameters.get(name), None
+    pruned = pruned_tensors(module, name)
+    if pruned is not None:
+        return pruned
+    return getattr(module, name, None), None
 
 
 @dataclass
@@ -357,7 +359,7 @@ def _epoch_draws(
     spec: object,
     generators: Sequence[torch.Generator],
 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
-    """One epoch's draws of every member, as :func:`~pruneaudit.train.train` makes them.
+    """One epoch's draws of every member, as :func:`~pruneaudit.training.train` makes them.
 
     Returns the permutations ``(n, K)``, crop offsets ``(n, K, 2)`` and flips ``(n, K)`` (or None),
     indexed by position in the epoch; batch ``s`` is rows ``s*B .. s*B + B - 1``.
@@ -409,9 +411,9 @@ def train_population(
     ``data.subset(indices[k])`` (members' own training splits of one pool, all of one size):
     own initial weights and masks, own seed (data order and augmentation draws), own examples.
     All settings but the seed must be equal across ``cfgs``. Architectures
-    :func:`supports` rejects are trained one after another with :func:`~pruneaudit.train.train`.
+    :func:`supports` rejects are trained one after another with :func:`~pruneaudit.training.train`.
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
-    (as in :func:`~pruneaudit.train.train`; ``None`` keeps torch's setting). ``device``
+    (as in :func:`~pruneaudit.training.train`; ``None`` keeps torch's setting). ``device``
     (default: the setting) runs the computation; see "Devices" in the module docstring.
     """
     dev = resolve_device(device)
@@ -554,7 +556,7 @@ def evaluate_population(
     device: str | torch.device | None = None,
 ) -> np.ndarray:
     """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
-    :func:`~pruneaudit.train.evaluate` gives them member by member (normalized, unaugmented),
+    :func:`~pruneaudit.training.evaluate` gives them member by member (normalized, unaugmented),
     computed on ``device`` (default: the setting)."""
     _check_population(models)
     check_positive_int("batch_size", batch_size)
