@@ -96,33 +96,33 @@ def _welch(a, b, name: str, paper: float, source: str, unit: str, definition: st
                          df=df if np.isfinite(df) else None, definition=definition)
 
 
-def _level_means(accuracy: pd.DataFrame) -> dict[float, pd.DataFrame]:
-    """Per level, a members x test-set frame of top-1 averaged over the severities."""
-    table = accuracy.groupby(["level", "seed", "corruption"])["accuracy"].mean().unstack()
-    return {t: table.loc[t] for t in table.index.get_level_values(0).unique()}
-
-
 def _bootstrap_rows(accuracy, top, low, shifted, n_boot, seed):
     """Observed and bootstrap values of: the share of corruptions where the headline level's
     population-mean top-1 is below the dense one; the share where it falls below the lower
-    level's; the Spearman correlation of the natural-adversarial top-1 with the level."""
-    per_level = _level_means(accuracy)
-    levels = sorted(per_level)
+    level's; the Spearman correlation of the natural-adversarial top-1 with the level (dense
+    included). Each resample draws every level's members with replacement."""
+    table = accuracy.groupby(["level", "seed", "corruption"])["accuracy"].mean().unstack()
+    levels = sorted(table.index.get_level_values(0).unique())
+    columns = list(table.columns)
+    per_level = {t: table.loc[t].to_numpy(dtype=float) for t in levels}  # members x test sets
+    cols = [columns.index(c) for c in shifted]
+    nat = columns.index(NATURAL) if NATURAL in columns else None
 
-    def values(means: dict[float, pd.Series]) -> list[float]:
-        worse = float(np.mean(means[top][shifted] < means[0.0][shifted]))
-        more = (float(np.mean(means[top][shifted] < means[low][shifted]))
-                if low is not None else np.nan)
+    def values(means: dict[float, np.ndarray]) -> list[float]:
+        worse = float(np.mean(means[top][cols] < means[0.0][cols]))
+        more = float(np.mean(means[top][cols] < means[low][cols])) if low is not None else np.nan
         rho = np.nan
-        if NATURAL in means[0.0] and len(levels) >= 3:
-            nat = np.array([means[t][NATURAL] for t in levels])
-            rho = stats.spearmanr(levels, nat).statistic if np.ptp(nat) > 0 else np.nan
+        if nat is not None and len(levels) >= 3:
+            series = np.array([means[t][nat] for t in levels])
+            if np.ptp(series) > 0:
+                rho = float(np.corrcoef(stats.rankdata(levels), stats.rankdata(series))[0, 1])
         return [worse, more, rho]
 
-    observed = values({t: f.mean() for t, f in per_level.items()})
+    observed = values({t: m.mean(axis=0) for t, m in per_level.items()})
     rng = np.random.default_rng(seed)
     draws = np.array([
-        values({t: f.iloc[rng.integers(0, len(f), len(f))].mean() for t, f in per_level.items()})
+        values({t: m[rng.integers(0, len(m), len(m))].mean(axis=0)
+                for t, m in per_level.items()})
         for _ in range(n_boot)
     ])
     return observed, draws
