@@ -110,7 +110,8 @@ def class_findings(
                       unit="percent", definition=definition + "; H1: 637 of 1,000 (ImageNet)"),
         audit.finding("D4.4 analogue: share of classes significantly impacted on a 10-class task "
                       "(H1: CIFAR-10)", share, lo, hi, cifar.number / 10, source=cifar.source,
-                      basis=basis + "; the digit task beside H1's CIFAR-10 (another dataset)",
+                      basis=basis + "; the digit task beside H1's CIFAR-10 (another dataset); "
+                      "the same interval as D4.1: 10 classes cannot separate H1's two values",
                       null=alpha, unit="percent",
                       definition=definition + "; H1: 2 of 10 (CIFAR-10)"),
     ]
