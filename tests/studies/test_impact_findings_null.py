@@ -190,7 +190,7 @@ def test_vectorized_welch_and_spearman_match_scipy():
 
     from scipy import stats
 
-    module = importlib.import_module("pruneaudit.studies.compression_impact.findings")
+    module = importlib.import_module("pruneaudit.studies.compression_impact.trends")
 
     rng = np.random.default_rng(5)
     a, b = rng.normal(0, 1, (6, 40)), rng.normal(0.5, 2, (5, 40))

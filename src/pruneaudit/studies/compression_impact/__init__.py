@@ -13,7 +13,8 @@ the baseline members quantized, so they pair with the baseline by construction.
 Modules: :mod:`~pruneaudit.studies.compression_impact.run` (the populations and the runs),
 :mod:`~pruneaudit.studies.compression_impact.tables` (per-class tests, PIE and CIE accuracy,
 sub-groups, over-indexing), :mod:`~pruneaudit.studies.compression_impact.findings` (D4.1-D4.11
-beside the papers) and :mod:`~pruneaudit.studies.compression_impact.views` (the page's tables
+beside the papers), :mod:`~pruneaudit.studies.compression_impact.trends` (H1's "grows with
+sparsity" claims) and :mod:`~pruneaudit.studies.compression_impact.views` (the page's tables
 and charts).
 """
 
@@ -23,7 +24,6 @@ from pruneaudit.studies.compression_impact.findings import (
     exemplar_statistic,
     findings,
     findings_note,
-    trend_findings,
 )
 from pruneaudit.studies.compression_impact.run import (
     NOTEBOOK,
@@ -60,6 +60,7 @@ from pruneaudit.studies.compression_impact.tables import (
     subgroup_metrics,
     summary,
 )
+from pruneaudit.studies.compression_impact.trends import trend_findings
 from pruneaudit.studies.compression_impact.views import (
     cie_table,
     gallery_chart,
