@@ -10,6 +10,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from pruneaudit import audit
+from pruneaudit.audit.exemplars import (
+    bootstrap_members,
+    modal_from_votes,
+    tied_modes,
+)
 from pruneaudit.errors import PruneAuditError
 
 # K = 3 models, N = 4 examples, C = 3 classes.
@@ -36,21 +41,27 @@ def test_vote_counts_and_modal_labels_hand_computed():
     np.testing.assert_array_equal(
         audit.vote_counts(BASE, 3), [[2, 1, 0], [0, 1, 2], [1, 0, 2], [1, 1, 1]]
     )
-    # x3 is a three-way tie -> the smallest label, 0.
-    np.testing.assert_array_equal(audit.modal_labels(BASE, 3), [0, 2, 2, 0])
+    # x3 is a three-way tie -> the largest label, 2 (H1's released code: pandas mode().max())
+    np.testing.assert_array_equal(audit.modal_labels(BASE, 3), [0, 2, 2, 2])
+    np.testing.assert_array_equal(tied_modes(BASE, 3), [False, False, False, True])
     # compressed votes: x0 [2,1,0], x1 [0,3,0], x2 [1,2,0], x3 [1,0,2] -> modal 0, 1, 1, 2
     np.testing.assert_array_equal(audit.modal_labels(COMP, 3), [0, 1, 1, 2])
 
 
-def test_tie_rule_smallest_label():
-    # two models: votes 1 for class 2 and 1 for class 1 -> 1; for class 3 and 0 -> 0.
-    np.testing.assert_array_equal(audit.modal_labels([[2, 3], [1, 0]], 4), [1, 0])
+def test_tie_rule_largest_label_as_h1_code():
+    # two models: votes 1 for class 2 and 1 for class 1 -> 2; for class 3 and 0 -> 3.
+    preds = np.array([[2, 3], [1, 0]])
+    np.testing.assert_array_equal(audit.modal_labels(preds, 4), [2, 3])
+    # H1's aggregate_predictions.py: the mode of each example's predictions, max of the modes
+    np.testing.assert_array_equal(pd.DataFrame(preds).mode().max().to_numpy(), [2, 3])
+    # a weighted vote (a bootstrap resample) follows the same rule
+    np.testing.assert_array_equal(modal_from_votes(np.array([[0.0, 2, 2], [3, 1, 0]])), [2, 0])
 
 
 def test_pie_flags_hand_computed():
-    # modal baseline [0,2,2,0] vs compressed [0,1,1,2]
-    np.testing.assert_array_equal(audit.pie_flags(BASE, COMP), [False, True, True, True])
-    np.testing.assert_array_equal(audit.pie_flags(BASE, COMP, 3), [False, True, True, True])
+    # modal baseline [0,2,2,2] vs compressed [0,1,1,2]
+    np.testing.assert_array_equal(audit.pie_flags(BASE, COMP), [False, True, True, False])
+    np.testing.assert_array_equal(audit.pie_flags(BASE, COMP, 3), [False, True, True, False])
 
 
 def test_taxicab_and_jaccard_hand_computed():
@@ -66,18 +77,18 @@ def test_taxicab_and_jaccard_hand_computed():
 
 
 def test_population_accuracy_hand_computed():
-    # baseline modal [0,2,2,0] vs y [0,2,1,2]: right on x0, x1 -> 2/4
+    # baseline modal [0,2,2,2] vs y [0,2,1,2]: right on x0, x1, x3 -> 3/4
     # baseline members right: m0 {x0}, m1 {x0,x1}, m2 {x1,x3} -> 5 of 12
     acc = audit.population_accuracy(Y, BASE, 3)
-    assert acc == {"modal": 0.5, "mean_member": pytest.approx(5 / 12), "n": 4}
+    assert acc == {"modal": 0.75, "mean_member": pytest.approx(5 / 12), "n": 4}
     table = audit.pie_accuracy(Y, BASE, COMP, 3).set_index(["subset", "population"])
     expected = {
-        # PIE = {x1, x2, x3}
-        ("pie", "baseline"): (3, 1 / 3, 3 / 9),  # modal right on x1; members 0+1+2 of 9
-        ("pie", "compressed"): (3, 2 / 3, 4 / 9),  # modal right on x2, x3; members 2+1+1 of 9
-        ("non_pie", "baseline"): (1, 1.0, 2 / 3),  # x0: m0, m1 right, m2 wrong
-        ("non_pie", "compressed"): (1, 1.0, 2 / 3),
-        ("all", "baseline"): (4, 0.5, 5 / 12),
+        # PIE = {x1, x2}
+        ("pie", "baseline"): (2, 1 / 2, 2 / 6),  # modal right on x1; members 2+0 of 6
+        ("pie", "compressed"): (2, 1 / 2, 2 / 6),  # modal right on x2; members 0+2 of 6
+        ("non_pie", "baseline"): (2, 1.0, 3 / 6),  # x0: m0, m1 right; x3: m2 right
+        ("non_pie", "compressed"): (2, 1.0, 4 / 6),  # x0: 2 right; x3: 2 right
+        ("all", "baseline"): (4, 0.75, 5 / 12),
         ("all", "compressed"): (4, 0.75, 6 / 12),  # members 3+2+1 of 12
     }
     for key, (n, modal, member) in expected.items():
@@ -169,14 +180,14 @@ pairs = st.tuples(st.integers(1, 8), st.integers(1, 12), st.integers(1, 5)).flat
 
 @settings(max_examples=100, deadline=None)
 @given(pairs)
-def test_modal_label_is_smallest_most_frequent(case):
+def test_modal_label_is_largest_most_frequent(case):
     c, base, _ = case
     votes = audit.vote_counts(base, c)
     assert (votes.sum(axis=1) == base.shape[0]).all()
     modal = audit.modal_labels(base, c)
     for x in range(base.shape[1]):
         most = np.flatnonzero(votes[x] == votes[x].max())
-        assert modal[x] == most.min()
+        assert modal[x] == most.max() == pd.Series(base[:, x]).mode().max()
 
 
 @settings(max_examples=100, deadline=None)
@@ -211,7 +222,7 @@ def test_permutation_null_recomputes_the_statistic_on_re_splits():
         return [np.mean(votes_b.argmax(1) != votes_v.argmax(1))]
 
     observed, null = audit.permutation_null(b, v, 2, share, n_perm=50, seed=1)
-    # modal labels: baseline [0, 1, 0] (ties to the smallest), compressed [1, 0, 1]
+    # this statistic's own argmax: baseline [0, 1, 0] (ties to the smallest), compressed [1, 0, 1]
     assert observed.tolist() == [1.0]
     assert null.shape == (50, 1)
     members = np.concatenate([b, v])
@@ -254,3 +265,23 @@ def test_shift_interval_inverts_the_permutation_test():
     _, lo, hi = audit.shift_interval(50.0, null)
     assert lo < 0 < hi
     assert all(np.isnan(audit.shift_interval(1.0, [np.nan])))
+
+
+def test_bootstrap_members_resamples_each_population_with_replacement():
+    # baseline members vote 0, 0, 1 on the one example; compressed members all vote 1
+    b, v = np.array([[0], [0], [1]]), np.array([[1], [1], [1]])
+
+    def stat(votes_b, votes_v):
+        return [votes_b[0, 0], votes_b[0].sum(), votes_v[0, 1]]
+
+    observed, draws = bootstrap_members(b, v, 2, stat, n_boot=200, seed=3)
+    assert observed.tolist() == [2, 3, 3]
+    assert (draws[:, 1] == 3).all() and (draws[:, 2] == 3).all()  # K draws, all compressed 1
+    assert set(draws[:, 0]) <= {0, 1, 2, 3} and len(set(draws[:, 0])) > 2  # with replacement
+    # the count of members voting 0 is Binomial(3, 2/3): mean 2
+    assert draws[:, 0].mean() == pytest.approx(2, abs=0.2)
+    again = bootstrap_members(b, v, 2, stat, n_boot=200, seed=3)[1]
+    np.testing.assert_array_equal(draws, again)  # seeded
+    with pytest.raises(PruneAuditError, match="n_boot"):
+        bootstrap_members(b, v, 2, stat, n_boot=0)
+

@@ -12,7 +12,7 @@ import torch
 from pruneaudit import audit, compress, data, training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations
-from pruneaudit.studies import compression_impact as ci
+from pruneaudit.studies import compression_impact as impact
 
 # N = 6 examples, C = 3 classes, K = 3 members; series hsf0 for the first three.
 Y = np.array([0, 1, 2, 0, 1, 2])
@@ -55,19 +55,21 @@ def _image_data(n: int, series: list[str]) -> data.ImageData:
 
 
 @pytest.fixture()
-def runs() -> ci.ImpactRuns:
+def runs() -> impact.ImpactRuns:
     base = _spec(train_size=100, test_size=6)
-    pruned = ci.Compressed("pruned 90%", ci.PRUNING, 0.9, None, _population(base, COMP, 0.9))
-    quant = ci.Compressed("float16", ci.QUANTIZATION, None, "float16", _population(base, BASE))
+    pruned = impact.Compressed("pruned 90%", impact.PRUNING, 0.9, None,
+                               _population(base, COMP, 0.9))
+    quant = impact.Compressed("float16", impact.QUANTIZATION, None, "float16",
+                              _population(base, BASE))
     train_series = ["hsf0"] * 3 + ["hsf4"]  # train shares 3/4, 1/4
-    return ci.ImpactRuns(
+    return impact.ImpactRuns(
         _population(base, BASE), (pruned, quant), _image_data(6, SERIES),
         _image_data(4, train_series),
     )
 
 
 def test_summary_counts_pies_and_accuracy(runs):
-    table = ci.summary(runs).set_index("variant")
+    table = impact.summary(runs).set_index("variant")
     assert table.loc["pruned 90%", "pie"] == 3
     assert table.loc["pruned 90%", "pie_share"] == pytest.approx(0.5)
     assert table.loc["float16", "pie"] == 0  # identical predictions
@@ -79,7 +81,7 @@ def test_summary_counts_pies_and_accuracy(runs):
 
 
 def test_class_tests_match_population_module(runs):
-    tests = ci.class_tests(runs)
+    tests = impact.class_tests(runs)
     assert len(tests) == 2 * 3
     assert set(tests["variant"]) == {"pruned 90%", "float16"}
     pruned = tests[tests.variant == "pruned 90%"].set_index("class")
@@ -90,7 +92,7 @@ def test_class_tests_match_population_module(runs):
 
 
 def test_pie_accuracy_on_pie_subset(runs):
-    acc = ci.pie_accuracy(runs)
+    acc = impact.pie_accuracy(runs)
     row = acc[(acc.variant == "pruned 90%") & (acc.subset == "pie")].set_index("population")
     # PIEs 2, 3, 4: the baseline's modal labels are right on all, the compressed on none.
     assert row.loc["baseline", "modal_accuracy"] == 1.0
@@ -99,7 +101,7 @@ def test_pie_accuracy_on_pie_subset(runs):
 
 
 def test_jaccard_selects_what_taxicab_selects(runs):
-    table = ci.cie_accuracy(runs, percentiles=(50, 90), seed=3)
+    table = impact.cie_accuracy(runs, percentiles=(50, 90), seed=3)
     assert table["same_as_taxicab"].all()
     # top 50 % of 6 examples = 3 examples
     assert set(table.loc[table.percentile == 50, "n"]) == {3}
@@ -108,9 +110,9 @@ def test_jaccard_selects_what_taxicab_selects(runs):
 def test_over_indexing_uses_h2_taxicab_threshold(runs):
     # Taxicab scores (hand-computed from the votes): [0, 2, 4, 2, 4, 2]; H2's Fig. 2 CIE set is
     # the top 20 % (80th percentile): ceil(6 * 0.2) = 2 examples, 2 (hsf0) and 4 (hsf4).
-    assert ci.cie_threshold() == 80
+    assert impact.cie_threshold() == 80
     np.testing.assert_array_equal(audit.taxicab_scores(BASE, COMP, 3), [0, 2, 4, 2, 4, 2])
-    table = ci.over_indexing(runs, names=["pruned 90%"]).set_index("value")
+    table = impact.over_indexing(runs, names=["pruned 90%"]).set_index("value")
     assert (table["percentile"] == 80).all()
     assert table.loc["hsf4", "cie_share"] == pytest.approx(1 / 2)
     assert table.loc["hsf4", "train_share"] == pytest.approx(1 / 4)
@@ -120,7 +122,7 @@ def test_over_indexing_uses_h2_taxicab_threshold(runs):
 
 
 def test_subgroup_error_rate_and_macro_rates(runs):
-    table = ci.subgroup_metrics(runs, names=["pruned 90%"])
+    table = impact.subgroup_metrics(runs, names=["pruned 90%"])
     err = table[(table.metric == "error_rate") & (table.group == "series=hsf4")].iloc[0]
     assert err["baseline"] == pytest.approx(np.mean(BASE[:, 3:] != Y[3:]))
     assert err["compressed"] == pytest.approx(np.mean(COMP[:, 3:] != Y[3:]))
@@ -136,20 +138,20 @@ def test_subgroup_error_rate_and_macro_rates(runs):
 
 
 def test_pie_examples_categories_and_captions(runs):
-    frame = ci.pie_examples(runs, "pruned 90%", per_category=None)
+    frame = impact.pie_examples(runs, "pruned 90%", per_category=None)
     assert sorted(frame["index"]) == [2, 3, 4]
-    assert set(frame["category"]) == {ci.PIE_CATEGORIES[0]}
+    assert set(frame["category"]) == {impact.PIE_CATEGORIES[0]}
     assert frame["image"].str.startswith("data:image/png;base64,").all()
     first = frame.set_index("index").loc[2]
     assert first["caption"] == "true 2\nbase 2\ncomp 1"
     assert first["series"] == "hsf0"
-    assert ci.pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
-    ci.gallery_chart(runs, "pruned 90%").to_dict()  # a valid spec
-    ci.gallery_chart(runs, "float16", ci.PIE_CATEGORIES[2]).to_dict()  # no PIE: placeholder
+    assert impact.pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
+    impact.gallery_chart(runs, "pruned 90%").to_dict()  # a valid spec
+    impact.gallery_chart(runs, "float16", impact.PIE_CATEGORIES[2]).to_dict()  # no PIE: placeholder
 
 
 def test_findings_cover_d41_to_d411_with_verdicts(runs):
-    rows = ci.findings(runs, n_perm=19)
+    rows = impact.findings(runs, n_perm=19, n_boot=19)
     ids = [r.finding.split(" ")[0] for r in rows]
     assert sorted(set(ids), key=lambda i: int(i.split(".")[1])) == [
         f"D4.{i}" for i in range(1, 12)]
@@ -168,13 +170,13 @@ def test_bad_inputs(runs):
     with pytest.raises(PruneAuditError, match="unknown compressed variant"):
         runs.get("pruned 50%")
     with pytest.raises(PruneAuditError, match="no group column"):
-        ci.subgroup_metrics(runs, group="writer_age")
+        impact.subgroup_metrics(runs, group="writer_age")
     with pytest.raises(PruneAuditError, match="either a pruning level or"):
-        ci.variant_name()
+        impact.variant_name()
 
 
 def test_recall_curves_start_at_the_baseline(runs):
-    curves = ci.recall_curves(runs)
+    curves = impact.recall_curves(runs)
     assert sorted(curves["level"].unique()) == [0.0, 0.9]  # quantized variants are not curves
     at = curves.set_index(["level", "class"])
     assert at.loc[(0.9, 2), "recall"] == pytest.approx(0.5)
@@ -183,7 +185,7 @@ def test_recall_curves_start_at_the_baseline(runs):
 
 
 def test_celeba_representation(data_root):
-    table = ci.celeba_representation(str(data_root)).set_index("group")
+    table = impact.celeba_representation(str(data_root)).set_index("group")
     assert table.loc["all", "share"] == 1.0
     parts = [f"{a}Male & {b}Young" for a in ("", "not ") for b in ("", "not ")]
     assert table.loc[parts, "n"].sum() == table.loc["all", "n"]
@@ -194,7 +196,8 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
     base = _spec(train_size=320, test_size=150)
     store = ResultsStore(tmp_path)
     schemes = ["float16", "dynamic_int8", "static_int8"]
-    runs = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
+    pops = impact.Populations(base, (0, 1), (0.5,))
+    runs = impact.run(pops, schemes, store, str(data_root), progress=False)
     assert runs.names == ["pruned 50%", *schemes]
     assert runs.independent  # the default: the pruned population has its own seeds
     pruned_seeds = [s.seed for s in runs.get("pruned 50%").population.specs]
@@ -204,12 +207,12 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
         np.testing.assert_array_equal(runs.get(scheme).population.sparsity, [0.0, 0.0])
     assert runs.baseline.preds.shape == (2, 150)
     assert runs.get("pruned 50%").population.sparsity == pytest.approx([0.5, 0.5], abs=0.02)
-    table = ci.summary(runs)
+    table = impact.summary(runs)
     assert table["compressed_top1"].between(0, 1).all()
     # asking again trains and quantizes nothing
     monkeypatch.setattr(training, "train_population", _fail)
     monkeypatch.setattr(compress, "quantize", _fail)
-    again = ci.run(base, [0, 1], [0.5], schemes, store, str(data_root), progress=False)
+    again = impact.run(pops, schemes, store, str(data_root), progress=False)
     np.testing.assert_array_equal(again.get("float16").population.preds,
                                   runs.get("float16").population.preds)
     assert audit.pie_flags(runs.baseline.preds, runs.baseline.preds).sum() == 0
@@ -220,9 +223,9 @@ def _fail(*args, **kwargs):
 
 
 def test_validate_names_every_bad_parameter():
-    ci.validate({"seeds": [0, 1], "levels": [0.5], "schemes": ["float16"]})
+    impact.validate({"seeds": [0, 1], "levels": [0.5], "schemes": ["float16"]})
     with pytest.raises(PruneAuditError) as err:
-        ci.validate({"seeds": [0], "levels": [1.5], "schemes": ["int4"], "alpha": 2.0,
+        impact.validate({"seeds": [0], "levels": [1.5], "schemes": ["int4"], "alpha": 2.0,
                      "subgroup_reduce": "median", "gallery_size": 0})
     text = str(err.value)
     for fragment in ("distinct seeds", "(0, 1)", "int4", "alpha", "subgroup_reduce",
@@ -231,16 +234,41 @@ def test_validate_names_every_bad_parameter():
 
 
 def test_h1_tables_and_explorer(runs):
-    t2 = ci.h1_class_table(runs).set_index("variant")
+    t2 = impact.h1_class_table(runs).set_index("variant")
     assert t2.loc["pruned 90%", "H1 ImageNet significant classes (of 1,000)"] == 637
     assert t2.loc["float16", "H1 ImageNet significant classes (of 1,000)"] == 58
     assert t2.loc["pruned 90%", "PIEs (ours)"] == "3 of 6"
-    t6 = ci.h1_pie_table(runs).set_index("variant")
-    assert t6.loc["pruned 90%", "dense on PIEs"] == 1.0  # hand-computed above
+    t6 = impact.h1_pie_table(runs).set_index("variant")
+    # dense members on the PIEs 2, 3, 4: 3 + 2 + 2 right of 9 (H1's values are member means)
+    assert t6.loc["pruned 90%", "dense on PIEs"] == pytest.approx(7 / 9)
     assert t6.loc["pruned 90%", "H1 ImageNet on PIEs"] == pytest.approx(0.3981)
-    spec = ci.gallery_explorer(runs).to_dict()
+    spec = impact.gallery_explorer(runs).to_dict()
     names = {p["name"] for p in spec["params"]}
     assert {"level_shown", "class_shown"} <= names
-    protocol = ci.protocol_table(runs, _spec(train_size=100, test_size=6), 0.5)
+    pops = impact.Populations(_spec(train_size=100, test_size=6), (0, 1, 2), (0.9,))
+    protocol = impact.protocol_table(runs, pops, 0.5)
     assert "independent" in protocol.loc["populations", "this page"]
-    ci.key_figure(runs).to_dict()
+    impact.key_figure(runs).to_dict()
+
+
+def test_populations_one_definition_for_study_5():
+    params = {"dataset": "qmnist", "model": "lenet", "epochs": 1, "lr": 0.01, "batch_size": 32,
+              "augment": False, "train_size": 100, "test_size": 6, "seeds": [0, 1, 2],
+              "levels": [0.5, 0.9], "independent_seeds": True, "alpha": 0.05}
+    pops = impact.Populations.from_params(params)
+    assert pops.seeds == (0, 1, 2) and pops.levels == (0.5, 0.9) and pops.spec.epochs == 1
+    sub = pops.subset(2, [0.9])
+    assert sub.seeds == (0, 1) and sub.levels == (0.9,) and sub.spec == pops.spec
+    with pytest.raises(PruneAuditError, match="not Study 4's levels"):
+        pops.subset(2, [0.7])
+    with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
+        pops.subset(4)
+    with pytest.raises(PruneAuditError, match="lack"):
+        impact.Populations.from_params({"seeds": [0, 1]})
+    # a build's overrides of the population reach Study 5's reading of Study 4; others do not
+    build = {"profile": "smoke", "overrides": {"epochs": 2, "members": 3,
+                                               "04_compression_impact.lr": 0.2}}
+    assert impact.profile_of(build) == ("smoke", {"04_compression_impact.epochs": 2,
+                                                  "04_compression_impact.lr": 0.2})
+    assert impact.profile_of(None) == ({}, {})
+    assert impact.profile_of({"profile": "custom", "overrides": {}}) == ({}, {})

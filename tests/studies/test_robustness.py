@@ -11,7 +11,8 @@ from pruneaudit import audit, data, training
 from pruneaudit import runs as runs_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations
-from pruneaudit.studies import robustness as rb
+from pruneaudit.studies import compression_impact as impact
+from pruneaudit.studies import robustness as robust
 
 Y = np.array([0, 1, 2, 0, 1])
 
@@ -38,11 +39,11 @@ def _population(preds, level=0.0, seeds=None):
 
 
 @pytest.fixture()
-def runs() -> rb.RobustnessRuns:
+def runs() -> robust.RobustnessRuns:
     rows = (
-        _rows(0.0, rb.CLEAN, 0, [0.9, 1.0])
-        + _rows(0.5, rb.CLEAN, 0, [0.95, 0.95])
-        + _rows(0.9, rb.CLEAN, 0, [0.9, 0.8])
+        _rows(0.0, robust.CLEAN, 0, [0.9, 1.0])
+        + _rows(0.5, robust.CLEAN, 0, [0.95, 0.95])
+        + _rows(0.9, robust.CLEAN, 0, [0.9, 0.8])
         # dense: 0.8 and 0.5 at severities 1, 2
         + _rows(0.0, "fog", 1, [0.7, 0.9]) + _rows(0.0, "fog", 2, [0.5, 0.5])
         + _rows(0.5, "fog", 1, [0.8, 0.8]) + _rows(0.5, "fog", 2, [0.5, 0.5])
@@ -58,11 +59,11 @@ def runs() -> rb.RobustnessRuns:
         0.5: _population([[0, 1, 2, 1, 1], [0, 1, 2, 1, 1]], 0.5),  # 2 of 4
         0.9: _population([[0, 2, 2, 1, 1], [0, 2, 2, 1, 1]], 0.9),  # 0 of 4
     }
-    return rb.RobustnessRuns(pops, pd.DataFrame(rows), reference)
+    return robust.RobustnessRuns(pops, pd.DataFrame(rows), reference)
 
 
 def test_relative_robustness_hand_computed(runs):
-    table = rb.relative_robustness(runs).set_index(["level", "corruption"])
+    table = robust.relative_robustness(runs).set_index(["level", "corruption"])
     # fog at 0.9: ratios 0.4/0.8 = 0.5 and 0.5/0.5 = 1 -> mean 0.75 -> -25 %
     assert table.loc[(0.9, "fog"), "mean_ratio"] == pytest.approx(0.75)
     assert table.loc[(0.9, "fog"), "relative_change_pct"] == pytest.approx(-25.0)
@@ -75,37 +76,37 @@ def test_relative_robustness_hand_computed(runs):
 
 
 def test_most_hurt_ranks_most_negative_first(runs):
-    ranked = rb.most_hurt(rb.relative_robustness(runs), top=1)
+    ranked = robust.most_hurt(robust.relative_robustness(runs), top=1)
     assert list(ranked["corruption"]) == ["rotate", "rotate"]
     assert list(ranked["rank"]) == [1, 1]
 
 
 def test_mean_accuracy_averages_members(runs):
-    means = rb.mean_accuracy(runs).set_index(["level", "corruption", "severity"])
+    means = robust.mean_accuracy(runs).set_index(["level", "corruption", "severity"])
     assert means.loc[(0.0, "fog", 1), "accuracy"] == pytest.approx(0.8)
     assert means.loc[(0.0, "fog", 1), "members"] == 2
-    assert means.loc[(0.9, rb.CLEAN, 0), "level_name"] == "pruned 90%"
+    assert means.loc[(0.9, robust.CLEAN, 0), "level_name"] == "pruned 90%"
 
 
 def test_accuracy_by_severity_averages_corruptions(runs):
-    table = rb.accuracy_by_severity(runs).set_index(["level", "severity"])
+    table = robust.accuracy_by_severity(runs).set_index(["level", "severity"])
     assert table.loc[(0.0, 1), "accuracy"] == pytest.approx((0.8 + 0.5) / 2)
     assert table.loc[(0.9, 0), "accuracy"] == pytest.approx(0.85)
 
 
 def test_corruption_examples(data_root):
     test = data.load("qmnist", "test", root=str(data_root)).subset(np.arange(3))
-    frame = rb.corruption_examples(test, 1, ["fog", "rotate"], [1, 5])
+    frame = robust.corruption_examples(test, 1, ["fog", "rotate"], [1, 5])
     assert len(frame) == 1 + 2 * 2
     assert frame["image"].str.startswith("data:image/png;base64,").all()
     assert frame.iloc[0]["caption"] == "clean"
     with pytest.raises(PruneAuditError, match="index must be in 0..2"):
-        rb.corruption_examples(test, 3, ["fog"], [1])
+        robust.corruption_examples(test, 3, ["fog"], [1])
 
 
 def test_natural_adversarial_subset(runs):
-    np.testing.assert_array_equal(rb.reference_wrong(runs), [False, True, False, True, False])
-    table = rb.natural_adversarial(runs).set_index(["subset", "level"])
+    np.testing.assert_array_equal(robust.reference_wrong(runs), [False, True, False, True, False])
+    table = robust.natural_adversarial(runs).set_index(["subset", "level"])
     assert table.loc[("reference_wrong", 0.0), "n"] == 2
     assert table.loc[("reference_wrong", 0.0), "mean_member_accuracy"] == pytest.approx(0.75)
     assert table.loc[("reference_wrong", 0.5), "mean_member_accuracy"] == pytest.approx(0.5)
@@ -113,37 +114,60 @@ def test_natural_adversarial_subset(runs):
     assert table.loc[("reference_wrong", 0.0), "relative_change_pct"] == 0.0
 
 
+def _by_name(rows) -> dict:
+    return {r.finding.split(" at ")[0].split(",")[0]: r for r in rows}
+
+
 def test_findings_hand_computed(runs):
-    rows = {r.finding.split(" ")[0] + ("b" if "beyond" in r.finding else ""): r
-            for r in rb.findings(runs)}
-    assert set(rows) == {"D5.1", "D5.2", "D5.2b", "D5.3", "D5.4"}
+    rows = _by_name(robust.findings(runs, n_boot=99))
+    assert {k.split(" ")[0] for k in rows} == {"D5.1", "D5.2", "D5.3", "D5.4"}
     # D5.1: reference-wrong top-1 per member, dense [1, 0.5] (mean 0.75), pruned 90% [0, 0]
-    assert rows["D5.1"].ours == pytest.approx(-100.0)
-    assert rows["D5.1"].paper == pytest.approx(-59.8)
+    d51 = rows["D5.1 natural-adversarial relative top-1"]
+    assert d51.ours == pytest.approx(-1.0) and d51.paper == pytest.approx(-0.598)
+    assert d51.unit == "percent" and d51.definition
+    # trend: population means on those digits 0.75, 0.5, 0 at levels 0, 0.5, 0.9: rho = -1
+    assert rows["D5.1 trend: natural-adversarial top-1 falls with sparsity"].ours == -1.0
     # D5.2: member means over fog/rotate and severities: dense [0.525, 0.575] (mean 0.55),
-    # pruned 90% [0.3375, 0.3375]: 100 * (0.3375 / 0.55 - 1)
-    assert rows["D5.2"].ours == pytest.approx(100 * (0.3375 / 0.55 - 1))
-    assert rows["D5.2"].ci_low < rows["D5.2"].ours < rows["D5.2"].ci_high
-    # no noise corruption here: D5.3 cannot be tested
-    assert rows["D5.3"].verdict == audit.NOT_TESTABLE
-    # D5.4: pruned 90% minus pruned 50% ([0.5, 0.5] member means), over the dense mean
-    assert rows["D5.4"].ours == pytest.approx(100 * (0.3375 - 0.5) / 0.55)
+    # pruned 90% [0.3375, 0.3375]: 0.3375 / 0.55 - 1, Welch df of a constant and a 2-sample
+    d52 = rows["D5.2 relative top-1 under corruption"]
+    assert d52.ours == pytest.approx(0.3375 / 0.55 - 1)
+    assert d52.ci_low < d52.ours < d52.ci_high
+    assert "df 1.0" in d52.basis and d52.source == "H1; App. Table 3"
+    # fog: 0.45 vs dense 0.65; rotate: 0.225 vs 0.45: both lose at 90%
+    assert rows["D5.2 share of corruptions that lose top-1"].ours == 1.0
+    assert rows["D5.2 share of corruptions that lose more"].verdict == audit.NOT_TESTABLE
+    # no noise corruption here: D5.3 cannot be tested; no 70% population: nor D5.4
+    assert rows["D5.3 noise minus other corruptions"].verdict == audit.NOT_TESTABLE
+    assert rows["D5.4 relative top-1 under corruption"].verdict == audit.NOT_TESTABLE
+
+
+def test_d54_compares_90_with_70_percent(runs):
+    frame = runs.accuracy.replace({"level": {0.5: 0.7}})
+    rows = _by_name(robust.findings_from_accuracy(frame, n_boot=99))
+    # pruned 90% minus pruned 70% ([0.5, 0.5] member means over the corruptions), over dense
+    d54 = rows["D5.4 relative top-1 under corruption"]
+    assert d54.ours == pytest.approx((0.3375 - 0.5) / 0.55)
+    h1 = [robust.h1_relative(c, 0.9) - robust.h1_relative(c, 0.7) for c in robust.H1_CORRUPTIONS]
+    assert d54.paper == pytest.approx(np.mean(h1))
+    # fog 0.45 < 0.65 at 70%, rotate 0.225 < 0.35: every corruption loses more at 90%
+    assert rows["D5.2 share of corruptions that lose more"].ours == 1.0
 
 
 def test_bad_inputs(runs):
     with pytest.raises(PruneAuditError, match="unknown corruption"):
-        rb._check_grid(["fogg"], [1])
+        robust.check_grid(["fogg"], [1])
     with pytest.raises(PruneAuditError, match="severities among 1..5"):
-        rb._check_grid(["fog"], [6])
-    no_ref = rb.RobustnessRuns(runs.populations, runs.accuracy, None)
+        robust.check_grid(["fog"], [6])
+    no_ref = robust.RobustnessRuns(runs.populations, runs.accuracy, None)
     with pytest.raises(PruneAuditError, match="reference_seeds"):
-        rb.natural_adversarial(no_ref)
+        robust.natural_adversarial(no_ref)
 
 
 def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
     base = _spec(train_size=320, test_size=120)
     store = ResultsStore(tmp_path)
     runs_module.run_levels(base, [0, 1], [0.5], store, str(data_root), progress=False)
+    pops = impact.Populations(base, (0, 1, 2), (0.5, 0.9)).subset(2, [0.5])
     trained = []
     real = training.train_population
 
@@ -153,30 +177,30 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
 
     monkeypatch.setattr(training, "train_population", counting)
     with pytest.raises(PruneAuditError, match="other seeds"):
-        rb.run(base, [0, 1], [0.5], store, str(data_root), names=["fog"], severities=[1],
-               reference_seeds=[1, 2], progress=False)
-    runs = rb.run(base, [0, 1], [0.5], store, str(data_root), names=["fog", "rotate"],
-                  severities=[1, 5], reference_seeds=[5, 6], progress=False)
+        robust.run(pops, store, str(data_root), names=["fog"], severities=[1],
+                   reference_seeds=[1, 2], progress=False)
+    runs = robust.run(pops, store, str(data_root), names=["fog", "rotate"],
+                      severities=[1, 5], reference_seeds=[5, 6], progress=False)
     assert trained == [2]  # only the reference population was trained
     assert len(runs.test) == 120
-    frame = rb.accuracy_frame(runs)
+    frame = robust.accuracy_frame(runs)
     assert len(frame) == 2 * 2 * (1 + 2 * 2)
     assert frame["accuracy"].between(0, 1).all()
-    table = rb.relative_robustness(runs)
+    table = robust.relative_robustness(runs)
     assert set(table["corruption"]) == {"fog", "rotate"}
     assert list(table["severities"].unique()) == [2]
 
 
 def test_validate_and_page_helpers(runs):
-    rb.validate({"seeds": [0, 1], "levels": [0.5], "reference_seeds": [5, 6],
-                 "corruption_names": ["fog"], "severities": [1]})
+    robust.validate({"members": 2, "levels": [0.5], "reference_seeds": [5, 6],
+                     "corruption_names": ["fog"], "severities": [1]})
     with pytest.raises(PruneAuditError) as err:
-        rb.validate({"seeds": [0, 1], "levels": [0.5], "reference_seeds": [1, 2],
-                     "corruption_names": ["fogg"], "severities": [1]})
-    assert "overlap" in str(err.value) and "fogg" in str(err.value)
-    spec = rb.corruption_explorer(runs).to_dict()
+        robust.validate({"members": 1, "levels": [0.5], "reference_seeds": [1, 2],
+                         "corruption_names": ["fogg"], "severities": [1]})
+    assert "members" in str(err.value) and "fogg" in str(err.value)
+    spec = robust.corruption_explorer(runs).to_dict()
     assert {"corruption_shown", "severity_shown"} <= {p["name"] for p in spec["params"]}
-    table = rb.h1_corruption_table(rb.relative_robustness(runs)).set_index("corruption")
+    table = robust.h1_corruption_table(robust.relative_robustness(runs)).set_index("corruption")
     assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
     assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
-    rb.key_figure(rb.relative_robustness(runs)).to_dict()
+    robust.key_figure(robust.relative_robustness(runs)).to_dict()

@@ -79,7 +79,9 @@ def class_recall_ttest(
 
     ``absolute_recall_difference = mean_k beta[t,k,c] - mean_k beta[0,k,c]``.
     ``relative_recall_difference``: with ``pairing="index"`` (default) models are paired by
-    member index k (same seed at both levels, so K must agree) and it is
+    member index k, so K must agree (independent populations, Study 4's default, give each level
+    its own seeds: the pair is only the k-th member of each; with shared seeds member k of both
+    has seed k) and it is
     ``(1/K) sum_k beta[t,k,c] / beta[0,k,c]`` (NaN if some ``beta[0,k,c] = 0``); with
     ``pairing="means"`` it is ``mean_k beta[t,k,c] / mean_k beta[0,k,c]`` and K may differ.
     """

@@ -5,8 +5,9 @@ A population is an int array ``(K, N)``: the predictions of K models on N exampl
 Votes: ``b[x, i]`` = number of baseline models predicting class ``i`` for example ``x``;
 ``v[x, i]`` likewise for the compressed population.
 
-Modal label tie rule: among the most frequent labels, the **smallest** label wins
-(``np.argmax`` over the vote counts returns the first maximum).
+Modal label tie rule: among the most frequent labels, the **largest** label wins, as in H1's
+released code (``pruning_identified_exemplars/pie_dataset_gen/aggregate_predictions.py`` takes
+pandas' ``mode().max()``); :func:`tied_modes` counts the examples where the rule decides.
 
 Taxicab score ``d_T(x) = sum_i |b[x,i] - v[x,i]|``; Jaccard score
 ``d_J(x) = 1 - sum_i min(b,v) / sum_i max(b,v)``. Both need populations of equal size K.
@@ -52,12 +53,26 @@ def vote_counts(preds: object, num_classes: int) -> np.ndarray:
     return np.bincount(offsets, minlength=n * num_classes).reshape(n, num_classes)
 
 
+def modal_from_votes(votes: np.ndarray) -> np.ndarray:
+    """Most frequent label per row of vote counts ``(N, C)`` (or weights) -> ``(N,)``; ties go
+    to the largest label (H1's ``mode().max()``)."""
+    votes = np.asarray(votes)
+    return votes.shape[-1] - 1 - np.argmax(votes[..., ::-1], axis=-1)
+
+
 def modal_labels(preds: object, num_classes: int) -> np.ndarray:
     """Most frequent label per example of a population ``(K, N)`` -> ``(N,)``.
 
-    Ties: the smallest label among the most frequent ones.
+    Ties: the largest label among the most frequent ones (module docstring).
     """
-    return np.argmax(vote_counts(preds, num_classes), axis=1)
+    return modal_from_votes(vote_counts(preds, num_classes))
+
+
+def tied_modes(preds: object, num_classes: int) -> np.ndarray:
+    """Per example, whether two or more labels share the highest vote count -> bool ``(N,)``:
+    where the tie rule, not the votes, picks the modal label."""
+    votes = vote_counts(preds, num_classes)
+    return (votes == votes.max(axis=1, keepdims=True)).sum(axis=1) > 1
 
 
 def _pair(
@@ -302,9 +317,7 @@ def permutation_null(
             f"a balanced re-split needs at least {len(b) - len(b) // 2} compressed members "
             f"for {len(b)} baseline ones, got {len(v)}"
         )
-    members = np.concatenate([b, v])
-    onehot = np.zeros((*members.shape, num_classes), dtype=np.int32)
-    np.put_along_axis(onehot, members[..., None], 1, axis=2)
+    onehot = _onehot(np.concatenate([b, v]), num_classes)
     total = onehot.sum(axis=0)
     observed = np.atleast_1d(
         np.asarray(statistic(onehot[: len(b)].sum(axis=0), onehot[len(b) :].sum(axis=0)), float)
@@ -322,6 +335,58 @@ def permutation_null(
         votes_b = onehot[pick].sum(axis=0)
         null[i] = np.asarray(statistic(votes_b, total - votes_b), float)
     return observed, null
+
+
+def bootstrap_members(
+    baseline_preds: object,
+    compressed_preds: object,
+    num_classes: int,
+    statistic: VoteStatistic,
+    *,
+    n_boot: int = 199,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``statistic`` (``m`` numbers) of the two populations' votes, ``(m,)``, and its values on
+    ``n_boot`` bootstrap resamples of the members, ``(n_boot, m)``: each resample draws the
+    baseline members and the compressed members with replacement, each population on its own
+    (the populations are trained independently), and gives ``statistic`` their vote counts
+    (a member drawn twice votes twice), so modal labels, PIEs and CIEs are recomputed.
+
+    The resamples are drawn as multinomial member counts ``(n_boot, K)`` with
+    ``np.random.default_rng(seed)``; the votes of a resample are those counts times the
+    members' one-hot predictions (one matrix product per resample).
+    """
+    num_classes = check_num_classes(num_classes)
+    b = check_population("baseline_preds", baseline_preds, num_classes)
+    v = check_population("compressed_preds", compressed_preds, num_classes)
+    if b.shape[1] != v.shape[1]:
+        raise PruneAuditError(
+            f"both populations must predict the same examples: {b.shape[1]} vs {v.shape[1]}"
+        )
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
+        raise PruneAuditError(f"n_boot must be a positive integer, got {n_boot!r}")
+    hot_b, hot_v = _onehot(b, num_classes), _onehot(v, num_classes)
+    observed = np.atleast_1d(
+        np.asarray(statistic(hot_b.sum(axis=0), hot_v.sum(axis=0)), dtype=float)
+    )
+    rng = np.random.default_rng(seed)
+    counts_b = rng.multinomial(len(b), np.full(len(b), 1 / len(b)), size=n_boot)
+    counts_v = rng.multinomial(len(v), np.full(len(v), 1 / len(v)), size=n_boot)
+    draws = np.empty((n_boot, observed.size))
+    flat_b = hot_b.reshape(len(b), -1)
+    flat_v = hot_v.reshape(len(v), -1)
+    shape = hot_b.shape[1:]
+    for i in range(n_boot):
+        votes_b = (counts_b[i] @ flat_b).reshape(shape)
+        votes_v = (counts_v[i] @ flat_v).reshape(shape)
+        draws[i] = np.asarray(statistic(votes_b, votes_v), dtype=float)
+    return observed, draws
+
+
+def _onehot(members: np.ndarray, num_classes: int) -> np.ndarray:
+    out = np.zeros((*members.shape, num_classes), dtype=np.int32)
+    np.put_along_axis(out, members[..., None], 1, axis=2)
+    return out
 
 
 def shift_interval(

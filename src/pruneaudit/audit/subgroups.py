@@ -16,7 +16,7 @@ labelled ``"col=value"`` joined by ``" & "``.
 Populations ``(K, N)``: ``reduce="mean"`` computes each member's metrics and averages them over
 the K members; ``reduce="members"`` returns every member's rows (column ``member``);
 ``reduce="modal"`` computes the metrics of the population's modal labels
-(:func:`pruneaudit.audit.modal_labels`, smallest label wins ties).
+(:func:`pruneaudit.audit.modal_labels`, the largest label wins ties, as in H1's code).
 
 Normalized difference: ``(compressed - baseline) / baseline``, NaN where the baseline is 0.
 

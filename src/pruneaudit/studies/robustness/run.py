@@ -1,0 +1,293 @@
+"""Study 5's runs and tables: Study 4's populations on corrupted test sets.
+
+The populations are Study 4's (:class:`pruneaudit.studies.compression_impact.Populations`: the
+same member runs, so a store that holds Study 4's runs trains nothing here). Each member is
+evaluated on the test set corrupted by every corruption of :mod:`pruneaudit.data.corruptions` at
+every severity (:func:`pruneaudit.runs.run_corrupted`, one seeded corruption draw shared by all
+members).
+
+- :func:`accuracy_frame`: tidy top-1 of every member on the clean and the corrupted test sets;
+- :func:`relative_robustness`: H1's metric per corruption and level, from the population-mean
+  accuracy (:func:`pruneaudit.data.relative_robustness`: the mean over severities of pruned /
+  dense accuracy on the same corruption, and its relative change in %);
+- :func:`most_hurt`: the corruptions ranked by that change at each level;
+- :func:`natural_adversarial`: the analogue of ImageNet-A: the test examples that a separately
+  trained dense *reference* population (other seeds) gets wrong (modal label wrong), and the
+  accuracy of each population on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from pruneaudit import audit, charts, data, runs
+from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.runs.populations import check_seeds, level_name
+from pruneaudit.runs.store import ResultsStore
+from pruneaudit.studies.compression_impact import Populations
+
+CLEAN = "clean"
+NATURAL = "natural_adversarial"
+SEVERITIES = (1, 2, 3, 4, 5)
+
+
+def check_grid(names: Sequence[str], severities: Sequence[int]) -> tuple[list[str], list[int]]:
+    names = [check_choice("corruption", n, data.CORRUPTIONS) for n in dict.fromkeys(names)]
+    sev = list(dict.fromkeys(severities))
+    bad = [s for s in sev if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 5]
+    if bad or not sev or not names:
+        raise PruneAuditError(
+            f"need at least one corruption and severities among 1..5; got corruptions {names} "
+            f"and severities {list(severities)}"
+        )
+    return names, sev
+
+
+@dataclass(frozen=True)
+class RobustnessRuns:
+    """Clean populations per level, the tidy accuracy frame, the reference population and the
+    clean test data."""
+
+    populations: dict[float, runs.Population]
+    accuracy: pd.DataFrame
+    reference: runs.Population | None
+    test: data.ImageData | None = None
+
+
+def _member_rows(
+    pop: runs.Population, level: float, corruption: str, severity: int
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "level": level,
+            "seed": [s.seed for s in pop.specs],
+            "sparsity": pop.sparsity,
+            "corruption": corruption,
+            "severity": severity,
+            "accuracy": (pop.preds == pop.labels[None, :]).mean(axis=1),
+        }
+    )
+
+
+def run(
+    populations: Populations,
+    store: ResultsStore,
+    root: str | None = None,
+    *,
+    names: Sequence[str] = data.CORRUPTIONS,
+    severities: Sequence[int] = SEVERITIES,
+    corruption_seed: int = 0,
+    reference_seeds: Iterable[int] | None = None,
+    progress: bool = True,
+) -> RobustnessRuns:
+    """Train (or read) the populations, evaluate them on every corrupted test set, and train the
+    reference population (dense, ``reference_seeds``, which must not overlap the seeds).
+
+    Returns the clean populations per level (0.0 = dense), the tidy accuracy frame of
+    :func:`accuracy_frame` and the reference population (None without ``reference_seeds``).
+    """
+    names, sev = check_grid(names, severities)
+    p = populations
+    seeds = list(p.seeds)
+    pops = runs.run_levels(p.spec, seeds, p.levels, store, root, progress, p.independent)
+    specs = [s for pop in pops.values() for s in pop.specs]
+    level_of = np.repeat(list(pops), [len(pop.specs) for pop in pops.values()])
+    parts = [_member_rows(pop, t, CLEAN, 0) for t, pop in pops.items()]
+    grid = [(c, s) for c in names for s in sev]
+    for corruption, severity in tqdm(grid, disable=not progress, desc="corrupted test sets"):
+        shifted = runs.run_corrupted(
+            specs, corruption, severity, store, root, seed=corruption_seed
+        )
+        for t in pops:
+            rows = level_of == t
+            sub = runs.Population(
+                tuple(s for s, r in zip(shifted.specs, rows, strict=True) if r),
+                shifted.preds[rows],
+                shifted.labels,
+                shifted.classes,
+                shifted.sparsity[rows],
+            )
+            parts.append(_member_rows(sub, t, corruption, severity))
+    reference = None
+    if reference_seeds is not None:
+        ref_seeds = list(reference_seeds)
+        overlap = sorted(set(ref_seeds) & set(seeds))
+        if overlap:
+            raise PruneAuditError(
+                f"the reference population must be trained on other seeds; seeds {overlap} "
+                "are also population members"
+            )
+        ref_specs = runs.member_specs(p.spec, runs.check_seeds(ref_seeds))
+        reference = runs.run_population(ref_specs, store, root, progress)
+    test = runs.splits(specs[0], root).test
+    return RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference, test)
+
+
+def accuracy_frame(runs: RobustnessRuns) -> pd.DataFrame:
+    """Tidy member accuracies: level, seed, sparsity (measured), corruption (``"clean"`` for
+    the clean test set, severity 0), severity, accuracy."""
+    return runs.accuracy.copy()
+
+
+def mean_accuracy(runs: RobustnessRuns) -> pd.DataFrame:
+    """Population-mean accuracy (and its standard deviation over members) per level,
+    corruption and severity; the clean test set is ``corruption = "clean"``, severity 0."""
+    keys = ["level", "corruption", "severity"]
+    out = (
+        runs.accuracy.groupby(keys, sort=False)
+        .agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
+             sparsity=("sparsity", "mean"), members=("seed", "size"))
+        .reset_index()
+    )
+    out["level_name"] = [level_name(t) for t in out["level"]]
+    return out
+
+
+def accuracy_by_severity(runs: RobustnessRuns) -> pd.DataFrame:
+    """Population-mean accuracy averaged over the corruptions, per level and severity
+    (severity 0 = the clean test set). Columns: level, level_name, severity, accuracy."""
+    means = mean_accuracy(runs)
+    out = means.groupby(["level", "severity"], sort=True)["accuracy"].mean().reset_index()
+    out["level_name"] = [level_name(t) for t in out["level"]]
+    return out[["level", "level_name", "severity", "accuracy"]]
+
+
+def corruption_examples(
+    test: data.ImageData,
+    index: int,
+    names: Sequence[str] = data.CORRUPTIONS,
+    severities: Sequence[int] = SEVERITIES,
+    seed: int = 0,
+    scale: int = 2,
+) -> pd.DataFrame:
+    """One test image under every corruption and severity, for a gallery (the draws of
+    :func:`pruneaudit.data.corrupt` with ``seed`` on that image alone).
+
+    Columns: corruption, severity, image (PNG data URL), caption."""
+    names, sev = check_grid(names, severities)
+    if not 0 <= index < len(test):
+        raise PruneAuditError(f"index must be in 0..{len(test) - 1}, got {index}")
+    one = test.images[index : index + 1]
+    rows = [{"corruption": "clean", "severity": 0, "image": charts.image_data_url(
+        one[0].numpy(), scale), "caption": "clean"}]
+    for name in names:
+        for s in sev:
+            img = data.corrupt(one, name, s, seed=seed)[0].numpy()
+            rows.append({"corruption": name, "severity": s,
+                         "image": charts.image_data_url(img, scale), "caption": f"{name} {s}"})
+    return pd.DataFrame(rows)
+
+
+def relative_robustness(runs: RobustnessRuns) -> pd.DataFrame:
+    """H1's relative robustness per corruption and pruning level, from population means.
+
+    Columns: corruption, level, level_name, sparsity (measured, mean), severities,
+    mean_ratio (mean over severities of pruned / dense accuracy), relative_change_pct,
+    clean_change_pct (the same ratio on the clean test set, for reference).
+    """
+    means = mean_accuracy(runs)
+    shifted = means[means["corruption"] != CLEAN]
+    table = data.relative_robustness(
+        shifted.rename(columns={"sparsity": "measured", "level": "sparsity"})[
+            ["sparsity", "corruption", "severity", "accuracy"]
+        ]
+    ).rename(columns={"sparsity": "level"})
+    clean = means[means["corruption"] == CLEAN].set_index("level")
+    dense_clean = clean.loc[0.0, "accuracy"]
+    table["clean_change_pct"] = [100 * (clean.loc[t, "accuracy"] / dense_clean - 1)
+                                 for t in table["level"]]
+    table["sparsity"] = [clean.loc[t, "sparsity"] for t in table["level"]]
+    table["level_name"] = [level_name(t) for t in table["level"]]
+    cols = ["corruption", "level", "level_name", "sparsity", "severities", "mean_ratio",
+            "relative_change_pct", "clean_change_pct"]
+    return table[cols].sort_values(["level", "relative_change_pct"], ignore_index=True)
+
+
+def most_hurt(table: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
+    """Corruptions ranked per level by relative change (most negative first, rank 1), from
+    :func:`relative_robustness`; ``top`` keeps the first ``top`` per level."""
+    out = table.sort_values(["level", "relative_change_pct"], ignore_index=True)
+    out["rank"] = out.groupby("level").cumcount() + 1
+    return out if top is None else out[out["rank"] <= top].reset_index(drop=True)
+
+
+def reference_wrong(runs: RobustnessRuns) -> np.ndarray:
+    """Mask of the test examples whose reference-population modal label is wrong."""
+    if runs.reference is None:
+        raise PruneAuditError("no reference population: run with reference_seeds")
+    ref = runs.reference
+    k = int(max(ref.labels.max(), ref.preds.max())) + 1
+    return audit.modal_labels(ref.preds, k) != ref.labels
+
+
+def natural_adversarial(runs: RobustnessRuns) -> pd.DataFrame:
+    """Accuracy of every population on the examples the reference population gets wrong, on
+    the rest, and on all (:func:`pruneaudit.audit.subset_accuracy`), with each pruned level's
+    relative change against the dense population on the same subset.
+
+    Columns: subset, level, level_name, n, modal_accuracy, mean_member_accuracy,
+    relative_change_pct (of the mean-member accuracy; 0 for dense).
+    """
+    wrong = reference_wrong(runs)
+    pops = runs.populations
+    y = pops[0.0].labels
+    k = int(max(y.max(), *(p.preds.max() for p in pops.values()))) + 1
+    table = audit.subset_accuracy(
+        y,
+        {t: p.preds for t, p in pops.items()},
+        {"reference_wrong": wrong, "reference_right": ~wrong, "all": np.ones_like(wrong)},
+        k,
+    ).rename(columns={"population": "level"})
+    dense = table[table["level"] == 0.0].set_index("subset")["mean_member_accuracy"]
+    table["relative_change_pct"] = [
+        100 * (a / dense[s] - 1) if dense[s] > 0 else float("nan")
+        for s, a in zip(table["subset"], table["mean_member_accuracy"], strict=True)
+    ]
+    table["level_name"] = [level_name(t) for t in table["level"]]
+    cols = ["subset", "level", "level_name", "n", "modal_accuracy", "mean_member_accuracy",
+            "relative_change_pct"]
+    return table[cols]
+
+
+def natural_member_rows(runs: RobustnessRuns) -> pd.DataFrame:
+    """Member accuracies on the examples the reference population gets wrong, as rows of the
+    accuracy frame with ``corruption = "natural_adversarial"`` (severity 0)."""
+    wrong = reference_wrong(runs)
+    parts = []
+    for t, pop in runs.populations.items():
+        sub = (pop.preds[:, wrong] == pop.labels[None, wrong]).mean(axis=1)
+        parts.append(pd.DataFrame({"level": t, "seed": [s.seed for s in pop.specs],
+                                   "sparsity": pop.sparsity, "corruption": NATURAL,
+                                   "severity": 0, "accuracy": sub}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def validate(params: Mapping[str, object]) -> None:
+    """Check the page's parameters before any kernel starts or any model trains; one
+    :class:`PruneAuditError` names every problem and its fix (the populations themselves are
+    Study 4's, checked on its page and by :meth:`Populations.subset`)."""
+    problems = []
+    reference = list(params.get("reference_seeds", []))
+    checks = [
+        lambda: runs.check_levels(params.get("levels", [0.5])),
+        lambda: check_grid(params.get("corruption_names", ["contrast"]),
+                            params.get("severities", [1])),
+    ]
+    if reference:
+        checks.append(lambda: check_seeds(reference))
+    for check in checks:
+        try:
+            check()
+        except PruneAuditError as err:
+            problems.append(str(err))
+    for name, low in (("members", 2), ("example_index", 0)):
+        value = params.get(name, low)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            problems.append(f"{name} must be an integer >= {low}, got {value!r}")
+    if problems:
+        raise PruneAuditError("bad Study 5 parameters: " + "; ".join(problems))
