@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup npm browser book test lint bench live
+.PHONY: setup browser book test lint bench live
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -17,21 +17,19 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# System tools from Debian: npm (fetches MathJax for the offline book) and Chromium (browser
-# test; Playwright never downloads a browser here). Installed only when missing.
-npm:
-	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
+# The browser test's Chromium: the system's or Playwright's (tests/browsers.py). Where none is
+# found, Playwright installs its own (no root; needs the internet), else one line says how.
+browser: $(STAMP)
+	@$(PY) tests/browsers.py >/dev/null 2>&1 || $(PY) -m playwright install chromium >/dev/null 2>&1 \
+		|| { $(PY) tests/browsers.py; exit 1; }
 
-browser:
-	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
-
-book: $(STAMP) npm
+book: $(STAMP)
 	$(PY) -m pruneaudit.book build --profile $(PROFILE) $(BOOK_FLAGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP) npm browser lint
+test: $(STAMP) browser lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

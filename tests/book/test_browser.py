@@ -1,7 +1,7 @@
 """The built book in headless Chromium: charts render offline, every explorer changes its view,
 study pages put their findings first, no progress bar, every internal link resolves.
 
-Uses Debian's ``/usr/bin/chromium`` (``make browser`` installs it); Playwright downloads nothing.
+Uses the Chromium that ``tests/browsers.py`` finds (the setting, the system's or Playwright's).
 The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named by
 ``$PRUNEAUDIT_BOOK_HTML`` (check an existing build without rebuilding it). Screenshots of every
 page go to ``<html>/../screenshots/``.
@@ -23,7 +23,6 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -72,12 +71,14 @@ def server(book_html: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium)")
+    from browsers import HOW, find_chromium
     from playwright.sync_api import sync_playwright
 
+    found = find_chromium()
+    if found is None:
+        pytest.fail(HOW)
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        chromium = p.chromium.launch(executable_path=str(found), headless=True, args=ARGS)
         yield chromium
         chromium.close()
 

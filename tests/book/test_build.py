@@ -41,7 +41,7 @@ def test_book_pages_exist_and_load_nothing_external(smoke_book: Path) -> None:
         text = page.read_text()
         assert not EXTERNAL_LOAD.search(text), f"{page} loads a resource from another host"
         assert "cdn." not in text.lower(), f"{page} mentions a CDN"
-    for vendored in ["vendor/vega-bundle.js", "vendor/mathjax/tex-chtml.js"]:
+    for vendored in ["vendor/vega-bundle.js", "mathjax/tex-chtml.js", "mathjax/LICENSE"]:
         assert (smoke_book / "_static" / vendored).is_file()
     template = (smoke_book / "book/studies/00_template.html").read_text()
     assert "vega-bundle.js" in template and 'class="pruneaudit-chart"' in template

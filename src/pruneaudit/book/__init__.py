@@ -29,6 +29,7 @@ from pruneaudit.book.notebook import (
 from pruneaudit.book.pages import load_timings
 from pruneaudit.book.paths import (
     BOOK,
+    MATHJAX,
     MATHJAX_VERSION,
     NBS,
     PROFILE_NAMES,
@@ -72,7 +73,7 @@ from pruneaudit.book.runner import (
 
 __all__ = [
     # paths
-    "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX_VERSION",
+    "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX", "MATHJAX_VERSION",
     "PROFILE_NAMES",
     # notebook
     "PAGE_DIR_ENV", "NOTEBOOK_ENV", "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",

@@ -1,7 +1,8 @@
 """The book's static files: offline JavaScript, the benchmark fragment, the staged sources.
 
-- :func:`vendor_assets`: Vega, Vega-Lite, Vega-Embed and MathJax served from the book's own
-  ``_static/vendor`` (no CDN).
+- :func:`vendor_assets`: Vega, Vega-Lite and Vega-Embed generated into the book's own
+  ``_static/vendor`` (no CDN); MathJax is committed once in ``book/_static/mathjax``
+  (:data:`~pruneaudit.book.paths.MATHJAX`), so nothing needs npm or root.
 - :func:`write_benchmark_tables`: ``benchmarks/out/*.md`` as one page fragment.
 - :func:`stage_sources`: a copy of the book's sources (``_config.yml``, ``_toc.yml``,
   ``book/*.md``, ``book/_static``) in another folder, so that a build elsewhere (the tests')
@@ -13,24 +14,28 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import tarfile
-import tempfile
 from pathlib import Path
 
 from pruneaudit import charts
-from pruneaudit.book.paths import BOOK, MATHJAX_VERSION, REPO, STUDIES, VENDOR
+from pruneaudit.book.paths import BOOK, MATHJAX, MATHJAX_VERSION, REPO, STUDIES, VENDOR
 from pruneaudit.errors import PruneAuditError
 
 
 def vendor_assets(vendor: str | os.PathLike = VENDOR) -> Path:
-    """Put the Vega bundle and MathJax into ``vendor`` (``book/_static/vendor``) if missing.
+    """Put the Vega bundle into ``vendor`` (``book/_static/vendor``) if missing or stale, and
+    check that the committed MathJax is there.
 
-    - ``vega-bundle.js``: Vega, Vega-Lite (Altair's schema version) and Vega-Embed as plain
-      globals, generated offline by vl-convert (:func:`pruneaudit.charts.vega_bundle`).
-    - ``mathjax/``: the ``es5`` folder of the npm package ``mathjax@MATHJAX_VERSION``
-      (``npm pack``, verified by npm against the registry's checksum).
+    ``vega-bundle.js``: Vega, Vega-Lite (Altair's schema version) and Vega-Embed as plain
+    globals, generated offline by vl-convert (:func:`pruneaudit.charts.vega_bundle`).
+    MathJax: the ``es5`` folder of the npm package ``mathjax@MATHJAX_VERSION`` less the builds
+    the book does not load, committed with its licence in ``book/_static/mathjax``.
     """
+    tex = MATHJAX / "tex-chtml.js"
+    if not tex.is_file():
+        raise PruneAuditError(
+            f"{tex} is missing: MathJax {MATHJAX_VERSION} is part of the repository; restore it "
+            "with `git checkout -- book/_static/mathjax`"
+        )
     vendor = Path(vendor)
     vendor.mkdir(parents=True, exist_ok=True)
     stamp = vendor / "vega-bundle.json"
@@ -42,11 +47,6 @@ def vendor_assets(vendor: str | os.PathLike = VENDOR) -> Path:
     ):
         _write_atomic(vendor / "vega-bundle.js", charts.vega_bundle())
         _write_atomic(stamp, json.dumps(versions, indent=1))
-    mathjax = vendor / "mathjax"
-    marker = mathjax / f".mathjax-{MATHJAX_VERSION}"
-    if not marker.is_file():
-        _fetch_mathjax(mathjax)
-        marker.touch()
     return vendor
 
 
@@ -54,43 +54,6 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-def _mathjax_keeps(name: str) -> bool:
-    """The part of the MathJax package the book loads: ``tex-chtml.js`` and what it may load
-    lazily (TeX extensions, CHTML fonts, menu, accessibility), not the other combined builds."""
-    if not name.startswith("package/es5/"):
-        return False
-    rest = name.removeprefix("package/es5/")
-    if "/" not in rest:
-        return rest in ("tex-chtml.js", "core.js", "loader.js", "startup.js")
-    return not rest.startswith(("output/svg", "adaptors/"))
-
-
-def _fetch_mathjax(target: Path) -> None:
-    npm = shutil.which("npm")
-    if npm is None:
-        raise PruneAuditError(
-            "npm is needed once to fetch MathJax for the offline book "
-            "(Debian: apt-get install npm); or unpack the es5/ folder of "
-            f"mathjax@{MATHJAX_VERSION} into {target}"
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run(
-            [npm, "pack", f"mathjax@{MATHJAX_VERSION}", "--pack-destination", tmp, "--silent"],
-            capture_output=True,
-            text=True,
-        )
-        tarballs = list(Path(tmp).glob("mathjax-*.tgz"))
-        if done.returncode or not tarballs:
-            raise PruneAuditError(f"npm pack mathjax@{MATHJAX_VERSION} failed: {done.stderr}")
-        unpacked = Path(tmp) / "unpacked"
-        with tarfile.open(tarballs[0]) as archive:
-            members = [m for m in archive.getmembers() if _mathjax_keeps(m.name)]
-            archive.extractall(unpacked, members=members, filter="data")
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.move(unpacked / "package" / "es5", target)
 
 
 def write_benchmark_tables(out: Path = STUDIES / "_benchmarks.md") -> Path:

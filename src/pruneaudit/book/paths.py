@@ -11,9 +11,10 @@ STUDIES = BOOK / "studies"
 VENDOR = BOOK / "_static" / "vendor"
 #: Per-notebook build durations (profile, notebook, seconds, date, cores), beside the pages.
 TIMINGS = "_timings.json"
-#: MathJax served from ``_static/vendor/mathjax`` (npm package, pinned).
+#: MathJax 3 (the npm package's ``es5`` builds the book loads, with its licence), committed.
+MATHJAX = BOOK / "_static" / "mathjax"
 MATHJAX_VERSION = "3.2.2"
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
-__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX_VERSION",
+__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX", "MATHJAX_VERSION",
            "PROFILE_NAMES"]
