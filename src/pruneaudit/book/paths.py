@@ -16,5 +16,5 @@ MATHJAX = BOOK / "_static" / "mathjax"
 MATHJAX_VERSION = "3.2.2"
 PROFILE_NAMES = ("smoke", "quick", "paper")
 
-__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX", "MATHJAX_VERSION",
-           "PROFILE_NAMES"]
+__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX",
+           "MATHJAX_VERSION", "PROFILE_NAMES"]
