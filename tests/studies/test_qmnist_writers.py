@@ -152,7 +152,7 @@ def test_tiny_real_study(data_root, tmp_path):
         RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.05, train_size=1000), [0, 1]
     )
     store = ResultsStore(tmp_path)
-    s = qw.study(bases, 2, store, str(data_root), progress=False)
+    s = qw.run(bases, 2, store, str(data_root), progress=False)
     assert len(s.digits) == 10_000 and s.writers["writer"].nunique() == 297
     assert set(s.writers["series"]) == {"hsf0", "hsf4"}
     assert s.writers["n"].sum() == 10_000
@@ -169,7 +169,7 @@ def test_tiny_real_study(data_root, tmp_path):
     assert w0["accuracy_pruned"] == pytest.approx(per_seed.mean())
     # a second call trains nothing: the store answers
     before = sorted(p.name for p in (tmp_path / "runs").rglob("DONE"))
-    again = qw.study(bases, 2, store, str(data_root), progress=False)
+    again = qw.run(bases, 2, store, str(data_root), progress=False)
     assert sorted(p.name for p in (tmp_path / "runs").rglob("DONE")) == before
     pd.testing.assert_frame_equal(again.writers, s.writers)
 
@@ -222,7 +222,7 @@ def test_validate_accepts_the_profiles_values():
         ({"seeds": [0]}, "at least 2 seeds"),
         ({"seeds": [0, 0]}, "distinct"),
         ({"epochs": 0}, "epochs must be a positive integer"),
-        ({"lr": 0}, "lr must be a number > 0"),
+        ({"lr": 0}, r"lr must be in \(0, inf\], got 0"),
         ({"train_size": 70_000}, "train_size"),
         ({"pruned_iteration": 21}, "pruned_iteration must be None or 1..iterations=20"),
         ({"n_gallery": 11}, "n_gallery=11 exceeds n_hurt=10"),
@@ -281,7 +281,7 @@ def test_masked_fit_matches_linregress(seed):
     x, y = rng.normal(size=30), rng.normal(size=30)
     m = (rng.random(30) < 0.6) * 1.0
     assume(m.sum() >= 3 and np.ptp(x[m == 1]) > 0)
-    a, b = qw._fit(x, y, m)
+    a, b = qw.rows._fit(x, y, m)
     fit = stats.linregress(x[m == 1], y[m == 1])
     assert a == pytest.approx(fit.intercept) and b == pytest.approx(fit.slope)
 

@@ -58,6 +58,13 @@ def _scalar(name: str, value: object) -> object:
     )
 
 
+
+def check_lr(lr: object) -> float:
+    """The one rule for a learning rate (runs and every study's parameters): a number > 0."""
+    if isinstance(lr, bool):
+        raise PruneAuditError(f"lr must be in (0, inf], got {lr!r}")
+    return check_range("lr", lr, 0, float("inf"), lo_open=True)
+
 @dataclass(frozen=True)
 class RunSpec:
     """The full configuration of one run; its ``key`` names the run in the store.
@@ -116,7 +123,7 @@ class RunSpec:
                 check_positive_int(name, getattr(self, name))
         if not isinstance(self.augment, bool):
             raise PruneAuditError(f"augment must be True or False, got {self.augment!r}")
-        object.__setattr__(self, "lr", check_range("lr", self.lr, 0, float("inf"), lo_open=True))
+        object.__setattr__(self, "lr", check_lr(self.lr))
         object.__setattr__(
             self,
             "val_fraction",
