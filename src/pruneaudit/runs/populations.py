@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 
 from pruneaudit import audit, compress, data, models, training
 from pruneaudit.errors import DataMissingError, PruneAuditError, check_positive_int
-from pruneaudit.runs.spec import LEVEL_KEY, SCHEME_KEY, RunSpec
+from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, LEVEL_KEY, SCHEME_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.training.loop import StepHook, TrainConfig, evaluate, num_steps
 
@@ -134,6 +134,17 @@ def train_config(spec: RunSpec) -> TrainConfig:
         seed=spec.seed,
         augment=spec.augment,
     )
+
+
+def round_epochs(spec: RunSpec, treatment: str | None = None) -> int:
+    """Epochs of one training round of ``spec``'s series: ``epochs``, unless the spec sets
+    ``extra["dense_epochs"]``; then the dense run (treatment None) and every rewound round
+    (retrained from the initial weights, as the dense model was: P's rounds repeat the dense
+    budget) train ``dense_epochs``, and a finetuned round ``epochs`` from its current weights."""
+    dense = dict(spec.extra).get(DENSE_EPOCHS_KEY)
+    if dense is None or treatment == "finetune":
+        return spec.epochs
+    return int(dense)
 
 
 def fresh_model(spec: RunSpec, like: data.ImageData) -> nn.Module:
@@ -238,7 +249,7 @@ def _continue_series(
     if start == 0:
         nets = [fresh_model(s, test) for s in first]
         inits = [compress.snapshot(m) for m in nets]
-        _fit(nets, split, first, progress)
+        _fit(nets, split, first, progress, epochs=round_epochs(first[0]))
         for specs, net, init in zip(group, nets, inits, strict=True):
             store.save(specs[0], *_record(net, test), checkpoint=_dense_checkpoint(net, init))
         start = 1
@@ -254,7 +265,7 @@ def _continue_series(
     for k in rounds:
         for specs, net, init in zip(group, nets, inits, strict=True):
             compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
-        _fit(nets, split, first, progress)
+        _fit(nets, split, first, progress, epochs=round_epochs(first[0], treatment))
         for specs, net in zip(group, nets, strict=True):
             store.save(specs[k], *_record(net, test), checkpoint=compress.pruned_state_dict(net))
 
@@ -265,12 +276,17 @@ def _fit(
     specs: list[RunSpec],
     progress: bool,
     hooks: list[StepHook | None] | None = None,
+    epochs: int | None = None,
 ) -> None:
-    """Train ``nets`` in place as one population, member ``k`` on its own training split."""
+    """Train ``nets`` in place as one population, member ``k`` on its own training split
+    (``epochs``: instead of the specs' own)."""
+    configs = [train_config(s) for s in specs]
+    if epochs is not None:
+        configs = [dataclasses.replace(c, epochs=epochs) for c in configs]
     training.train_population(
         nets,
         split[0].pool,
-        [train_config(s) for s in specs],
+        configs,
         indices=[s.train_idx for s in split],
         step_hooks=hooks,
         progress=progress,

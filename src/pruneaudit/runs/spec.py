@@ -23,6 +23,8 @@ PREDICTION_COLUMNS = ("index", "label", "prediction")
 #: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
 LEVEL_KEY = "level"
 SCHEME_KEY = "scheme"
+#: Epochs of the dense run (and of each rewound round) when they differ from ``epochs``.
+DENSE_EPOCHS_KEY = "dense_epochs"
 
 
 def _registry(kind: str) -> tuple[str, ...]:
@@ -154,6 +156,8 @@ class RunSpec:
             )
         if SCHEME_KEY in pairs:
             check_choice("quantization scheme", pairs[SCHEME_KEY], _registry("scheme"))
+        if DENSE_EPOCHS_KEY in pairs:
+            check_positive_int("dense_epochs", pairs[DENSE_EPOCHS_KEY])
         return tuple(sorted(pairs.items()))
 
     @property

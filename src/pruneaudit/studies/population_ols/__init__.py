@@ -40,11 +40,13 @@ from .params import (  # noqa: F401
     validate,
 )
 from .rows import (  # noqa: F401
+    SPREAD_SMALLEST,
     _coef_finding,
     findings,
     regression_findings,
     spread_changes,
     spread_finding,
+    spread_findings,
 )
 from .views import (  # noqa: F401
     class_curves,
@@ -72,6 +74,8 @@ __all__ = [
     "regression_findings",
     "spread_changes",
     "spread_finding",
+    "spread_findings",
+    "SPREAD_SMALLEST",
     "findings",
     "predicted_vs_target_bins",
     "residual_bars",

@@ -27,6 +27,12 @@ HSF1_MISSING = (
 )
 BY_SEEDS = "95% Student-t interval over seeds (one value per seed)"
 BY_WRITERS = "95% percentile bootstrap over writers (writer accuracy = mean over seeds)"
+#: Smallest effects of interest for the figure-only claims (P prints no number), fixed in
+#: advance: a 1-point class margin (D2.6); Cohen's small effects for D2.5 (d = 0.2 for a
+#: difference of means, r = 0.1 for a slope, both in the writers' own standard deviations).
+SMALLEST_MARGIN = 0.01
+SMALL_D = 0.2
+SMALL_R = 0.1
 
 
 def _paper_tilt(coefficient: str, stage: str, group: str) -> audit.Published:
@@ -80,8 +86,9 @@ def topline_finding(dense_accuracy: Sequence[float], pruned_accuracy: Sequence[f
     return audit.finding(
         "D2.1 test accuracy falls at ~98.6% sparsity (pruned − dense)",
         m, lo, hi, _derived(pruned.number - dense.number),
-        source=f"P Sec. 4.1: ~97% → ~78% (published rows {dense.id}, {pruned.id})",
-        basis=BY_SEEDS,
+        source=pruned.source, basis=BY_SEEDS, df=max(len(change) - 1, 1), unit="points",
+        definition="mean over seeds of the pruned model's test accuracy minus its dense "
+        "model's, all offline test digits (P: mean of 6 replicates, ~97% → ~78%)",
     )
 
 
@@ -101,8 +108,11 @@ def group_drops_finding(
     return audit.similar(
         "D2.2 group-level drops are similar: (drop hsf4 − drop hsf0) / overall drop",
         est, lo, hi, SIMILAR_MARGIN,
-        source="P Sec. 4.1: group-level drops comparable across hsf0/1/4 (no number printed)",
+        source="P; Sec. 4.1",
         basis=f"{BY_WRITERS}; reproduced when the interval lies within ±{SIMILAR_MARGIN}",
+        unit="ratio",
+        definition="(mean writer accuracy change hsf4 − hsf0) / mean change of all writers; "
+        "P: drops comparable across hsf0/1/4, no number",
     )
 
 
@@ -132,10 +142,11 @@ def collapse_finding(acc_dense: np.ndarray, acc_pruned: np.ndarray) -> Finding:
         "D2.2 a writer at 100% collapses: worst drop per seed (null: a second dense model)",
         float(worst[keep].mean()) if keep.any() else np.nan, lo + null, hi + null,
         _derived(after.number - before.number),
-        source=f"P Sec. 4.1, Fig. 1: writer 469 100% → 47.7%, seed 0 (rows {before.id}, "
-        f"{after.id})",
+        source=after.source,
         basis=f"{BY_SEEDS}, of each seed's worst drop minus its chance level ({null:+.3f})",
-        null=null,
+        null=null, df=max(int(keep.sum()) - 1, 1), unit="points",
+        definition="per seed, the largest accuracy drop among writers the dense model gets "
+        "100% right (P: writer 469, 100% → 47.7%, seed 0)",
     )
 
 
@@ -188,17 +199,24 @@ def slope_change_finding(
         - _paper_tilt("slope", "unpruned", group).number
     )
     name = f"D2.3 tilt slope turns more negative ({group}: slope pruned − slope dense)"
-    source = "P Table 1 (Figs. 13a/13b)"
+    source = "P; Table 1"
+    definition = (
+        f"least-squares slope of writer accuracy on mean |tilt| ({group}), pruned minus dense"
+    )
     masks = _masks(series)
     if group not in masks:
-        return audit.not_testable(name, paper, source=source, why=HSF1_MISSING)
+        return audit.not_testable(
+            name, paper, source=source, why=HSF1_MISSING, definition=definition
+        )
 
     def change(x, yd, yp, m, axis=-1):
         return _fit(x, yp, m, axis)[1] - _fit(x, yd, m, axis)[1]
 
     est, lo, hi = _boot([abs_tilt, acc_dense, acc_pruned, masks[group]], change, seed,
                         n_resamples)
-    return audit.finding(name, est, lo, hi, paper, source=source, basis=BY_WRITERS)
+    return audit.finding(
+        name, est, lo, hi, paper, source=source, basis=BY_WRITERS, definition=definition
+    )
 
 
 def intercept_gap_finding(
@@ -225,8 +243,11 @@ def intercept_gap_finding(
     return audit.finding(
         f"D2.4 hsf4 has the lowest fitted intercept, {stage} (hsf4 − hsf0)",
         est, lo, hi, paper,
-        source="P Table 1: hsf4 lowest of three groups (0.974 → 0.771)",
+        source="P; Table 1",
         basis=BY_WRITERS + "; hsf1 not offline, so hsf4 vs hsf0 only",
+        unit="points",
+        definition=f"fitted intercept of writer accuracy on mean |tilt|, hsf4 minus hsf0, "
+        f"{stage} (P: hsf4 lowest of three groups, 0.974 → 0.771)",
     )
 
 
@@ -269,13 +290,19 @@ def property_findings(
 
     x = np.asarray(abs_tilt, float)
     x4, x0 = x[masks["hsf4"] == 1], x[masks["hsf0"] == 1]
-    ci = stats.ttest_ind(x4, x0, equal_var=False).confidence_interval(0.95)
+    welch = stats.ttest_ind(x4, x0, equal_var=False)
+    ci = welch.confidence_interval(0.95)
+    pooled = float(np.sqrt((x4.var(ddof=1) + x0.var(ddof=1)) / 2))
     out = [
         audit.finding(
             "D2.5 hsf4 writers draw more vertical digits (mean |tilt| hsf4 − hsf0)",
             float(x4.mean() - x0.mean()), float(ci.low), float(ci.high), None, direction=-1,
-            source="P App. C, Fig. 11 (figure only: direction, no number)",
-            basis="95% Welch t interval over writers (difference of two series' means)",
+            smallest=SMALL_D * pooled, df=float(welch.df),
+            source="P; App. C, Fig. 11",
+            basis="95% Welch t interval over writers (difference of two series' means); "
+            f"smallest effect {SMALL_D} pooled SD",
+            definition="mean over writers of mean |tilt|, hsf4 minus hsf0 (P: a figure, "
+            "direction only)",
         )
     ]
 
@@ -284,20 +311,25 @@ def property_findings(
         return _fit(dev, c, np.ones_like(dev), axis)[1]
 
     est, lo, hi = _boot([activation, change], atypical, seed, n_resamples)
+    a = np.asarray(activation, float)
+    dev_sd = float(np.abs(a - a.mean()).std(ddof=1))
+    small = SMALL_R * float(np.std(change, ddof=1)) / dev_sd if dev_sd > 0 else None
     out.append(
         audit.finding(
             "D2.5 writers with atypical activation lose more (slope of change on |activation − "
             "mean|, per 0-255 unit)",
-            est, lo, hi, None, direction=-1,
-            source="P App. C (figure only: direction, no number)",
-            basis=BY_WRITERS,
+            est, lo, hi, None, direction=-1, smallest=small if small and small > 0 else None,
+            source="P; App. C",
+            basis=f"{BY_WRITERS}; smallest effect: a slope of correlation {SMALL_R}",
+            definition="least-squares slope of writer accuracy change on |mean activation − "
+            "mean over writers| (P: a figure, direction only)",
         )
     )
     out.append(
         audit.not_testable(
             "D2.5 the effect of distance to the class mean differs by group",
             None,
-            source="P Fig. 2 (figure only)",
+            source="P; Fig. 2",
             why="P states neither a direction nor a size for the difference, so no verdict can "
             "be computed; our per-series slopes are in the property-effects table below",
         )
@@ -314,16 +346,26 @@ def class_findings(class_dense: np.ndarray, class_pruned: np.ndarray) -> list[Fi
     margin1 = p[:, 1] - others1
     change = p - d
     margin5 = change[:, 5] - np.delete(change, 5, axis=1).min(axis=1)
-    source = "P Sec. 4.1 (figure only: digit 1 most frequent stays best, 5 least frequent worst)"
+    source = "P; Sec. 4.1"
     out = []
-    for name, values, direction in (
-        ("D2.6 digit 1 stays the best class after pruning (acc 1 − best other)", margin1, 1),
-        ("D2.6 digit 5 drops most (change of 5 − largest other drop)", margin5, -1),
+    for name, values, direction, definition in (
+        (
+            "D2.6 digit 1 stays the best class after pruning (acc 1 − best other)", margin1, 1,
+            "mean over seeds of the pruned accuracy on digit 1 minus the best other digit's",
+        ),
+        (
+            "D2.6 digit 5 drops most (change of 5 − largest other drop)", margin5, -1,
+            "mean over seeds of digit 5's accuracy change minus the largest other drop",
+        ),
     ):
         m, lo, hi = audit.mean_interval(values)
         out.append(
-            audit.finding(name, m, lo, hi, None, direction=direction, source=source,
-                          basis=BY_SEEDS)
+            audit.finding(
+                name, m, lo, hi, None, direction=direction, smallest=SMALLEST_MARGIN,
+                source=source, df=max(len(values) - 1, 1), unit="points",
+                basis=f"{BY_SEEDS}; smallest effect {SMALLEST_MARGIN:.0%} points",
+                definition=definition + " (P: a figure, direction only)",
+            )
         )
     return out
 
