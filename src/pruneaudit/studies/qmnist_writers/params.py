@@ -23,9 +23,10 @@ def validate(params: Mapping[str, object]) -> None:
             problems.append(str(e))
 
     seeds = params.get("seeds")
-    if not isinstance(seeds, list) or len(seeds) < 2:
+    if not isinstance(seeds, list) or len(seeds) < 3:
         problems.append(
-            f"seeds must list at least 2 seeds (the intervals are over seeds), got {seeds!r}"
+            f"seeds must list at least 3 seeds (intervals over seeds: a t on 2 df or more), "
+            f"got {seeds!r}"
         )
     elif len(set(seeds)) != len(seeds) or any(
         isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in seeds
