@@ -49,11 +49,13 @@ from .params import (  # noqa: F401
     validate,
 )
 from .rows import (  # noqa: F401
+    PICK_PAPER,
     _seed_points,
     findings,
     frontier_techniques,
     heldout_gains,
     per_seed_points,
+    pick_sparsities,
     unfairness_slopes,
 )
 
@@ -84,4 +86,6 @@ __all__ = [
     "heldout_gains",
     "unfairness_slopes",
     "findings",
+    "pick_sparsities",
+    "PICK_PAPER",
 ]
