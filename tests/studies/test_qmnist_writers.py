@@ -535,3 +535,14 @@ def test_notebook_defaults_are_the_quick_profile():
     for key, value in quick["02_qmnist_writers"].items():
         assert defaults[key] == value, key
     qw.validate(defaults)
+
+
+def test_equivalence_power_hand_computed():
+    # se 0.1: an interval of width 2 x 1.96 x 0.1; margin 0.5 = 5 se: 2 Phi(5 - 1.96) - 1
+    from scipy import stats
+
+    half = stats.norm.ppf(0.975) * 0.1
+    got = qw.rows.equivalence_power(-half, half, 0.5)
+    assert got == pytest.approx(2 * stats.norm.cdf(5 - stats.norm.ppf(0.975)) - 1)
+    assert qw.rows.equivalence_power(-1.0, 1.0, 0.1) == 0.0
+    assert qw.rows.equivalence_power(float("nan"), 1.0, 0.1) is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -105,7 +106,7 @@ def group_drops_finding(
         return (mean4 - mean0) / c.mean(axis)
 
     est, lo, hi = _boot([change, masks["hsf4"], masks["hsf0"]], rel, seed, n_resamples)
-    return audit.similar(
+    row = audit.similar(
         "D2.2 group-level drops are similar: (drop hsf4 − drop hsf0) / overall drop",
         est, lo, hi, SIMILAR_MARGIN,
         source="P; Sec. 4.1",
@@ -114,6 +115,18 @@ def group_drops_finding(
         definition="(mean writer accuracy change hsf4 − hsf0) / mean change of all writers; "
         "P: drops comparable across hsf0/1/4, no number",
     )
+    return replace(row, power=equivalence_power(lo, hi, SIMILAR_MARGIN))
+
+
+def equivalence_power(ci_low: float, ci_high: float, margin: float) -> float | None:
+    """Power of the equivalence claim at the measured precision: the probability that a 95%
+    interval as wide as ``[ci_low, ci_high]`` lies within ±``margin`` when the true difference is
+    0 (normal approximation: 2Φ(margin/se − 1.96) − 1, at least 0); None without an interval."""
+    if not (np.isfinite(ci_low) and np.isfinite(ci_high)) or not ci_high > ci_low:
+        return None
+    q = float(stats.norm.ppf(0.975))
+    se = (ci_high - ci_low) / (2 * q)
+    return float(max(2 * stats.norm.cdf(margin / se - q) - 1, 0.0))
 
 
 def worst_writer_drops(acc_dense: np.ndarray, acc_other: np.ndarray) -> np.ndarray:
@@ -330,6 +343,8 @@ def property_findings(
             "D2.5 the effect of distance to the class mean differs by group",
             None,
             source="P; Fig. 2",
+            definition="per-series slope of writer accuracy change on mean distance to the "
+            "class-mean image (P: differs by group, no direction)",
             why="P states neither a direction nor a size for the difference, so no verdict can "
             "be computed; our per-series slopes are in the property-effects table below",
         )
