@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 
 from pruneaudit import audit, compress, data, models, training
 from pruneaudit.errors import DataMissingError, PruneAuditError, check_positive_int
-from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, LEVEL_KEY, SCHEME_KEY, RunSpec
+from pruneaudit.runs.spec import LEVEL_KEY, SCHEME_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.training.loop import StepHook, TrainConfig, evaluate, num_steps
 
@@ -141,10 +141,9 @@ def round_epochs(spec: RunSpec, treatment: str | None = None) -> int:
     ``extra["dense_epochs"]``; then the dense run (treatment None) and every rewound round
     (retrained from the initial weights, as the dense model was: P's rounds repeat the dense
     budget) train ``dense_epochs``, and a finetuned round ``epochs`` from its current weights."""
-    dense = dict(spec.extra).get(DENSE_EPOCHS_KEY)
-    if dense is None or treatment == "finetune":
+    if spec.dense_epochs is None or treatment == "finetune":
         return spec.epochs
-    return int(dense)
+    return spec.dense_epochs
 
 
 def fresh_model(spec: RunSpec, like: data.ImageData) -> nn.Module:

@@ -171,6 +171,13 @@ class RunSpec:
         return dict(self.extra).get(SCHEME_KEY)
 
     @property
+    def dense_epochs(self) -> int | None:
+        """Epochs of the series' dense run and rewound rounds when they differ from ``epochs``
+        (Study 1's budget-matched protocol), else None."""
+        value = dict(self.extra).get(DENSE_EPOCHS_KEY)
+        return None if value is None else int(value)
+
+    @property
     def kind(self) -> str:
         """What the run is: ``dense``, ``iterative`` (P's prune-retrain round), ``gradual``
         (H1's pruning during training) or ``quantized``; a corrupted-test run keeps its kind."""
