@@ -16,7 +16,7 @@ from pruneaudit.runs.store import ResultsStore
 DATASET = "mnist"
 MODEL = "alexnet"
 STUDY = "S3_Pareto_selection"
-SOURCE = "P Sec. 4.2, Figs. 3-4"
+SOURCE = "P; Sec. 4.2, Figs. 3-4"
 STRUCTURED: tuple[str, ...] = tuple(n for n, t in TECHNIQUE_TABLE.items() if t.structured)
 UNFAIRNESS = "unfairness_max_min"
 UNFAIRNESS_MEAN = "unfairness_mean_min"

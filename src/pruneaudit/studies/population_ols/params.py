@@ -13,7 +13,7 @@ from pruneaudit.runs import gpu_cost_text, series
 from pruneaudit.runs.spec import check_lr
 
 STUDY = "S1_population_OLS"
-SOURCE = "P App. D (OLS summary)"
+SOURCE = "P; App. D"
 FIT_NAMES = (
     "OLS, linear terms",
     "OLS, with cross terms",
