@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from pruneaudit import audit
@@ -160,38 +159,6 @@ def collapse_finding(acc_dense: np.ndarray, acc_pruned: np.ndarray) -> Finding:
         null=null, df=max(int(keep.sum()) - 1, 1), unit="points",
         definition="per seed, the largest accuracy drop among writers the dense model gets "
         "100% right (P: writer 469, 100% → 47.7%, seed 0)",
-    )
-
-
-def tilt_table(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> pd.DataFrame:
-    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
-    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
-    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
-    masks = _masks(series)
-    rows = []
-    for group in TABLE1_GROUPS:
-        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
-            for j, coefficient in enumerate(("intercept", "slope")):
-                paper = _paper_tilt(coefficient, stage, group).number
-                if group not in masks:
-                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
-                    continue
-
-                def stat(x, yy, m, axis=-1, j=j):
-                    return _fit(x, yy, m, axis)[j]
-
-                est, lo, hi = _boot([abs_tilt, y, masks[group]], stat, seed, n_resamples)
-                rows.append((group, stage, coefficient, est, lo, hi, paper))
-    return pd.DataFrame(
-        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
     )
 
 
@@ -410,16 +377,3 @@ def findings(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> l
             seed_class_accuracy(result.correct_pruned, labels, result.test.num_classes),
         ),
     ]
-
-
-def table1(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
-    """P's Table 1 on this page's writers (:func:`tilt_table`)."""
-    w = result.writers
-    return tilt_table(
-        w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
-        w["accuracy_pruned"].to_numpy(), w["series"].to_numpy(), seed=seed,
-        n_resamples=n_resamples,
-    )
-
-
-# --------------------------------------------------------------------------- protocol and cost

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from pruneaudit import charts, runs
@@ -20,6 +21,7 @@ from .frames import (
     overall_curve,
     series_summary,
 )
+from .rows import TABLE1_GROUPS, _boot, _fit, _masks, _paper_tilt
 
 #: The published protocol of P Sec. 4.1 (seeds, iterations, epochs per round, training digits).
 PAPER = {"seeds": 6, "iterations": 20, "epochs": 30, "train_examples": 48_000}
@@ -86,6 +88,55 @@ def prunable_weights() -> int:
 
     net = models.build_model(MODEL, 10, 1, 28, seed=0)
     return sum(getattr(m, name).numel() for m, name in models.prunable_parameters(net))
+
+
+
+# --------------------------------------------------------------------------- P's Table 1
+
+
+def tilt_table(
+    abs_tilt: np.ndarray,
+    acc_dense: np.ndarray,
+    acc_pruned: np.ndarray,
+    series: np.ndarray,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> pd.DataFrame:
+    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
+    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
+    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
+    masks = _masks(series)
+    rows = []
+    for group in TABLE1_GROUPS:
+        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
+            for j, coefficient in enumerate(("intercept", "slope")):
+                paper = _paper_tilt(coefficient, stage, group).number
+                if group not in masks:
+                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
+                    continue
+
+                def stat(x, yy, m, axis=-1, j=j):
+                    return _fit(x, yy, m, axis)[j]
+
+                est, lo, hi = _boot([abs_tilt, y, masks[group]], stat, seed, n_resamples)
+                rows.append((group, stage, coefficient, est, lo, hi, paper))
+    return pd.DataFrame(
+        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
+    )
+
+
+def table1(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
+    """P's Table 1 on this page's writers (:func:`tilt_table`)."""
+    w = result.writers
+    return tilt_table(
+        w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
+        w["accuracy_pruned"].to_numpy(), w["series"].to_numpy(), seed=seed,
+        n_resamples=n_resamples,
+    )
+
+
+# --------------------------------------------------------------------------- protocol and cost
 
 
 # --------------------------------------------------------------------------- what the page says
