@@ -330,3 +330,18 @@ def test_protocol_and_texts():
     assert "lowered" in ps.floor_text(cands, points)
     text = ps.picks_text(ps.picks(cands.frame))
     assert "iteration" in text and "68%" in text
+
+
+def test_d31_verdict_does_not_flip_between_one_and_two_seeds_of_three():
+    # two builds whose frontiers differ on one seed (counts 1, 1, 2 vs 1, 2, 2: means 1.33 and
+    # 1.67) give the same verdict: a t on 2 df cannot separate either from the null of one
+    from pruneaudit import audit
+    from pruneaudit.audit import findings as F
+
+    verdicts = set()
+    for counts in ([1, 1, 2], [1, 2, 2]):
+        m, lo, hi = F.mean_interval(counts)
+        row = F.finding("D3.1", m, lo, hi, None, source="P; Sec. 4.2", basis="t", null=1.0,
+                        direction=1, smallest=ps.ONE_MORE_TECHNIQUE, df=2)
+        verdicts.add(row.verdict)
+    assert verdicts == {audit.INCONCLUSIVE}

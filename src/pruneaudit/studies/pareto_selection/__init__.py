@@ -49,6 +49,7 @@ from .params import (  # noqa: F401
     validate,
 )
 from .rows import (  # noqa: F401
+    ONE_MORE_TECHNIQUE,
     PICK_PAPER,
     _seed_points,
     findings,
@@ -86,6 +87,7 @@ __all__ = [
     "heldout_gains",
     "unfairness_slopes",
     "findings",
+    "ONE_MORE_TECHNIQUE",
     "pick_sparsities",
     "PICK_PAPER",
 ]
