@@ -102,3 +102,48 @@ def test_capped_sizes(data_root):
     assert series.capped_sizes("kmnist", 10_000, None, root) == (None, None)
     assert series.capped_sizes("kmnist", 100, 5000, root) == (100, None)
     assert series.capped_sizes("mnist", None, 5000, root) == (None, 5000)
+
+
+def test_grid_cost_with_dense_epochs_hand_computed(data_root):
+    cost = series.grid_cost(
+        ["mnist"], ["lenet"], ["l1_unstructured", "l1_structured"], TREATS, [0], 3, 2,
+        train_size=1000, root=str(data_root), dense_epochs=5,
+    ).set_index("model")
+    # dense 5, then per technique and iteration 2 (finetune) + 5 (rewind)
+    assert cost.loc["lenet", "model_epochs"] == 5 + 2 * 3 * (2 + 5)
+
+
+def test_dense_epochs_in_keys_only_when_they_differ(data_root):
+    root = str(data_root)
+    plain = series.dense_specs("mnist", "lenet", [0], epochs=2, train_size=1000, root=root)
+    same = series.dense_specs(
+        "mnist", "lenet", [0], epochs=2, train_size=1000, root=root, dense_epochs=2
+    )
+    longer = series.dense_specs(
+        "mnist", "lenet", [0], epochs=2, train_size=1000, root=root, dense_epochs=6
+    )
+    assert [s.key for s in same] == [s.key for s in plain]
+    assert longer[0].key != plain[0].key
+    for spec, finetune, rewind in ((plain[0], 2, 2), (longer[0], 2, 6)):
+        assert populations.round_epochs(spec) == rewind  # the dense run
+        assert populations.round_epochs(spec, "finetune") == finetune
+        assert populations.round_epochs(spec, "rewind") == rewind
+    with pytest.raises(PruneAuditError, match="dense_epochs"):
+        series.dense_specs("mnist", "lenet", [0], epochs=2, root=root, dense_epochs=0)
+
+
+def test_series_trains_dense_and_rewound_rounds_for_dense_epochs(data_root, tmp_path, monkeypatch):
+    seen: list[int] = []
+    real = training.train_population
+
+    def record(nets, pool, configs, **kwargs):
+        seen.append(configs[0].epochs)
+        return real(nets, pool, configs, **kwargs)
+
+    monkeypatch.setattr(training, "train_population", record)
+    series.series_frame(
+        ["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 2, ResultsStore(tmp_path),
+        epochs=1, dense_epochs=2, train_size=320, test_size=200, root=str(data_root),
+        progress=False,
+    )
+    assert seen == [2, 1, 1, 2, 2]  # dense; finetune rounds 1, 2; rewind rounds 1, 2

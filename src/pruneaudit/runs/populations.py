@@ -137,6 +137,16 @@ def train_config(spec: RunSpec) -> TrainConfig:
     )
 
 
+def round_epochs(spec: RunSpec, treatment: str | None = None) -> int:
+    """Epochs of one training round of ``spec``'s series: ``epochs``, unless the spec sets
+    ``extra["dense_epochs"]``; then the dense run (treatment None) and every rewound round
+    (retrained from the initial weights, as the dense model was: P's rounds repeat the dense
+    budget) train ``dense_epochs``, and a finetuned round ``epochs`` from its current weights."""
+    if spec.dense_epochs is None or treatment == "finetune":
+        return spec.epochs
+    return spec.dense_epochs
+
+
 def fresh_model(spec: RunSpec, like: data.ImageData) -> nn.Module:
     """The initial (untrained) model of a run, seeded by the run's seed."""
     return models.build_model(
@@ -239,7 +249,7 @@ def _continue_series(
     if start == 0:
         nets = [fresh_model(s, test) for s in first]
         inits = [compress.snapshot(m) for m in nets]
-        _fit(nets, split, first, progress)
+        _fit(nets, split, first, progress, epochs=round_epochs(first[0]))
         for specs, net, init in zip(group, nets, inits, strict=True):
             state = _dense_checkpoint(net, init)
             store.save(specs[0], *_record(net, test), checkpoint=state, env=environment())
@@ -256,7 +266,7 @@ def _continue_series(
     for k in rounds:
         for specs, net, init in zip(group, nets, inits, strict=True):
             compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
-        _fit(nets, split, first, progress)
+        _fit(nets, split, first, progress, epochs=round_epochs(first[0], treatment))
         for specs, net in zip(group, nets, strict=True):
             state = compress.pruned_state_dict(net)
             store.save(specs[k], *_record(net, test), checkpoint=state, env=environment())
@@ -268,12 +278,17 @@ def _fit(
     specs: list[RunSpec],
     progress: bool,
     hooks: list[StepHook | None] | None = None,
+    epochs: int | None = None,
 ) -> None:
-    """Train ``nets`` in place as one population, member ``k`` on its own training split."""
+    """Train ``nets`` in place as one population, member ``k`` on its own training split
+    (``epochs``: instead of the specs' own)."""
+    configs = [train_config(s) for s in specs]
+    if epochs is not None:
+        configs = [dataclasses.replace(c, epochs=epochs) for c in configs]
     training.train_population(
         nets,
         split[0].pool,
-        [train_config(s) for s in specs],
+        configs,
         indices=[s.train_idx for s in split],
         step_hooks=hooks,
         progress=progress,

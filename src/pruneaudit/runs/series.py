@@ -19,7 +19,7 @@ from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
 from pruneaudit.runs.cost import training_cost
 from pruneaudit.runs.populations import member_specs, run_series, splits
-from pruneaudit.runs.spec import RunSpec
+from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
 
 TIDY_COLUMNS = (
@@ -86,14 +86,20 @@ def dense_specs(
     factor: float = 1,
     *,
     root: str | None = None,
+    dense_epochs: int | None = None,
     **fields,
 ) -> list[RunSpec]:
     """The dense run of every seed (the bases of the series) of one (dataset, model, factor);
-    ``fields``: the other :class:`RunSpec` fields (epochs, lr, train_size, ...), sizes capped."""
+    ``fields``: the other :class:`RunSpec` fields (epochs, lr, train_size, ...), sizes capped;
+    ``dense_epochs``: epochs of the dense run and of every rewound round
+    (:func:`pruneaudit.runs.populations.round_epochs`); None or ``epochs``: every round trains
+    ``epochs`` (and the specs keep the keys they had before ``dense_epochs`` existed)."""
     train_n, test_n = capped_sizes(
         dataset, fields.pop("train_size", None), fields.pop("test_size", None), root
     )
     base = RunSpec(dataset, model, train_size=train_n, test_size=test_n, **fields)
+    if dense_epochs is not None and check_positive_int("dense_epochs", dense_epochs) != base.epochs:
+        base = base.with_extra(**{DENSE_EPOCHS_KEY: dense_epochs})
     return member_specs(imbalanced(base, factor), seeds)
 
 
@@ -109,6 +115,7 @@ def series_frame(
     imbalance_factors: Sequence[float] = (1,),
     root: str | None = None,
     progress: bool = True,
+    dense_epochs: int | None = None,
     **fields,
 ) -> pd.DataFrame:
     """Run (or read from ``store``) every pruning series of the grid; the tidy per-class frame.
@@ -116,7 +123,9 @@ def series_frame(
     One series per (dataset, imbalance factor, model, technique, treatment, seed): iteration 0 is
     the seed's dense model (shared by all techniques and treatments), iterations 1..``iterations``
     its pruned and retrained successors. ``fields``: epochs, lr, batch_size, augment, train_size,
-    test_size. Columns: :data:`TIDY_COLUMNS`, one row per run and class, sorted.
+    test_size; ``dense_epochs`` (:func:`dense_specs`) trains the dense model (and every rewound
+    round) for its own budget, ``epochs`` being the budget of a finetuned round. Columns:
+    :data:`TIDY_COLUMNS`, one row per run and class, sorted.
     """
     techniques = distinct("techniques", techniques, TECHNIQUES)
     treatments = distinct("treatments", treatments, TREATMENTS)
@@ -125,7 +134,10 @@ def series_frame(
     for dataset in distinct("datasets", datasets):
         for factor in distinct("imbalance_factors", imbalance_factors):
             for model in distinct("models", models):
-                bases = dense_specs(dataset, model, seeds, factor, root=root, **fields)
+                bases = dense_specs(
+                    dataset, model, seeds, factor, root=root, dense_epochs=dense_epochs,
+                    **fields,
+                )
                 for technique in techniques:
                     for treatment in treatments:
                         part = run_series(
@@ -180,23 +192,23 @@ def grid_cost(
     train_size: int | None = None,
     val_fraction: float = 0.2,
     root: str | None = None,
+    dense_epochs: int | None = None,
 ) -> pd.DataFrame:
     """Training cost of a grid of pruning series, one row per model: model_epochs, images (all
     training images seen) and cpu_hours at :data:`SECONDS_PER_10K` one model at a time
     (:func:`pruneaudit.runs.training_cost`; populations train faster).
 
-    Per (dataset, factor, model, seed): ``epochs`` for the dense model plus ``epochs`` per round
-    for each technique, treatment and iteration.
+    Per (dataset, factor, model, seed): ``dense_epochs`` (default ``epochs``) for the dense model,
+    plus per technique and iteration ``epochs`` for a finetuned round and ``dense_epochs`` for a
+    rewound one (:func:`pruneaudit.runs.populations.round_epochs`).
     """
     check_positive_int("iterations", iterations)
     check_positive_int("epochs", epochs)
-    rounds = (
-        1
-        + len(distinct("techniques", techniques))
-        * len(distinct("treatments", treatments))
-        * iterations
-    )
-    per_member = len(distinct("seeds", seeds)) * rounds * epochs
+    dense = epochs if dense_epochs is None else check_positive_int("dense_epochs", dense_epochs)
+    per_round = {"finetune": epochs, "rewind": dense}
+    rounds = sum(per_round[t] for t in distinct("treatments", treatments))
+    per_seed = dense + len(distinct("techniques", techniques)) * iterations * rounds
+    per_member = len(distinct("seeds", seeds)) * per_seed
     train = []
     for d in distinct("datasets", datasets):
         size = capped_sizes(d, train_size, None, root)[0]

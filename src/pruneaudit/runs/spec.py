@@ -25,6 +25,8 @@ PREDICTION_COLUMNS = ("index", "label", "prediction")
 #: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
 LEVEL_KEY = "level"
 SCHEME_KEY = "scheme"
+#: Epochs of the dense run (and of each rewound round) when they differ from ``epochs``.
+DENSE_EPOCHS_KEY = "dense_epochs"
 
 
 #: The field specs carried before the package version left the key (read and ignored).
@@ -69,6 +71,13 @@ def _scalar(name: str, value: object) -> object:
         f"extra[{name!r}] must be a JSON scalar (str, int, float, bool or None), got {value!r}"
     )
 
+
+
+def check_lr(lr: object) -> float:
+    """The one rule for a learning rate (runs and every study's parameters): a number > 0."""
+    if isinstance(lr, bool):
+        raise PruneAuditError(f"lr must be in (0, inf], got {lr!r}")
+    return check_range("lr", lr, 0, float("inf"), lo_open=True)
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -127,7 +136,7 @@ class RunSpec:
                 check_positive_int(name, getattr(self, name))
         if not isinstance(self.augment, bool):
             raise PruneAuditError(f"augment must be True or False, got {self.augment!r}")
-        object.__setattr__(self, "lr", check_range("lr", self.lr, 0, float("inf"), lo_open=True))
+        object.__setattr__(self, "lr", check_lr(self.lr))
         object.__setattr__(
             self,
             "val_fraction",
@@ -159,6 +168,8 @@ class RunSpec:
             )
         if SCHEME_KEY in pairs:
             check_choice("quantization scheme", pairs[SCHEME_KEY], _registry("scheme"))
+        if DENSE_EPOCHS_KEY in pairs:
+            check_positive_int("dense_epochs", pairs[DENSE_EPOCHS_KEY])
         return tuple(sorted(pairs.items()))
 
     @property
@@ -170,6 +181,13 @@ class RunSpec:
     def scheme(self) -> str | None:
         """Quantization scheme applied after training, or None."""
         return dict(self.extra).get(SCHEME_KEY)
+
+    @property
+    def dense_epochs(self) -> int | None:
+        """Epochs of the series' dense run and rewound rounds when they differ from ``epochs``
+        (Study 1's budget-matched protocol), else None."""
+        value = dict(self.extra).get(DENSE_EPOCHS_KEY)
+        return None if value is None else int(value)
 
     @property
     def kind(self) -> str:

@@ -1,0 +1,223 @@
+"""Study 3's findings rows (D3.1-D3.3), each with an interval over seeds or series."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from pruneaudit import audit
+from pruneaudit.audit import findings as F
+
+from .frames import FRONTIERS, SOURCE, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
+
+# --------------------------------------------------------------------------- findings
+
+
+def per_seed_points(classes: pd.DataFrame) -> pd.DataFrame:
+    """One row per pruned run (seed, technique, treatment, iteration >= 1): sparsity, total
+    accuracy (weighted by ``n`` when present) and both unfairness kinds, as
+    :func:`pruneaudit.audit.unfairness_vs_sparsity` computes them per run (vectorized)."""
+    pruned = classes[classes["iteration"] > 0]
+    keys = ["seed", "technique", "treatment", "iteration"]
+    g = pruned.groupby(keys, sort=True)
+    acc = g["accuracy"]
+    if "n" in pruned:
+        w = pruned.assign(w=pruned["accuracy"] * pruned["n"]).groupby(keys, sort=True)
+        total = w["w"].sum() / w["n"].sum()
+    else:
+        total = acc.mean()
+    return pd.DataFrame(
+        {
+            "sparsity": g["sparsity"].first(),
+            "accuracy": total,
+            UNFAIRNESS: acc.max() - acc.min(),
+            UNFAIRNESS_MEAN: acc.mean() - acc.min(),
+        }
+    ).reset_index()
+
+
+def _seed_points(per_seed: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame:
+    """Seed means of :func:`per_seed_points` over ``seeds``, labelled as operating points."""
+    part = per_seed[per_seed["seed"].isin(list(seeds))]
+    out = (
+        part.groupby(["technique", "treatment", "iteration"], sort=True)[
+            ["sparsity", "accuracy", UNFAIRNESS, UNFAIRNESS_MEAN]
+        ]
+        .mean()
+        .reset_index()
+    )
+    out["label"] = [
+        f"{t} / {w} / k={k}"
+        for t, w, k in zip(out["technique"], out["treatment"], out["iteration"], strict=True)
+    ]
+    return out
+
+
+def frontier_techniques(points: pd.DataFrame, floor: float, min_candidates: int) -> int:
+    """Number of distinct techniques on the (sparsity, max − min) frontier of the candidates."""
+    cands = candidates(points, floor, min_candidates).frame
+    return int(cands.loc[audit.pareto_front(cands, FRONTIERS["pareto"]), "technique"].nunique())
+
+
+def heldout_gains(
+    classes: pd.DataFrame,
+    floor: float,
+    min_candidates: int,
+    fairness_weight: float = 100.0,
+    sparsity_weight: float = 1.0,
+) -> pd.Series:
+    """Per seed s: unfairness (max − min) on seed s of the sparsest candidate minus that of the
+    value-function pick, both chosen on the seed means of the other seeds (cross-fitting, so that
+    noise in the unfairness that made a point look fair does not count as a gain)."""
+    per_seed = per_seed_points(classes)
+    out = {}
+    for s in sorted(classes["seed"].unique()):
+        rest = [t for t in classes["seed"].unique() if t != s]
+        chosen = picks(
+            candidates(_seed_points(per_seed, rest), floor, min_candidates).frame,
+            fairness_weight,
+            sparsity_weight,
+        )
+        own = _seed_points(per_seed, [s]).set_index("label")[UNFAIRNESS]
+        out[int(s)] = float(own[chosen.iloc[1]["label"]] - own[chosen.iloc[0]["label"]])
+    return pd.Series(out, name="gain")
+
+
+def unfairness_slopes(classes: pd.DataFrame) -> pd.DataFrame:
+    """Per pruning series (technique, treatment, seed): the least-squares slope of unfairness
+    (max − min class accuracy) on sparsity over the pruned iterations (k >= 1; the dense model,
+    shared by every series of a seed, is left out so that the series are independent)."""
+    pruned = classes[classes["iteration"] > 0]
+    g = pruned.groupby(["technique", "treatment", "seed", "iteration"])
+    per = pd.DataFrame(
+        {"sparsity": g["sparsity"].mean(), "u": g["accuracy"].max() - g["accuracy"].min()}
+    ).reset_index()
+    rows = []
+    for key, part in per.groupby(["technique", "treatment", "seed"]):
+        slope = np.polyfit(part["sparsity"], part["u"], 1)[0] if len(part) > 1 else np.nan
+        rows.append((*key, slope))
+    return pd.DataFrame(rows, columns=["technique", "treatment", "seed", "slope"])
+
+
+#: P's selected point, "around 68%" sparsity (P Sec. 4.2; the table prints no number).
+PICK_PAPER = 0.68
+PICK_SOURCE = "P; Sec. 4.2, Figs. 3-4"
+#: D3.1's smallest effect of interest: one technique more than the null of a single one.
+ONE_MORE_TECHNIQUE = 1.0
+#: D3.3's smallest effect of interest: unfairness (max − min, a fraction) rising by 0.1 from no
+#: pruning to full sparsity (P: a figure only).
+SMALLEST_SLOPE = 0.1
+
+
+def pick_sparsities(
+    classes: pd.DataFrame,
+    floor: float,
+    min_candidates: int,
+    fairness_weight: float = 100.0,
+    sparsity_weight: float = 1.0,
+) -> pd.DataFrame:
+    """Per seed: the sparsity of the value-function pick and of the sparsest candidate, each
+    chosen on that seed's own points (columns seed, pick, sparsest)."""
+    per_seed = per_seed_points(classes)
+    rows = []
+    for s in sorted(classes["seed"].unique()):
+        cands = candidates(_seed_points(per_seed, [s]), floor, min_candidates).frame
+        chosen = picks(cands, fairness_weight, sparsity_weight)
+        rows.append((int(s), float(chosen.iloc[0]["sparsity"]), float(chosen.iloc[1]["sparsity"])))
+    return pd.DataFrame(rows, columns=["seed", "pick", "sparsest"])
+
+
+def _pick_finding(sparsities: pd.DataFrame, weight: float) -> F.Finding:
+    """D3.2's comparator beside P's ~68%: the pick's sparsity (mean over seeds, Student-t
+    interval), shown without a verdict: with unfairness made of noise alone, the fairness-weighted
+    pick also lands below the sparsest candidate, so this number cannot fail under a null (the
+    held-out gain row is D3.2's test)."""
+    m, lo, hi = F.mean_interval(sparsities["pick"])
+    sparsest = float(sparsities["sparsest"].mean())
+    return F.Finding(
+        "D3.2 the fairness pick's sparsity (P: around 68%; comparator)",
+        PICK_PAPER,
+        m,
+        lo,
+        hi,
+        F.NOT_TESTABLE,
+        PICK_SOURCE,
+        f"comparator, no verdict: noise alone also moves the pick below the sparsest candidate "
+        f"({sparsest:.1%} here), so this value cannot fail; Student-t over {len(sparsities)} "
+        "seeds (none on fewer than 3)",
+        unit="percent",
+        definition=f"mean over seeds of the sparsity of the w_fair = {weight:g} × w_sparse pick "
+        "among each seed's candidates above the floor",
+    )
+
+
+def findings(
+    classes: pd.DataFrame,
+    floor: float,
+    min_candidates: int,
+    fairness_weight: float = 100.0,
+    sparsity_weight: float = 1.0,
+) -> list[F.Finding]:
+    """D3.1-D3.3 (methods page, *Study 3*), each with a 95% interval over seeds or series; no
+    interval (``inconclusive``) on fewer than 3 seeds or series."""
+    seeds = sorted(classes["seed"].unique())
+    per_seed = per_seed_points(classes)
+    weight = fairness_weight / sparsity_weight if sparsity_weight else float("inf")
+    counts = [
+        frontier_techniques(_seed_points(per_seed, [s]), floor, min_candidates) for s in seeds
+    ]
+    m, lo, hi = F.mean_interval(counts)
+    rows = [
+        F.finding(
+            "D3.1 Pareto set spans more than one technique",
+            m, lo, hi, None,
+            source=SOURCE, null=1.0, direction=1, smallest=ONE_MORE_TECHNIQUE,
+            df=max(len(seeds) - 1, 1),
+            definition="mean over seeds of the number of techniques on the (sparsity, max − min "
+            "unfairness) frontier of each seed's candidates; null: one technique",
+            basis=f"techniques on each seed's frontier (integers: the interval moves only "
+            f"when a seed's count does), Student-t over {len(seeds)} seeds; smallest effect: "
+            "one technique more",
+        )
+    ]
+    gains = (  # held out: one seed needs another to choose on
+        heldout_gains(classes, floor, min_candidates, fairness_weight, sparsity_weight)
+        if len(seeds) > 1
+        else pd.Series(dtype=float)
+    )
+    m, lo, hi = F.mean_interval(gains)
+    rows.append(
+        F.finding(
+            "D3.2 fairness pick is fairer than the sparsest net",
+            m, lo, hi, None,
+            source=PICK_SOURCE, direction=1, smallest=0.01, df=max(len(gains) - 1, 1),
+            unit="points",
+            definition="per seed, unfairness (max − min) of the sparsest candidate minus the "
+            "pick's, both chosen on the other seeds' means (held out)",
+            basis=f"held-out unfairness gain (max − min), Student-t over {len(seeds)} seeds; "
+            "smallest effect 1 point",
+        )
+    )
+    rows.append(
+        _pick_finding(
+            pick_sparsities(classes, floor, min_candidates, fairness_weight, sparsity_weight),
+            weight,
+        )
+    )
+    slopes = unfairness_slopes(classes)["slope"].dropna()
+    m, lo, hi = F.mean_interval(slopes)
+    rows.append(
+        F.finding(
+            "D3.3 unfairness rises with sparsity",
+            m, lo, hi, None,
+            source="P; Fig. 3c", direction=1, smallest=SMALLEST_SLOPE,
+            df=max(len(slopes) - 1, 1), unit="points",
+            definition="mean over pruning series of the least-squares slope of max − min class "
+            "accuracy on sparsity (pruned rounds)",
+            basis=f"slope of max − min on sparsity, Student-t over {len(slopes)} series; "
+            f"smallest effect {SMALLEST_SLOPE} per unit sparsity",
+        )
+    )
+    return rows

@@ -1,0 +1,160 @@
+"""Study 1's findings rows (D1.1-D1.5) against P's printed numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pruneaudit import audit
+from pruneaudit.audit import findings as F
+
+from .fits import Fits
+from .params import STUDY
+
+#: The smallest widening of the max − min class-accuracy gap (dense → last round, accuracy as a
+#: fraction) the page cares about for D1.5 (P gives a figure only): 5 points, fixed in advance.
+SPREAD_SMALLEST = 0.05
+COEF_DEFINITION = (
+    "coefficient of {term} in the OLS of per-class accuracy on P's Eq. 2 terms with P's cross "
+    "terms (pruned rows; accuracies as fractions)"
+)
+
+
+def _coef_finding(
+    fit: audit.ModelFit, term: str, name: str, metric: str, basis: str, df: int
+) -> F.Finding:
+    paper = audit.lookup(STUDY, "OLS coef: " + metric)
+    definition = COEF_DEFINITION.format(term=metric)
+    table = fit.table.set_index("term")
+    if term not in table.index:
+        return F.not_testable(
+            name,
+            paper,
+            source=paper.source,
+            why=f"term {term} not in our fit: "
+            + fit.dropped.get(term, "a level it needs is absent"),
+            definition=definition,
+        )
+    row = table.loc[term]
+    return F.finding(
+        name, row.coef, row.ci_low, row.ci_high, paper, source=paper.source, basis=basis, df=df,
+        definition=definition,
+    )
+
+
+def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
+    """D1.1-D1.4 from the clustered cross-term OLS fit: E, F, the adjusted R² beside P's 0.753,
+    the a0 main effect (P 1.1384, "dominates") and its two shrinking cross terms."""
+    frame = fit.result.model.data.frame
+    n = int(fit.result.nobs)
+    groups = audit.cluster_groups(frame)
+    clusters = len(np.unique(groups))
+    df = clusters - 1
+    basis = (
+        f"95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
+        f"class): CV3 jackknife, Student t on {df} df): {clusters} clusters, {n:,} rows"
+    )
+    rows = [
+        _coef_finding(fit, "r", "D1.1 imbalance coefficient E > 0", "imbalance", basis, df),
+        _coef_finding(fit, "H", "D1.2 entropy coefficient F < 0", "class_entropy", basis, df),
+    ]
+    model = fit.result.model
+    r2, lo, hi = audit.jackknife_adj_r2(model.exog, model.endog, groups)
+    paper = audit.lookup(STUDY, "OLS Adj. R-squared")
+    rows.append(
+        F.finding(
+            "D1.3 adjusted R² of the fit (P: 0.753)",
+            r2,
+            lo,
+            hi,
+            paper,
+            source=paper.source,
+            df=df,
+            definition="adjusted R² of the cross-term OLS of per-class accuracy (P: its whole "
+            "population; here the pruned rows of this grid); null 0: no variance explained",
+            basis=f"cluster jackknife over the {clusters} (dataset, class) clusters, Student t "
+            f"on {df} df, {n:,} rows",
+        )
+    )
+    for term, name, metric in (
+        ("a0", "D1.4 pre-pruning class accuracy a0 dominates (main effect)", "accuracy0"),
+        ("exp_sparsity:a0", "D1.4 a0 effect shrinks with e^sparsity", "np.exp(sparsity):accuracy0"),
+        (
+            "a0:C(treatment)[T.rewind]",
+            "D1.4 a0 effect shrinks under rewinding",
+            "accuracy0:weight_treatment[T.rewind]",
+        ),
+    ):
+        rows.append(_coef_finding(fit, term, name, metric, basis, df))
+    return rows
+
+
+def spread_changes(classes: pd.DataFrame) -> pd.DataFrame:
+    """Per series (every column of ``classes`` but iteration, sparsity, class, accuracy, n): the
+    max − min class-accuracy spread of the dense model and of the last iteration, and the change."""
+    measured = ("iteration", "sparsity", "class", "accuracy", "n")
+    keys = [c for c in classes.columns if c not in measured]
+    g = classes.groupby([*keys, "iteration"], observed=True)["accuracy"]
+    spread = (g.max() - g.min()).rename("spread").reset_index()
+    g = spread.sort_values("iteration").groupby(keys, observed=True)["spread"]
+    out = pd.DataFrame({"dense": g.first(), "last": g.last()})
+    out["change"] = out["last"] - out["dense"]
+    return out.reset_index()
+
+
+SPREAD_DEFINITION = (
+    "change of the max − min class accuracy (fraction) from the dense model to the last "
+    "round, averaged over techniques per dense model"
+)
+
+
+def spread_finding(classes: pd.DataFrame, name: str, source: str) -> F.Finding:
+    """The spread of class accuracies widens with pruning: change (dense → last iteration) of the
+    max − min spread, averaged over the series that share a dense model (one per dataset, factor,
+    model and seed: the independent units), Student-t interval over those units; direction only
+    (P: figures), with :data:`SPREAD_SMALLEST` as the smallest effect for the power."""
+    changes = spread_changes(classes)
+    units = [c for c in ("dataset", "imbalance_factor", "model", "seed") if c in changes]
+    per_unit = changes.groupby(units, observed=True)["change"].mean()
+    m, lo, hi = F.mean_interval(per_unit)
+    return F.finding(
+        name,
+        m,
+        lo,
+        hi,
+        None,
+        source=source,
+        direction=1,
+        smallest=SPREAD_SMALLEST,
+        df=len(per_unit) - 1 if len(per_unit) > 1 else None,
+        unit="points",
+        definition=SPREAD_DEFINITION,
+        basis=f"mean over {len(per_unit)} dense models (each averaged over its "
+        "pruning series), Student-t 95% interval (none on fewer than 3)",
+    )
+
+
+def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> list[F.Finding]:
+    """D1.5 by imbalance factor and treatment: one :func:`spread_finding` per cell, so that a
+    long tail whose dense spread is already near its ceiling shows apart from balanced pools."""
+    classes = classes.drop(columns="n", errors="ignore")
+    if "imbalance_factor" not in classes:
+        classes = classes.assign(imbalance_factor=1.0)
+    rows = []
+    for factor in sorted(classes["imbalance_factor"].unique()):
+        part = classes[classes["imbalance_factor"] == factor]
+        for treatment in sorted(part["treatment"].unique()):
+            rows.append(
+                spread_finding(
+                    part[part["treatment"] == treatment],
+                    f"D1.5 max − min class gap widens with sparsity (imbalance {factor:g}, "
+                    f"{treatment})",
+                    source,
+                )
+            )
+    return rows
+
+
+def findings(fits: Fits, classes: pd.DataFrame) -> list[F.Finding]:
+    """D1.1-D1.5 (methods page, *Study 1*) from the fits and the tidy per-class frame, beside P."""
+    return [*regression_findings(fits.ols_cluster), *spread_findings(classes)]

@@ -1,0 +1,367 @@
+"""Study 2's runs and frames: the series, the per-digit and per-writer frames, the study result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from pruneaudit import audit, charts, data, runs
+from pruneaudit.errors import PruneAuditError, check_frame, check_positive_int, check_range
+from pruneaudit.runs import ResultsStore, RunSpec
+
+DATASET = "qmnist"
+MODEL = "lenet"
+TECHNIQUE = "global_unstructured"
+TREATMENT = "rewind"
+#: Per-digit properties averaged per writer (:mod:`pruneaudit.audit.image_properties` names).
+PROPERTIES: tuple[str, ...] = ("tilt", "abs_tilt", "mean_activation", "distance_to_class_mean")
+STAGES: tuple[str, ...] = ("unpruned", "pruned")
+
+
+def run_series(
+    bases: Sequence[RunSpec],
+    iterations: int,
+    store: ResultsStore,
+    root: str | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Make (or read) the pruning series of every base; the tidy per-class frame of all runs."""
+    return runs.run_series(bases, TECHNIQUE, TREATMENT, iterations, store, root, progress)
+
+
+def predictions(
+    bases: Sequence[RunSpec], iteration: int, iterations: int, store: ResultsStore
+) -> runs.Population:
+    """The stored models of all seeds at ``iteration`` (0 = unpruned) read as one population."""
+    check_range("iteration", iteration, 0, iterations)
+    specs = [
+        runs.series_specs(b, TECHNIQUE, TREATMENT, iterations)[iteration] for b in bases
+    ]
+    return runs.population(specs, store)
+
+
+def digit_frame(
+    test: data.ImageData,
+    pool: data.ImageData,
+    preds_unpruned: np.ndarray,
+    preds_pruned: np.ndarray,
+) -> pd.DataFrame:
+    """One row per test digit: index, writer, series, label, correct_unpruned, correct_pruned
+    (share of seeds right), the modal predictions, and the image properties.
+
+    ``preds_*``: (K, N) predictions of the K seeds on ``test``; ``pool``: the training images
+    whose class means the distance uses.
+    """
+    if test.meta is None or not {"writer", "series"} <= set(test.meta.columns):
+        raise PruneAuditError(f"{test.name!r} test data carry no writer/series meta (need QMNIST)")
+    labels = test.labels.numpy()
+    correct = {}
+    modal = {}
+    for stage, preds in zip(STAGES, (preds_unpruned, preds_pruned), strict=True):
+        p = audit.check_population(f"preds_{stage}", preds, test.num_classes)
+        audit.check_same_length(f"preds_{stage}", p.shape[1], "test", len(labels))
+        correct[f"correct_{stage}"] = (p == labels[None, :]).mean(axis=0)
+        modal[f"prediction_{stage}"] = stats.mode(p, axis=0, keepdims=False).mode
+    frame = pd.DataFrame(
+        {
+            "index": np.arange(len(labels)),
+            "writer": test.meta["writer"].to_numpy(),
+            "series": test.meta["series"].to_numpy(),
+            "label": labels,
+            **correct,
+            **modal,
+        }
+    )
+    props = audit.image_properties(test.images, labels, pool.images, pool.labels.numpy())
+    return pd.concat([frame, props[list(PROPERTIES)]], axis=1)
+
+
+def writer_frame(digits: pd.DataFrame) -> pd.DataFrame:
+    """One row per writer: writer, series, n digits, accuracy_unpruned, accuracy_pruned,
+    accuracy_change (pruned − unpruned) and the mean of each property over the writer's digits."""
+    out = audit.per_writer(
+        digits, ["correct_unpruned", "correct_pruned", *PROPERTIES], writer="writer"
+    )
+    out = out.rename(
+        columns={"correct_unpruned": "accuracy_unpruned", "correct_pruned": "accuracy_pruned"}
+    )
+    out.insert(
+        out.columns.get_loc("accuracy_pruned") + 1,
+        "accuracy_change",
+        out["accuracy_pruned"] - out["accuracy_unpruned"],
+    )
+    return out
+
+
+def property_effects(writers: pd.DataFrame) -> pd.DataFrame:
+    """Least-squares effect (slope) of each writer-mean property on the accuracy change, per
+    series and for all writers (:func:`pruneaudit.audit.image_properties.property_effects`)."""
+    return audit.property_effects(
+        writers, PROPERTIES, "accuracy_unpruned", "accuracy_pruned", group="series"
+    )
+
+
+def tilt_long(writers: pd.DataFrame) -> pd.DataFrame:
+    """Writers' accuracy before and after pruning in long form: writer, series, abs_tilt,
+    stage (unpruned / pruned), accuracy."""
+    long = writers.melt(
+        id_vars=["writer", "series", "abs_tilt"],
+        value_vars=[f"accuracy_{s}" for s in STAGES],
+        var_name="stage",
+        value_name="accuracy",
+    )
+    long["stage"] = long["stage"].str.removeprefix("accuracy_")
+    return long
+
+
+def tilt_fits(writers: pd.DataFrame) -> pd.DataFrame:
+    """accuracy = intercept + slope · abs_tilt per stage, per series and for all writers."""
+    long = tilt_long(writers)
+    parts = [
+        audit.group_linear_fits(long[long["stage"] == s], "abs_tilt", "accuracy", "series")
+        .assign(stage=s)
+        for s in STAGES
+    ]
+    out = pd.concat(parts, ignore_index=True).rename(columns={"group": "series"})
+    return out[["stage", "series", *audit.FIT_COLUMNS]]
+
+
+def series_summary(writers: pd.DataFrame) -> pd.DataFrame:
+    """Per series and for all writers: writers, digits, mean writer accuracy before and after
+    pruning, mean change, and the share of writers who lose accuracy."""
+
+    def summary(part: pd.DataFrame) -> dict:
+        return {
+            "writers": len(part),
+            "digits": int(part["n"].sum()),
+            "accuracy_unpruned": part["accuracy_unpruned"].mean(),
+            "accuracy_pruned": part["accuracy_pruned"].mean(),
+            "mean_change": part["accuracy_change"].mean(),
+            "worst_change": part["accuracy_change"].min(),
+            "share_losing": (part["accuracy_change"] < 0).mean(),
+        }
+
+    rows = [{"series": s, **summary(p)} for s, p in writers.groupby("series", sort=True)]
+    rows.append({"series": "all", **summary(writers)})
+    return pd.DataFrame(rows)
+
+
+def series_change_test(writers: pd.DataFrame, worse: str = "hsf4", better: str = "hsf0") -> dict:
+    """Welch t-test that writers of ``worse`` lose more accuracy than writers of ``better``.
+
+    Returns the two mean changes, their difference (worse − better), t, and the one-tailed p
+    (alternative: the mean change of ``worse`` is below that of ``better``).
+    """
+    groups = {s: writers.loc[writers["series"] == s, "accuracy_change"] for s in (worse, better)}
+    for s, g in groups.items():
+        if len(g) < 2:
+            raise PruneAuditError(f"series {s!r} has {len(g)} writers; the test needs 2 or more")
+    test = stats.ttest_ind(groups[worse], groups[better], equal_var=False, alternative="less")
+    return {
+        f"mean_change_{worse}": float(groups[worse].mean()),
+        f"mean_change_{better}": float(groups[better].mean()),
+        "difference": float(groups[worse].mean() - groups[better].mean()),
+        "t": float(test.statistic),
+        "p_one_tailed": float(test.pvalue),
+    }
+
+
+def most_hurt(writers: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The ``n`` writers with the largest accuracy drop (equal drops, to 1e-9: higher unpruned
+    accuracy first),
+    with a flag ``collapse``: from 100% before pruning to under 50% after."""
+    check_positive_int("n", n)
+    order = writers.assign(_change=writers["accuracy_change"].round(9))  # float-noise ties
+    out = order.sort_values(
+        ["_change", "accuracy_unpruned", "writer"], ascending=[True, False, True]
+    ).head(n).drop(columns="_change")
+    out = out.assign(
+        collapse=(out["accuracy_unpruned"] == 1.0) & (out["accuracy_pruned"] < 0.5)
+    )
+    return out.reset_index(drop=True)
+
+
+def collapses(writers: pd.DataFrame) -> pd.DataFrame:
+    """Writers at 100% before pruning and under 50% after."""
+    mask = (writers["accuracy_unpruned"] == 1.0) & (writers["accuracy_pruned"] < 0.5)
+    return writers[mask].reset_index(drop=True)
+
+
+def gallery_frame(
+    test: data.ImageData, digits: pd.DataFrame, writer_ids: Sequence[int], scale: int = 2
+) -> pd.DataFrame:
+    """The test digits of ``writer_ids`` for :func:`pruneaudit.charts.image_gallery`: image (data
+    URL), caption (true label, modal prediction of the unpruned and of the pruned seeds),
+    writer, series, and the shares of seeds right before and after."""
+    ids = list(writer_ids)
+    unknown = sorted(set(ids) - set(digits["writer"]))
+    if unknown:
+        raise PruneAuditError(f"writer(s) {unknown} have no test digits")
+    rows = digits[digits["writer"].isin(ids)]
+    images = test.images.numpy()
+    return pd.DataFrame(
+        {
+            "image": [charts.image_data_url(images[i], scale=scale) for i in rows["index"]],
+            "caption": [
+                f"true {r.label}\nunpruned {r.prediction_unpruned}\npruned {r.prediction_pruned}"
+                for r in rows.itertuples()
+            ],
+            "writer": rows["writer"].to_numpy(),
+            "series": rows["series"].to_numpy(),
+            "correct_unpruned": rows["correct_unpruned"].round(3).to_numpy(),
+            "correct_pruned": rows["correct_pruned"].round(3).to_numpy(),
+        }
+    )
+
+
+def class_curves(classes: pd.DataFrame) -> pd.DataFrame:
+    """Per-class accuracy (mean over seeds) per iteration, with the mean sparsity and the
+    unpruned accuracy of the class (``unpruned_accuracy``), from the run-series frame."""
+    table = audit.accuracy_vs_sparsity(classes).per_class
+    long = table.stack().rename("accuracy").reset_index()
+    dense = long[long["iteration"] == 0].set_index("class")["accuracy"]
+    long["unpruned_accuracy"] = long["class"].map(dense)
+    long["class"] = long["class"].astype(str)
+    return long[["iteration", "sparsity", "class", "accuracy", "unpruned_accuracy"]]
+
+
+def overall_curve(classes: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy and unfairness (max − min class accuracy) per iteration, mean over seeds."""
+    out = audit.unfairness_vs_sparsity(classes)
+    return out[["iteration", "sparsity", "accuracy", "accuracy_std", "unfairness_max_min"]]
+
+
+def train_class_histogram(pool: data.ImageData, train_idx: np.ndarray) -> pd.DataFrame:
+    """Training examples per class and series (the training part of one seed's split)."""
+    part = pool.subset(train_idx)
+    if part.meta is None or "series" not in part.meta.columns:
+        raise PruneAuditError(f"{pool.name!r} training data carry no series meta (need QMNIST)")
+    frame = pd.DataFrame({"class": part.labels.numpy(), "series": part.meta["series"].to_numpy()})
+    out = frame.groupby(["class", "series"]).size().rename("n").reset_index()
+    total = audit.class_counts(part.labels.numpy(), part.num_classes)
+    out["share_of_class"] = out["n"] / out["class"].map(dict(enumerate(total)))
+    out["class"] = out["class"].astype(str)
+    return out
+
+
+# --------------------------------------------------------------------------- parameters
+
+@dataclass(frozen=True)
+class WriterStudy:
+    """Everything the page shows: ``classes`` (tidy run-series frame), ``digits``
+    (:func:`digit_frame`), ``writers`` (:func:`writer_frame`), ``sparsity`` of the pruned
+    models (one per seed), the ``pruned_iteration``, the ``test`` data, the ``pool`` and the
+    first seed's ``train_idx``; ``correct_dense`` / ``correct_pruned`` (K, N) per-seed
+    correctness on the test digits; ``trajectory`` (:func:`writer_trajectory`)."""
+
+    classes: pd.DataFrame
+    digits: pd.DataFrame
+    writers: pd.DataFrame
+    sparsity: np.ndarray
+    pruned_iteration: int
+    test: data.ImageData
+    pool: data.ImageData
+    train_idx: np.ndarray
+    correct_dense: np.ndarray
+    correct_pruned: np.ndarray
+    trajectory: pd.DataFrame
+
+    @property
+    def seeds(self) -> int:
+        return int(self.correct_dense.shape[0])
+
+
+def writer_trajectory(
+    digits: pd.DataFrame, correct: Sequence[np.ndarray], sparsity: Sequence[float]
+) -> pd.DataFrame:
+    """Writer accuracy (mean over seeds) at each iteration, plus ``who = "all digits"`` rows.
+
+    ``correct[i]``: (K, N) correctness of the K seeds at iteration i; ``sparsity[i]`` their mean
+    sparsity. Columns: who (writer id as text, or "all digits"), series, iteration, sparsity,
+    accuracy.
+    """
+    digits = check_frame("digits", digits, ["writer", "series"])
+    parts = []
+    for i, (c, sp) in enumerate(zip(correct, sparsity, strict=True)):
+        share = np.asarray(c, dtype=float).mean(axis=0)
+        w = (
+            pd.DataFrame({"writer": digits["writer"], "series": digits["series"], "a": share})
+            .groupby(["writer", "series"], sort=True)["a"]
+            .mean()
+            .reset_index()
+        )
+        parts.append(
+            pd.DataFrame(
+                {
+                    "who": [*w["writer"].astype(str), "all digits"],
+                    "series": [*w["series"], "all"],
+                    "iteration": i,
+                    "sparsity": float(sp),
+                    "accuracy": [*w["a"], float(share.mean())],
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def run(
+    bases: Sequence[RunSpec],
+    iterations: int,
+    store: ResultsStore,
+    root: str | None = None,
+    pruned_iteration: int | None = None,
+    progress: bool = True,
+) -> WriterStudy:
+    """Run (or read) the series and assemble the study's frames; the pruned model is the one
+    after ``pruned_iteration`` rounds (default: the last, ``iterations``)."""
+    check_positive_int("iterations", iterations)
+    k = iterations if pruned_iteration is None else pruned_iteration
+    check_range("pruned_iteration", k, 1, iterations)
+    classes = run_series(bases, iterations, store, root, progress)
+    pops = [predictions(bases, i, iterations, store) for i in range(iterations + 1)]
+    dense, pruned = pops[0], pops[k]
+    split = runs.splits(bases[0], root)
+    digits = digit_frame(split.test, split.pool, dense.preds, pruned.preds)
+    correct = [p.preds == p.labels[None, :] for p in pops]
+    return WriterStudy(
+        classes=classes,
+        digits=digits,
+        writers=writer_frame(digits),
+        sparsity=pruned.sparsity,
+        pruned_iteration=k,
+        test=split.test,
+        pool=split.pool,
+        train_idx=split.train_idx,
+        correct_dense=correct[0],
+        correct_pruned=correct[k],
+        trajectory=writer_trajectory(digits, correct, [p.sparsity.mean() for p in pops]),
+    )
+
+
+def seed_writer_accuracy(correct: np.ndarray, writer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each seed's accuracy on each writer: (writer ids sorted, (K, W) accuracies) from (K, N)
+    correctness and the (N,) writer of each digit."""
+    c = np.atleast_2d(np.asarray(correct, dtype=float))
+    ids, codes = np.unique(np.asarray(writer), return_inverse=True)
+    audit.check_same_length("correct", c.shape[1], "writer", len(codes))
+    n = np.bincount(codes, minlength=len(ids))
+    acc = np.stack([np.bincount(codes, weights=row, minlength=len(ids)) / n for row in c])
+    return ids, acc
+
+
+def seed_class_accuracy(correct: np.ndarray, labels: np.ndarray, num_classes: int) -> np.ndarray:
+    """Each seed's per-class accuracy, (K, C), from (K, N) correctness and the (N,) labels."""
+    c = np.atleast_2d(np.asarray(correct, dtype=float))
+    y = np.asarray(labels)
+    audit.check_same_length("correct", c.shape[1], "labels", len(y))
+    n = np.bincount(y, minlength=num_classes)
+    if (n == 0).any():
+        raise PruneAuditError(f"classes {np.flatnonzero(n == 0).tolist()} have no test digits")
+    return np.stack([np.bincount(y, weights=row, minlength=num_classes) / n for row in c])
+
+
+# --------------------------------------------------------------------------- findings

@@ -1,0 +1,319 @@
+"""Study 2's page views: protocol and cost, Markdown text, tables and charts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from pruneaudit import charts, runs
+from pruneaudit.runs import RunSpec
+
+from .frames import (
+    MODEL,
+    TECHNIQUE,
+    TREATMENT,
+    WriterStudy,
+    collapses,
+    gallery_frame,
+    most_hurt,
+    overall_curve,
+    series_summary,
+)
+from .rows import TABLE1_GROUPS, _boot, _fit, _masks, _paper_tilt
+
+#: The published protocol of P Sec. 4.1 (seeds, iterations, epochs per round, training digits).
+PAPER = {"seeds": 6, "iterations": 20, "epochs": 30, "train_examples": 48_000}
+
+
+def series_cost(
+    seeds: int, iterations: int, epochs: int, train_examples: int, seconds_per_10k: float
+) -> runs.Cost:
+    """Training cost of ``seeds`` series of ``iterations`` rounds after the dense run, ``epochs``
+    per round (:func:`pruneaudit.runs.training_cost`)."""
+    return runs.training_cost(seeds * (iterations + 1) * epochs, train_examples, seconds_per_10k)
+
+
+def paper_cost(seconds_per_10k: float) -> runs.Cost:
+    """The cost of P's protocol at a measured rate."""
+    return series_cost(**PAPER, seconds_per_10k=seconds_per_10k)
+
+
+def _augmentation(spec: RunSpec) -> str:
+    if not spec.augment:
+        return "none"
+    if dict(spec.extra).get(runs.FLIP_KEY):
+        return "random crop (pad 2) + horizontal flip (P as printed; wrong for digits)"
+    return "random crop (pad 2), no flip"
+
+
+def protocol_table(
+    bases: Sequence[RunSpec], iterations: int, result: WriterStudy, seconds_per_10k: float
+) -> pd.DataFrame:
+    """The protocol run beside P's, one row per setting (index ``setting``), with the training
+    cost of each at ``seconds_per_10k`` (seconds per 10,000 images per model, measured)."""
+    b = bases[0]
+    seeds = [s.seed for s in bases]
+    paper = paper_cost(seconds_per_10k)
+    ours = series_cost(len(bases), iterations, b.epochs, len(result.train_idx), seconds_per_10k)
+    series = ", ".join(sorted(result.writers["series"].unique()))
+    rows = [
+        ("model", "LeNet (3x3 conv 6, 16; FC 120, 84, 10)", "LeNet (same)"),
+        ("pruning (20% of the rest per round)", "global_unstructured + rewind",
+         f"{TECHNIQUE} + {TREATMENT}"),
+        ("pruned weights regrow?", "no (cumulative masks)", "no (cumulative masks)"),
+        ("iterations", str(PAPER["iterations"]), str(iterations)),
+        ("seeds (replicates)", "6 (0-5)", f"{len(seeds)} {seeds}"),
+        ("training digits per model", f"{PAPER['train_examples']:,} (80% of 60,000)",
+         f"{len(result.train_idx):,}"),
+        ("epochs per round", str(PAPER["epochs"]), str(b.epochs)),
+        ("optimizer", "SGD, lr 0.01, batch 32", f"SGD, lr {b.lr}, batch {b.batch_size}"),
+        ("augmentation", "random crop and horizontal flip", _augmentation(b)),
+        ("test digits / writers / series", "60,000 / all / hsf0, hsf1, hsf4",
+         f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}"),
+        ("model-epochs", f"{paper.model_epochs:,}", f"{ours.model_epochs:,}"),
+        (f"training time on this CPU ({seconds_per_10k} s per 10k images)",
+         f"{paper.hours:.1f} h", f"{ours.hours * 60:.1f} min"),
+        ("training time on a GPU", runs.gpu_cost_text("Study 2"), ""),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(
+        "setting"
+    )
+
+
+def prunable_weights() -> int:
+    """Number of prunable weights (conv and linear) of the study's LeNet on 28x28 digits."""
+    from pruneaudit import models
+
+    net = models.build_model(MODEL, 10, 1, 28, seed=0)
+    return sum(getattr(m, name).numel() for m, name in models.prunable_parameters(net))
+
+
+
+# --------------------------------------------------------------------------- P's Table 1
+
+
+def tilt_table(
+    abs_tilt: np.ndarray,
+    acc_dense: np.ndarray,
+    acc_pruned: np.ndarray,
+    series: np.ndarray,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> pd.DataFrame:
+    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
+    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
+    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
+    masks = _masks(series)
+    rows = []
+    for group in TABLE1_GROUPS:
+        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
+            for j, coefficient in enumerate(("intercept", "slope")):
+                paper = _paper_tilt(coefficient, stage, group).number
+                if group not in masks:
+                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
+                    continue
+
+                def stat(x, yy, m, axis=-1, j=j):
+                    return _fit(x, yy, m, axis)[j]
+
+                est, lo, hi = _boot([abs_tilt, y, masks[group]], stat, seed, n_resamples)
+                rows.append((group, stage, coefficient, est, lo, hi, paper))
+    return pd.DataFrame(
+        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
+    )
+
+
+def table1(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
+    """P's Table 1 on this page's writers (:func:`tilt_table`)."""
+    w = result.writers
+    return tilt_table(
+        w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
+        w["accuracy_pruned"].to_numpy(), w["series"].to_numpy(), seed=seed,
+        n_resamples=n_resamples,
+    )
+
+
+# --------------------------------------------------------------------------- protocol and cost
+
+
+# --------------------------------------------------------------------------- what the page says
+
+
+def _pct(x: float, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}%"
+
+
+def _signed_points(x: float) -> str:
+    return f"{100 * x:+.1f} points"
+
+
+def topline_text(result: WriterStudy) -> str:
+    """Markdown: dense and pruned top-line accuracy, sparsity and weights left."""
+    dense = result.correct_dense.mean()
+    pruned = result.correct_pruned.mean()
+    n_weights = prunable_weights()
+    left = (1 - result.sparsity.mean()) * n_weights
+    return (
+        f"The unpruned LeNet classifies **{_pct(dense)}** of the {len(result.test):,} test digits "
+        f"correctly (mean over {result.seeds} seeds). The pruned model compared below is "
+        f"iteration {result.pruned_iteration}: sparsity **{_pct(result.sparsity.mean())}** "
+        f"(about {left:,.0f} of the {n_weights:,} prunable weights left; pruned weights cannot "
+        f"regrow), test accuracy **{_pct(pruned)}**, a change of {_signed_points(pruned - dense)}."
+    )
+
+
+def writers_text(result: WriterStudy, n_hurt: int) -> str:
+    """Markdown: the writer most hurt, the writers who collapse, and the spread of changes."""
+    w = result.writers
+    top = most_hurt(w, n_hurt).iloc[0]
+    fallen = collapses(w)
+    names = ", ".join(f"{r.writer} ({r.series})" for r in fallen.itertuples()) or "none"
+    c = w["accuracy_change"]
+    return (
+        f"The writer most hurt is **{top.writer}** ({top.series}): {_pct(top.accuracy_unpruned)} "
+        f"of their {top.n} digits right before pruning, {_pct(top.accuracy_pruned)} after "
+        f"({_signed_points(top.accuracy_change)}). Writers who fall from 100% to under 50% "
+        f"(mean over seeds): **{len(fallen)}** ({names}). Writer-level changes range from "
+        f"{_signed_points(c.min())} to {_signed_points(c.max())} (median "
+        f"{_signed_points(c.median())}); {_pct((c < 0).mean(), 0)} of writers lose accuracy. "
+        f"P's writer 469 (100% → 47.7%) is one seed-0 model; the collapse finding above compares "
+        "each of our seeds' own worst writer with it."
+    )
+
+
+def limits_text(result: WriterStudy) -> str:
+    """Markdown: what limits the writer-level results on this page."""
+    w = result.writers
+    per_writer = w["n"].mean()
+    return (
+        f"Limits: {per_writer:.0f} digits per writer on average (from {w['n'].min()} to "
+        f"{w['n'].max()}), so one digit moves a typical writer's accuracy by about "
+        f"{_pct(1 / per_writer, 0)} and writer-level fits are noisy; two series instead of three "
+        f"and {len(result.test):,} test digits instead of QMNIST's 60,000; MNIST's pixels stand in "
+        f"for QMNIST's reconstructions; {result.seeds} seeds, so intervals over seeds are wide. "
+        "The property effects are associations over writers, not causes."
+    )
+
+
+def styled(frame: pd.DataFrame, caption: str, percent: Sequence[str] = (),
+           points: Sequence[str] = (), pvalues: Sequence[str] = (),
+           decimals: Mapping[str, int] | None = None, other: Mapping[str, str] | None = None):
+    """``frame`` as a captioned table: ``percent`` columns as 97.1%, ``points`` as signed
+    percentage points, ``pvalues`` in scientific notation, ``decimals`` fixed, ``other``: format
+    strings by column (one ``Styler.format`` call: a second call would reset the others)."""
+    fmt: dict[str, object] = {c: "{:.1%}" for c in percent}
+    fmt.update({c: (lambda v: f"{100 * v:+.1f} pts") for c in points})
+    fmt.update({c: "{:.1e}" for c in pvalues})
+    fmt.update({c: f"{{:.{d}f}}" for c, d in (decimals or {}).items()})
+    fmt.update(other or {})
+    style = frame.style.format(fmt, na_rep="n/a").set_caption(caption)
+    return style if isinstance(frame.index, pd.MultiIndex) or frame.index.name else style.hide(
+        axis="index"
+    )
+
+
+def table1_view(table: pd.DataFrame):
+    """P's Table 1 on our data, formatted."""
+    return styled(
+        table,
+        "P Table 1 on our writers: accuracy = intercept + slope · mean |tilt| (95% bootstrap "
+        "interval over writers); hsf1 is not in the offline data",
+        decimals={"ours": 3, "ci_low": 3, "ci_high": 3, "paper": 3},
+    )
+
+
+def hurt_view(result: WriterStudy, n: int):
+    """The ``n`` writers most hurt, formatted."""
+    cols = ["writer", "series", "n", "accuracy_unpruned", "accuracy_pruned", "accuracy_change",
+            "abs_tilt", "distance_to_class_mean", "collapse"]
+    return styled(
+        most_hurt(result.writers, n)[cols],
+        f"The {n} writers who lose most (writer accuracy = mean over seeds)",
+        percent=["accuracy_unpruned", "accuracy_pruned"], points=["accuracy_change"],
+        decimals={"abs_tilt": 3, "distance_to_class_mean": 0},
+    )
+
+
+def summary_view(result: WriterStudy):
+    """Per-series summary, formatted."""
+    return styled(
+        series_summary(result.writers),
+        "Writers per series: mean writer accuracy before and after pruning",
+        percent=["accuracy_unpruned", "accuracy_pruned", "share_losing"],
+        points=["mean_change", "worst_change"],
+    )
+
+
+def effects_view(effects: pd.DataFrame):
+    """Property effects on the accuracy change, formatted."""
+    return styled(
+        effects,
+        "Least-squares effect of each writer-mean property on the accuracy change (pruned − "
+        "unpruned), per series and for all writers; p: two-sided test of slope 0",
+        pvalues=["pvalue"],
+        decimals={"intercept": 4, "intercept_se": 4, "rvalue": 3},
+        other={"slope": "{:+.2e}", "slope_se": "{:.2e}"},
+    )
+
+
+def curve_view(result: WriterStudy):
+    """Top-line accuracy and class gap per iteration, formatted."""
+    return styled(
+        overall_curve(result.classes),
+        "Test accuracy and the gap between the best and worst class along the pruning series "
+        "(mean over seeds)",
+        percent=["sparsity", "accuracy", "accuracy_std", "unfairness_max_min"],
+    )
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def key_figure(result: WriterStudy):
+    """Per-writer accuracy after pruning vs before (one point per writer)."""
+    return charts.group_scatter(
+        result.writers, x="accuracy_unpruned", y="accuracy_pruned", group="series",
+        tooltip=["writer", "n", "accuracy_change"], diagonal=True,
+        title=f"Writer accuracy: iteration {result.pruned_iteration} "
+        f"({_pct(result.sparsity.mean())} sparse) vs unpruned",
+    )
+
+
+def explorer_writers(result: WriterStudy, n: int) -> list[int]:
+    """The writers offered by the explorer: the ``n`` most hurt."""
+    return most_hurt(result.writers, n)["writer"].tolist()
+
+
+def writer_explorer(result: WriterStudy, writer_ids: Sequence[int], columns: int = 10):
+    """A writer picker that works in the static page: a drop-down of writers; below it the
+    writer's digits (true label, modal prediction before and after pruning) and the writer's
+    accuracy along the pruning series beside the top-line accuracy."""
+    import altair as alt
+
+    ids = list(writer_ids)
+    gallery = charts.image_gallery(
+        gallery_frame(result.test, result.digits, ids), category="writer",
+        tooltip=["series", "correct_unpruned", "correct_pruned"], columns=columns,
+        title="The writer's digits (true / unpruned / pruned prediction)",
+    )
+    param = f"{'writer'}_shown"
+    traj = result.trajectory[result.trajectory["who"].isin([*map(str, ids), "all digits"])]
+    curve = (
+        alt.Chart(traj)
+        .transform_filter(f"datum.who == {param} || datum.who == 'all digits'")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("sparsity:Q", title="sparsity", axis=alt.Axis(format="%")),
+            y=alt.Y("accuracy:Q", title="accuracy (mean over seeds)", axis=alt.Axis(format="%")),
+            color=alt.Color("series:N", title="writer / all digits"),
+            detail="who:N",
+            tooltip=["who", "iteration", alt.Tooltip("sparsity:Q", format=".1%"),
+                     alt.Tooltip("accuracy:Q", format=".1%")],
+        )
+        .properties(width=420, height=220,
+                    title="The writer's accuracy along the pruning series")
+    )
+    return alt.vconcat(gallery, curve)
