@@ -79,6 +79,9 @@ def findings_table(name: str, outs: list[Path]) -> pd.DataFrame:
         frames.append(pd.DataFrame(rows)[["finding", "verdict", "ours", "ci_low", "ci_high"]]
                       .rename(columns=lambda c, i=i: c if c == "finding" else f"{c}_{i + 1}"))
     table = frames[0].merge(frames[1], on="finding", how="outer", sort=False)
+    order = {name: i for i, name in enumerate(frames[0]["finding"])}
+    table = table.sort_values("finding", key=lambda s: s.map(order).fillna(len(order)),
+                              kind="stable").reset_index(drop=True)
     table["same"] = table["verdict_1"] == table["verdict_2"]
     diffs = [(table[f"{c}_1"] - table[f"{c}_2"]).abs() for c in ("ours", "ci_low", "ci_high")]
     table["max_diff"] = pd.concat(diffs, axis=1).max(axis=1)
@@ -109,10 +112,33 @@ def show_findings(table: pd.DataFrame, threads: list[int]) -> str:
     return view.to_markdown(index=False)
 
 
+def _kind(extra: dict) -> str:
+    """``dense``, ``level=0.9``, ``scheme=float16``, with `` corrupted`` for runs on corrupted
+    test sets (one row for all corruptions and severities) and `` <key>=...`` for other keys."""
+    shown = [f"{k}={extra[k]}" for k in ("level", "scheme") if k in extra]
+    shown += [f"{k}={v}" for k, v in sorted(extra.items()) if k not in (
+        "level", "scheme", "corruption", "corruption_seed", "severity")
+        and not k.startswith("gradual_")]
+    if "corruption" in extra:
+        shown.append("corrupted")
+    return " ".join(shown) or "dense"
+
+
+def _weight_diff(a, b) -> float:
+    """Largest absolute difference of a weight between two runs' checkpoints (NaN without)."""
+    if not (a.has_checkpoint and b.has_checkpoint):
+        return np.nan
+    wa, wb = a.checkpoint(), b.checkpoint()
+    if set(wa) != set(wb):
+        return np.inf
+    return max((float((wa[k].float() - wb[k].float()).abs().max()) if wa[k].numel() else 0.0
+                for k in wa), default=0.0)
+
+
 def compare_stores(stores: list[Path]) -> pd.DataFrame:
     """Per kind of run (dense, each pruning level, each quantization scheme, ...) in both
     stores: runs, share of test predictions that differ, largest per-class accuracy
-    difference."""
+    difference, largest weight difference (runs with checkpoints)."""
     from pruneaudit.runs.store import ResultsStore
 
     a, b = (ResultsStore(s) for s in stores)
@@ -124,24 +150,22 @@ def compare_stores(stores: list[Path]) -> pd.DataFrame:
         pb = rb.predictions.sort_values("index")["prediction"].to_numpy()
         ca = ra.classes.sort_values("class")["accuracy"].to_numpy()
         cb = rb.classes.sort_values("class")["accuracy"].to_numpy()
-        extra = ra.spec.extra or {}
-        kind = ("level " + str(extra["level"]) if "level" in extra
-                else "scheme " + str(extra["scheme"]) if "scheme" in extra
-                else ", ".join(f"{k}={v}" for k, v in sorted(extra.items())) or "dense")
-        rows.append({"kind": kind, "runs": 1, "examples": pa.size,
+        rows.append({"kind": _kind(dict(ra.spec.extra)), "runs": 1, "examples": pa.size,
                      "differing": int((pa != pb).sum()) if pa.size == pb.size else np.nan,
                      "runs_differing": int(pa.size != pb.size or (pa != pb).any()),
                      "max_class_acc_diff": float(np.abs(ca - cb).max()) if ca.size == cb.size
-                     else np.nan})
+                     else np.nan, "max_weight_diff": _weight_diff(ra, rb)})
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
     per = frame.groupby("kind", sort=True).agg(
         runs=("runs", "sum"), runs_differing=("runs_differing", "sum"),
         examples=("examples", "sum"), differing=("differing", "sum"),
-        max_class_acc_diff=("max_class_acc_diff", "max"))
+        max_class_acc_diff=("max_class_acc_diff", "max"),
+        max_weight_diff=("max_weight_diff", "max"))
     total = frame[["runs", "runs_differing", "examples", "differing"]].sum().to_frame("all").T
-    total["max_class_acc_diff"] = frame["max_class_acc_diff"].max()
+    for column in ("max_class_acc_diff", "max_weight_diff"):
+        total[column] = frame[column].max()
     per = pd.concat([per, total])
     per["share_differing"] = per["differing"] / per["examples"]
     per.attrs["only"] = (len(keys_a - keys_b), len(keys_b - keys_a))
