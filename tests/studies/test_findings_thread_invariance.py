@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import torch
 from threadpoolctl import threadpool_limits
 
-from pruneaudit import data
+from pruneaudit import data, runs
+from pruneaudit.runs.store import RunSpec
 from pruneaudit.studies import compression_impact as impact
 from pruneaudit.studies import robustness as robust
 
@@ -74,3 +76,31 @@ def test_analysis_findings_do_not_depend_on_the_thread_count():
         # verdicts and every float bit for bit (repr round-trips a float; NaN prints as NaN)
         assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     assert len({r["verdict"] for r in one}) >= 4  # the synthetic runs give varied verdicts
+
+
+def _impact_runs(rng, order: np.ndarray):
+    """Study 4's runs of :func:`_populations` (seeds 0..K-1 at every level, for brevity), each
+    population's members listed in ``order``."""
+    y, groups, base, pruned = _populations(rng)
+    labels = torch.as_tensor(y)
+    test = SimpleNamespace(meta=pd.DataFrame({"series": groups}), num_classes=C, labels=labels)
+
+    def population(preds: np.ndarray, level: float) -> runs.Population:
+        specs = tuple(RunSpec("qmnist", "lenet", seed=int(s)) for s in order)
+        return runs.Population(specs, preds[order], y, pd.DataFrame(), np.full(len(order), level))
+
+    compressed = tuple(impact.Compressed(f"pruned {t:g}", impact.PRUNING, t, None,
+                                         population(p, t)) for t, p in pruned.items())
+    return impact.ImpactRuns(population(base, 0.0), compressed, test, test)
+
+
+def test_study4_findings_do_not_depend_on_the_order_members_are_listed_in():
+    k = 6
+    first = impact.findings(_impact_runs(np.random.default_rng(5), np.arange(k)), n_perm=19,
+                            n_boot=49)
+    shuffled = np.random.default_rng(0).permutation(k)
+    assert list(shuffled) != list(range(k))
+    second = impact.findings(_impact_runs(np.random.default_rng(5), shuffled), n_perm=19,
+                             n_boot=49)
+    dump = [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in first]
+    assert dump == [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in second]
