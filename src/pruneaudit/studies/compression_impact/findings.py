@@ -30,6 +30,7 @@ import pandas as pd
 from pruneaudit import audit
 from pruneaudit.audit import exemplars
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import Population
 from pruneaudit.studies.compression_impact.run import PRUNING, QUANTIZATION, ImpactRuns
 from pruneaudit.studies.compression_impact.tables import (
     H1_SCHEMES,
@@ -254,6 +255,14 @@ def exemplar_findings(
     ]
 
 
+def by_seed(population: Population) -> np.ndarray:
+    """The members' predictions ``(K, N)`` in the order of their seeds: the bootstrap and
+    re-split draws pick members by position, so this makes the findings a function of the set
+    of runs, not of the order the profile lists the seeds in."""
+    order = np.argsort([spec.seed for spec in population.specs], kind="stable")
+    return np.asarray(population.preds)[order]
+
+
 def findings(
     runs: ImpactRuns,
     alpha: float = 0.05,
@@ -266,11 +275,13 @@ def findings(
 ) -> list[audit.Finding]:
     """D4.1-D4.11 for the pruned population nearest t = 90%, with the trend rows over all pruned
     levels and the papers' other-dataset comparators (:func:`class_findings`,
-    :func:`exemplar_findings` with ``hard=hard_group``, :func:`trend_findings`)."""
+    :func:`exemplar_findings` with ``hard=hard_group``, :func:`trend_findings`); each
+    population's members in seed order (:func:`by_seed`)."""
     top = headline_variant(runs)
-    y, base, comp = runs.baseline.labels, runs.baseline.preds, top.population.preds
-    quantized = {c.scheme: c.population.preds for c in runs.compressed if c.kind == QUANTIZATION}
-    pruned = {c.level: c.population.preds for c in runs.compressed if c.kind == PRUNING}
+    y, base, comp = runs.baseline.labels, by_seed(runs.baseline), by_seed(top.population)
+    quantized = {c.scheme: by_seed(c.population) for c in runs.compressed
+                 if c.kind == QUANTIZATION}
+    pruned = {c.level: by_seed(c.population) for c in runs.compressed if c.kind == PRUNING}
     meta = runs.test.meta
     groups = meta[group].to_numpy() if meta is not None and group in meta.columns else None
     d41, d42, d44 = class_findings(y, base, comp, quantized, runs.num_classes, alpha)
