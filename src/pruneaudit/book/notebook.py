@@ -30,7 +30,7 @@ import pandas as pd
 
 from pruneaudit import charts, config
 from pruneaudit.audit import findings as audit_findings
-from pruneaudit.book import progress
+from pruneaudit.book import findings_table, progress
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore
 
@@ -167,24 +167,22 @@ class Page:
     notebook: str | None = None
 
     def show_findings(self, rows: Sequence[audit_findings.Finding]) -> pd.DataFrame:
-        """Display the findings table (paper beside ours, verdict) and, when the page is built,
-        write it as ``<page_dir>/<notebook>.findings.json``; return the table."""
-        from IPython.display import Markdown, display
+        """Display the findings, answer first (one plain sentence each), then the table (paper
+        beside ours with its interval, power, verdict; details on demand), the verdict counts
+        and how to read them; when the page is built, also write them as
+        ``<page_dir>/<notebook>.findings.json``. Return the table as a frame."""
+        from IPython.display import HTML, Markdown, display
 
-        table = audit_findings.findings_frame(rows)
-        display(
-            table.style.format(_format_number, subset=["paper", "ours", "ci_low", "ci_high"])
-            .set_caption("Findings: the paper's value beside ours, with our 95% interval")
-            .hide(axis="index")
-        )
+        display(Markdown(findings_table.sentences(rows)))
+        display(HTML(findings_table.table_html(rows)))
         info = build_info()
-        display(Markdown(audit_findings.summary_text(rows, info["profile"] if info else None)))
+        counts = audit_findings.summary_text(rows, info["profile"] if info else None)
+        display(Markdown(f"{counts} {findings_table.method_note()}"))
         if self.page_dir is not None and self.notebook is not None:
             audit_findings.write_findings_json(
                 rows, self.page_dir / f"{self.notebook}.findings.json"
             )
-        return table
-
+        return audit_findings.findings_frame(rows)
 
     def show_key_figure(self, chart: object) -> object:
         """Display ``chart`` (an Altair chart), the page's key figure, and when the page is built
@@ -198,12 +196,6 @@ class Page:
             svg = vl_convert.vegalite_to_svg(chart.to_dict(), vl_version=charts.vega_lite_version())
             (self.page_dir / f"{self.notebook}.key.svg").write_text(svg)
         return chart
-
-
-def _format_number(value: object) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "n/a"
-    return f"{value:.4g}"
 
 
 def setup(namespace: Mapping[str, object]) -> Page:

@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from pruneaudit.audit.findings import VERDICTS
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.errors import PruneAuditError
@@ -30,7 +31,7 @@ from pruneaudit.errors import PruneAuditError
 FRONT = "_front.md"
 TIMINGS = "_timings.md"
 #: Verdicts in the order the answer line counts them (see ``pruneaudit.audit.findings``).
-VERDICT_ORDER = ("reproduced", "same direction, smaller", "not reproduced", "not testable here")
+VERDICT_ORDER = VERDICTS
 #: Where the book's source root sees the studies folder (links and images in the fragment).
 SITE_STUDIES = "/book/studies"
 

@@ -1,0 +1,204 @@
+"""A study page's findings for people: plain sentences first, then one compact table.
+
+- :func:`sentences`: one sentence per finding, generated from the row (what we found, beside the
+  paper's number, and what the verdict means).
+- :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval in
+  one cell, power, verdict as a coloured label) and, under each, a ``<details>`` row with the
+  definition, what the interval is over, the source and the excess over a noise null; a legend
+  of the verdicts follows. Styles: ``book/_static/findings.css``.
+
+Numbers are shown in the paper's unit (:data:`pruneaudit.audit.UNITS`: shares in %, differences
+of shares in percentage points) and rounded to the precision the interval supports: the
+interval's half-width keeps two significant digits (at most four decimals). The reading rules
+are in the methods page, section *Findings and verdicts*.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Sequence
+
+from pruneaudit.audit import findings as audit_findings
+from pruneaudit.audit.findings import Finding
+
+MINUS = "\u2212"
+#: Where a page's findings link: the methods section and the papers' list (from a study page).
+METHODS_LINK = "../methods_audit.html#findings-and-verdicts"
+PAPERS_LINK = "../intro.html"
+MEANING = {
+    audit_findings.REPRODUCED: "our interval excludes no effect and contains the paper's value",
+    audit_findings.SMALLER: "same direction as the paper, but smaller",
+    audit_findings.LARGER: "same direction as the paper, but larger",
+    audit_findings.INCONCLUSIVE: "too few units to tell: our interval holds both no effect and "
+    "the paper's value",
+    audit_findings.NOT_REPRODUCED: "our interval holds no effect and excludes the paper's value",
+    audit_findings.OPPOSITE: "the effect goes the other way",
+    audit_findings.NOT_TESTABLE: "it cannot be tested here",
+}
+_SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def decimals(ci_low: float | None, ci_high: float | None, unit: str = "") -> int:
+    """Decimals that show the interval's half-width (in the display unit) to two significant
+    digits, between 0 and 4; 3 when there is no interval of positive width."""
+    scale = _SCALE[unit][0]
+    if not (_finite(ci_low) and _finite(ci_high)) or ci_high <= ci_low:
+        return 3
+    half = (ci_high - ci_low) / 2 * scale
+    return int(min(4, max(0, 1 - math.floor(math.log10(half)))))
+
+
+def number(value: float | None, unit: str = "", places: int = 3, suffix: bool = True) -> str:
+    """``value`` in the display unit with ``places`` decimals and a true minus sign (the unit's
+    suffix unless ``suffix`` is False), ``—`` if missing."""
+    if not _finite(value):
+        return "\u2014"
+    scale, end = _SCALE[unit]
+    text = f"{value * scale:.{places}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", MINUS) + (end if suffix else "")
+
+
+def paper_text(row: Finding) -> str:
+    """The paper's value in the row's unit (four significant digits), ``—`` when it prints
+    only a direction."""
+    if not _finite(row.paper):
+        return "\u2014"
+    scale, suffix = _SCALE[row.unit]
+    return f"{row.paper * scale:.4g}".replace("-", MINUS) + suffix
+
+
+def ours_text(row: Finding) -> str:
+    """Ours with its interval in one string, e.g. ``−0.39 [−0.45, −0.33]`` or
+    ``−40.1 pts [−44.0, −36.2]`` (the unit once, after the estimate)."""
+    if not _finite(row.ours):
+        return "\u2014"
+    places = decimals(row.ci_low, row.ci_high, row.unit)
+    ours = number(row.ours, row.unit, places)
+    if not (_finite(row.ci_low) and _finite(row.ci_high)):
+        return f"{ours} [no interval]"
+    low = number(row.ci_low, row.unit, places, suffix=False)
+    high = number(row.ci_high, row.unit, places, suffix=False)
+    return f"{ours} [{low}, {high}]"
+
+
+def power_text(row: Finding) -> str:
+    """The row's power with two decimals, ``—`` when unknown."""
+    return f"{row.power:.2f}" if _finite(row.power) else "\u2014"
+
+
+def short_name(row: Finding) -> tuple[str, str]:
+    """The finding's id (``D4.5``, or empty) and the rest of its name."""
+    match = re.match(r"(D\d+\.\d+)\s*(.*)", row.finding)
+    return (match.group(1), match.group(2)) if match else ("", row.finding)
+
+
+def sentence(row: Finding) -> str:
+    """One plain sentence (Markdown) for ``row``: what we found, the paper's value, the verdict
+    and what it means."""
+    ident, label = short_name(row)
+    head = f"**{ident}** {label}" if ident else f"**{label}**"
+    if row.verdict == audit_findings.NOT_TESTABLE:
+        return f"{head}: not testable here ({row.basis.rstrip('.')})."
+    paper = (
+        f"the paper: {paper_text(row)}" if _finite(row.paper) else "the paper states a direction"
+    )
+    return f"{head}: ours {ours_text(row)} ({paper}). *{row.verdict}*: {MEANING[row.verdict]}."
+
+
+def sentences(rows: Sequence[Finding]) -> str:
+    """The answer first: one sentence per finding, as a Markdown list."""
+    return "\n".join(f"- {sentence(r)}" for r in rows)
+
+
+def _slug(verdict: str) -> str:
+    return re.sub(r"[^a-z]+", "-", verdict.lower()).strip("-")
+
+
+def _label(verdict: str) -> str:
+    return f'<span class="pa-verdict pa-v-{_slug(verdict)}">{html.escape(verdict)}</span>'
+
+
+def source_html(source: str) -> str:
+    """``source`` with each paper's abbreviation (P, H1, H2, SBD) linked to the list of papers."""
+    escaped = html.escape(source)
+    return re.sub(
+        r"\b(P|H1|H2|SBD)\b(?=[;, )]|$)",
+        lambda m: f'<a href="{PAPERS_LINK}">{m.group(1)}</a>',
+        escaped,
+    )
+
+
+def _details(row: Finding) -> str:
+    parts = []
+    if row.definition:
+        parts.append(f"<b>Definition:</b> {html.escape(row.definition)}")
+    if row.basis:
+        said = "Why" if row.verdict == audit_findings.NOT_TESTABLE else "Interval over"
+        parts.append(f"<b>{said}:</b> {html.escape(row.basis)}")
+    if row.source:
+        parts.append(f"<b>Source:</b> {source_html(row.source)}")
+    if row.excess is not None and all(map(_finite, row.excess)):
+        est, low, high = row.excess
+        places = decimals(low, high, row.unit)
+        parts.append(
+            "<b>Beyond dense-vs-dense noise:</b> "
+            f"{number(est, row.unit, places)} [{number(low, row.unit, places, False)}, "
+            f"{number(high, row.unit, places, False)}]"
+        )
+    return "<br>".join(parts)
+
+
+def table_html(rows: Sequence[Finding]) -> str:
+    """The findings table (HTML) with a details row under each finding and a verdict legend."""
+    head = (
+        "<thead><tr><th>Finding</th><th>Paper</th><th>Ours [95% interval]</th>"
+        "<th>Power</th><th>Verdict</th></tr></thead>"
+    )
+    body = []
+    for row in rows:
+        ident, label = short_name(row)
+        name = (
+            f'<a href="{METHODS_LINK}">{html.escape(ident)}</a> {html.escape(label)}'
+            if ident
+            else html.escape(label)
+        )
+        body.append(
+            "<tr class=\"pa-row\">"
+            f'<td data-label="Finding">{name}</td>'
+            f'<td data-label="Paper">{paper_text(row)}</td>'
+            f'<td data-label="Ours [95% interval]">{ours_text(row)}</td>'
+            f'<td data-label="Power">{power_text(row)}</td>'
+            f'<td data-label="Verdict">{_label(row.verdict)}</td></tr>'
+        )
+        details = _details(row)
+        if details:
+            body.append(
+                '<tr class="pa-details"><td colspan="5"><details><summary>How this row is '
+                f"computed</summary>{details}</details></td></tr>"
+            )
+    legend = " ".join(
+        f"{_label(v)} {html.escape(MEANING[v])}." for v in audit_findings.VERDICTS
+    )
+    return (
+        '<div class="pa-findings"><table class="pa-findings-table">'
+        f"{head}<tbody>{''.join(body)}</tbody></table>"
+        f'<p class="pa-legend">{legend}</p></div>'
+    )
+
+
+def method_note() -> str:
+    """The short note under the table: how verdicts and power are read, with the methods link."""
+    return (
+        "How to read it: the verdict compares our 95% interval with no effect and with the "
+        "paper's value; the power is the chance that an interval as wide as ours would show the "
+        "paper's effect if it were real. Details: "
+        f"[methods, Findings and verdicts]({METHODS_LINK})."
+    )
