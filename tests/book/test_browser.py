@@ -321,6 +321,7 @@ def _cells(page) -> list[dict]:
             const shown = !!input && !input.closest('details:not([open])') &&
                           input.checkVisibility();
             const findings = [...c.querySelectorAll('.cell_output table')].some(t => {
+                if (t.classList.contains('pa-findings-table')) return true;
                 const cap = t.querySelector('caption');
                 const heads = [...t.querySelectorAll('th')].map(h => h.textContent.trim());
                 return (cap && /^findings/i.test(cap.textContent.trim())) ||
@@ -355,6 +356,40 @@ def test_findings_table_comes_before_visible_code(
             f"{path}: code cell {shown[0]} is unfolded before the findings table "
             f"(cell {with_findings[0]}); fold it (hide-input / hide-cell) or move it below"
         )
+
+
+FILE_NAME = re.compile(r"\b[\w.-]+\.(?:txt|csv|json|py|ipynb|ya?ml|parquet|md)\b")
+
+
+@pytest.mark.parametrize("width", (1400, 390))
+def test_findings_tables_fit_and_pages_name_no_files(
+    browser, server: str, book_html: Path, width: int
+) -> None:
+    """Every study page's findings table fits its container (no horizontal scroll) at a desktop
+    and a phone width, and no file name appears in the page's visible text (code aside)."""
+    problems = []
+    for path in study_pages(book_html):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        try:
+            page.goto(f"{server}/{path}", wait_until="networkidle")
+            tables = page.eval_on_selector_all(
+                "table.pa-findings-table",
+                "ts => ts.map(t => [t.scrollWidth, t.parentElement.clientWidth])",
+            )
+            if not tables and not Path(path).name.startswith("00_"):
+                problems.append(f"{path}: no findings table")
+            problems += [f"{path}: table {w} px in {c} px" for w, c in tables if w > c]
+            text = page.evaluate(
+                """() => { const main = document.querySelector('main') || document.body;
+                    const copy = main.cloneNode(true);
+                    copy.querySelectorAll('.cell_input, pre, code, script, style')
+                        .forEach(e => e.remove());
+                    return copy.innerText; }"""
+            )
+            problems += [f"{path}: file name {m!r}" for m in set(FILE_NAME.findall(text))]
+        finally:
+            page.close()
+    assert not problems, problems
 
 
 def test_no_progress_bar_or_kernel_warning_in_outputs(book_html: Path) -> None:
