@@ -97,3 +97,46 @@ def test_monitor_plain_lines_for_a_log(tmp_path: Path) -> None:
 def test_monitor_rewrites_one_line_on_a_terminal(tmp_path: Path) -> None:
     text = _monitor_run(tmp_path, tty=True)
     assert "\n" not in text and text.count("\r\x1b[K") == 4
+
+
+def test_other_processes_are_measured_and_this_one_is_not(monkeypatch) -> None:
+    """others_busy: the system's busy CPU seconds over the window less this process tree's."""
+    import types
+
+    import psutil
+
+    clock = {"t": 0.0, "system": 100.0, "own": 10.0}
+
+    def sleep(seconds: float) -> None:  # 1.5 s of the window: 2.0 cores busy, 0.5 of them ours
+        clock["t"] += seconds
+        clock["system"] += 2.0 * seconds
+        clock["own"] += 0.5 * seconds
+
+    class Proc:
+        def __init__(self, *a) -> None:
+            pass
+
+        def cpu_times(self):
+            return types.SimpleNamespace(user=clock["own"], system=0.0)
+
+        def parent(self):
+            return None
+
+        def children(self, recursive=False):
+            return []
+
+    class Times(tuple):
+        pass
+
+    def system_times():
+        t = Times((clock["system"], 0.0, 500.0))
+        t.idle, t.iowait = 500.0, 0.0  # type: ignore[attr-defined]
+        return t
+
+    monkeypatch.setattr(psutil, "Process", Proc)
+    monkeypatch.setattr(psutil, "cpu_times", system_times)
+    monkeypatch.setattr(time, "sleep", sleep)
+    monkeypatch.setattr(time, "monotonic", lambda: clock["t"])
+    assert progress.others_busy(1.5) == pytest.approx(1.5)
+    n, why = book.choose_threads("", 2, 0.2)
+    assert n == 2 and "other processes busy 0.2 cores" in why

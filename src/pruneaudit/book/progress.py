@@ -10,8 +10,8 @@ Runner side: :class:`Monitor` prints, per notebook, which code cell runs out of 
 rewritten in place, in a log (not a tty) plain lines.
 
 Threads: :func:`choose_threads` picks torch's thread count from the cores actually free
-(``os.cpu_count() - os.getloadavg()[0]``, rounded, at least 1) unless ``$PRUNEAUDIT_THREADS``
-sets it.
+(``os.cpu_count()`` less the cores other processes keep busy over half a second,
+:func:`others_busy`; rounded, at least 1) unless ``$PRUNEAUDIT_THREADS`` sets it.
 """
 
 from __future__ import annotations
@@ -86,11 +86,48 @@ def route_tqdm(path: str | os.PathLike | None = None) -> bool:
 # ------------------------------------------------------------------------------ threads
 
 
+def others_busy(window: float = 0.5) -> float:
+    """Cores that processes other than this one and its parent and children kept busy over the
+    last ``window`` seconds (psutil's system CPU times less this process tree's)."""
+    import time
+
+    import psutil
+
+    def own() -> float:
+        procs = [psutil.Process()]
+        try:
+            procs.append(procs[0].parent())
+            procs += procs[0].children(recursive=True)
+        except psutil.Error:
+            pass
+        total = 0.0
+        for proc in procs:
+            try:
+                t = proc.cpu_times()
+            except (psutil.Error, AttributeError):
+                continue
+            total += t.user + t.system
+        return total
+
+    def system() -> float:
+        t = psutil.cpu_times()
+        return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+    start, mine, wall = system(), own(), time.monotonic()
+    time.sleep(window)
+    elapsed = time.monotonic() - wall
+    busy = (system() - start) - (own() - mine)
+    return max(0.0, busy / elapsed)
+
+
 def choose_threads(
     setting: str | None = None, cores: int | None = None, load: float | None = None
 ) -> tuple[int, str]:
     """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
-    else the cores free: ``cores - load`` (1-minute load average) rounded, between 1 and cores."""
+    else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load`` (default
+    :func:`others_busy`, measured over half a second) is the cores other processes keep busy
+    now: an idle machine gets every core, also right after an install (the load average, which
+    lags by minutes, is not used)."""
     setting = setting if setting is not None else os.environ.get(THREADS_ENV)
     if setting:
         if not setting.strip().isdigit() or int(setting) < 1:
@@ -99,9 +136,12 @@ def choose_threads(
             )
         return int(setting), f"set by {THREADS_ENV}"
     cores = cores if cores is not None else os.cpu_count() or 1
-    load = load if load is not None else os.getloadavg()[0]
+    load = load if load is not None else others_busy()
     free = min(cores, max(1, math.floor(cores - load + 0.5)))
-    return free, f"{cores} cores, load {load:.1f}: {free} free (set {THREADS_ENV} to choose)"
+    return free, (
+        f"{cores} cores, other processes busy {load:.1f} cores now: {free} free "
+        f"(set {THREADS_ENV} to choose)"
+    )
 
 
 # ------------------------------------------------------------------------------ runner side
