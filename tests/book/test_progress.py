@@ -140,3 +140,32 @@ def test_other_processes_are_measured_and_this_one_is_not(monkeypatch) -> None:
     assert progress.others_busy(1.5) == pytest.approx(1.5)
     n, why = book.choose_threads("", 2, 0.2)
     assert n == 2 and "other processes busy 0.2 cores" in why
+
+
+def test_log_lines_are_throttled_across_bars_so_short_bars_show_progress(monkeypatch, tmp_path):
+    """One line per interval across all bars: a run of short bars (one population each) writes
+    their in-progress states, not a 0% line per bar."""
+    now = {"t": 100.0}
+    monkeypatch.setattr(time, "monotonic", lambda: now["t"])
+    monkeypatch.setattr(progress._LineFile, "last", -float("inf"))
+    out = progress._LineFile(tmp_path / "log", interval=5.0)
+    for bar in range(3):  # three bars of 4 s each, refreshed every second
+        for step in range(4):
+            out.write(f"\rbar {bar}: {step}/4")
+            now["t"] += 1.0
+    lines = (tmp_path / "log").read_text().splitlines()
+    assert lines == ["bar 0: 0/4", "bar 1: 1/4", "bar 2: 2/4"]
+    now["t"] += 10.0
+    assert out.write("\r  \r") == 4  # a blank refresh writes no line
+    assert len((tmp_path / "log").read_text().splitlines()) == 3
+
+
+def test_routed_bars_refresh_often_and_leave_the_throttle_to_the_file(
+    tmp_path: Path, restore_tqdm: None
+) -> None:
+    assert progress.route_tqdm(tmp_path / "log")
+    bar = tqdm.auto.tqdm(total=9, desc="train")
+    try:
+        assert bar.mininterval == 0.5 and bar.miniters == 1
+    finally:
+        bar.close()

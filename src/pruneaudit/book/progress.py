@@ -37,14 +37,23 @@ THREADS_ENV = "PRUNEAUDIT_THREADS"
 
 
 class _LineFile:
-    """A file-like object for tqdm that appends each refresh as one line to ``path``."""
+    """A file-like object for tqdm that appends a refresh as one line to ``path``, at most one
+    line every ``interval`` seconds across all bars (shared clock), so that many short bars (a
+    population trained in seconds) show their progress instead of a line at 0% each."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    last = -math.inf
+
+    def __init__(self, path: str | os.PathLike, interval: float = 0.0) -> None:
         self.path = Path(path)
+        self.interval = interval
 
     def write(self, text: str) -> int:
+        import time
+
         line = text.replace("\r", "").replace("\x1b[A", "").strip()
-        if line:
+        now = time.monotonic()
+        if line and now - _LineFile.last >= self.interval:
+            _LineFile.last = now
             with self.path.open("a") as f:
                 f.write(line + "\n")
         return len(text)
@@ -73,7 +82,11 @@ def route_tqdm(path: str | os.PathLike | None = None) -> bool:
         """tqdm writing plain lines to the build's progress file."""
 
         def __init__(self, *args: object, **kwargs: object) -> None:
-            kwargs.update(file=_LineFile(path), ascii=True, ncols=100, mininterval=interval)
+            # Bars refresh every half second; the file keeps one line per `interval` of them.
+            kwargs.update(
+                file=_LineFile(path, interval), ascii=True, ncols=100, mininterval=0.5,
+                miniters=1,
+            )
             super().__init__(*args, **kwargs)
 
     tqdm.auto.tqdm = FileTqdm
