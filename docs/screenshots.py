@@ -1,11 +1,12 @@
-"""Full-page screenshots of study pages of a built book, 1400 px wide (issue 14's before/after).
+"""Screenshots of the study pages of a built book at a desktop and a phone width.
 
-Serves the HTML folder on 127.0.0.1, opens each page in headless Chromium (Debian's
-``/usr/bin/chromium``; ``make browser``), refuses requests to other hosts, and saves
-``docs/screenshots/<label>-<page>.png``::
+Serves the HTML folder on 127.0.0.1, opens each page in headless Chromium (the one
+``tests/browsers.py`` finds), refuses requests to other hosts, and saves
+``docs/screenshots/<label>-<page>-<width>.png``: the page's findings (the plain sentences and
+the table; ``--region page`` for the whole page)::
 
     python docs/screenshots.py _build/html --label after
-    python docs/screenshots.py /tmp/main/_build/html --label before --pages 02_qmnist_writers
+    python docs/screenshots.py /tmp/old/_build/html --label before --pages 04_compression_impact
 """
 
 from __future__ import annotations
@@ -17,10 +18,23 @@ import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
-CHROMIUM = Path("/usr/bin/chromium")
 OUT = Path(__file__).resolve().parent / "screenshots"
-PAGES = ("02_qmnist_writers", "04_compression_impact")
-WIDTH = 1400
+PAGES = (
+    "01_population_ols",
+    "02_qmnist_writers",
+    "03_pareto_selection",
+    "04_compression_impact",
+    "05_robustness",
+)
+WIDTHS = (1400, 390)
+#: The findings region: the cell that shows the findings table (the new class or the old
+#: Styler's caption "Findings...").
+FINDINGS = (
+    "() => { const t = document.querySelector('table.pa-findings-table') || "
+    "[...document.querySelectorAll('table')].find(t => /^Findings/.test("
+    "(t.querySelector('caption') || {}).textContent || '')); "
+    "return t ? t.closest('.cell_output') || t : null; }"
+)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -29,10 +43,24 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def screenshots(
-    html: Path, label: str, pages: tuple[str, ...] = PAGES, out: Path = OUT
+    html: Path,
+    label: str,
+    pages: tuple[str, ...] = PAGES,
+    out: Path = OUT,
+    widths: tuple[int, ...] = WIDTHS,
+    region: str = "findings",
 ) -> list[Path]:
-    """Save one full-page PNG per study page of the book in ``html``; return their paths."""
+    """Save one PNG per study page and width of the book in ``html``; return their paths."""
+    import sys
+
     from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from browsers import HOW, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        raise SystemExit(HOW)
 
     out.mkdir(parents=True, exist_ok=True)
     handler = functools.partial(_Quiet, directory=str(html))
@@ -43,23 +71,30 @@ def screenshots(
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(
-                executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
+                executable_path=str(chromium), headless=True, args=["--no-sandbox"]
             )
             for name in pages:
-                page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
-                page.route(
-                    "**/*",
-                    lambda route: route.continue_()
-                    if urlparse(route.request.url).hostname in ("127.0.0.1", None)
-                    else route.abort(),
-                )
-                page.goto(f"{base}/book/studies/{name}.html", wait_until="networkidle")
-                page.wait_for_timeout(1500)  # charts draw after load
-                target = out / f"{label}-{name}.png"
-                page.screenshot(path=str(target), full_page=True)
-                _shrink(target)
-                saved.append(target)
-                page.close()
+                if not (html / "book" / "studies" / f"{name}.html").is_file():
+                    continue
+                for width in widths:
+                    page = browser.new_page(viewport={"width": width, "height": 1000})
+                    page.route(
+                        "**/*",
+                        lambda route: route.continue_()
+                        if urlparse(route.request.url).hostname in ("127.0.0.1", None)
+                        else route.abort(),
+                    )
+                    page.goto(f"{base}/book/studies/{name}.html", wait_until="networkidle")
+                    page.wait_for_timeout(1500)  # charts draw after load
+                    target = out / f"{label}-{name}-{width}.png"
+                    element = page.evaluate_handle(FINDINGS).as_element()
+                    if region == "findings" and element is not None:
+                        element.screenshot(path=str(target))
+                    else:
+                        page.screenshot(path=str(target), full_page=True)
+                    _shrink(target)
+                    saved.append(target)
+                    page.close()
             browser.close()
     finally:
         httpd.shutdown()
@@ -81,8 +116,13 @@ def main() -> None:
     parser.add_argument("html", type=Path, help="the book's HTML folder (<build>/_build/html)")
     parser.add_argument("--label", required=True, help="before or after")
     parser.add_argument("--pages", nargs="+", default=list(PAGES))
+    parser.add_argument("--widths", nargs="+", type=int, default=list(WIDTHS))
+    parser.add_argument("--region", choices=("findings", "page"), default="findings")
     args = parser.parse_args()
-    for path in screenshots(args.html, args.label, tuple(args.pages)):
+    shots = screenshots(
+        args.html, args.label, tuple(args.pages), widths=tuple(args.widths), region=args.region
+    )
+    for path in shots:
         print(path)
 
 

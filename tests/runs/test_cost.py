@@ -35,4 +35,4 @@ def test_gpu_hours_takes_the_fastest_configuration_of_the_study(tmp_path):
 
 def test_gpu_cost_says_not_measured_without_a_benchmark(tmp_path):
     text = runs.gpu_cost_text("Study 2", tmp_path / "absent.csv")
-    assert text.startswith("not measured") and "gpu_training.py" in text
+    assert text.startswith("not measured") and "GPU benchmark" in text

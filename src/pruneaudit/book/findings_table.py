@@ -25,7 +25,7 @@ from pruneaudit.audit.findings import Finding
 
 MINUS = "\u2212"
 #: Where a page's findings link: the methods section and the papers' list (from a study page).
-METHODS_LINK = "../methods_audit.html#findings-and-verdicts"
+METHODS_LINK = "../methods_audit.html#findings-and-verdicts-pruneaudit-audit-findings"
 PAPERS_LINK = "../intro.html"
 MEANING = {
     audit_findings.REPRODUCED: "our interval excludes no effect and contains the paper's value",

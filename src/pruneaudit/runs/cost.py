@@ -63,7 +63,7 @@ def gpu_cost_text(study: str, path: str | Path = GPU_COSTS) -> str:
     hours = gpu_hours(study, path)
     if hours is None:
         return (
-            "not measured: no GPU was available where this book was built (run "
-            "`python benchmarks/gpu_training.py --device cuda` on one, then rebuild)"
+            "not measured: no GPU was available where this book was built (the book's GPU "
+            "benchmark measures it on one; the Reproducing page says how)"
         )
-    return f"about {hours:,.1f} h (fastest configuration of `benchmarks/gpu_training.py`)"
+    return f"about {hours:,.1f} h (fastest configuration of the book's GPU benchmark)"
