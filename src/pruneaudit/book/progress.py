@@ -11,7 +11,8 @@ rewritten in place, in a log (not a tty) plain lines.
 
 Threads: :func:`choose_threads` picks torch's thread count from the cores actually free
 (``os.cpu_count()`` less the cores other processes keep busy over half a second,
-:func:`pruneaudit.book.progress.others_busy`; rounded, at least 1) unless ``$PRUNEAUDIT_THREADS`` sets it.
+:func:`pruneaudit.book.progress.others_busy`; rounded, at least 1) unless
+``$PRUNEAUDIT_THREADS`` sets it.
 """
 
 from __future__ import annotations
@@ -137,9 +138,9 @@ def choose_threads(
     setting: str | None = None, cores: int | None = None, load: float | None = None
 ) -> tuple[int, str]:
     """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
-    else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load`` (default
-    :func:`pruneaudit.book.progress.others_busy`, measured over half a second) is the cores other processes keep busy
-    now: an idle machine gets every core, also right after an install (the load average, which
+    else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load``
+    (default :func:`pruneaudit.book.progress.others_busy`, over half a second) is the cores
+    other processes keep busy now: an idle machine gets every core, also right after an install (the load average, which
     lags by minutes, is not used)."""
     setting = setting if setting is not None else os.environ.get(THREADS_ENV)
     if setting:
