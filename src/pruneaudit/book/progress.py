@@ -140,8 +140,8 @@ def choose_threads(
     """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
     else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load``
     (default :func:`pruneaudit.book.progress.others_busy`, over half a second) is the cores
-    other processes keep busy now: an idle machine gets every core, also right after an install (the load average, which
-    lags by minutes, is not used)."""
+    other processes keep busy now: an idle machine gets every core, also right after an
+    install (the load average, which lags by minutes, is not used)."""
     setting = setting if setting is not None else os.environ.get(THREADS_ENV)
     if setting:
         if not setting.strip().isdigit() or int(setting) < 1:
