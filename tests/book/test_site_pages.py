@@ -65,7 +65,10 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     assert "{doc}`Study 2 — writers </book/studies/02_writers>`" in text
     assert "**Asks.** Pruning costs little. Is the loss spread evenly over writers, or not?" in text
     assert "3 findings: 2 reproduced, 1 not reproduced." in text
-    assert "First: D2.1 spread: ours 0.12 [0.07, 0.17], paper 0.2, reproduced." in text
+    assert (
+        "First: **D2.1** spread: ours 0.120 [0.070, 0.170] (the paper: 0.2). *reproduced*: our "
+        "interval excludes no effect and contains the paper's value." in text
+    )
     assert "```{figure} /book/studies/02_writers.key.svg" in text
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
     entry = text[text.index("### 05_shift") :]
@@ -76,7 +79,7 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
 def test_front_page_changes_with_the_results(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
-    assert "1 finding: 1 not reproduced. First: D2.1 spread: ours 0.01" in text
+    assert "1 finding: 1 not reproduced. First: **D2.1** spread: ours 0.010 [" in text
 
 
 def test_front_page_without_findings(tmp_path: Path) -> None:
@@ -97,7 +100,7 @@ def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
 
 def test_answer_line_direction_only() -> None:
     row = _row("reproduced") | {"paper": None}
-    assert "the paper states a direction only, reproduced" in pages.answer_line([row])
+    assert "(the paper states a direction). *reproduced*" in pages.answer_line([row])
 
 
 def test_answer_line_not_testable() -> None:

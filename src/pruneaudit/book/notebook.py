@@ -167,17 +167,17 @@ class Page:
     notebook: str | None = None
 
     def show_findings(self, rows: Sequence[audit_findings.Finding]) -> pd.DataFrame:
-        """Display the findings, answer first (one plain sentence each), then the table (paper
-        beside ours with its interval, power, verdict; details on demand), the verdict counts
-        and how to read them; when the page is built, also write them as
-        ``<page_dir>/<notebook>.findings.json``. Return the table as a frame."""
+        """Display the findings, answer first (one plain sentence each), then how to read them
+        (a short note linking the methods page), the table (paper beside ours with its interval,
+        power, verdict; details on demand) and the verdict counts; when the page is built, also
+        write them as ``<page_dir>/<notebook>.findings.json``. Return the table as a frame."""
         from IPython.display import HTML, Markdown, display
 
-        display(Markdown(findings_table.sentences(rows)))
-        display(HTML(findings_table.table_html(rows)))
         info = build_info()
-        counts = audit_findings.summary_text(rows, info["profile"] if info else None)
-        display(Markdown(f"{counts} {findings_table.method_note()}"))
+        display(Markdown(findings_table.sentences(rows)))
+        display(Markdown(findings_table.method_note()))
+        display(HTML(findings_table.table_html(rows)))
+        display(Markdown(audit_findings.summary_text(rows, info["profile"] if info else None)))
         if self.page_dir is not None and self.notebook is not None:
             audit_findings.write_findings_json(
                 rows, self.page_dir / f"{self.notebook}.findings.json"

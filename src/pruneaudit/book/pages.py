@@ -17,13 +17,15 @@ before ``jupyter-book build``. The intro and Reproducing pages ``{include}`` the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 from collections import Counter
 from pathlib import Path
 
-from pruneaudit.audit.findings import VERDICTS
+from pruneaudit.audit.findings import VERDICTS, Finding
+from pruneaudit.book.findings_table import sentence
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.errors import PruneAuditError
@@ -89,35 +91,29 @@ def _title_and_question(notebook: Path) -> tuple[str, str]:
     return title, question or fallback
 
 
-def _number(value: object) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "n/a"
-    return f"{value:.3g}" if isinstance(value, int | float) else str(value)
-
-
 def answer_line(rows: list[dict]) -> str:
-    """One line from a page's findings: verdict counts and the first finding's numbers."""
+    """One line from a page's findings: the verdict counts and the first finding in one plain
+    sentence (:func:`pruneaudit.book.findings_table.sentence`)."""
     if not rows:
         return "no findings recorded on this page yet"
     counts = Counter(r.get("verdict", "") for r in rows)
     order = [v for v in VERDICT_ORDER if counts[v]] + sorted(set(counts) - set(VERDICT_ORDER))
     parts = [f"{counts[v]} {v}" for v in order]
-    head = rows[0]
-    if head.get("verdict") == "not testable here":
-        detail = f"{head['finding']}: not testable here"
-    else:
-        paper = (
-            "the paper states a direction only"
-            if head.get("paper") is None
-            else f"paper {_number(head.get('paper'))}"
-        )
-        detail = (
-            f"{head['finding']}: ours {_number(head.get('ours'))} "
-            f"[{_number(head.get('ci_low'))}, {_number(head.get('ci_high'))}], "
-            f"{paper}, {head.get('verdict')}"
-        )
     noun = "finding" if len(rows) == 1 else "findings"
-    return f"{len(rows)} {noun}: {', '.join(parts)}. First: {detail}."
+    return f"{len(rows)} {noun}: {', '.join(parts)}. First: {_first_sentence(rows[0])}"
+
+
+def _first_sentence(row: dict) -> str:
+    fields = {f.name for f in dataclasses.fields(Finding)}
+    known = {k: v for k, v in row.items() if k in fields}
+    if known.get("excess") is not None:
+        known["excess"] = tuple(known["excess"])
+    try:
+        finding = Finding(**{"paper": None, "ours": None, "ci_low": None, "ci_high": None,
+                             "source": "", **known})
+    except (TypeError, PruneAuditError):
+        return f"{row.get('finding', '?')}: {row.get('verdict', '?')}."
+    return sentence(finding)
 
 
 def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
