@@ -50,7 +50,6 @@ from .params import (  # noqa: F401
 )
 from .rows import (  # noqa: F401
     ONE_MORE_TECHNIQUE,
-    PICK_PAPER,
     _seed_points,
     findings,
     frontier_techniques,
@@ -89,5 +88,4 @@ __all__ = [
     "findings",
     "ONE_MORE_TECHNIQUE",
     "pick_sparsities",
-    "PICK_PAPER",
 ]

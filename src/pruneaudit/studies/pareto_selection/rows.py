@@ -101,9 +101,6 @@ def unfairness_slopes(classes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["technique", "treatment", "seed", "slope"])
 
 
-#: P's selected point, "around 68%" sparsity (P Sec. 4.2; the table prints no number).
-PICK_PAPER = 0.68
-PICK_SOURCE = "P; Sec. 4.2, Figs. 3-4"
 #: D3.1's smallest effect of interest: one technique more than the null of a single one.
 ONE_MORE_TECHNIQUE = 1.0
 #: D3.3's smallest effect of interest: unfairness (max − min, a fraction) rising by 0.1 from no
@@ -136,14 +133,15 @@ def _pick_finding(sparsities: pd.DataFrame, weight: float) -> F.Finding:
     held-out gain row is D3.2's test)."""
     m, lo, hi = F.mean_interval(sparsities["pick"])
     sparsest = float(sparsities["sparsest"].mean())
+    paper = F.lookup("S3_Pareto_selection", "sparsity")  # P's selected point, read from Fig. 4a
     return F.Finding(
-        "D3.2 the fairness pick's sparsity (P: around 68%; comparator)",
-        PICK_PAPER,
+        f"D3.2 the fairness pick's sparsity (P: {paper.value}; comparator)",
+        paper.number,
         m,
         lo,
         hi,
         F.NOT_TESTABLE,
-        PICK_SOURCE,
+        SOURCE,
         f"comparator, no verdict: noise alone also moves the pick below the sparsest candidate "
         f"({sparsest:.1%} here), so this value cannot fail; Student-t over {len(sparsities)} "
         "seeds (none on fewer than 3)",
@@ -192,7 +190,7 @@ def findings(
         F.finding(
             "D3.2 fairness pick is fairer than the sparsest net",
             m, lo, hi, None,
-            source=PICK_SOURCE, direction=1, smallest=0.01, df=max(len(gains) - 1, 1),
+            source=SOURCE, direction=1, smallest=0.01, df=max(len(gains) - 1, 1),
             unit="points",
             definition="per seed, unfairness (max − min) of the sparsest candidate minus the "
             "pick's, both chosen on the other seeds' means (held out)",
