@@ -303,13 +303,7 @@ def permutation_null(
     permutations, so the test is not exact (Southworth, Kim & Owen 2009, *J. Comput. Biol.*
     16): its false-positive rate is measured in ``tests/studies/test_impact_findings_null.py``.
     """
-    num_classes = check_num_classes(num_classes)
-    b = check_population("baseline_preds", baseline_preds, num_classes)
-    v = check_population("compressed_preds", compressed_preds, num_classes)
-    if b.shape[1] != v.shape[1]:
-        raise PruneAuditError(
-            f"both populations must predict the same examples: {b.shape[1]} vs {v.shape[1]}"
-        )
+    b, v, num_classes = _pair(baseline_preds, compressed_preds, check_num_classes(num_classes))
     if n_perm < 1:
         raise PruneAuditError(f"n_perm must be a positive integer, got {n_perm!r}")
     if len(v) < len(b) - len(b) // 2:
@@ -356,13 +350,7 @@ def bootstrap_members(
     ``np.random.default_rng(seed)``; the votes of a resample are those counts times the
     members' one-hot predictions (one matrix product per resample).
     """
-    num_classes = check_num_classes(num_classes)
-    b = check_population("baseline_preds", baseline_preds, num_classes)
-    v = check_population("compressed_preds", compressed_preds, num_classes)
-    if b.shape[1] != v.shape[1]:
-        raise PruneAuditError(
-            f"both populations must predict the same examples: {b.shape[1]} vs {v.shape[1]}"
-        )
+    b, v, num_classes = _pair(baseline_preds, compressed_preds, check_num_classes(num_classes))
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise PruneAuditError(f"n_boot must be a positive integer, got {n_boot!r}")
     hot_b, hot_v = _onehot(b, num_classes), _onehot(v, num_classes)
