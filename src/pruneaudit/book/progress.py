@@ -29,7 +29,8 @@ from typing import TextIO
 from pruneaudit.errors import PruneAuditError
 
 PROGRESS_ENV = "PRUNEAUDIT_PROGRESS_FILE"
-#: Seconds between two progress lines of one bar (the runner sets it: 1 on a terminal, 10 in a log).
+#: Seconds between two progress lines, across all bars (the runner sets it: 1 on a terminal, 10
+#: in a log).
 INTERVAL_ENV = "PRUNEAUDIT_PROGRESS_INTERVAL"
 THREADS_ENV = "PRUNEAUDIT_THREADS"
 
@@ -49,8 +50,6 @@ class _LineFile:
         self.interval = interval
 
     def write(self, text: str) -> int:
-        import time
-
         line = text.replace("\r", "").replace("\x1b[A", "").strip()
         now = time.monotonic()
         if line and now - _LineFile.last >= self.interval:
@@ -103,8 +102,6 @@ def route_tqdm(path: str | os.PathLike | None = None) -> bool:
 def others_busy(window: float = 0.5) -> float:
     """Cores that processes other than this one and its parent and children kept busy over the
     last ``window`` seconds (psutil's system CPU times less this process tree's)."""
-    import time
-
     import psutil
 
     def own() -> float:
