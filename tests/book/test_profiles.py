@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 import types
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pruneaudit import book
 from pruneaudit.book import profiles, runner
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.errors import PruneAuditError, check_range
+from pruneaudit.studies.params import StudyParams
 
 CELL = """# Parameters
 epochs: int = 3
@@ -84,19 +86,27 @@ def test_study_module_is_named_by_the_notebook_stem() -> None:
     assert book.study_module("99_no_such_study") is None
 
 
-def test_study_validate_runs_with_all_values(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = {}
 
-    def validate(params: dict) -> None:
-        seen.update(params)
-        if params["iterations"] > 6:
-            raise PruneAuditError("iterations must be at most 6 here")
+    @dataclass(frozen=True, kw_only=True)
+    class Params(StudyParams):
+        n_classes: int
+        iterations: int
+        seed: int
 
-    fake = types.SimpleNamespace(validate=validate)
+        def rules(self):
+            seen.update(self.as_dict())
+            yield lambda: check_range("iterations", self.iterations, 1, 6)
+
+    fake = types.SimpleNamespace(Params=Params)
     monkeypatch.setattr(profiles, "study_module", lambda name: fake)
     book.validate_notebook("00_template", "smoke")
-    assert seen == {"n_classes": 3, "iterations": 5, "seed": 0, "data_root": None}
-    with pytest.raises(PruneAuditError, match="00_template: iterations must be at most 6"):
+    assert seen == {
+        "n_classes": 3, "iterations": 5, "seed": 0, "data_root": None, "store": None,
+        "device": "auto",
+    }
+    with pytest.raises(PruneAuditError, match=r"00_template: .*iterations must be in \[1, 6\]"):
         book.validate_notebook("00_template", "smoke", {"iterations": 7})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pruneaudit import audit, data, training
+from pruneaudit import audit, data, runs, training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations, series
 
@@ -76,7 +76,7 @@ def test_series_frame_grid_and_cache(data_root, tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(frame, series.series_frame(*args, **kw))
 
 
-def test_grid_cost_hand_computed(data_root):
+def test_grid_cost_hand_computed(data_root, tmp_path):
     cost = series.grid_cost(
         ["mnist"],
         ["lenet", "alexnet"],
@@ -87,14 +87,26 @@ def test_grid_cost_hand_computed(data_root):
         2,
         train_size=1000,
         root=str(data_root),
+        store=str(tmp_path),
     ).set_index("model")
     rounds = 1 + 1 * 2 * 3
     assert cost.loc["lenet", "model_epochs"] == 2 * rounds * 2
     assert cost.loc["lenet", "images"] == 2 * rounds * 2 * 800
-    expected = 2 * rounds * 2 * 800 / 10_000 * series.SECONDS_PER_10K["lenet"] / 3600
+    reference = runs.cost.REFERENCE_SECONDS_PER_10K
+    expected = 2 * rounds * 2 * 800 / 10_000 * reference["lenet"] / 3600
     assert cost.loc["lenet", "cpu_hours"] == pytest.approx(expected)
-    ratio = series.SECONDS_PER_10K["alexnet"] / series.SECONDS_PER_10K["lenet"]
+    ratio = reference["alexnet"] / reference["lenet"]
     assert cost.loc["alexnet", "cpu_hours"] == pytest.approx(expected * ratio)
+    assert "reference" in cost.loc["lenet", "rate"]
+    # a store's recorded rate replaces the reference: the median of its records
+    for seconds in (1.0, 3.0, 2.0):
+        runs.cost.record_rate(tmp_path, "lenet", "cpu", seconds, 10_000)
+    recorded = series.grid_cost(
+        ["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0, 1], 3, 2, train_size=1000,
+        root=str(data_root), store=str(tmp_path),
+    ).set_index("model")
+    assert recorded.loc["lenet", "cpu_hours"] == pytest.approx(expected / reference["lenet"] * 2.0)
+    assert "median of 3" in recorded.loc["lenet", "rate"]
 
 
 def test_capped_sizes(data_root):

@@ -29,9 +29,10 @@ def test_finding_null_and_effect() -> None:
     assert effect.verdict == "reproduced" and effect.ours < 0
 
 
-def test_validate() -> None:
+def test_params_rules() -> None:
     with pytest.raises(PruneAuditError, match="n_classes must be at least 2"):
-        template.validate({"n_classes": 1})
+        template.Params(n_classes=1, iterations=3, seed=0)
+    assert template.Params(n_classes=2, iterations=3, seed=0).device == "auto"
 
 
 def test_charts_have_an_explorer() -> None:

@@ -21,7 +21,6 @@ from pruneaudit.book.notebook import (
     Page,
     banner_text,
     build_info,
-    check_parameters,
     library_versions,
     print_provenance,
     setup,
@@ -77,7 +76,7 @@ __all__ = [
     "PROFILE_NAMES",
     # notebook
     "PAGE_DIR_ENV", "NOTEBOOK_ENV", "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",
-    "check_parameters", "library_versions", "print_provenance", "build_info", "banner_text",
+    "library_versions", "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
     "Parameter", "load_profile", "profile_label", "notebook_path", "available_notebooks",

@@ -1,4 +1,4 @@
-"""What a study notebook calls: :func:`setup` checks its typed parameters and prints provenance.
+"""What a study notebook calls: :func:`setup` builds its parameters object and prints provenance.
 
 A notebook declares each parameter once, typed, in its cell tagged ``parameters``::
 
@@ -6,8 +6,10 @@ A notebook declares each parameter once, typed, in its cell tagged ``parameters`
     seeds: list[int] = [0, 1]
     store: str | None = None
 
-and its next cell calls ``page = book.setup(globals())``, which checks every annotated value
-(papermill's injected values included) against its annotation, sets torch's thread count
+and its next cell calls ``page = book.setup(globals(), study.Params)``, which builds the study's
+frozen parameters object (:class:`pruneaudit.studies.params.StudyParams`: every value checked
+against its type, papermill's injected values included, then the study's rules), sets torch's
+thread count
 (:func:`pruneaudit.book.progress.choose_threads`), routes training progress bars to the build's
 log when the book's runner started the kernel, prints the banner (profile, overrides and build
 date, or "run by hand"), the parameters and library versions, turns on the offline chart renderer
@@ -20,8 +22,6 @@ import importlib.metadata
 import json
 import os
 import platform
-import types
-import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +31,8 @@ import pandas as pd
 from pruneaudit import charts, config
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.book import findings_table, progress
-from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore
+from pruneaudit.studies.params import StudyParams
 
 #: Set by :func:`pruneaudit.book.run_notebook` for the kernel: where the executed page goes.
 PAGE_DIR_ENV = "PRUNEAUDIT_PAGE_DIR"
@@ -51,52 +51,6 @@ VERSIONED = (
     "altair",
     "pruneaudit",
 )
-
-
-def _type_name(kind: object) -> str:
-    if isinstance(kind, type):
-        return kind.__name__
-    return str(kind).replace("typing.", "")
-
-
-def _matches(value: object, kind: object) -> bool:
-    """Whether ``value`` is of ``kind``: a type, ``A | B``, ``list[T]``, ``dict[K, V]``, None."""
-    if kind is None or kind is type(None):
-        return value is None
-    origin = typing.get_origin(kind)
-    if origin in (types.UnionType, typing.Union):
-        return any(_matches(value, k) for k in typing.get_args(kind))
-    if origin in (list, tuple, set):
-        (item,) = typing.get_args(kind)[:1] or (object,)
-        return isinstance(value, origin) and all(_matches(v, item) for v in value)
-    if origin is dict:
-        key, val = typing.get_args(kind) or (object, object)
-        return isinstance(value, dict) and all(
-            _matches(k, key) and _matches(v, val) for k, v in value.items()
-        )
-    if kind is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, kind)  # type: ignore[arg-type]
-
-
-def check_parameters(values: Mapping[str, object], schema: Mapping[str, object]) -> dict:
-    """Return ``{name: values[name]}`` for the names of ``schema``, each checked against its type.
-
-    ``schema`` maps a parameter name to a type: ``int``, ``float`` (ints accepted), ``str``,
-    ``bool``, ``str | None``, ``list[str]``, ``dict[str, int]``... Pass ``globals()`` from the
-    notebook. One error lists every bad value, e.g. ``epochs must be int, got 'two'``.
-    """
-    problems = []
-    for name, kind in schema.items():
-        if name not in values:
-            problems.append(f"{name} is not defined (declare it in the parameters cell)")
-        elif not _matches(values[name], kind):
-            problems.append(f"{name} must be {_type_name(kind)}, got {values[name]!r}")
-    if problems:
-        raise PruneAuditError("bad notebook parameters: " + "; ".join(problems))
-    return {name: values[name] for name in schema}
 
 
 def library_versions() -> dict[str, str]:
@@ -158,7 +112,7 @@ def banner_text(info: Mapping[str, object] | None) -> str:
 class Page:
     """What a study page needs after :func:`setup`: its checked parameters and where things are."""
 
-    params: dict[str, object]
+    params: StudyParams
     store: ResultsStore
     data_root: Path
     provenance: dict = field(repr=False)
@@ -184,6 +138,15 @@ class Page:
             )
         return audit_findings.findings_frame(rows)
 
+    def glue(self, **values: object) -> None:
+        """Hand each value to the page's Markdown under its name (MyST-NB's ``glue``, not shown
+        in the cell): the prose writes ``{glue:text}`name:.1%``` where the number goes. NumPy
+        scalars become Python numbers, so that the format spec applies."""
+        from myst_nb import glue
+
+        for name, value in values.items():
+            glue(name, value.item() if hasattr(value, "item") else value, display=False)
+
     def show_key_figure(self, chart: object) -> object:
         """Display ``chart`` (an Altair chart), the page's key figure, and when the page is built
         also write it as ``<page_dir>/<notebook>.key.svg`` for the book's front page."""
@@ -198,21 +161,16 @@ class Page:
         return chart
 
 
-def setup(namespace: Mapping[str, object]) -> Page:
-    """Check the notebook's annotated parameters, print provenance and return a :class:`Page`.
+def setup(namespace: Mapping[str, object], params_type: type[StudyParams]) -> Page:
+    """Build the study's parameters object from the notebook, print provenance, return a
+    :class:`Page`.
 
-    Pass ``globals()``: the schema is the notebook's ``__annotations__`` (the typed parameters
-    cell), the values are the globals (papermill's injected cell included). One error names every
-    bad value and its expected type.
+    Pass ``globals()`` and the study's parameters class: its fields must be the names the
+    parameters cell declares, typed (:meth:`StudyParams.from_namespace`); one error names every
+    bad value and every broken rule.
     """
-    schema = dict(namespace.get("__annotations__", {}))
-    if not schema:
-        raise PruneAuditError(
-            "the parameters cell declares no typed parameters; write them as `name: type = value`"
-        )
-    params = check_parameters(namespace, schema)
-    if "device" in params:
-        config.set_device(params["device"])
+    params = params_type.from_namespace(namespace)
+    config.set_device(params.device)
     info = build_info()
     print(banner_text(info))
     threads, why = progress.choose_threads()
@@ -222,12 +180,12 @@ def setup(namespace: Mapping[str, object]) -> Page:
     print(f"Torch threads: {threads} ({why})")
     progress.route_tqdm()
     charts.enable_offline()
-    record = print_provenance(params)
+    record = print_provenance(params.as_dict())
     record.update(build=info, threads=threads)
     return Page(
         params=params,
-        store=ResultsStore(params.get("store")),
-        data_root=config.data_root(params.get("data_root")),
+        store=ResultsStore(params.store),
+        data_root=config.data_root(params.data_root),
         provenance=record,
         page_dir=Path(os.environ[PAGE_DIR_ENV]) if PAGE_DIR_ENV in os.environ else None,
         notebook=os.environ.get(NOTEBOOK_ENV),

@@ -7,9 +7,9 @@ every selected notebook that declares ``key``; ``-p NAME.key=value`` targets one
 
 A notebook's parameters are read from its cell tagged ``parameters`` with :mod:`ast` (no kernel):
 ``epochs: int = 3`` declares ``epochs`` of type ``int`` with default 3. :func:`validate_notebook`
-checks the resolved values against those annotations (:func:`pruneaudit.book.check_parameters`,
-the same one-line errors as inside the kernel) and calls the study module's ``validate(params)``
-when it has one (``nbs/03_pareto_selection`` -> ``pruneaudit.studies.pareto_selection``).
+checks the resolved values against those annotations and builds the study's parameters object
+(``Params`` of ``nbs/03_pareto_selection`` -> ``pruneaudit.studies.pareto_selection``), with the
+same one-line errors as inside the kernel (:class:`pruneaudit.studies.params.StudyParams`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import yaml
 
-from pruneaudit.book.notebook import check_parameters
 from pruneaudit.book.paths import NBS, PROFILE_NAMES, PROFILES
 from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.studies.params import check_types
 
 #: Names an annotation in a parameters cell may use.
 _ANNOTATION_NAMES = {
@@ -210,8 +210,8 @@ def validate_notebook(
     """Check a notebook's parameters without a kernel; return the values it will run with.
 
     The profile's and overrides' values, over the cell's defaults, must match the annotations
-    (one error naming each bad value, e.g. ``epochs must be int, got 'two'``); then the study
-    module's ``validate(params)`` runs when it has one.
+    (one error naming each bad value, e.g. ``epochs must be int, got 'two'``); then the study's
+    ``Params`` is built from them, which checks its rules.
     """
     params = resolve_parameters(name, profile, overrides)
     declared = declared_parameters(name)
@@ -219,11 +219,11 @@ def validate_notebook(
     values.update(params)
     schema = {k: p.kind for k, p in declared.items() if p.kind is not None}
     try:
-        check_parameters(values, schema)
+        check_types(values, schema)
         module = study_module(name)
-        validate = getattr(module, "validate", None)
-        if validate is not None:
-            validate(values)
+        params_type = getattr(module, "Params", None)
+        if params_type is not None:
+            params_type.from_namespace({**values, "__annotations__": schema})
     except PruneAuditError as err:
         raise PruneAuditError(f"notebook {name}: {err}") from None
     return values

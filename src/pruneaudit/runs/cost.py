@@ -3,10 +3,19 @@
 One formula for every study: ``hours = model_epochs * images_per_epoch / 10_000 *
 seconds_per_10k / 3600``, where ``seconds_per_10k`` is a measured rate (seconds per 10,000
 training images per model) on the machine in question.
+
+The rate has one source, :func:`seconds_per_10k`: every population the results store trains
+records its wall time and the images its members saw (:func:`record_rate`, ``_rates.jsonl``
+in the store), and the rate is the median of the model's records on that device; where a store
+has none yet, the reference rates :data:`REFERENCE_SECONDS_PER_10K`, measured once on the
+project's 2-core CPU, stand in (and the text says so).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +27,71 @@ from pruneaudit.errors import PruneAuditError, check_positive_int
 #: Written by ``benchmarks/gpu_training.py --device cuda``: the hours of each published protocol
 #: (rows ``protocol`` "Study N (...)", ``configuration``, ``hours``) at the GPU rates it measured.
 GPU_COSTS = config.REPO / "benchmarks" / "out" / "gpu_training_cuda_costs.csv"
+
+#: Seconds per 10,000 training images and epoch for one model trained alone (batch 32), measured
+#: on the project's 2-core development CPU while it was shared: the rate before a store has
+#: recorded its own.
+REFERENCE_SECONDS_PER_10K = {"lenet": 2.0, "alexnet": 24.0, "vgg11": 100.0, "resnet18": 290.0}
+#: The store's record of training rates, one JSON line per trained population.
+RATES_FILE = "_rates.jsonl"
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A training rate and where it comes from."""
+
+    seconds_per_10k: float
+    #: "recorded" (median of this store's records) or "reference".
+    source: str
+    records: int = 0
+
+    def text(self) -> str:
+        """``0.83 s per 10k images per model (median of 12 trainings recorded in this store)``."""
+        where = (
+            f"median of {self.records} trainings recorded in this results store"
+            if self.source == "recorded"
+            else "reference measurement on a 2-core CPU; this store has recorded none yet"
+        )
+        return f"{self.seconds_per_10k:.2g} s per 10k images per model ({where})"
+
+
+def record_rate(
+    store_root: str | os.PathLike, model: str, device: str, seconds: float, images: int
+) -> None:
+    """Append one training's rate to the store's :data:`RATES_FILE` (``images``: all the images
+    its members saw, over all epochs). Nothing is written for a training of no images."""
+    if images <= 0 or seconds <= 0:
+        return
+    line = {"model": model, "device": device, "seconds_per_10k": seconds / images * 10_000}
+    path = Path(store_root) / RATES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+def seconds_per_10k(
+    model: str, store_root: str | os.PathLike | None = None, device: str = "cpu"
+) -> Rate:
+    """The training rate of ``model`` on ``device``: the median of the store's records (the last
+    50), else the reference rate. Raises naming the models when ``model`` has neither."""
+    records = []
+    path = Path(config.store_root(store_root)) / RATES_FILE
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by an interrupted write
+            if row.get("model") == model and row.get("device") == device:
+                records.append(float(row["seconds_per_10k"]))
+    if records:
+        return Rate(statistics.median(records[-50:]), "recorded", len(records[-50:]))
+    if model not in REFERENCE_SECONDS_PER_10K:
+        raise PruneAuditError(
+            f"no training rate for model {model!r}: train it once (the store records its rate) "
+            f"or use one of {sorted(REFERENCE_SECONDS_PER_10K)}"
+        )
+    return Rate(REFERENCE_SECONDS_PER_10K[model], "reference")
 
 
 @dataclass(frozen=True)

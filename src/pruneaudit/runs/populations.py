@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +42,7 @@ from tqdm.auto import tqdm
 
 from pruneaudit import audit, compress, data, models, training
 from pruneaudit.errors import DataMissingError, PruneAuditError, check_positive_int
+from pruneaudit.runs.cost import record_rate
 from pruneaudit.runs.spec import LEVEL_KEY, SCHEME_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.training.device import environment
@@ -249,7 +251,7 @@ def _continue_series(
     if start == 0:
         nets = [fresh_model(s, test) for s in first]
         inits = [compress.snapshot(m) for m in nets]
-        _fit(nets, split, first, progress, epochs=round_epochs(first[0]))
+        _fit(nets, split, first, store, progress, epochs=round_epochs(first[0]))
         for specs, net, init in zip(group, nets, inits, strict=True):
             state = _dense_checkpoint(net, init)
             store.save(specs[0], *_record(net, test), checkpoint=state, env=environment())
@@ -266,7 +268,7 @@ def _continue_series(
     for k in rounds:
         for specs, net, init in zip(group, nets, inits, strict=True):
             compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
-        _fit(nets, split, first, progress, epochs=round_epochs(first[0], treatment))
+        _fit(nets, split, first, store, progress, epochs=round_epochs(first[0], treatment))
         for specs, net in zip(group, nets, strict=True):
             state = compress.pruned_state_dict(net)
             store.save(specs[k], *_record(net, test), checkpoint=state, env=environment())
@@ -276,15 +278,18 @@ def _fit(
     nets: list[nn.Module],
     split: list[Splits],
     specs: list[RunSpec],
+    store: ResultsStore,
     progress: bool,
     hooks: list[StepHook | None] | None = None,
     epochs: int | None = None,
 ) -> None:
     """Train ``nets`` in place as one population, member ``k`` on its own training split
-    (``epochs``: instead of the specs' own)."""
+    (``epochs``: instead of the specs' own), and record the training rate in ``store``
+    (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates)."""
     configs = [train_config(s) for s in specs]
     if epochs is not None:
         configs = [dataclasses.replace(c, epochs=epochs) for c in configs]
+    start = time.perf_counter()
     training.train_population(
         nets,
         split[0].pool,
@@ -292,6 +297,10 @@ def _fit(
         indices=[s.train_idx for s in split],
         step_hooks=hooks,
         progress=progress,
+    )
+    images = sum(len(s.train_idx) * c.epochs for s, c in zip(split, configs, strict=True))
+    record_rate(
+        store.root, specs[0].model, environment()["device"], time.perf_counter() - start, images
     )
 
 
@@ -422,7 +431,7 @@ def run_population(
             gradual_pruner(s, len(sp.train_idx)) if g else None
             for s, sp, g in zip(missing, split, gradual, strict=True)
         ]
-        _fit(nets, split, missing, progress, hooks)
+        _fit(nets, split, missing, store, progress, hooks)
         for s, net, init, g in zip(missing, nets, inits, gradual, strict=True):
             state = compress.pruned_state_dict(net) if g else _dense_checkpoint(net, init)
             store.save(s, *_record(net, test), checkpoint=state, env=environment())

@@ -17,7 +17,7 @@ import pandas as pd
 from pruneaudit import audit, data
 from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
-from pruneaudit.runs.cost import training_cost
+from pruneaudit.runs.cost import seconds_per_10k, training_cost
 from pruneaudit.runs.populations import member_specs, run_series, splits
 from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
@@ -35,9 +35,6 @@ TIDY_COLUMNS = (
     "accuracy",
     "n",
 )
-#: Seconds per 10,000 training images and epoch for one model trained alone (batch 32), measured
-#: on the project's 2-core development CPU while it was shared: a rate for estimates, not a result.
-SECONDS_PER_10K = {"lenet": 2.0, "alexnet": 24.0, "vgg11": 100.0, "resnet18": 290.0}
 
 
 def distinct(name: str, values: Sequence, allowed: Sequence | None = None) -> list:
@@ -193,10 +190,11 @@ def grid_cost(
     val_fraction: float = 0.2,
     root: str | None = None,
     dense_epochs: int | None = None,
+    store: str | None = None,
 ) -> pd.DataFrame:
     """Training cost of a grid of pruning series, one row per model: model_epochs, images (all
-    training images seen) and cpu_hours at :data:`SECONDS_PER_10K` one model at a time
-    (:func:`pruneaudit.runs.training_cost`; populations train faster).
+    training images seen), cpu_hours at the model's rate (:func:`pruneaudit.runs.cost.
+    seconds_per_10k`: recorded in ``store``, else the reference rate) and the rate's ``source``.
 
     Per (dataset, factor, model, seed): ``dense_epochs`` (default ``epochs``) for the dense model,
     plus per technique and iteration ``epochs`` for a finetuned round and ``dense_epochs`` for a
@@ -216,13 +214,15 @@ def grid_cost(
             train.append(round(len(_pool(d, factor, size, root)) * (1 - val_fraction)))
     rows = []
     for model in distinct("models", models):
-        costs = [training_cost(per_member, n, SECONDS_PER_10K[model]) for n in train]
+        rate = seconds_per_10k(model, store)
+        costs = [training_cost(per_member, n, rate.seconds_per_10k) for n in train]
         rows.append(
             {
                 "model": model,
                 "model_epochs": sum(c.model_epochs for c in costs),
                 "images": sum(c.images for c in costs),
                 "cpu_hours": sum(c.hours for c in costs),
+                "rate": rate.text(),
             }
         )
     return pd.DataFrame(rows)

@@ -7,20 +7,37 @@ The sparsity after ``k`` pruning iterations of 20% is ``s_k = 1 - 0.8**k``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.studies.params import Rule, StudyParams
 
 
-def validate(params: dict) -> None:
-    """Check the template's parameters before any kernel starts."""
-    if int(params.get("n_classes", 2)) < 2:
-        raise PruneAuditError(f"n_classes must be at least 2, got {params['n_classes']}")
-    if int(params.get("iterations", 1)) < 1:
-        raise PruneAuditError(f"iterations must be at least 1, got {params['iterations']}")
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The template's parameters: ``n_classes`` curves over ``iterations`` pruning rounds."""
+
+    STUDY = "template"
+
+    n_classes: int
+    iterations: int
+    seed: int
+
+    def rules(self) -> Iterable[Rule]:
+        yield lambda: _check(self.n_classes, self.iterations)
+
+
+def _check(n_classes: int, iterations: int) -> None:
+    if n_classes < 2:
+        raise PruneAuditError(f"n_classes must be at least 2, got {n_classes}")
+    if iterations < 1:
+        raise PruneAuditError(f"iterations must be at least 1, got {iterations}")
 
 
 def synthetic_curves(
@@ -29,7 +46,7 @@ def synthetic_curves(
     """Per-class accuracy at sparsities ``s_k``, k = 0..iterations: ``0.95 - effect * f_c *
     s_k**3`` plus Gaussian noise, with class fragility ``f_c ~ U(0.05, 0.6)``. ``effect=0``
     gives curves that do not depend on the sparsity (the null)."""
-    validate({"n_classes": n_classes, "iterations": iterations})
+    _check(n_classes, iterations)
     rng = np.random.default_rng(seed)
     fragility = rng.uniform(0.05, 0.6, n_classes)
     k = np.arange(iterations + 1)
