@@ -166,8 +166,9 @@ def setup(namespace: Mapping[str, object], params_type: type[StudyParams]) -> Pa
     :class:`Page`.
 
     Pass ``globals()`` and the study's parameters class: its fields must be the names the
-    parameters cell declares, typed (:meth:`StudyParams.from_namespace`); one error names every
-    bad value and every broken rule.
+    parameters cell declares, typed
+    (:meth:`pruneaudit.studies.params.StudyParams.from_namespace`); one error names every bad
+    value and every broken rule.
     """
     params = params_type.from_namespace(namespace)
     config.set_device(params.device)

@@ -69,6 +69,18 @@ def accuracy_drops(curves: pd.DataFrame) -> pd.Series:
     return ordered.last() - ordered.first()
 
 
+def numbers(curves: pd.DataFrame) -> dict[str, float | str | int]:
+    """The numbers the page's prose cites: the mean and the largest drop, the class it hits,
+    and the number of classes (glued into the Markdown by :meth:`pruneaudit.book.Page.glue`)."""
+    drops = accuracy_drops(curves)
+    return {
+        "mean_drop": float(drops.mean()),
+        "worst_drop": float(drops.min()),
+        "worst_class": str(drops.idxmin()),
+        "n_classes": int(len(drops)),
+    }
+
+
 def findings(curves: pd.DataFrame) -> list[audit.Finding]:
     """One finding: pruning lowers class accuracy (mean drop over classes below 0, Student-t
     interval over classes). A direction only: the template has no paper value."""
