@@ -158,28 +158,22 @@ def test_technique_summary():
     assert summary.loc["l2_structured", "iteration"] == 1
 
 
-def test_run_rejects_unstructured(tmp_path):
-    with pytest.raises(PruneAuditError, match="not structured"):
-        ps.run(["l1_unstructured"], ["finetune"], [0], 1, ResultsStore(tmp_path))
-
-
 def test_run_tiny(data_root, tmp_path):
-    runs = ps.run(
-        ["l1_structured"],
-        ["finetune"],
-        [0],
-        1,
-        ResultsStore(tmp_path),
-        epochs=1,
-        train_size=64,
-        test_size=50,
-        root=str(data_root),
-        progress=False,
-    )
+    params = ps.Params(**{
+        **PARAMS, "model": "alexnet", "seeds": [0], "iterations": 1, "train_size": 64,
+        "test_size": 50, "data_root": str(data_root), "store": str(tmp_path), "progress": False,
+    })
+    result = ps.run(params, ResultsStore(tmp_path))
+    runs = result.classes
     assert set(runs["model"]) == {"alexnet"} and set(runs["dataset"]) == {"mnist"}
     assert sorted(runs["iteration"].unique()) == [0, 1]
-    points = ps.operating_points(runs)
-    assert list(points["label"]) == ["dense", "l1_structured / finetune / k=1"]
+    assert list(result.points["label"]) == ["dense", "l1_structured / finetune / k=1"]
+    # the floor is lowered to keep the one pruned point; both picks are that point
+    numbers = ps.numbers(result)
+    assert numbers["n_candidates"] == 1 and numbers["floor_note"].startswith("lowered")
+    assert numbers["sparsity_given_up"] == 0 and numbers["paper_pick"] == "around 68%"
+    assert numbers["model_epochs"] == 2 and "recorded in this results store" in numbers["rate"]
+    assert all(isinstance(v, int | float | str) for v in numbers.values())
 
 
 # --------------------------------------------------------------------------- findings
@@ -232,7 +226,7 @@ def _verdicts(draws, **kw):
     rng = np.random.default_rng(0)
     out = []
     for _ in range(draws):
-        rows = ps.findings(simulated_runs(rng, **kw), 0.5, 3)
+        rows = ps.classes_findings(simulated_runs(rng, **kw), 0.5, 3)
         out.append(dict(zip(ROWS, [r.verdict for r in rows], strict=True)))
     return pd.DataFrame(out)
 
@@ -264,7 +258,7 @@ def test_findings_few_seeds_inconclusive():
     from pruneaudit import audit
 
     for seeds in (1, 2):
-        rows = ps.findings(simulated_runs(np.random.default_rng(1), seeds=seeds), 0.5, 3)
+        rows = ps.classes_findings(simulated_runs(np.random.default_rng(1), seeds=seeds), 0.5, 3)
         assert [r.verdict for r in rows[:2]] == [audit.INCONCLUSIVE] * 2
         assert all(r.definition for r in rows)
 
@@ -312,24 +306,38 @@ PARAMS = dict(
         ({"fairness_weight": 0.0, "sparsity_weight": 0.0}, "not both 0"),
         ({"model": "vgg"}, "vgg"),
         ({"seeds": [1, 1]}, "distinct"),
+        ({"lr": 0.0}, "lr"),
     ],
 )
-def test_validate(change, match):
-    ps.validate(PARAMS)
+def test_params_rules(change, match):
+    ps.Params(**PARAMS)
     with pytest.raises(PruneAuditError, match=match):
-        ps.validate({**PARAMS, **change})
+        ps.Params(**{**PARAMS, **change})
 
 
-def test_protocol_and_texts():
-    table = ps.protocol_table(PARAMS).set_index("setting")
+def test_params_name_every_broken_rule_once():
+    with pytest.raises(PruneAuditError) as err:
+        ps.Params(**{**PARAMS, "iterations": 0, "epochs": 0, "accuracy_floor": 2.0})
+    text = str(err.value)
+    assert text.startswith("bad Study 3 parameters: ")
+    for name in ("iterations", "epochs", "accuracy_floor"):
+        assert text.count(f"{name} must") == 1
+
+
+def test_protocol_and_views():
+    params = ps.Params(**PARAMS)
+    table = ps.protocol_table(params).set_index("setting")
     assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
     assert table.loc["treatments", "same"] == "?"
     runs = simulated_runs(np.random.default_rng(2), seeds=2, widen=0.3)
     points = ps.operating_points(runs)
     cands = ps.candidates(points, 0.999, 3)
-    assert "lowered" in ps.floor_text(cands, points)
-    text = ps.picks_text(ps.picks(cands.frame))
-    assert "iteration" in text and "68%" in text
+    result = ps.Result(params, runs, points, cands, ps.mark_frontiers(cands.frame),
+                       ps.picks(cands.frame))
+    html = ps.picks_view(result).to_html()
+    assert "Table 2." in html and "%" in html
+    assert "Table 4." in ps.summary_view(result).to_html()
+    assert ps.frontier_chart(result, mean_min=True).to_dict()
 
 
 def test_d31_verdict_does_not_flip_between_one_and_two_seeds_of_three():

@@ -23,16 +23,12 @@ accuracy, sparsity and unfairness averaged over the seeds
 
 from __future__ import annotations
 
-from .frames import (  # noqa: F401
-    DATASET,
+from .frames import (
     FRONTIERS,
-    MODEL,
-    SOURCE,
-    STRUCTURED,
-    STUDY,
     UNFAIRNESS,
     UNFAIRNESS_MEAN,
     Candidates,
+    Result,
     candidates,
     chart_weight,
     mark_frontiers,
@@ -41,22 +37,27 @@ from .frames import (  # noqa: F401
     run,
     technique_summary,
 )
-from .params import (  # noqa: F401
-    cost_text,
-    floor_text,
-    picks_text,
-    protocol_table,
-    validate,
-)
-from .rows import (  # noqa: F401
+from .params import DATASET, MODEL, SOURCE, STRUCTURED, STUDY, Params, protocol_table
+from .rows import (
     ONE_MORE_TECHNIQUE,
-    _seed_points,
-    findings,
+    classes_findings,
     frontier_techniques,
     heldout_gains,
     per_seed_points,
     pick_sparsities,
     unfairness_slopes,
+)
+from .views import (
+    FORMATS,
+    candidates_view,
+    cost_numbers,
+    findings,
+    frontier_chart,
+    numbers,
+    picks_view,
+    protocol_view,
+    summary_view,
+    unfairness_chart,
 )
 
 __all__ = [
@@ -68,7 +69,13 @@ __all__ = [
     "UNFAIRNESS",
     "UNFAIRNESS_MEAN",
     "FRONTIERS",
+    "FORMATS",
+    "Params",
+    "Result",
     "run",
+    "findings",
+    "numbers",
+    "cost_numbers",
     "operating_points",
     "Candidates",
     "candidates",
@@ -76,16 +83,18 @@ __all__ = [
     "picks",
     "chart_weight",
     "technique_summary",
-    "validate",
     "protocol_table",
-    "cost_text",
-    "floor_text",
-    "picks_text",
+    "protocol_view",
+    "picks_view",
+    "candidates_view",
+    "summary_view",
+    "frontier_chart",
+    "unfairness_chart",
     "per_seed_points",
     "frontier_techniques",
     "heldout_gains",
     "unfairness_slopes",
-    "findings",
+    "classes_findings",
     "ONE_MORE_TECHNIQUE",
     "pick_sparsities",
 ]

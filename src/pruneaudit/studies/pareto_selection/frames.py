@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from pruneaudit import audit
-from pruneaudit.compress.prune import TECHNIQUE_TABLE
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.runs import series
 from pruneaudit.runs.store import ResultsStore
 
-DATASET = "mnist"
-MODEL = "alexnet"
-STUDY = "S3_Pareto_selection"
-SOURCE = "P; Sec. 4.2, Figs. 3-4"
-STRUCTURED: tuple[str, ...] = tuple(n for n, t in TECHNIQUE_TABLE.items() if t.structured)
+from .params import DATASET, Params
+
 UNFAIRNESS = "unfairness_max_min"
 UNFAIRNESS_MEAN = "unfairness_mean_min"
 FRONTIERS = {
@@ -25,47 +20,6 @@ FRONTIERS = {
     "pareto_mean_min": {"sparsity": "max", UNFAIRNESS_MEAN: "min"},
     "pareto_3d": {"accuracy": "max", "sparsity": "max", UNFAIRNESS_MEAN: "min"},
 }
-
-
-def run(
-    techniques: Sequence[str],
-    treatments: Sequence[str],
-    seeds: Sequence[int],
-    iterations: int,
-    store: ResultsStore,
-    *,
-    dataset: str = DATASET,
-    model: str = MODEL,
-    epochs: int = 30,
-    lr: float = 0.01,
-    batch_size: int = 32,
-    train_size: int | None = None,
-    test_size: int | None = None,
-    root: str | None = None,
-    progress: bool = True,
-) -> pd.DataFrame:
-    """Run (or read) the pruning series of the study; the tidy per-class frame of every run."""
-    for t in techniques:
-        if t not in STRUCTURED:
-            raise PruneAuditError(
-                f"technique {t!r} is not structured; this study uses {', '.join(STRUCTURED)}"
-            )
-    return series.series_frame(
-        [dataset],
-        [model],
-        techniques,
-        treatments,
-        seeds,
-        iterations,
-        store,
-        epochs=epochs,
-        lr=lr,
-        batch_size=batch_size,
-        train_size=train_size,
-        test_size=test_size,
-        root=root,
-        progress=progress,
-    )
 
 
 def operating_points(classes: pd.DataFrame) -> pd.DataFrame:
@@ -157,6 +111,36 @@ def chart_weight(fairness_weight: float = 100.0, sparsity_weight: float = 1.0) -
             f"weights must be >= 0 and not both 0, got {fairness_weight!r}, {sparsity_weight!r}"
         )
     return float(fairness_weight) / total
+
+
+@dataclass(frozen=True)
+class Result:
+    """What Study 3's page shows: the per-class frame of every run, the operating points, the
+    candidates above the floor used (with their frontiers marked) and the two picks."""
+
+    params: Params
+    classes: pd.DataFrame
+    points: pd.DataFrame
+    candidates: Candidates
+    marked: pd.DataFrame
+    chosen: pd.DataFrame
+
+
+def run(params: Params, store: ResultsStore) -> Result:
+    """Run (or read) the study's pruning series (:func:`pruneaudit.runs.series.series_frame`) and
+    derive the operating points, candidates, frontiers and picks."""
+    classes = series.series_frame(
+        [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
+        params.iterations, store, epochs=params.epochs, lr=params.lr,
+        train_size=params.train_size, test_size=params.test_size, root=params.data_root,
+        progress=params.progress,
+    )
+    points = operating_points(classes)
+    cands = candidates(points, params.accuracy_floor, params.min_candidates)
+    return Result(
+        params, classes, points, cands, mark_frontiers(cands.frame),
+        picks(cands.frame, params.fairness_weight, params.sparsity_weight),
+    )
 
 
 def technique_summary(points: pd.DataFrame, floor: float) -> pd.DataFrame:

@@ -1,45 +1,73 @@
-"""Study 3's page helpers: parameters, the protocol beside P's, cost, floor and picks text."""
+"""Study 3's parameters and its protocol beside P's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pandas as pd
 
 from pruneaudit import models
-from pruneaudit.compress.prune import TREATMENTS
-from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.runs import gpu_cost_text, series
+from pruneaudit.compress.prune import TECHNIQUE_TABLE, TREATMENTS
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
+from pruneaudit.runs import series
 from pruneaudit.runs.spec import check_lr
+from pruneaudit.studies.params import Rule, StudyParams
 
-from .frames import STRUCTURED, Candidates, chart_weight
-
-# --------------------------------------------------------------------------- page helpers
-
-
-def validate(params: Mapping) -> None:
-    """Check the page's parameters before any training; one :class:`PruneAuditError` each."""
-    p = dict(params)
-    series.distinct("techniques", p["techniques"], STRUCTURED)
-    series.distinct("treatments", p["treatments"], TREATMENTS)
-    series.distinct("seeds", p["seeds"])
-    if p["model"] not in models.MODELS or p["model"] not in series.SECONDS_PER_10K:
-        raise PruneAuditError(f"model {p['model']!r} is not one of {models.MODELS}")
-    for name in ("iterations", "epochs", "min_candidates"):
-        check_positive_int(name, p[name])
-    check_lr(p["lr"])
-    check_range("accuracy_floor", p["accuracy_floor"], 0, 1, lo_open=True)
-    for name in ("fairness_weight", "sparsity_weight"):
-        check_range(name, p[name], 0, float("inf"))
-    chart_weight(p["fairness_weight"], p["sparsity_weight"])
-    for name in ("train_size", "test_size"):
-        if p.get(name) is not None:
-            check_positive_int(name, p[name])
+DATASET = "mnist"
+MODEL = "alexnet"
+STUDY = "S3_Pareto_selection"
+SOURCE = "P; Sec. 4.2, Figs. 3-4"
+STRUCTURED: tuple[str, ...] = tuple(n for n, t in TECHNIQUE_TABLE.items() if t.structured)
 
 
-def protocol_table(params: Mapping) -> pd.DataFrame:
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """Study 3's parameters (the notebook's parameters cell; methods page, "Study 3")."""
+
+    STUDY = "Study 3"
+
+    model: str
+    techniques: tuple[str, ...]
+    treatments: tuple[str, ...]
+    seeds: tuple[int, ...]
+    iterations: int
+    epochs: int
+    lr: float
+    train_size: int | None
+    test_size: int | None
+    accuracy_floor: float
+    min_candidates: int
+    fairness_weight: float
+    sparsity_weight: float
+    progress: bool = True
+
+    def rules(self) -> Iterable[Rule]:
+        yield lambda: series.distinct("techniques", self.techniques, STRUCTURED)
+        yield lambda: series.distinct("treatments", self.treatments, TREATMENTS)
+        yield lambda: series.distinct("seeds", self.seeds)
+        yield lambda: check_choice("model", self.model, models.MODELS)
+        for name in ("iterations", "epochs", "min_candidates"):
+            yield lambda name=name: check_positive_int(name, getattr(self, name))
+        yield lambda: check_lr(self.lr)
+        yield lambda: check_range("accuracy_floor", self.accuracy_floor, 0, 1, lo_open=True)
+        yield self._check_weights
+        for name in ("train_size", "test_size"):
+            if getattr(self, name) is not None:
+                yield lambda name=name: check_positive_int(name, getattr(self, name))
+
+    def _check_weights(self) -> None:
+        w_fair, w_sparse = self.fairness_weight, self.sparsity_weight
+        if w_fair < 0 or w_sparse < 0 or w_fair + w_sparse <= 0:
+            raise PruneAuditError(
+                f"fairness_weight and sparsity_weight must be >= 0 and not both 0, got "
+                f"{w_fair!r}, {w_sparse!r}"
+            )
+
+
+def protocol_table(params: Params) -> pd.DataFrame:
     """This run's protocol beside P's (section 4.2); ``same``: yes / NO / ? (not stated by P)."""
-    p = dict(params)
+    p = params.as_dict()
     its = p["iterations"]
     rows = [
         ("model, data", "AlexNet, MNIST", f"{p['model']}, MNIST", p["model"] == "alexnet"),
@@ -71,67 +99,3 @@ def protocol_table(params: Mapping) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=["setting", "published (P)", "this run", "same"])
     out["same"] = out["same"].map({True: "yes", False: "NO", None: "?"})
     return out
-
-
-def cost_text(params: Mapping, root: str | None = None) -> str:
-    """One paragraph: this run's training cost and the paper profile's (one model at a time)."""
-    p = dict(params)
-    mine = series.grid_cost(
-        ["mnist"],
-        [p["model"]],
-        p["techniques"],
-        p["treatments"],
-        p["seeds"],
-        p["iterations"],
-        p["epochs"],
-        train_size=p.get("train_size"),
-        root=root,
-    )
-    paper = series.grid_cost(
-        ["mnist"], ["alexnet"], list(STRUCTURED), list(TREATMENTS), range(6), 20, 30, root=root
-    )
-    return (
-        f"This run trains **{int(mine['model_epochs'].sum()):,} model-epochs** (about "
-        f"{mine['cpu_hours'].sum():.2f} CPU hours one model at a time; seeds train together, "
-        f"which is faster). P's protocol with both treatments (the paper profile) is "
-        f"**{int(paper['model_epochs'].sum()):,} AlexNet model-epochs**, about "
-        f"{paper['cpu_hours'].sum():,.0f} CPU hours on this machine: a cluster job. On a GPU, "
-        f"at the LeNet rate scaled by AlexNet's training FLOPs: {gpu_cost_text('Study 3')}."
-    )
-
-
-def floor_text(cands: Candidates, points: pd.DataFrame) -> str:
-    """What the accuracy floor did, in one sentence for the page."""
-    if not cands.lowered:
-        return (
-            f"**{cands.passed_requested}** pruned points reach the floor of "
-            f"{cands.floor_requested:.1%}."
-        )
-    best = points.loc[points.iteration > 0, "accuracy"].max()
-    return (
-        f"Only {cands.passed_requested} pruned point(s) reach the requested floor of "
-        f"{cands.floor_requested:.1%} (best pruned accuracy {best:.1%}), so the floor is lowered "
-        f"to **{cands.floor_used:.1%}**, keeping the {len(cands.frame)} most accurate pruned "
-        "points; the results below are those of this lowered floor."
-    )
-
-
-def picks_text(chosen: pd.DataFrame) -> str:
-    """The two picks of :func:`picks` in one paragraph, naming technique and iteration."""
-    fair, sparse = chosen.iloc[0], chosen.iloc[1]
-    text = (
-        f"The value function picks **{fair['technique']} / {fair['treatment']} at iteration "
-        f"{int(fair['iteration'])}** (sparsity {fair['sparsity']:.1%}, unfairness "
-        f"{fair['unfairness_max_min']:.3f}, accuracy {fair['accuracy']:.1%}; P: a point at "
-        f"around 68% sparsity, technique not named). The sparsest candidate above the floor is "
-        f"**{sparse['technique']} / {sparse['treatment']} at iteration "
-        f"{int(sparse['iteration'])}** (sparsity {sparse['sparsity']:.1%}, unfairness "
-        f"{sparse['unfairness_max_min']:.3f}). "
-    )
-    if fair["label"] == sparse["label"]:
-        return text + "Here both rules choose the same network."
-    return text + (
-        f"The fairness-aware pick gives up {sparse['sparsity'] - fair['sparsity']:.1%} of "
-        f"sparsity for an unfairness lower by "
-        f"{sparse['unfairness_max_min'] - fair['unfairness_max_min']:.3f}."
-    )

@@ -10,7 +10,8 @@ import pandas as pd
 from pruneaudit import audit
 from pruneaudit.audit import findings as F
 
-from .frames import FRONTIERS, SOURCE, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
+from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
+from .params import SOURCE
 
 # --------------------------------------------------------------------------- findings
 
@@ -151,7 +152,7 @@ def _pick_finding(sparsities: pd.DataFrame, weight: float) -> F.Finding:
     )
 
 
-def findings(
+def classes_findings(
     classes: pd.DataFrame,
     floor: float,
     min_candidates: int,
