@@ -13,6 +13,7 @@ from scipy import stats
 from pruneaudit import audit, data, runs
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec
+from pruneaudit.runs.cost import REFERENCE_SECONDS_PER_10K, Rate, seconds_per_10k
 from pruneaudit.studies import qmnist_writers as qw
 
 
@@ -148,11 +149,17 @@ def test_bad_inputs(toy):
 
 
 def test_tiny_real_study(data_root, tmp_path):
-    bases = runs.member_specs(
-        RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.05, train_size=1000), [0, 1]
+    params = _params(
+        seeds=[0, 1, 2], lr=0.05, augment=True, train_size=1000, iterations=2,
+        data_root=str(data_root), store=str(tmp_path),
+    )
+    bases = qw.dense_specs(params)
+    assert bases == runs.member_specs(
+        RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.05, train_size=1000), [0, 1, 2]
     )
     store = ResultsStore(tmp_path)
-    s = qw.run(bases, 2, store, str(data_root), progress=False)
+    s = qw.run(params, store, progress=False)
+    assert s.params is params
     assert len(s.digits) == 10_000 and s.writers["writer"].nunique() == 297
     assert set(s.writers["series"]) == {"hsf0", "hsf4"}
     assert s.writers["n"].sum() == 10_000
@@ -169,10 +176,9 @@ def test_tiny_real_study(data_root, tmp_path):
     assert w0["accuracy_pruned"] == pytest.approx(per_seed.mean())
     # a second call trains nothing: the store answers
     before = sorted(p.name for p in (tmp_path / "runs").rglob("DONE"))
-    again = qw.run(bases, 2, store, str(data_root), progress=False)
+    again = qw.run(params, store, progress=False)
     assert sorted(p.name for p in (tmp_path / "runs").rglob("DONE")) == before
     pd.testing.assert_frame_equal(again.writers, s.writers)
-
 
     # the page's tables and findings come from the same result
     _, acc = qw.seed_writer_accuracy(s.correct_pruned, s.digits["writer"])
@@ -198,6 +204,12 @@ def test_tiny_real_study(data_root, tmp_path):
     explorer = qw.writer_explorer(s, qw.explorer_writers(s, 3)).to_dict()
     assert any(p.get("name") == "writer_shown" for p in explorer.get("params", []))
     assert "binding_select" in str(explorer) or "select" in str(explorer["params"])
+    # the page's prose numbers and its protocol table come from the same result
+    numbers = qw.numbers(s)
+    assert numbers["dense_accuracy"] == pytest.approx(s.correct_dense.mean())
+    assert numbers["sparsity"] == pytest.approx(1 - 0.8**2, abs=1e-3)
+    assert qw.training_rate(s).source == "recorded"  # the series' training recorded its rate
+    assert "recorded in this results store" in qw.protocol_view(s).to_html()
 
 
 # --------------------------------------------------------------------------- parameters
@@ -205,16 +217,19 @@ def test_tiny_real_study(data_root, tmp_path):
 
 QUICK = {
     "seeds": [0, 1, 2, 3, 4, 5], "epochs": 1, "lr": 0.01, "batch_size": 32, "augment": True,
-    "flip": False,
-    "train_size": None, "iterations": 20, "pruned_iteration": None, "n_hurt": 10,
-    "n_gallery": 4, "seconds_per_10k": 0.83, "data_root": None, "store": None,
-    "device": "auto",
+    "flip": False, "train_size": None, "iterations": 20, "pruned_iteration": None, "n_hurt": 10,
+    "n_gallery": 4, "data_root": None, "store": None, "device": "auto",
 }
 
 
-def test_validate_accepts_the_profiles_values():
-    qw.validate(QUICK)
-    qw.validate({**QUICK, "seeds": [0, 1, 2, 3, 4, 5], "epochs": 30, "lr": 0.01, "flip": True})
+def _params(**change) -> qw.Params:
+    return qw.Params(**{**QUICK, **change})
+
+
+def test_params_accept_the_profiles_values():
+    params = _params()
+    assert params.seeds == (0, 1, 2, 3, 4, 5)
+    _params(epochs=30, flip=True)
 
 
 @pytest.mark.parametrize(
@@ -222,7 +237,9 @@ def test_validate_accepts_the_profiles_values():
     [
         ({"seeds": [0, 1]}, "at least 3 seeds"),
         ({"seeds": [0, 0, 1]}, "distinct"),
+        ({"seeds": [0, 1, -2]}, "seeds must be integers >= 0"),
         ({"epochs": 0}, "epochs must be a positive integer"),
+        ({"epochs": "two"}, "epochs must be int, got 'two'"),
         ({"lr": 0}, r"lr must be in \(0, inf\], got 0"),
         ({"train_size": 70_000}, "train_size"),
         ({"pruned_iteration": 21}, "pruned_iteration must be None or 1..iterations=20"),
@@ -230,9 +247,28 @@ def test_validate_accepts_the_profiles_values():
         ({"flip": True, "augment": False}, "flip=True needs augment=True"),
     ],
 )
-def test_validate_names_the_bad_value(change, message):
+def test_params_name_the_bad_value(change, message):
     with pytest.raises(PruneAuditError, match=message):
-        qw.validate({**QUICK, **change})
+        _params(**change)
+
+
+def test_params_give_one_message_per_broken_rule():
+    with pytest.raises(PruneAuditError) as err:
+        _params(seeds=[0, 0], epochs=0, lr=0.0, train_size=70_000, pruned_iteration=21,
+                n_gallery=11, flip=True, augment=False)
+    text = str(err.value)
+    assert text.startswith("bad Study 2 parameters: ")
+    for message in ("at least 3 seeds", "epochs must be a positive integer", "lr must be in",
+                    "train_size must be in", "pruned_iteration must be None",
+                    "n_gallery=11 exceeds", "flip=True needs augment=True"):
+        assert text.count(message) == 1, message
+
+
+def test_dense_specs_follow_the_params():
+    specs = qw.dense_specs(_params(seeds=[4, 7, 9], train_size=500, flip=True))
+    assert [s.seed for s in specs] == [4, 7, 9]
+    assert all(s.train_size == 500 and dict(s.extra) == {"flip": True} for s in specs)
+    assert all(s.technique is None and s.iteration == 0 for s in specs)
 
 
 def test_flip_extra_keeps_existing_keys():
@@ -463,7 +499,7 @@ def test_d26_class_findings_null_and_effect():
 # --------------------------------------------------------------------------- page text
 
 
-def _result(toy, k=3):
+def _result(toy, k=3, **change):
     test, pool, dense, pruned = toy
     digits = qw.digit_frame(test, pool, dense, pruned)
     labels = test.labels.numpy()[None, :]
@@ -471,25 +507,34 @@ def _result(toy, k=3):
         classes=pd.DataFrame(), digits=digits, writers=qw.writer_frame(digits),
         sparsity=np.array([0.5, 0.5]), pruned_iteration=k, test=test, pool=pool,
         train_idx=np.arange(3), correct_dense=dense == labels, correct_pruned=pruned == labels,
-        trajectory=pd.DataFrame(),
+        trajectory=pd.DataFrame(), params=_params(**change),
     )
 
 
 def test_protocol_table_states_what_ran(toy):
-    result = _result(toy)
-    bases = runs.member_specs(
-        RunSpec(qw.DATASET, qw.MODEL, epochs=2, lr=0.1, augment=False), [4, 7]
-    )
-    t = qw.protocol_table(bases, 3, result, 1.0)["this page"]
-    assert t["seeds (replicates)"] == "2 [4, 7]" and t["iterations"] == "3"
-    assert t["model-epochs"] == "16" and t["augmentation"] == "none"
+    setting = {"seeds": [4, 7, 9], "epochs": 2, "lr": 0.1, "augment": False, "iterations": 3}
+    rate = Rate(1.0, "reference")
+    table = qw.protocol_table(_result(toy, **setting), rate)
+    t = table["this page"]
+    assert t["seeds (replicates)"] == "3 [4, 7, 9]" and t["iterations"] == "3"
+    assert t["model-epochs"] == "24" and t["augmentation"] == "none"
     assert t["test digits / writers / series"] == "4 / 2 / hsf0, hsf4"
-    paper = qw.protocol_table(bases, 3, result, 1.0)["published (P)"]
+    paper = table["published (P)"]
     assert paper["model-epochs"] == "3,780"
     # 3,780 model-epochs x 48,000 digits at 1 s per 10,000: 18,144 s = 5.0 h
-    assert paper["training time on this CPU (1.0 s per 10k images)"] == "5.0 h"
-    flipped = [b.replace(augment=True, extra=runs.flip_extra(True)) for b in bases]
-    assert "flip" in qw.protocol_table(flipped, 3, result, 1.0)["this page"]["augmentation"]
+    assert paper["training time on this CPU"] == "5.0 h"
+    flipped = _result(toy, **{**setting, "augment": True, "flip": True})
+    assert "flip" in qw.protocol_table(flipped, rate)["this page"]["augmentation"]
+
+
+def test_protocol_view_states_the_store_rate(toy, tmp_path):
+    result = _result(toy, store=str(tmp_path))
+    assert qw.training_rate(result) == seconds_per_10k(qw.MODEL, str(tmp_path))
+    html = qw.protocol_view(result).to_html()
+    assert qw.training_rate(result).text() in html
+    # 3,780 model-epochs x 48,000 digits at LeNet's reference rate
+    hours = qw.paper_cost(REFERENCE_SECONDS_PER_10K[qw.MODEL]).hours
+    assert f"{hours:.1f} h" in html
 
 
 def test_costs_and_weights():
@@ -500,14 +545,23 @@ def test_costs_and_weights():
     assert qw.prunable_weights() == 54 + 864 + 48_000 + 10_080 + 840
 
 
-def test_page_texts_are_computed(toy):
-    result = _result(toy)
+def test_page_numbers_are_computed(toy):
+    n = qw.numbers(_result(toy))
     # seed 0 right on all 4 digits and seed 1 on 3: dense 87.5%; pruned: 3 of 8 right
-    text = qw.topline_text(result)
-    assert "**87.5%**" in text and "**37.5%**" in text and "-50.0 points" in text
-    w = qw.writers_text(result, 1)
-    assert "**2** (hsf4)" in w and "75.0%" in w and "-75.0 points" in w
-    assert "2 digits per writer" in qw.limits_text(result)
+    assert n["dense_accuracy"] == 0.875 and n["pruned_accuracy"] == 0.375
+    assert n["topline_change_points"] == pytest.approx(-50.0)
+    assert n["sparsity"] == 0.5 and n["weights_left"] == round(0.5 * qw.prunable_weights())
+    assert n["seeds"] == 2 and n["test_digits"] == 4 and n["pruned_iteration"] == 3
+    # writer 2 (hsf4): 75% -> 0%; writer 1: 100% -> 75%; no collapse
+    assert (n["hurt_writer"], n["hurt_series"], n["hurt_digits"]) == (2, "hsf4", 2)
+    assert n["hurt_unpruned"] == 0.75 and n["hurt_change_points"] == pytest.approx(-75.0)
+    assert n["n_collapses"] == 0 and n["collapsed_writers"] == "none"
+    assert n["change_min_points"] == pytest.approx(-75.0)
+    assert n["change_median_points"] == pytest.approx(-50.0)
+    assert n["share_losing"] == 1.0 and n["digits_per_writer"] == 2.0
+    assert n["one_digit_share"] == 0.5 and (n["digits_min"], n["digits_max"]) == (2, 2)
+    # plain Python values, so the page's format specs apply
+    assert all(type(v) in (int, float, str) for v in n.values())
 
 
 def test_styled_formats_every_named_column():
@@ -534,7 +588,7 @@ def test_notebook_defaults_are_the_quick_profile():
     quick = yaml.safe_load((repo / "nbs" / "profiles" / "quick.yml").read_text())
     for key, value in quick["02_qmnist_writers"].items():
         assert defaults[key] == value, key
-    qw.validate(defaults)
+    qw.Params(**defaults)
 
 
 def test_equivalence_power_hand_computed():

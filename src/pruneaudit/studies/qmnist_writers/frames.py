@@ -13,6 +13,8 @@ from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_frame, check_positive_int, check_range
 from pruneaudit.runs import ResultsStore, RunSpec
 
+from .params import Params
+
 DATASET = "qmnist"
 MODEL = "lenet"
 TECHNIQUE = "global_unstructured"
@@ -248,11 +250,23 @@ def train_class_histogram(pool: data.ImageData, train_idx: np.ndarray) -> pd.Dat
     return out
 
 
-# --------------------------------------------------------------------------- parameters
+# --------------------------------------------------------------------------- the study
+
+
+def dense_specs(params: Params) -> list[RunSpec]:
+    """The dense run of each seed: LeNet on QMNIST at the parameters' training settings (with
+    P's horizontal flip when ``params.flip``), the start of one pruning series per seed."""
+    base = RunSpec(
+        DATASET, MODEL, epochs=params.epochs, lr=params.lr, batch_size=params.batch_size,
+        augment=params.augment, train_size=params.train_size,
+        extra=runs.flip_extra(params.flip),
+    )
+    return runs.member_specs(base, params.seeds)
+
 
 @dataclass(frozen=True)
 class WriterStudy:
-    """Everything the page shows: ``classes`` (tidy run-series frame), ``digits``
+    """Everything the page shows: its ``params``, ``classes`` (tidy run-series frame), ``digits``
     (:func:`digit_frame`), ``writers`` (:func:`writer_frame`), ``sparsity`` of the pruned
     models (one per seed), the ``pruned_iteration``, the ``test`` data, the ``pool`` and the
     first seed's ``train_idx``; ``correct_dense`` / ``correct_pruned`` (K, N) per-seed
@@ -269,6 +283,7 @@ class WriterStudy:
     correct_dense: np.ndarray
     correct_pruned: np.ndarray
     trajectory: pd.DataFrame
+    params: Params
 
     @property
     def seeds(self) -> int:
@@ -308,23 +323,17 @@ def writer_trajectory(
     return pd.concat(parts, ignore_index=True)
 
 
-def run(
-    bases: Sequence[RunSpec],
-    iterations: int,
-    store: ResultsStore,
-    root: str | None = None,
-    pruned_iteration: int | None = None,
-    progress: bool = True,
-) -> WriterStudy:
-    """Run (or read) the series and assemble the study's frames; the pruned model is the one
-    after ``pruned_iteration`` rounds (default: the last, ``iterations``)."""
-    check_positive_int("iterations", iterations)
-    k = iterations if pruned_iteration is None else pruned_iteration
-    check_range("pruned_iteration", k, 1, iterations)
-    classes = run_series(bases, iterations, store, root, progress)
-    pops = [predictions(bases, i, iterations, store) for i in range(iterations + 1)]
+def run(params: Params, store: ResultsStore, progress: bool = True) -> WriterStudy:
+    """Run (or read) the series of every seed (:func:`dense_specs`) and assemble the study's
+    frames; the pruned model is the one after ``params.pruned_iteration`` rounds (None: the
+    last)."""
+    specs = dense_specs(params)
+    iterations = params.iterations
+    k = iterations if params.pruned_iteration is None else params.pruned_iteration
+    classes = run_series(specs, iterations, store, params.data_root, progress)
+    pops = [predictions(specs, i, iterations, store) for i in range(iterations + 1)]
     dense, pruned = pops[0], pops[k]
-    split = runs.splits(bases[0], root)
+    split = runs.splits(specs[0], params.data_root)
     digits = digit_frame(split.test, split.pool, dense.preds, pruned.preds)
     correct = [p.preds == p.labels[None, :] for p in pops]
     return WriterStudy(
@@ -339,6 +348,7 @@ def run(
         correct_dense=correct[0],
         correct_pruned=correct[k],
         trajectory=writer_trajectory(digits, correct, [p.sparsity.mean() for p in pops]),
+        params=params,
     )
 
 

@@ -1,4 +1,5 @@
-"""Study 2's page views: protocol and cost, Markdown text, tables and charts."""
+"""Study 2's page views: protocol and cost, the numbers the page's prose cites, tables and
+charts."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pandas as pd
 
 from pruneaudit import charts, runs
 from pruneaudit.runs import RunSpec
+from pruneaudit.runs.cost import Rate, seconds_per_10k
 
 from .frames import (
     MODEL,
@@ -16,6 +18,7 @@ from .frames import (
     TREATMENT,
     WriterStudy,
     collapses,
+    dense_specs,
     gallery_frame,
     most_hurt,
     overall_curve,
@@ -48,23 +51,30 @@ def _augmentation(spec: RunSpec) -> str:
     return "random crop (pad 2), no flip"
 
 
-def protocol_table(
-    bases: Sequence[RunSpec], iterations: int, result: WriterStudy, seconds_per_10k: float
-) -> pd.DataFrame:
+def training_rate(result: WriterStudy) -> Rate:
+    """The rate the page's training times use: LeNet's, as recorded in the page's results store
+    (:func:`pruneaudit.runs.cost.seconds_per_10k`)."""
+    return seconds_per_10k(MODEL, result.params.store)
+
+
+def protocol_table(result: WriterStudy, rate: Rate) -> pd.DataFrame:
     """The protocol run beside P's, one row per setting (index ``setting``), with the training
-    cost of each at ``seconds_per_10k`` (seconds per 10,000 images per model, measured)."""
-    b = bases[0]
-    seeds = [s.seed for s in bases]
-    paper = paper_cost(seconds_per_10k)
-    ours = series_cost(len(bases), iterations, b.epochs, len(result.train_idx), seconds_per_10k)
+    cost of each at ``rate`` (seconds per 10,000 images per model)."""
+    params = result.params
+    b = dense_specs(params)[0]
+    paper = paper_cost(rate.seconds_per_10k)
+    ours = series_cost(
+        len(params.seeds), params.iterations, b.epochs, len(result.train_idx),
+        rate.seconds_per_10k,
+    )
     series = ", ".join(sorted(result.writers["series"].unique()))
     rows = [
         ("model", "LeNet (3x3 conv 6, 16; FC 120, 84, 10)", "LeNet (same)"),
         ("pruning (20% of the rest per round)", "global_unstructured + rewind",
          f"{TECHNIQUE} + {TREATMENT}"),
         ("pruned weights regrow?", "no (cumulative masks)", "no (cumulative masks)"),
-        ("iterations", str(PAPER["iterations"]), str(iterations)),
-        ("seeds (replicates)", "6 (0-5)", f"{len(seeds)} {seeds}"),
+        ("iterations", str(PAPER["iterations"]), str(params.iterations)),
+        ("seeds (replicates)", "6 (0-5)", f"{len(params.seeds)} {list(params.seeds)}"),
         ("training digits per model", f"{PAPER['train_examples']:,} (80% of 60,000)",
          f"{len(result.train_idx):,}"),
         ("epochs per round", str(PAPER["epochs"]), str(b.epochs)),
@@ -73,12 +83,20 @@ def protocol_table(
         ("test digits / writers / series", "60,000 / all / hsf0, hsf1, hsf4",
          f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}"),
         ("model-epochs", f"{paper.model_epochs:,}", f"{ours.model_epochs:,}"),
-        (f"training time on this CPU ({seconds_per_10k} s per 10k images)",
-         f"{paper.hours:.1f} h", f"{ours.hours * 60:.1f} min"),
+        ("training time on this CPU", f"{paper.hours:.1f} h", f"{ours.hours * 60:.1f} min"),
         ("training time on a GPU", runs.gpu_cost_text("Study 2"), ""),
     ]
     return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(
         "setting"
+    )
+
+
+def protocol_view(result: WriterStudy):
+    """The protocol table, formatted, its caption stating the training rate of its times."""
+    rate = training_rate(result)
+    return styled(
+        protocol_table(result, rate),
+        f"The protocol of this page beside P's; training times on this CPU at {rate.text()}",
     )
 
 
@@ -88,7 +106,6 @@ def prunable_weights() -> int:
 
     net = models.build_model(MODEL, 10, 1, 28, seed=0)
     return sum(getattr(m, name).numel() for m, name in models.prunable_parameters(net))
-
 
 
 # --------------------------------------------------------------------------- P's Table 1
@@ -136,66 +153,65 @@ def table1(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> pd.
     )
 
 
-# --------------------------------------------------------------------------- protocol and cost
-
-
 # --------------------------------------------------------------------------- what the page says
 
 
-def _pct(x: float, digits: int = 1) -> str:
-    return f"{100 * x:.{digits}f}%"
+def numbers(result: WriterStudy) -> dict[str, float | int | str]:
+    """The numbers the page's prose cites (glued into its Markdown by
+    :meth:`pruneaudit.book.Page.glue`): top-line accuracy and sparsity, the writer most hurt, the
+    writers who collapse, the spread of writer-level changes (``*_points``: percentage points)
+    and the digits per writer."""
+    return {**_topline_numbers(result), **_writer_numbers(result), **_limit_numbers(result)}
 
 
-def _signed_points(x: float) -> str:
-    return f"{100 * x:+.1f} points"
-
-
-def topline_text(result: WriterStudy) -> str:
-    """Markdown: dense and pruned top-line accuracy, sparsity and weights left."""
-    dense = result.correct_dense.mean()
-    pruned = result.correct_pruned.mean()
+def _topline_numbers(result: WriterStudy) -> dict[str, float | int]:
+    dense = float(result.correct_dense.mean())
+    pruned = float(result.correct_pruned.mean())
+    sparsity = float(result.sparsity.mean())
     n_weights = prunable_weights()
-    left = (1 - result.sparsity.mean()) * n_weights
-    return (
-        f"The unpruned LeNet classifies **{_pct(dense)}** of the {len(result.test):,} test digits "
-        f"correctly (mean over {result.seeds} seeds). The pruned model compared below is "
-        f"iteration {result.pruned_iteration}: sparsity **{_pct(result.sparsity.mean())}** "
-        f"(about {left:,.0f} of the {n_weights:,} prunable weights left; pruned weights cannot "
-        f"regrow), test accuracy **{_pct(pruned)}**, a change of {_signed_points(pruned - dense)}."
-    )
+    return {
+        "dense_accuracy": dense,
+        "pruned_accuracy": pruned,
+        "topline_change_points": 100 * (pruned - dense),
+        "sparsity": sparsity,
+        "weights_left": round((1 - sparsity) * n_weights),
+        "prunable_weights": n_weights,
+        "pruned_iteration": int(result.pruned_iteration),
+        "seeds": result.seeds,
+        "test_digits": len(result.test),
+    }
 
 
-def writers_text(result: WriterStudy, n_hurt: int) -> str:
-    """Markdown: the writer most hurt, the writers who collapse, and the spread of changes."""
+def _writer_numbers(result: WriterStudy) -> dict[str, float | int | str]:
     w = result.writers
-    top = most_hurt(w, n_hurt).iloc[0]
+    top = most_hurt(w, 1).iloc[0]
     fallen = collapses(w)
-    names = ", ".join(f"{r.writer} ({r.series})" for r in fallen.itertuples()) or "none"
-    c = w["accuracy_change"]
-    return (
-        f"The writer most hurt is **{top.writer}** ({top.series}): {_pct(top.accuracy_unpruned)} "
-        f"of their {top.n} digits right before pruning, {_pct(top.accuracy_pruned)} after "
-        f"({_signed_points(top.accuracy_change)}). Writers who fall from 100% to under 50% "
-        f"(mean over seeds): **{len(fallen)}** ({names}). Writer-level changes range from "
-        f"{_signed_points(c.min())} to {_signed_points(c.max())} (median "
-        f"{_signed_points(c.median())}); {_pct((c < 0).mean(), 0)} of writers lose accuracy. "
-        f"P's writer 469 (100% → 47.7%) is one seed-0 model; the collapse finding above compares "
-        "each of our seeds' own worst writer with it."
-    )
+    change = w["accuracy_change"]
+    return {
+        "hurt_writer": int(top["writer"]),
+        "hurt_series": str(top["series"]),
+        "hurt_digits": int(top["n"]),
+        "hurt_unpruned": float(top["accuracy_unpruned"]),
+        "hurt_pruned": float(top["accuracy_pruned"]),
+        "hurt_change_points": 100 * float(top["accuracy_change"]),
+        "n_collapses": len(fallen),
+        "collapsed_writers": ", ".join(f"{r.writer} ({r.series})" for r in fallen.itertuples())
+        or "none",
+        "change_min_points": 100 * float(change.min()),
+        "change_max_points": 100 * float(change.max()),
+        "change_median_points": 100 * float(change.median()),
+        "share_losing": float((change < 0).mean()),
+    }
 
 
-def limits_text(result: WriterStudy) -> str:
-    """Markdown: what limits the writer-level results on this page."""
-    w = result.writers
-    per_writer = w["n"].mean()
-    return (
-        f"Limits: {per_writer:.0f} digits per writer on average (from {w['n'].min()} to "
-        f"{w['n'].max()}), so one digit moves a typical writer's accuracy by about "
-        f"{_pct(1 / per_writer, 0)} and writer-level fits are noisy; two series instead of three "
-        f"and {len(result.test):,} test digits instead of QMNIST's 60,000; MNIST's pixels stand in "
-        f"for QMNIST's reconstructions; {result.seeds} seeds, so intervals over seeds are wide. "
-        "The property effects are associations over writers, not causes."
-    )
+def _limit_numbers(result: WriterStudy) -> dict[str, float | int]:
+    n = result.writers["n"]
+    return {
+        "digits_per_writer": float(n.mean()),
+        "digits_min": int(n.min()),
+        "digits_max": int(n.max()),
+        "one_digit_share": float(1 / n.mean()),
+    }
 
 
 def styled(frame: pd.DataFrame, caption: str, percent: Sequence[str] = (),
@@ -270,6 +286,10 @@ def curve_view(result: WriterStudy):
 
 
 # --------------------------------------------------------------------------- figures
+
+
+def _pct(x: float, digits: int = 1) -> str:
+    return f"{100 * x:.{digits}f}%"
 
 
 def key_figure(result: WriterStudy):
