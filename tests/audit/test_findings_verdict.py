@@ -159,3 +159,22 @@ def test_findings_json_keeps_every_key_and_the_excess(tmp_path):
     assert [list(i) for i in items] == [list(audit.JSON_KEYS)] * 2
     assert items[0]["excess"] == [0.05, -0.01, 0.11] and items[1]["excess"] is None
     assert items[1]["power"] is None and items[0]["power"] > 0
+
+
+def test_units_for_power_is_the_fewest_units_that_reach_it():
+    from pruneaudit.audit import findings as F
+
+    low, high, effect, n = -0.41, 0.017, -0.19, 6
+    needed = F.units_for_power(low, high, effect, n)
+    assert needed is not None and needed > n
+
+    def power_at(m: int) -> float:  # brute force: shrink the half-width as 1/sqrt(m)
+        se = (high - low) / (2 * F.stats.t.ppf(0.975, n - 1)) * (n / m) ** 0.5
+        half = F.stats.t.ppf(0.975, m - 1) * se
+        return F.power(-half, half, effect, df=m - 1)
+
+    assert power_at(needed) >= F.TARGET_POWER > power_at(needed - 1)
+    assert all(power_at(m) < F.TARGET_POWER for m in range(n, needed))
+    # enough power already, or no effect to aim at: nothing to say
+    assert F.units_for_power(-0.5, -0.3, -0.4, 30) is None
+    assert F.units_for_power(low, high, None, n) is None

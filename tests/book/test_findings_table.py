@@ -74,3 +74,18 @@ def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
         slug = verdict.replace(",", "").replace(" ", "-")
         assert f'pa-v-{slug}"' in page
     assert "pa-v-reproduced" in page and "pa-v-not-testable-here" in page
+
+
+def test_an_underpowered_inconclusive_row_says_what_would_resolve_it():
+    # 6 seeds, -0.196 [-0.41, 0.017] against -0.19: t power about 0.46
+    row = audit.finding("D2.1 accuracy falls", -0.196, -0.41, 0.017, -0.19, source="P; Fig. 7",
+                        basis="per-seed change, Student-t over 6 seeds", df=5)
+    assert row.verdict == audit.INCONCLUSIVE and row.units == 6
+    assert row.needed == audit.units_for_power(-0.41, 0.017, -0.19, 6)
+    said = ft.sentence(row)
+    assert said.endswith(
+        f"at this budget; about {row.needed} seeds (this build: 6) would give power 0.8."
+    )
+    assert "would give power 0.8" in ft.table_html([row])
+    # a row with the power it needs says nothing of the budget
+    assert ft.budget_text(_row(df=15)) == "" and "budget" not in ft.sentence(_row(df=15))

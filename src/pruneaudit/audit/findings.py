@@ -58,8 +58,10 @@ UNITS = ("", "percent", "points", "ratio")
 #: Keys of each object in ``<notebook>.findings.json``.
 JSON_KEYS = (
     "finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source", "power", "unit",
-    "definition", "basis", "excess",
+    "definition", "basis", "excess", "units", "needed",
 )
+#: The power a verdict should have; below it, :func:`units_for_power` says what would reach it.
+TARGET_POWER = 0.8
 
 
 @cache
@@ -223,6 +225,45 @@ def bootstrap_interval(
     return estimate, float(ci.low), float(ci.high)
 
 
+
+def units_for_power(
+    ci_low: float,
+    ci_high: float,
+    effect: float | None,
+    units: int,
+    *,
+    t: bool = True,
+    target: float = TARGET_POWER,
+    most: int = 10_000,
+) -> int | None:
+    """The fewest units (seeds, writers, members...) at which an interval like ``[ci_low,
+    ci_high]`` (resting on ``units``) would have ``target`` power against ``effect``: the
+    standard error shrinks as ``1/sqrt(n)``, and for a t interval (``t``) the df is ``n - 1``.
+    None when the power already reaches ``target``, when it cannot be computed, or beyond
+    ``most`` units."""
+    df = units - 1 if t else None
+    if units < 1 or (t and units < 2):
+        return None
+    now = power(ci_low, ci_high, effect, df=df)
+    if not math.isfinite(now) or now >= target:
+        return None
+    q = float(stats.t.ppf(0.975, df) if t else stats.norm.ppf(0.975))
+    se = (ci_high - ci_low) / (2 * q)
+
+    def reaches(n: int) -> bool:  # power grows with n: bisect on it
+        q_n = float(stats.t.ppf(0.975, n - 1) if t else stats.norm.ppf(0.975))
+        half = q_n * se * math.sqrt(units / n)
+        return power(-half, half, effect, df=n - 1 if t else None) >= target
+
+    if not reaches(most):
+        return None
+    low, high = units, most  # reaches(low) is False, reaches(high) is True
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if reaches(mid) else (mid, high)
+    return high
+
+
 @dataclass(frozen=True)
 class Finding:
     """One row of a study's findings table."""
@@ -245,6 +286,10 @@ class Finding:
     #: Optional (estimate, low, high) of the statistic beyond a dense-vs-dense noise null (e.g.
     #: Study 4's balanced re-splits); informative beside the raw value, never its verdict.
     excess: tuple[float, float, float] | None = None
+    #: How many units (seeds, writers, members...) the interval rests on, when known.
+    units: int | None = None
+    #: Units that would give :data:`TARGET_POWER` (:func:`units_for_power`), when power is below.
+    needed: int | None = None
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
@@ -269,12 +314,22 @@ def finding(
     unit: str = "",
     definition: str = "",
     excess: tuple[float, float, float] | None = None,
+    units: int | None = None,
 ) -> Finding:
     """A :class:`Finding` whose verdict (:func:`verdict`) and power (:func:`power`, against the
     paper's effect or ``smallest``; ``df`` of the interval's t, None for normal or bootstrap
-    intervals) are computed from the interval."""
+    intervals) are computed from the interval. ``units``: how many units the interval rests on
+    (default ``df + 1`` for a t interval); with it, a row below :data:`TARGET_POWER` also says
+    how many units would reach it (:func:`units_for_power`)."""
     value = None if paper is None else float(paper)
     effect = value - null if value is not None else smallest
+    if units is None and df is not None:
+        units = round(df) + 1
+    needed = (
+        units_for_power(float(ci_low), float(ci_high), effect, units, t=df is not None)
+        if units is not None
+        else None
+    )
     return Finding(
         name,
         value,
@@ -288,6 +343,8 @@ def finding(
         unit,
         definition,
         None if excess is None else tuple(float(v) for v in excess),
+        units,
+        needed,
     )
 
 

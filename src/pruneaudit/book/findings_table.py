@@ -94,6 +94,23 @@ def power_text(row: Finding) -> str:
     return f"{row.power:.2f}" if _finite(row.power) else "\u2014"
 
 
+def _unit_word(row: Finding) -> str:
+    """What the row's units are, from its basis ("... over 6 seeds" -> "seeds"), else "units"."""
+    match = re.search(rf"\bover {row.units} ([a-z][a-z-]*)", row.basis or "")
+    return match.group(1) if match else "units"
+
+
+def budget_text(row: Finding) -> str:
+    """For a row below the target power with a computable fix: ``about 12 seeds (this build:
+    6) would give power 0.8``; else empty."""
+    if row.needed is None or row.units is None:
+        return ""
+    return (
+        f"about {row.needed:,} {_unit_word(row)} (this build: {row.units}) would give power "
+        f"{audit_findings.TARGET_POWER:g}"
+    )
+
+
 def short_name(row: Finding) -> tuple[str, str]:
     """The finding's id (``D4.5``, or empty) and the rest of its name."""
     match = re.match(r"(D\d+\.\d+)\s*(.*)", row.finding)
@@ -110,7 +127,11 @@ def sentence(row: Finding) -> str:
     paper = (
         f"the paper: {paper_text(row)}" if _finite(row.paper) else "the paper states a direction"
     )
-    return f"{head}: ours {ours_text(row)} ({paper}). *{row.verdict}*: {MEANING[row.verdict]}."
+    said = f"{head}: ours {ours_text(row)} ({paper}). *{row.verdict}*: {MEANING[row.verdict]}"
+    budget = budget_text(row)
+    if row.verdict == audit_findings.INCONCLUSIVE and budget:
+        return f"{said} at this budget; {budget}."
+    return f"{said}."
 
 
 def sentences(rows: Sequence[Finding]) -> str:
@@ -145,6 +166,8 @@ def _details(row: Finding) -> str:
         parts.append(f"<b>{said}:</b> {html.escape(row.basis)}")
     if row.source:
         parts.append(f"<b>Source:</b> {source_html(row.source)}")
+    if budget_text(row):
+        parts.append(f"<b>Power:</b> {power_text(row)}; {html.escape(budget_text(row))}")
     if row.excess is not None and all(map(_finite, row.excess)):
         est, low, high = row.excess
         places = decimals(low, high, row.unit)
