@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from pruneaudit import book
+from pruneaudit import book, timing
 from pruneaudit.book import runner
 from pruneaudit.errors import PruneAuditError
 
@@ -106,8 +106,17 @@ def test_no_progress_bar_or_kernel_warning_in_outputs(smoke_book: Path) -> None:
 def test_timings_recorded(smoke_book: Path) -> None:
     rows = json.loads((executed(smoke_book) / book.TIMINGS).read_text())
     names = {r["notebook"] for r in rows if r["profile"] == "smoke"}
-    assert names == {n for n in book.load_profile("smoke") if n != "common"}
+    notebooks = {n for n in book.load_profile("smoke") if n != "common"}
+    assert names == notebooks | {runner.JUPYTER_BOOK}
     assert all(r["seconds"] > 0 and r["cores"] >= 1 and r["date"] for r in rows)
+    # each study's kernel measured its phases; the ones that train spent time training
+    phases = {r["notebook"]: r["phases"] for r in rows if r["notebook"] in notebooks}
+    assert all(set(p) == set(timing.PHASES) for p in phases.values()), phases
+    assert phases["03_pareto_selection"]["training"] > 0
+    assert sum(phases["03_pareto_selection"].values()) <= next(
+        r["seconds"] for r in rows if r["notebook"] == "03_pareto_selection"
+    )
+    assert not list(executed(smoke_book).glob(".*.phases.json"))
     said = book.expected_duration(executed(smoke_book), "smoke", sorted(names))
     assert said.startswith("profile smoke: expected about")
 

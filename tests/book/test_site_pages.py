@@ -123,12 +123,22 @@ def test_timings_page_from_records(tmp_path: Path) -> None:
     ]
     (tmp_path / "_timings.json").write_text(json.dumps(records))
     text = pages.write_timings_page(tmp_path).read_text()
-    assert "**smoke**: 1 min 22 s in all (2 notebooks, measured 2026-11-20 on 2 cores)." in text
-    assert "| 02_b | 1 min 08 s |  | 2026-11-20T10:01 | 2 |" in text  # older records: no count
-    assert "**quick**: 22 min 05 s in all (1 notebooks" in text
+    assert "**smoke**: 1 min 22 s in all (2 steps, measured 2026-11-20 on 2 cores)." in text
+    # older records: no count, no phases
+    assert "| 02_b | 1 min 08 s |  |  |  |  |  |  | 2026-11-20T10:01 | 2 |" in text
+    assert "**quick**: 22 min 05 s in all (1 steps" in text
     assert "15 min" not in text
     assert "**paper**: not measured yet on this machine." in text
     assert text.index("**smoke**") < text.index("**quick**") < text.index("**paper**")
+
+
+def test_timings_page_splits_a_notebook_into_phases(tmp_path: Path) -> None:
+    record = _timing("quick", "01_a", 100.0, "2026-11-20T10:00:00")
+    record["phases"] = {"training": 60.0, "evaluation": 10.0, "pruning": 4.6, "store": 5.0}
+    (tmp_path / "_timings.json").write_text(json.dumps([record]))
+    text = pages.write_timings_page(tmp_path).read_text()
+    assert "| 01_a | 1 min 40 s | 60 s | 10 s | 5 s | 5 s | 20 s |" in text
+    assert "| step | duration | training | evaluation | pruning | store I/O | other |" in text
 
 
 def test_timings_page_says_which_notebooks_stored_no_new_run(tmp_path: Path) -> None:
@@ -139,7 +149,7 @@ def test_timings_page_says_which_notebooks_stored_no_new_run(tmp_path: Path) -> 
     (tmp_path / "_timings.json").write_text(json.dumps(records))
     text = pages.write_timings_page(tmp_path).read_text()
     assert "Stored no new run: 01_a. A notebook that trains but stored no new run" in text
-    assert "| 02_b | 26 min 58 s | 144 | 2026-11-23T15:49 | 2 |" in text
+    assert "| 02_b | 26 min 58 s |  |  |  |  |  | 144 | 2026-11-23T15:49 | 2 |" in text
 
 
 def test_timings_page_accepts_runs_mapping_and_checks_keys(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pruneaudit import charts, config
+from pruneaudit import charts, config, timing
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.book import findings_table, progress
 from pruneaudit.runs import ResultsStore
@@ -161,6 +161,20 @@ class Page:
         return chart
 
 
+def phases_path(page_dir: str | os.PathLike, notebook: str) -> Path:
+    """Where a built page's kernel leaves its time per phase (:mod:`pruneaudit.timing`)."""
+    return Path(page_dir) / f".{notebook}.phases.json"
+
+
+def _write_phases_after_each_cell(path: Path) -> None:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        timing.reset()
+        shell.events.register("post_run_cell", lambda _result: timing.write(path))
+
+
 def setup(namespace: Mapping[str, object], params_type: type[StudyParams]) -> Page:
     """Build the study's parameters object from the notebook, print provenance, return a
     :class:`Page`.
@@ -183,6 +197,9 @@ def setup(namespace: Mapping[str, object], params_type: type[StudyParams]) -> Pa
     charts.enable_offline()
     record = print_provenance(params.as_dict())
     record.update(build=info, threads=threads)
+    if PAGE_DIR_ENV in os.environ and NOTEBOOK_ENV in os.environ:
+        _write_phases_after_each_cell(phases_path(os.environ[PAGE_DIR_ENV],
+                                                  os.environ[NOTEBOOK_ENV]))
     return Page(
         params=params,
         store=ResultsStore(params.store),

@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from pruneaudit import timing
 from pruneaudit.audit.findings import VERDICTS, Finding
 from pruneaudit.book.findings_table import sentence
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
@@ -202,10 +203,26 @@ def load_timings(studies_dir: str | os.PathLike = STUDIES, strict: bool = True) 
     return list(latest.values())
 
 
+#: Column heads of the phases (:data:`pruneaudit.timing.PHASES`) in the timings table.
+PHASE_HEADS = ("training", "evaluation", "pruning", "store I/O")
+
+
+def _phase_cells(record: dict) -> str:
+    """A record's seconds per phase and the rest ("other": kernel start-up, data loading,
+    analysis, charts), or empty cells where the phases were not measured."""
+    phases = record.get("phases")
+    if not isinstance(phases, dict):
+        return " | ".join([""] * (len(PHASE_HEADS) + 1))
+    spent = [float(phases.get(k, 0.0)) for k in timing.PHASES]
+    other = max(float(record["seconds"]) - sum(spent), 0.0)
+    return " | ".join(f"{v:,.0f} s" for v in [*spent, other])
+
+
 def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
-    """Write ``<studies_dir>/_timings.md``: per profile, each notebook's measured duration, the
-    runs it added to the results store (a notebook that added none says so), the
-    total, the date and the cores of the build that measured it; return its path."""
+    """Write ``<studies_dir>/_timings.md``: per profile, each notebook's measured duration
+    split into phases (training, evaluation, pruning, store I/O and the rest), the runs it added
+    to the results store (a notebook that added none says so), Jupyter Book's assembly of the
+    pages, the total, the date and the cores of the build that measured it; return its path."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
     records = load_timings(studies_dir)
@@ -228,15 +245,16 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
             else ""
         )
         lines = [
-            f"**{profile}**: {_duration(total)} in all ({len(rows)} notebooks, measured "
+            f"**{profile}**: {_duration(total)} in all ({len(rows)} steps, measured "
             f"{dates[0]}{' to ' + dates[-1] if dates[-1] != dates[0] else ''} on "
             f"{' / '.join(cores)} cores).{note}",
             "",
-            "| notebook | duration | new runs stored | date | cores |",
-            "|---|---:|---:|---|---:|",
+            "| step | duration | " + " | ".join(PHASE_HEADS) + " | other | new runs stored "
+            "| date | cores |",
+            "|---|---:|" + "---:|" * (len(PHASE_HEADS) + 2) + "---|---:|",
         ]
         lines += [
-            f"| {r['notebook']} | {_duration(r['seconds'])} | "
+            f"| {r['notebook']} | {_duration(r['seconds'])} | {_phase_cells(r)} | "
             f"{'' if r.get('new_runs') is None else r['new_runs']} | {str(r['date'])[:16]} "
             f"| {r['cores']} |"
             for r in rows

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from pruneaudit import charts
+from pruneaudit import charts, timing
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
 from pruneaudit.book.notebook import (
@@ -47,6 +47,7 @@ from pruneaudit.book.notebook import (
     PAGE_DIR_ENV,
     PROFILE_ENV,
     banner_text,
+    phases_path,
 )
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
@@ -69,6 +70,8 @@ KERNEL_NAME = "python3"
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 #: Key of the executed notebook's metadata that records how it was built.
 METADATA_KEY = "pruneaudit"
+#: The timings record of the pages' assembly by Jupyter Book (beside the notebooks').
+JUPYTER_BOOK = "jupyter-book"
 #: Kernel and client messages that say nothing to a reader or builder.
 QUIET_ENV = {
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
@@ -221,6 +224,10 @@ def run_notebook(
     }
     if threads is not None:
         env[book_progress.THREADS_ENV] = str(threads)
+    # OpenMP threads that wait by spinning hold their cores between torch's parallel regions: on
+    # a machine that other processes keep busy a 2-thread build then ran 4-15x slower than at one
+    # thread. Waiting passively costs nothing when idle; a value the user set is kept.
+    env.setdefault("OMP_WAIT_POLICY", os.environ.get("OMP_WAIT_POLICY", "PASSIVE"))
     monitor = book_progress.Monitor(name, _code_cells(name) + 1, progress_file, stream, tty)
     try:
         with _environment(**env), _quiet(), monitor:
@@ -275,11 +282,17 @@ def _quiet() -> Iterator[None]:
 
 
 def record_timing(
-    studies: Path, profile: str, notebook: str, seconds: float, new_runs: int | None = None
+    studies: Path,
+    profile: str,
+    notebook: str,
+    seconds: float,
+    new_runs: int | None = None,
+    phases: Mapping[str, float] | None = None,
 ) -> Path:
-    """Add (or replace) ``{profile, notebook, seconds, date, cores, new_runs}`` in
+    """Add (or replace) ``{profile, notebook, seconds, date, cores, new_runs, phases}`` in
     ``studies/_timings.json``; ``new_runs``: runs (trained models, stored evaluations) the
-    notebook added to the results store (0: it found all it needed stored, or stores none)."""
+    notebook added to the results store (0: it found all it needed stored, or stores none);
+    ``phases``: its seconds per phase (:mod:`pruneaudit.timing`), when measured."""
     path = Path(studies) / TIMINGS
     rows = load_timings(studies, strict=False)
     rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]
@@ -291,6 +304,7 @@ def record_timing(
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "cores": os.cpu_count(),
             "new_runs": new_runs,
+            "phases": dict(phases) if phases else None,
         }
     )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -302,6 +316,7 @@ def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
     """A sentence: the profile's expected duration from the recorded timings, or unknown."""
     rows = load_timings(studies, strict=False)
     seconds = {r["notebook"]: r["seconds"] for r in rows if r["profile"] == profile}
+    names = [*names, JUPYTER_BOOK]
     known = [n for n in names if n in seconds]
     if not known:
         return f"profile {profile}: expected duration unknown (no recorded timings yet)"
@@ -311,7 +326,7 @@ def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
             if r["profile"] == profile and r["notebook"] in known and r.get("new_runs") == 0]
     if warm:
         text += f" ({', '.join(warm)} stored no new run then: longer if runs must train)"
-    missing = [n for n in names if n not in seconds]
+    missing = [n for n in names if n not in seconds and n != JUPYTER_BOOK]
     if missing:
         text += f" (plus {', '.join(missing)}: not timed yet)"
     return text
@@ -419,8 +434,10 @@ def build(
             run_notebook(name, content, overrides, studies, progress=progress, stamp=stamp,
                          threads=threads)
             seconds = time.perf_counter() - start
+            left = phases_path(studies, name)
             record_timing(studies, str(stamp["profile"]), name, seconds,
-                          len(store.keys()) - before)
+                          len(store.keys()) - before, timing.read(left))
+            left.unlink(missing_ok=True)
             say(f"executed {name} ({seconds:.1f} s)", flush=True)
     write_benchmark_tables(studies / "_benchmarks.md")
     prepare_pages(studies)
@@ -439,7 +456,10 @@ def build(
     src = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": path}
+    start = time.perf_counter()
     done = subprocess.run(command, cwd=source, capture_output=True, text=True, env=env)
+    if not done.returncode and execute:  # the pages' assembly, shown by the next build
+        record_timing(studies, str(stamp["profile"]), JUPYTER_BOOK, time.perf_counter() - start)
     if done.returncode:
         log = (done.stdout + done.stderr).splitlines()
         causes = [line for line in log if "arning" in line or "rror" in line]

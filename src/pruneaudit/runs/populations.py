@@ -45,6 +45,7 @@ from pruneaudit.errors import DataMissingError, PruneAuditError, check_positive_
 from pruneaudit.runs.cost import record_rate
 from pruneaudit.runs.spec import LEVEL_KEY, SCHEME_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
 from pruneaudit.training.loop import StepHook, TrainConfig, evaluate, num_steps
 
@@ -164,6 +165,7 @@ def load_model(spec: RunSpec, store: ResultsStore, root: str | None = None) -> n
     return compress.load_pruned_state_dict(model, weights)
 
 
+@phase("evaluation")
 def _record(
     model: nn.Module, test: data.ImageData, sparsity: float | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -267,7 +269,8 @@ def _continue_series(
     )
     for k in rounds:
         for specs, net, init in zip(group, nets, inits, strict=True):
-            compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
+            with phase("pruning"):
+                compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
         _fit(nets, split, first, store, progress, epochs=round_epochs(first[0], treatment))
         for specs, net in zip(group, nets, strict=True):
             state = compress.pruned_state_dict(net)
@@ -290,14 +293,15 @@ def _fit(
     if epochs is not None:
         configs = [dataclasses.replace(c, epochs=epochs) for c in configs]
     start = time.perf_counter()
-    training.train_population(
-        nets,
-        split[0].pool,
-        configs,
-        indices=[s.train_idx for s in split],
-        step_hooks=hooks,
-        progress=progress,
-    )
+    with phase("training"):
+        training.train_population(
+            nets,
+            split[0].pool,
+            configs,
+            indices=[s.train_idx for s in split],
+            step_hooks=hooks,
+            progress=progress,
+        )
     images = sum(len(s.train_idx) * c.epochs for s, c in zip(split, configs, strict=True))
     record_rate(
         store.root, specs[0].model, environment()["device"], time.perf_counter() - start, images

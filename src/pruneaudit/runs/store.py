@@ -65,6 +65,7 @@ from pruneaudit.runs.spec import (
     RunSpec,
     canonical_key,
 )
+from pruneaudit.timing import phase
 
 _FILES = ("spec.json", "classes.parquet", "predictions.parquet")
 _CHECKPOINT = "checkpoint.pt"
@@ -245,6 +246,7 @@ class ResultsStore:
                 removed.append(entry)
         return removed
 
+    @phase("store")
     def save(
         self,
         spec: RunSpec,
@@ -354,6 +356,7 @@ class ResultsStore:
         """Whether a finished run exists (under its current or its legacy key)."""
         return self._locate(spec_or_key) is not None
 
+    @phase("store")
     def load(self, spec_or_key: RunSpec | str) -> Run:
         """A finished run, read as the spec it is today (legacy runs too); a clear error if there
         is none."""
@@ -402,6 +405,7 @@ class ResultsStore:
             frame = frame[frame[name].isin(values) | (frame[name].isna() & (None in values))]
         return frame.reset_index(drop=True)
 
+    @phase("store")
     def collect(self, specs: Iterable[RunSpec | str], table: str = "classes") -> pd.DataFrame:
         """Concatenate the runs' ``classes`` (or ``predictions``) tables into one tidy frame.
 

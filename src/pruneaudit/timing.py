@@ -1,0 +1,69 @@
+"""Where a build's time goes: wall time per phase, summed over a process.
+
+The package times its own phases (:data:`PHASES`: training, evaluation of stored models,
+pruning and the results store's reads and writes) with :func:`phase`; a study page's kernel
+writes the totals after each cell (:func:`write`) and the book's runner records them beside the
+notebook's duration (the Reproducing page's table: what is left is kernel start-up, data
+loading, analysis and charts). Nested phases count for the outermost one only, so the totals
+never add up to more than the time spent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pruneaudit.errors import check_choice
+
+PHASES = ("training", "evaluation", "pruning", "store")
+_totals = dict.fromkeys(PHASES, 0.0)
+_active: list[str] = []
+
+
+@contextlib.contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Add the wall time of the ``with`` block to phase ``name`` (unless another phase is
+    already being timed: then it counts for that one)."""
+    check_choice("phase", name, PHASES)
+    if _active:
+        yield
+        return
+    _active.append(name)
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        _totals[name] += time.perf_counter() - start
+        _active.pop()
+
+
+def totals() -> dict[str, float]:
+    """Seconds per phase so far in this process."""
+    return dict(_totals)
+
+
+def reset() -> None:
+    """Set every phase back to 0 s."""
+    for name in PHASES:
+        _totals[name] = 0.0
+
+
+def write(path: str | os.PathLike) -> None:
+    """Write :func:`totals` as JSON to ``path`` (replaced atomically)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({k: round(v, 2) for k, v in _totals.items()}) + "\n")
+    os.replace(tmp, path)
+
+
+def read(path: str | os.PathLike) -> dict[str, float] | None:
+    """The totals :func:`write` left at ``path``, or None when there are none."""
+    try:
+        values = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return {k: float(values[k]) for k in PHASES if k in values}
