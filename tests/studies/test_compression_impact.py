@@ -12,6 +12,7 @@ import torch
 from pruneaudit import audit, compress, data, training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations
+from pruneaudit.runs import cost as runs_cost
 from pruneaudit.studies import compression_impact as impact
 
 # N = 6 examples, C = 3 classes, K = 3 members; series hsf0 for the first three.
@@ -151,7 +152,7 @@ def test_pie_examples_categories_and_captions(runs):
 
 
 def test_findings_cover_d41_to_d411_with_verdicts(runs):
-    rows = impact.findings(runs, n_perm=19, n_boot=19)
+    rows = impact.runs_findings(runs, n_perm=19, n_boot=19)
     ids = [r.finding.split(" ")[0] for r in rows]
     assert sorted(set(ids), key=lambda i: int(i.split(".")[1])) == [
         f"D4.{i}" for i in range(1, 12)]
@@ -164,6 +165,21 @@ def test_findings_cover_d41_to_d411_with_verdicts(runs):
     d41 = rows[0]
     assert d41.ours == 0.0 and d41.ci_high == pytest.approx(1 - 0.025 ** (1 / 3))
     assert d41.paper == pytest.approx(0.637)
+
+
+def test_page_findings_and_numbers_read_the_parameters(runs, impact_params):
+    params = impact_params(n_perm=19, n_boot=19, tie_seed=2, alpha=0.1)
+    result = impact.Result(params, impact.Populations.from_params(params), runs)
+    expected = impact.runs_findings(runs, 0.1, "series", hard_group="hsf4", n_perm=19,
+                                    n_boot=19, seed=2)
+    assert repr(impact.findings(result)) == repr(expected)  # NaN-safe
+    numbers = impact.numbers(result)
+    assert numbers == {
+        "headline": "pruned 90%", "members": 3, "pairing": "independent",
+        "top1_change_points": pytest.approx(100 * ((COMP == Y).mean() - (BASE == Y).mean())),
+        "pie_share": pytest.approx(0.5), "significant_classes": 0, "classes": 3, "alpha": 0.1,
+    }
+    assert all(isinstance(v, int | float | str) for v in numbers.values())
 
 
 def test_bad_inputs(runs):
@@ -192,12 +208,15 @@ def test_celeba_representation(data_root):
     assert table.loc["Male", "share"] + table.loc["not Male", "share"] == pytest.approx(1.0)
 
 
-def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
-    base = _spec(train_size=320, test_size=150)
+def test_tiny_run_through_store(data_root, tmp_path, monkeypatch, impact_params):
+    schemes = ("float16", "dynamic_int8", "static_int8")
+    params = impact_params(seeds=(0, 1), levels=(0.5,), schemes=schemes, train_size=320,
+                           test_size=150, data_root=str(data_root), store=str(tmp_path))
     store = ResultsStore(tmp_path)
-    schemes = ["float16", "dynamic_int8", "static_int8"]
-    pops = impact.Populations(base, (0, 1), (0.5,))
-    runs = impact.run(pops, schemes, store, str(data_root), progress=False)
+    result = impact.run(params, store, progress=False)
+    assert result.params is params and result.populations == impact.Populations(
+        _spec(train_size=320, test_size=150), (0, 1), (0.5,))
+    runs = result.runs
     assert runs.names == ["pruned 50%", *schemes]
     assert runs.independent  # the default: the pruned population has its own seeds
     pruned_seeds = [s.seed for s in runs.get("pruned 50%").population.specs]
@@ -209,10 +228,13 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch):
     assert runs.get("pruned 50%").population.sparsity == pytest.approx([0.5, 0.5], abs=0.02)
     table = impact.summary(runs)
     assert table["compressed_top1"].between(0, 1).all()
+    # the training recorded its rate in the store: the protocol table states it
+    protocol = impact.protocol_table(result)
+    assert "recorded in this results store" in protocol.loc["training rate (CPU)", "this page"]
     # asking again trains and quantizes nothing
     monkeypatch.setattr(training, "train_population", _fail)
     monkeypatch.setattr(compress, "quantize", _fail)
-    again = impact.run(pops, schemes, store, str(data_root), progress=False)
+    again = impact.run(params, store, progress=False).runs
     np.testing.assert_array_equal(again.get("float16").population.preds,
                                   runs.get("float16").population.preds)
     assert audit.pie_flags(runs.baseline.preds, runs.baseline.preds).sum() == 0
@@ -222,15 +244,22 @@ def _fail(*args, **kwargs):
     raise AssertionError("a stored run was computed again")
 
 
-def test_validate_names_every_bad_parameter():
-    impact.validate({"seeds": [0, 1], "levels": [0.5], "schemes": ["float16"]})
+def test_params_name_every_broken_rule_once(impact_params):
+    assert impact_params(seeds=[0, 1], levels=[0.5]).seeds == (0, 1)  # lists are frozen
     with pytest.raises(PruneAuditError) as err:
-        impact.validate({"seeds": [0], "levels": [1.5], "schemes": ["int4"], "alpha": 2.0,
-                     "subgroup_reduce": "median", "gallery_size": 0})
+        impact_params(seeds=(0,), levels=(1.5,), schemes=("int4",), alpha=2.0, lr=0.0,
+                      subgroup_reduce="median", gallery_size=0, percentiles=(0,),
+                      model="lenet5", test_size=0)
     text = str(err.value)
-    for fragment in ("distinct seeds", "(0, 1)", "int4", "alpha", "subgroup_reduce",
-                     "gallery_size"):
-        assert fragment in text
+    assert text.startswith("bad Study 4 parameters: ")
+    for fragment in ("distinct seeds", "levels must lie in (0, 1)", "int4", "alpha", "lr must",
+                     "subgroup_reduce", "gallery_size", "percentiles", "model 'lenet5'",
+                     "test_size"):
+        assert text.count(fragment) == 1, fragment  # one message per broken rule
+    with pytest.raises(PruneAuditError, match="independent populations need seeds in"):
+        impact_params(seeds=(0, 10**9))
+    with pytest.raises(PruneAuditError, match="alpha must be float, got 'x'"):
+        impact_params(alpha="x")
 
 
 def test_h1_tables_and_explorer(runs):
@@ -245,25 +274,33 @@ def test_h1_tables_and_explorer(runs):
     spec = impact.gallery_explorer(runs).to_dict()
     names = {p["name"] for p in spec["params"]}
     assert {"level_shown", "class_shown"} <= names
-    pops = impact.Populations(_spec(train_size=100, test_size=6), (0, 1, 2), (0.9,))
-    protocol = impact.protocol_table(runs, pops, 0.5)
+
+def test_protocol_table_states_the_training_rate(runs, impact_params, tmp_path):
+    params = impact_params(store=str(tmp_path))  # a store that has recorded no training
+    result = impact.Result(params, impact.Populations.from_params(params), runs)
+    protocol = impact.protocol_table(result)
     assert "independent" in protocol.loc["populations", "this page"]
+    rate = runs_cost.seconds_per_10k("lenet", str(tmp_path))
+    assert protocol.loc["training rate (CPU)", "this page"] == rate.text()
+    assert "reference" in rate.text()
+    ours = runs_cost.training_cost(3 * 2 * 1, len(runs.train), rate.seconds_per_10k)
+    assert protocol.loc["training hours at that rate", "this page"] == f"{ours.hours:.2f}"
     impact.key_figure(runs).to_dict()
 
 
-def test_populations_one_definition_for_study_5():
-    params = {"dataset": "qmnist", "model": "lenet", "epochs": 1, "lr": 0.01, "batch_size": 32,
-              "augment": False, "train_size": 100, "test_size": 6, "seeds": [0, 1, 2],
-              "levels": [0.5, 0.9], "independent_seeds": True, "alpha": 0.05}
+def test_populations_one_definition_for_study_5(impact_params):
+    params = impact_params(augment=False, levels=[0.5, 0.9])
     pops = impact.Populations.from_params(params)
     assert pops.seeds == (0, 1, 2) and pops.levels == (0.5, 0.9) and pops.spec.epochs == 1
+    assert pops.spec == _spec(augment=False, train_size=100, test_size=6)
+    assert set(impact.POPULATION_KEYS) <= set(impact.Params.names())
     sub = pops.subset(2, [0.9])
     assert sub.seeds == (0, 1) and sub.levels == (0.9,) and sub.spec == pops.spec
     with pytest.raises(PruneAuditError, match="not Study 4's levels"):
         pops.subset(2, [0.7])
     with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
         pops.subset(4)
-    with pytest.raises(PruneAuditError, match="lack"):
+    with pytest.raises(PruneAuditError, match="made from its Params"):
         impact.Populations.from_params({"seeds": [0, 1]})
     # a build's overrides of the population reach Study 5's reading of Study 4; others do not
     build = {"profile": "smoke", "overrides": {"epochs": 2, "members": 3,

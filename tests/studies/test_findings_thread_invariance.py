@@ -96,11 +96,11 @@ def _impact_runs(rng, order: np.ndarray):
 
 def test_study4_findings_do_not_depend_on_the_order_members_are_listed_in():
     k = 6
-    first = impact.findings(_impact_runs(np.random.default_rng(5), np.arange(k)), n_perm=19,
-                            n_boot=49)
+    first = impact.runs_findings(_impact_runs(np.random.default_rng(5), np.arange(k)),
+                                 n_perm=19, n_boot=49)
     shuffled = np.random.default_rng(0).permutation(k)
     assert list(shuffled) != list(range(k))
-    second = impact.findings(_impact_runs(np.random.default_rng(5), shuffled), n_perm=19,
-                             n_boot=49)
+    second = impact.runs_findings(_impact_runs(np.random.default_rng(5), shuffled), n_perm=19,
+                                  n_boot=49)
     dump = [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in first]
     assert dump == [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in second]

@@ -119,7 +119,7 @@ def _by_name(rows) -> dict:
 
 
 def test_findings_hand_computed(runs):
-    rows = _by_name(robust.findings(runs, n_boot=99))
+    rows = _by_name(robust.runs_findings(runs, n_boot=99))
     assert {k.split(" ")[0] for k in rows} == {"D5.1", "D5.2", "D5.3", "D5.4"}
     # D5.1: reference-wrong top-1 per member, dense [1, 0.5] (mean 0.75), pruned 90% [0, 0]
     d51 = rows["D5.1 natural-adversarial relative top-1"]
@@ -163,11 +163,22 @@ def test_bad_inputs(runs):
         robust.natural_adversarial(no_ref)
 
 
-def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
+def _params(**changes) -> robust.Params:
+    values = {"members": 2, "levels": (0.9,), "corruption_names": ("fog", "rotate"),
+              "severities": (1, 2), "corruption_seed": 0, "reference_seeds": (7, 8, 9),
+              "n_boot": 99, "example_index": 0}
+    return robust.Params(**{**values, **changes})
+
+
+def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, impact_params):
     base = _spec(train_size=320, test_size=120)
     store = ResultsStore(tmp_path)
     runs_module.run_levels(base, [0, 1], [0.5], store, str(data_root), progress=False)
-    pops = impact.Populations(base, (0, 1, 2), (0.5, 0.9)).subset(2, [0.5])
+    study4 = impact_params(levels=(0.5, 0.9), train_size=320, test_size=120)
+    params = _params(levels=[0.5], severities=[1, 5], reference_seeds=[5, 6],
+                     data_root=str(data_root)).reading(study4)
+    assert params.populations() == impact.Populations(base, (0, 1, 2), (0.5, 0.9)).subset(
+        2, [0.5])
     trained = []
     real = training.train_population
 
@@ -177,11 +188,11 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
 
     monkeypatch.setattr(training, "train_population", counting)
     with pytest.raises(PruneAuditError, match="other seeds"):
-        robust.run(pops, store, str(data_root), names=["fog"], severities=[1],
-                   reference_seeds=[1, 2], progress=False)
-    runs = robust.run(pops, store, str(data_root), names=["fog", "rotate"],
-                      severities=[1, 5], reference_seeds=[5, 6], progress=False)
+        _params(levels=[0.5], reference_seeds=[1, 2]).reading(study4)
+    result = robust.run(params, store, progress=False)
     assert trained == [2]  # only the reference population was trained
+    assert result.params is params and result.populations == params.populations()
+    runs = result.runs
     assert len(runs.test) == 120
     frame = robust.accuracy_frame(runs)
     assert len(frame) == 2 * 2 * (1 + 2 * 2)
@@ -189,15 +200,43 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch):
     table = robust.relative_robustness(runs)
     assert set(table["corruption"]) == {"fog", "rotate"}
     assert list(table["severities"].unique()) == [2]
+    pd.testing.assert_frame_equal(result.relative, table)
+    protocol = robust.protocol_table(result)
+    assert "K = 2 per level" in protocol.loc["models", "this page"]
+    assert "K = 2, other seeds" in protocol.loc["natural adversarial", "this page"]
 
 
-def test_validate_and_page_helpers(runs):
-    robust.validate({"members": 2, "levels": [0.5], "reference_seeds": [5, 6],
-                     "corruption_names": ["fog"], "severities": [1]})
+def test_params_name_every_broken_rule_once(impact_params):
+    assert _params(levels=[0.5, 0.9]).levels == (0.5, 0.9)  # lists are frozen
     with pytest.raises(PruneAuditError) as err:
-        robust.validate({"members": 1, "levels": [0.5], "reference_seeds": [1, 2],
-                         "corruption_names": ["fogg"], "severities": [1]})
-    assert "members" in str(err.value) and "fogg" in str(err.value)
+        _params(members=1, levels=(1.5,), corruption_names=("fogg",), reference_seeds=(3, 3),
+                n_boot=0, example_index=-1)
+    text = str(err.value)
+    assert text.startswith("bad Study 5 parameters: ")
+    for fragment in ("members must be an integer >= 2", "levels must lie in (0, 1)", "fogg",
+                     "at least 2 distinct seeds", "n_boot", "example_index"):
+        assert text.count(fragment) == 1, fragment  # one message per broken rule
+    study4 = impact_params(levels=(0.5, 0.9))
+    with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
+        _params(members=4).reading(study4)
+    with pytest.raises(PruneAuditError, match=r"levels \[0.7\] are not Study 4's levels"):
+        _params(levels=[0.7]).reading(study4)
+    with pytest.raises(PruneAuditError, match="give Study 4's parameters"):
+        _params().populations()
+
+
+def test_page_findings_numbers_and_helpers(runs, impact_params):
+    params = _params(levels=[0.5, 0.9]).reading(impact_params(levels=(0.5, 0.9)))
+    relative = robust.relative_robustness(runs)
+    result = robust.Result(params, params.populations(), runs, relative)
+    assert repr(robust.findings(result)) == repr(robust.runs_findings(runs, n_boot=99))
+    # at 90%: fog -25%, rotate -50% (mean -37.5%); clean 0.85 / 0.95 - 1
+    assert robust.numbers(result) == {
+        "headline": "pruned 90%", "corrupted_change": pytest.approx(-0.375),
+        "clean_change": pytest.approx(0.85 / 0.95 - 1), "corruptions": 2,
+        "worst_corruption": "rotate", "worst_change": pytest.approx(-0.5),
+    }
+    assert robust.headline_level([0.0, 0.5, 0.95, 0.85]) == 0.95  # ties: the higher
     spec = robust.corruption_explorer(runs).to_dict()
     assert {"corruption_shown", "severity_shown"} <= {p["name"] for p in spec["params"]}
     table = robust.h1_corruption_table(robust.relative_robustness(runs)).set_index("corruption")

@@ -10,7 +10,8 @@ int8 kernels). By default every level's population has its own seeds
 (:func:`pruneaudit.runs.level_seeds`: independent populations, as in H1); quantized members are
 the baseline members quantized, so they pair with the baseline by construction.
 
-Modules: :mod:`~pruneaudit.studies.compression_impact.run` (the populations and the runs),
+Modules: :mod:`~pruneaudit.studies.compression_impact.run` (the page's :class:`Params`, the
+populations and :func:`run`, which returns the page's :class:`Result`),
 :mod:`~pruneaudit.studies.compression_impact.tables` (per-class tests, PIE and CIE accuracy,
 sub-groups, over-indexing), :mod:`~pruneaudit.studies.compression_impact.findings` (D4.1-D4.11
 beside the papers), :mod:`~pruneaudit.studies.compression_impact.trends` (H1's "grows with
@@ -23,7 +24,8 @@ from pruneaudit.studies.compression_impact.findings import (
     exemplar_findings,
     exemplar_statistic,
     findings,
-    findings_note,
+    numbers,
+    runs_findings,
 )
 from pruneaudit.studies.compression_impact.run import (
     NOTEBOOK,
@@ -32,11 +34,12 @@ from pruneaudit.studies.compression_impact.run import (
     QUANTIZATION,
     Compressed,
     ImpactRuns,
+    Params,
     Populations,
+    Result,
     population_overrides,
     profile_of,
     run,
-    validate,
     variant_name,
 )
 from pruneaudit.studies.compression_impact.tables import (
@@ -73,12 +76,14 @@ from pruneaudit.studies.compression_impact.views import (
 
 __all__ = [
     "NOTEBOOK", "POPULATION_KEYS", "PRUNING", "QUANTIZATION", "Compressed", "ImpactRuns",
-    "Populations", "population_overrides", "profile_of", "run", "validate", "variant_name",
+    "Params", "Populations", "Result", "population_overrides", "profile_of", "run",
+    "variant_name",
     "CELEBA_GROUPS", "CELEBA_TARGET", "H1_SCHEMES", "HEADLINE_LEVEL", "IMAGENET",
     "PIE_CATEGORIES", "STUDY", "celeba_representation", "cie_accuracy", "cie_threshold",
     "class_tests", "headline_variant", "member_accuracy", "over_indexing", "pie_accuracy",
     "pie_examples", "recall_curves", "subgroup_metrics", "summary",
-    "class_findings", "exemplar_findings", "exemplar_statistic", "findings", "findings_note",
+    "class_findings", "exemplar_findings", "exemplar_statistic", "findings", "numbers",
+    "runs_findings",
     "trend_findings",
     "cie_table", "gallery_chart", "gallery_explorer", "h1_class_table", "h1_pie_table",
     "key_figure", "protocol_table",

@@ -31,12 +31,13 @@ from pruneaudit import audit
 from pruneaudit.audit import exemplars
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import Population
-from pruneaudit.studies.compression_impact.run import PRUNING, QUANTIZATION, ImpactRuns
+from pruneaudit.studies.compression_impact.run import PRUNING, QUANTIZATION, ImpactRuns, Result
 from pruneaudit.studies.compression_impact.tables import (
     H1_SCHEMES,
     IMAGENET,
     headline_variant,
     lookup,
+    summary,
 )
 from pruneaudit.studies.compression_impact.trends import normal_interval, trend_findings
 
@@ -263,7 +264,15 @@ def by_seed(population: Population) -> np.ndarray:
     return np.asarray(population.preds)[order]
 
 
-def findings(
+def findings(result: Result) -> list[audit.Finding]:
+    """The page's findings (:func:`runs_findings`) with the options of its parameters: ``alpha``,
+    ``group``, ``hard_group``, ``n_perm``, ``n_boot`` and ``tie_seed`` as the seed."""
+    p = result.params
+    return runs_findings(result.runs, p.alpha, p.group, hard_group=p.hard_group,
+                         n_perm=p.n_perm, n_boot=p.n_boot, seed=p.tie_seed)
+
+
+def runs_findings(
     runs: ImpactRuns,
     alpha: float = 0.05,
     group: str = "series",
@@ -344,10 +353,22 @@ def _celeba_over_index() -> audit.Finding:
         "is 0.85% of the training set")
 
 
-def findings_note(runs: ImpactRuns) -> str:
-    """One line saying which population the findings use and what their populations share."""
+def numbers(result: Result) -> dict[str, float | int | str]:
+    """The numbers the page's prose cites, at the pruned level the findings use
+    (:func:`~pruneaudit.studies.compression_impact.tables.headline_variant`): its name, the
+    members per population, how the populations pair (``independent`` or ``paired``), the
+    change of mean-member top-1 against the dense population (percentage points), the share of
+    PIEs, the count of significantly impacted classes, the count of classes and ``alpha``."""
+    runs, alpha = result.runs, result.params.alpha
     top = headline_variant(runs)
-    how = ("independent populations (each level its own seeds)" if runs.independent
-           else "shared seeds (member k of every level has seed k: paired, not independent)")
-    return (f"Findings at {top.name} (the level nearest H1's t = 90%), K = "
-            f"{len(runs.baseline.specs)} members per population, {how}.")
+    row = summary(runs, alpha).set_index("variant").loc[top.name]
+    return {
+        "headline": top.name,
+        "members": len(runs.baseline.specs),
+        "pairing": "independent" if runs.independent else "paired",
+        "top1_change_points": float(100 * row["top1_change"]),
+        "pie_share": float(row["pie_share"]),
+        "significant_classes": int(row["significant_classes"]),
+        "classes": int(runs.num_classes),
+        "alpha": float(alpha),
+    }

@@ -1,19 +1,24 @@
-"""Study 4's populations: their one definition, the runs, and the page's parameter checks.
+"""Study 4's parameters, its populations (their one definition) and the runs.
 
-:class:`Populations` is the definition Study 5 reads too (the same member runs, so a store that
-holds Study 4's runs trains nothing there): the member run without its seed, the seeds of the
-dense population, the pruning levels and whether each level has its own seeds.
+:class:`Params` is the page's parameters cell, typed and checked. :class:`Populations` is the
+definition Study 5 reads too (the same member runs, so a store that holds Study 4's runs trains
+nothing there), made from Study 4's :class:`Params`: the member run without its seed, the seeds
+of the dense population, the pruning levels and whether each level has its own seeds.
+:func:`run` trains (or reads) them and returns the page's :class:`Result`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pruneaudit import compress, data, runs
-from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit import compress, data, models, runs
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
+from pruneaudit.runs.series import distinct
+from pruneaudit.runs.spec import check_lr
 from pruneaudit.runs.store import ResultsStore, RunSpec
+from pruneaudit.studies.params import Rule, StudyParams
 
 PRUNING, QUANTIZATION = "pruning", "quantization"
 #: The notebook whose parameters define the populations (Study 5 reads them from its profile).
@@ -21,6 +26,54 @@ NOTEBOOK = "04_compression_impact"
 #: Study 4's parameters that define its populations (the rest are analysis settings).
 POPULATION_KEYS = ("dataset", "model", "epochs", "lr", "batch_size", "augment", "train_size",
                    "test_size", "seeds", "levels", "independent_seeds")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """Study 4's page parameters: the populations (:data:`POPULATION_KEYS`) and the analysis
+    settings, one field per name of notebook ``04_compression_impact``'s parameters cell."""
+
+    STUDY = "Study 4"
+
+    dataset: str
+    model: str
+    seeds: tuple[int, ...]
+    levels: tuple[float, ...]
+    schemes: tuple[str, ...]
+    independent_seeds: bool
+    epochs: int
+    lr: float
+    batch_size: int
+    augment: bool
+    train_size: int | None
+    test_size: int | None
+    group: str
+    hard_group: str
+    subgroup_reduce: str
+    alpha: float
+    percentiles: tuple[int, ...]
+    tie_seed: int
+    n_perm: int
+    n_boot: int
+    gallery_size: int
+
+    def rules(self) -> Iterable[Rule]:
+        yield lambda: check_choice("dataset", self.dataset, data.DATASETS)
+        yield lambda: check_choice("model", self.model, models.MODELS)
+        yield lambda: runs.check_seeds(self.seeds)
+        yield lambda: runs.check_levels(self.levels)
+        yield lambda: [runs.level_seeds(self.seeds, t, self.independent_seeds)
+                       for t in self.levels]
+        yield lambda: self.schemes and distinct("schemes", self.schemes, compress.SCHEMES)
+        yield lambda: check_lr(self.lr)
+        yield lambda: check_choice("subgroup_reduce", self.subgroup_reduce, ("mean", "modal"))
+        yield lambda: check_range("alpha", self.alpha, 0, 1, lo_open=True, hi_open=True)
+        yield lambda: [check_range("percentiles", q, 1, 99) for q in self.percentiles]
+        for name in ("epochs", "batch_size", "n_perm", "n_boot", "gallery_size"):
+            yield lambda name=name: check_positive_int(name, getattr(self, name))
+        for name in ("train_size", "test_size"):
+            if getattr(self, name) is not None:
+                yield lambda name=name: check_positive_int(name, getattr(self, name))
 
 
 @dataclass(frozen=True)
@@ -41,18 +94,16 @@ class Populations:
             runs.level_seeds(self.seeds, t, self.independent)
 
     @classmethod
-    def from_params(cls, params: Mapping[str, object]) -> Populations:
-        """From Study 4's page parameters (:data:`POPULATION_KEYS`)."""
-        missing = [k for k in POPULATION_KEYS if k not in params]
-        if missing:
-            raise PruneAuditError(f"Study 4's parameters lack {missing}; pass the parameters of "
-                                  f"notebook {NOTEBOOK}")
-        spec = RunSpec(str(params["dataset"]), str(params["model"]), epochs=params["epochs"],
-                       lr=params["lr"], batch_size=params["batch_size"],
-                       augment=params["augment"], train_size=params["train_size"],
-                       test_size=params["test_size"])
-        return cls(spec, tuple(params["seeds"]), tuple(float(t) for t in params["levels"]),
-                   bool(params["independent_seeds"]))
+    def from_params(cls, params: Params) -> Populations:
+        """From Study 4's page parameters (the fields named in :data:`POPULATION_KEYS`)."""
+        if not isinstance(params, Params):
+            raise PruneAuditError(f"Study 4's populations are made from its Params (notebook "
+                                  f"{NOTEBOOK}), got {type(params).__name__}")
+        spec = RunSpec(params.dataset, params.model, epochs=params.epochs, lr=params.lr,
+                       batch_size=params.batch_size, augment=params.augment,
+                       train_size=params.train_size, test_size=params.test_size)
+        return cls(spec, params.seeds, tuple(float(t) for t in params.levels),
+                   params.independent_seeds)
 
     def subset(self, members: int | None = None,
                levels: Sequence[float] | None = None) -> Populations:
@@ -132,58 +183,32 @@ class ImpactRuns:
         return next(c for c in self.compressed if c.name == name)
 
 
-def run(
-    populations: Populations,
-    schemes: Sequence[str],
-    store: ResultsStore,
-    root: str | None = None,
-    progress: bool = True,
-) -> ImpactRuns:
-    """Train (or read from the store) every population of the study and quantize the baseline.
+@dataclass(frozen=True)
+class Result:
+    """What Study 4's page shows: its parameters, the populations they define and the runs."""
 
-    ``schemes``: names from :data:`pruneaudit.compress.SCHEMES`. The train split returned is
-    member 0's (the split is seeded; the shares of the groups hardly differ between seeds).
+    params: Params
+    populations: Populations
+    runs: ImpactRuns
+
+
+def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+    """Train (or read from the store) every population of ``params`` and quantize the baseline
+    with each of ``params.schemes`` (:data:`pruneaudit.compress.SCHEMES`).
+
+    The train split returned is member 0's (the split is seeded; the shares of the groups hardly
+    differ between seeds).
     """
-    p = populations
+    p = Populations.from_params(params)
+    root = params.data_root
     pops = runs.run_levels(p.spec, p.seeds, p.levels, store, root, progress, p.independent)
     baseline = pops.pop(0.0)
     variants = [
         Compressed(variant_name(level=t), PRUNING, t, None, pop) for t, pop in pops.items()
     ]
-    for scheme in dict.fromkeys(schemes):
+    for scheme in dict.fromkeys(params.schemes):
         pop = runs.run_quantized(list(baseline.specs), scheme, store, root, progress)
         variants.append(Compressed(variant_name(scheme=scheme), QUANTIZATION, None, scheme, pop))
     split = runs.splits(baseline.specs[0], root)
-    return ImpactRuns(baseline, tuple(variants), split.test, split.train, p.independent)
-
-
-def validate(params: Mapping[str, object]) -> None:
-    """Check the page's parameters before any kernel starts or any model trains; one
-    :class:`PruneAuditError` names every problem and its fix."""
-    problems = []
-    for check in (
-        lambda: runs.check_seeds(params.get("seeds", [0, 1])),
-        lambda: runs.check_levels(params.get("levels", [0.5])),
-        lambda: [runs.level_seeds(params.get("seeds", [0, 1]), t,
-                                  bool(params.get("independent_seeds", True)))
-                 for t in params.get("levels", [0.5])],
-        lambda: [check_choice("quantization scheme", s, compress.SCHEMES)
-                 for s in params.get("schemes", [])],
-        lambda: check_choice("subgroup_reduce", params.get("subgroup_reduce", "mean"),
-                             ("mean", "modal")),
-    ):
-        try:
-            check()
-        except PruneAuditError as err:
-            problems.append(str(err))
-    if not 0 < float(params.get("alpha", 0.05)) < 1:
-        problems.append(f"alpha must lie in (0, 1), got {params.get('alpha')!r}")
-    bad = [q for q in params.get("percentiles", [90]) if not 0 < q < 100]
-    if bad:
-        problems.append(f"percentiles must lie in 1..99, got {bad}")
-    for name in ("gallery_size", "n_perm", "n_boot", "epochs"):
-        value = params.get(name, 1)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            problems.append(f"{name} must be a positive integer, got {value!r}")
-    if problems:
-        raise PruneAuditError("bad Study 4 parameters: " + "; ".join(problems))
+    impact = ImpactRuns(baseline, tuple(variants), split.test, split.train, p.independent)
+    return Result(params, p, impact)

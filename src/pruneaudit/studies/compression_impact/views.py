@@ -14,12 +14,13 @@ import pandas as pd
 from pruneaudit import audit, charts
 from pruneaudit import runs as runs_module
 from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.runs.cost import seconds_per_10k
 from pruneaudit.studies.compression_impact.run import (
     PRUNING,
     QUANTIZATION,
     Compressed,
     ImpactRuns,
-    Populations,
+    Result,
 )
 from pruneaudit.studies.compression_impact.tables import (
     H1_SCHEMES,
@@ -33,19 +34,18 @@ from pruneaudit.studies.compression_impact.tables import (
 )
 
 
-def protocol_table(
-    runs: ImpactRuns, populations: Populations, seconds_per_10k: float
-) -> pd.DataFrame:
+def protocol_table(result: Result) -> pd.DataFrame:
     """The published protocol beside this page's: one row per setting (H1 / H2 vs ours),
-    with the training cost of both at ``seconds_per_10k`` (:func:`pruneaudit.runs.training_cost`).
-    """
-    spec = populations.spec
+    with the training cost of both (:func:`pruneaudit.runs.training_cost`) at the model's
+    training rate in the page's results store (:func:`pruneaudit.runs.cost.seconds_per_10k`)."""
+    runs, spec = result.runs, result.populations.spec
+    rate = seconds_per_10k(spec.model, result.params.store)
     levels = [c.level for c in runs.compressed if c.kind == PRUNING]
     schemes = [c.scheme for c in runs.compressed if c.kind == QUANTIZATION]
     k, n_train, n_test = len(runs.baseline.specs), len(runs.train), len(runs.test)
-    paper = runs_module.training_cost(30 * (1 + 7) * 30, 48_000, seconds_per_10k)
+    paper = runs_module.training_cost(30 * (1 + 7) * 30, 48_000, rate.seconds_per_10k)
     ours = runs_module.training_cost(k * (1 + len(levels)) * spec.epochs, n_train,
-                                     seconds_per_10k)
+                                     rate.seconds_per_10k)
     meta = runs.test.meta
     groups = (meta["series"].value_counts().sort_index() if meta is not None
               and "series" in meta.columns else None)
@@ -74,7 +74,8 @@ def protocol_table(
          + ", ".join(f"{g}: {n:,}" for g, n in groups.items()) + ")")),
         ("model-epochs (dense + pruned)", f"{paper.model_epochs:,} (K = 30, 8 levels, 30 "
          f"epochs of LeNet)", f"{ours.model_epochs:,}"),
-        ("training hours on this CPU", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
+        ("training rate (CPU)", "", rate.text()),
+        ("training hours at that rate", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
         ("training hours on a GPU", runs_module.gpu_cost_text("Study 4"), ""),
     ]
     return pd.DataFrame(rows, columns=["setting", "published", "this page"]).set_index(

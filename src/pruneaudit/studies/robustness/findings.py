@@ -21,7 +21,13 @@ from scipy import stats
 from pruneaudit import audit
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.populations import level_name
-from pruneaudit.studies.robustness.run import CLEAN, NATURAL, RobustnessRuns, natural_member_rows
+from pruneaudit.studies.robustness.run import (
+    CLEAN,
+    NATURAL,
+    Result,
+    RobustnessRuns,
+    natural_member_rows,
+)
 
 STUDY = "S5_robustness"
 #: H1 prints its headline numbers at t = 90%: the findings use our pruning level nearest to it.
@@ -128,6 +134,14 @@ def _bootstrap_rows(accuracy, top, low, shifted, n_boot, seed):
     return observed, draws
 
 
+def headline_level(levels: Sequence[float]) -> float:
+    """The pruned level nearest :data:`HEADLINE_LEVEL` among ``levels`` (ties: the higher)."""
+    pruned = [t for t in levels if t > 0]
+    if not pruned:
+        raise PruneAuditError(f"no pruned level among the levels {list(levels)}")
+    return min(pruned, key=lambda t: (abs(t - HEADLINE_LEVEL), -t))
+
+
 def _interval(observed: float, draws: np.ndarray) -> tuple[float, float, float]:
     values = draws[np.isfinite(draws)]
     if not np.isfinite(observed) or values.size == 0:
@@ -153,8 +167,7 @@ def findings_from_accuracy(
     levels = sorted(t for t in accuracy["level"].unique() if t > 0)
     if 0.0 not in set(accuracy["level"]) or not levels:
         raise PruneAuditError("the accuracy frame needs the dense level 0 and a pruned level")
-    top = headline if headline is not None else min(
-        levels, key=lambda t: (abs(t - HEADLINE_LEVEL), -t))
+    top = headline if headline is not None else headline_level(levels)
     present = set(accuracy["corruption"])
     shifted = sorted(present - {CLEAN, NATURAL})
     if not shifted:
@@ -258,9 +271,37 @@ def _lookup_s4(setting: str) -> float:
                         dataset="ImageNet test set (as printed)", setting=setting).number
 
 
-def findings(runs: RobustnessRuns, *, n_boot: int = 999, seed: int = 0) -> list[audit.Finding]:
-    """D5.1-D5.4 of the study's populations (:func:`findings_from_accuracy`)."""
+def runs_findings(
+    runs: RobustnessRuns, *, n_boot: int = 999, seed: int = 0
+) -> list[audit.Finding]:
+    """D5.1-D5.4 of the study's populations (:func:`findings_from_accuracy`), the reference
+    population's wrong digits as the natural-adversarial rows."""
     frame = runs.accuracy
     if runs.reference is not None:
         frame = pd.concat([frame, natural_member_rows(runs)], ignore_index=True)
     return findings_from_accuracy(frame, n_boot=n_boot, seed=seed)
+
+
+def findings(result: Result) -> list[audit.Finding]:
+    """The page's findings (:func:`runs_findings`) with its parameters' ``n_boot``."""
+    return runs_findings(result.runs, n_boot=result.params.n_boot)
+
+
+def numbers(result: Result) -> dict[str, float | int | str]:
+    """The numbers the page's prose cites, at the pruned level the findings use
+    (:func:`headline_level`): its name, the relative top-1 change against the dense population
+    under corruption (mean over the corruptions of H1's per-corruption change) and on the clean
+    test set, the count of corruptions, and the corruption that hurts most with its change
+    (fractions)."""
+    table = result.relative
+    top = headline_level(table["level"].unique())
+    at = table[table["level"] == top].set_index("corruption")
+    worst = at["relative_change_pct"].idxmin()
+    return {
+        "headline": level_name(top),
+        "corrupted_change": float(at["relative_change_pct"].mean() / 100),
+        "clean_change": float(at["clean_change_pct"].iloc[0] / 100),
+        "corruptions": int(len(at)),
+        "worst_corruption": str(worst),
+        "worst_change": float(at.loc[worst, "relative_change_pct"] / 100),
+    }

@@ -1,7 +1,8 @@
-"""Study 5's runs and tables: Study 4's populations on corrupted test sets.
+"""Study 5's parameters, runs and tables: Study 4's populations on corrupted test sets.
 
-The populations are Study 4's (:class:`pruneaudit.studies.compression_impact.Populations`: the
-same member runs, so a store that holds Study 4's runs trains nothing here). Each member is
+The populations are Study 4's (:class:`pruneaudit.studies.compression_impact.Populations`, made
+from Study 4's parameters held in this page's :class:`Params`: the same member runs, so a store
+that holds Study 4's runs trains nothing here). Each member is
 evaluated on the test set corrupted by every corruption of :mod:`pruneaudit.data.corruptions` at
 every severity (:func:`pruneaudit.runs.run_corrupted`, one seeded corruption draw shared by all
 members).
@@ -18,7 +19,8 @@ members).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import dataclasses
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,10 +28,12 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from pruneaudit import audit, charts, data, runs
-from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
 from pruneaudit.runs.populations import check_seeds, level_name
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.studies.compression_impact import Params as ImpactParams
 from pruneaudit.studies.compression_impact import Populations
+from pruneaudit.studies.params import Rule, StudyParams
 
 CLEAN = "clean"
 NATURAL = "natural_adversarial"
@@ -46,6 +50,63 @@ def check_grid(names: Sequence[str], severities: Sequence[int]) -> tuple[list[st
             f"and severities {list(severities)}"
         )
     return names, sev
+
+
+def _at_least(name: str, value: int, low: int) -> None:
+    if value < low:
+        raise PruneAuditError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def _other_seeds(reference: Sequence[int], seeds: Sequence[int]) -> None:
+    overlap = sorted(set(reference) & set(seeds))
+    if overlap:
+        raise PruneAuditError(
+            f"the reference population must be trained on other seeds; seeds {overlap} "
+            "are also population members"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """Study 5's page parameters (notebook ``05_robustness``'s parameters cell) and Study 4's,
+    whose populations the page evaluates (``study4``, set by :meth:`reading`; the notebook
+    declares only which of them: the first ``members`` members at ``levels``)."""
+
+    STUDY = "Study 5"
+
+    members: int
+    levels: tuple[float, ...]
+    corruption_names: tuple[str, ...]
+    severities: tuple[int, ...]
+    corruption_seed: int
+    reference_seeds: tuple[int, ...]
+    n_boot: int
+    example_index: int
+    #: Study 4's parameters (its profile section under the same build), None until set.
+    study4: ImpactParams | None = None
+
+    def rules(self) -> Iterable[Rule]:
+        yield lambda: runs.check_levels(self.levels)
+        yield lambda: check_grid(self.corruption_names, self.severities)
+        if self.reference_seeds:
+            yield lambda: check_seeds(self.reference_seeds)
+        yield lambda: _at_least("members", self.members, 2)
+        yield lambda: _at_least("example_index", self.example_index, 0)
+        yield lambda: check_positive_int("n_boot", self.n_boot)
+        if self.study4 is not None and self.members >= 2:
+            yield lambda: _other_seeds(self.reference_seeds, self.populations().seeds)
+
+    def reading(self, study4: ImpactParams) -> Params:
+        """These parameters with Study 4's (all rules checked again, the subset's included)."""
+        return dataclasses.replace(self, study4=study4)
+
+    def populations(self) -> Populations:
+        """Study 4's populations this page evaluates: its first ``members`` members at
+        ``levels`` (:meth:`pruneaudit.studies.compression_impact.Populations.subset`)."""
+        if self.study4 is None:
+            raise PruneAuditError("Study 5 evaluates Study 4's populations: give Study 4's "
+                                  "parameters with Params.reading(study4)")
+        return Populations.from_params(self.study4).subset(self.members, self.levels)
 
 
 @dataclass(frozen=True)
@@ -74,34 +135,35 @@ def _member_rows(
     )
 
 
-def run(
-    populations: Populations,
-    store: ResultsStore,
-    root: str | None = None,
-    *,
-    names: Sequence[str] = data.CORRUPTIONS,
-    severities: Sequence[int] = SEVERITIES,
-    corruption_seed: int = 0,
-    reference_seeds: Iterable[int] | None = None,
-    progress: bool = True,
-) -> RobustnessRuns:
-    """Train (or read) the populations, evaluate them on every corrupted test set, and train the
-    reference population (dense, ``reference_seeds``, which must not overlap the seeds).
+@dataclass(frozen=True)
+class Result:
+    """What Study 5's page shows: its parameters, Study 4's populations it evaluates, the runs
+    and H1's relative robustness per corruption and level (:func:`relative_robustness`)."""
 
-    Returns the clean populations per level (0.0 = dense), the tidy accuracy frame of
-    :func:`accuracy_frame` and the reference population (None without ``reference_seeds``).
+    params: Params
+    populations: Populations
+    runs: RobustnessRuns
+    relative: pd.DataFrame
+
+
+def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+    """Train (or read) Study 4's populations of ``params`` (:meth:`Params.populations`),
+    evaluate them on every corrupted test set, and train the reference population (dense,
+    ``params.reference_seeds``, other seeds than the members'; none when empty).
+
+    The runs hold the clean populations per level (0.0 = dense), the tidy accuracy frame of
+    :func:`accuracy_frame` and the reference population (None without reference seeds).
     """
-    names, sev = check_grid(names, severities)
-    p = populations
-    seeds = list(p.seeds)
-    pops = runs.run_levels(p.spec, seeds, p.levels, store, root, progress, p.independent)
+    p, root = params.populations(), params.data_root
+    names, sev = check_grid(params.corruption_names, params.severities)
+    pops = runs.run_levels(p.spec, list(p.seeds), p.levels, store, root, progress, p.independent)
     specs = [s for pop in pops.values() for s in pop.specs]
     level_of = np.repeat(list(pops), [len(pop.specs) for pop in pops.values()])
     parts = [_member_rows(pop, t, CLEAN, 0) for t, pop in pops.items()]
     grid = [(c, s) for c in names for s in sev]
     for corruption, severity in tqdm(grid, disable=not progress, desc="corrupted test sets"):
         shifted = runs.run_corrupted(
-            specs, corruption, severity, store, root, seed=corruption_seed
+            specs, corruption, severity, store, root, seed=params.corruption_seed
         )
         for t in pops:
             rows = level_of == t
@@ -114,18 +176,12 @@ def run(
             )
             parts.append(_member_rows(sub, t, corruption, severity))
     reference = None
-    if reference_seeds is not None:
-        ref_seeds = list(reference_seeds)
-        overlap = sorted(set(ref_seeds) & set(seeds))
-        if overlap:
-            raise PruneAuditError(
-                f"the reference population must be trained on other seeds; seeds {overlap} "
-                "are also population members"
-            )
-        ref_specs = runs.member_specs(p.spec, runs.check_seeds(ref_seeds))
+    if params.reference_seeds:
+        ref_specs = runs.member_specs(p.spec, list(params.reference_seeds))
         reference = runs.run_population(ref_specs, store, root, progress)
     test = runs.splits(specs[0], root).test
-    return RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference, test)
+    evaluated = RobustnessRuns(pops, pd.concat(parts, ignore_index=True), reference, test)
+    return Result(params, p, evaluated, relative_robustness(evaluated))
 
 
 def accuracy_frame(runs: RobustnessRuns) -> pd.DataFrame:
@@ -265,29 +321,3 @@ def natural_member_rows(runs: RobustnessRuns) -> pd.DataFrame:
                                    "sparsity": pop.sparsity, "corruption": NATURAL,
                                    "severity": 0, "accuracy": sub}))
     return pd.concat(parts, ignore_index=True)
-
-
-def validate(params: Mapping[str, object]) -> None:
-    """Check the page's parameters before any kernel starts or any model trains; one
-    :class:`PruneAuditError` names every problem and its fix (the populations themselves are
-    Study 4's, checked on its page and by :meth:`Populations.subset`)."""
-    problems = []
-    reference = list(params.get("reference_seeds", []))
-    checks = [
-        lambda: runs.check_levels(params.get("levels", [0.5])),
-        lambda: check_grid(params.get("corruption_names", ["contrast"]),
-                            params.get("severities", [1])),
-    ]
-    if reference:
-        checks.append(lambda: check_seeds(reference))
-    for check in checks:
-        try:
-            check()
-        except PruneAuditError as err:
-            problems.append(str(err))
-    for name, low in (("members", 2), ("example_index", 0)):
-        value = params.get(name, low)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            problems.append(f"{name} must be an integer >= {low}, got {value!r}")
-    if problems:
-        raise PruneAuditError("bad Study 5 parameters: " + "; ".join(problems))

@@ -6,14 +6,14 @@ import altair as alt
 import pandas as pd
 
 from pruneaudit import charts
-from pruneaudit.studies.compression_impact import Populations
 from pruneaudit.studies.robustness.findings import H1_CORRUPTIONS, h1_relative
-from pruneaudit.studies.robustness.run import CLEAN, RobustnessRuns, mean_accuracy
+from pruneaudit.studies.robustness.run import CLEAN, Result, RobustnessRuns, mean_accuracy
 
 
-def protocol_table(runs_: RobustnessRuns, populations: Populations) -> pd.DataFrame:
+def protocol_table(result: Result) -> pd.DataFrame:
     """H1 section 4's protocol beside this page's, one row per setting."""
-    spec, independent = populations.spec, populations.independent
+    spec, independent = result.populations.spec, result.populations.independent
+    runs_ = result.runs
     pops = runs_.populations
     k = len(pops[0.0].specs)
     names = sorted(set(runs_.accuracy["corruption"]) - {CLEAN})
