@@ -204,7 +204,7 @@ def test_fits_tables_and_hypotheses():
     comp = po.comparison_table(fits)
     assert comp.loc[po.FIT_NAMES[2], "outside_01"] == 0  # the logit link stays in [0, 1]
     assert comp.loc[po.FIT_NAMES[0], "rsquared_adj"] == pytest.approx(fits.ols_linear.rsquared_adj)
-    rows = po.findings(fits, runs)
+    rows = po.findings(result_of(runs, stats))
     # D1.4: a0, e^s:a0, a0:rewind; D1.5: one row per imbalance factor and treatment
     assert [r.finding[:4] for r in rows] == ["D1.1", "D1.2", "D1.3", *["D1.4"] * 3, *["D1.5"] * 4]
     assert all(r.definition for r in rows)
@@ -251,6 +251,35 @@ PARAMS = dict(
     appendix_technique="l1_unstructured",
     appendix_treatment="finetune",
 )
+#: The parameters of the simulated populations of :func:`population`.
+SIMULATED = dict(
+    PARAMS,
+    datasets=DATASETS,
+    imbalance_factors=FACTORS,
+    techniques=TECHS,
+    treatments=TREATS,
+    iterations=ITERATIONS,
+    appendix_technique="l1_structured",
+    appendix_treatment="rewind",
+)
+
+
+def _cost(model_epochs: int, hours: float, models=("lenet",)) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model": list(models),
+            "model_epochs": model_epochs,
+            "images": 1000 * model_epochs,
+            "cpu_hours": hours,
+            "rate": "2 s per 10k images per model (reference)",
+        }
+    )
+
+
+def result_of(runs: pd.DataFrame, stats: pd.DataFrame) -> po.Result:
+    """The study's result of a simulated population, with made-up costs."""
+    paper = _cost(10, 1.5, models=po.PAPER["models"])
+    return po.analyse(po.Params(**SIMULATED), runs, stats, _cost(120, 0.25), paper)
 
 
 @pytest.mark.parametrize(
@@ -264,16 +293,117 @@ PARAMS = dict(
         ({"lr": 0}, "lr"),
         ({"alpha": 1.0}, "alpha"),
         ({"appendix_dataset": "kmnist"}, "appendix_dataset"),
+        ({"dense_epochs": 0}, "dense_epochs"),
+        ({"train_size": 0}, "train_size"),
+        ({"models": ["lenet5"]}, "lenet5"),
     ],
 )
-def test_validate_rejects_bad_values(change, match):
-    po.validate(PARAMS)
+def test_params_reject_bad_values(change, match):
+    po.Params(**PARAMS)
     with pytest.raises(PruneAuditError, match=match):
-        po.validate({**PARAMS, **change})
+        po.Params(**{**PARAMS, **change})
+
+
+def test_params_name_every_broken_rule_once():
+    bad = {"seeds": [0, 0], "iterations": 0, "lr": 0, "alpha": 1.0, "appendix_treatment": "x"}
+    with pytest.raises(PruneAuditError) as err:
+        po.Params(**{**PARAMS, **bad})
+    problems = str(err.value).removeprefix("bad Study 1 parameters: ").split("; ")
+    assert len(problems) == len(bad), problems
+    for name, problem in zip(bad, problems, strict=True):
+        assert name in problem
+    with pytest.raises(PruneAuditError, match=r"seeds must be tuple\[int, \.\.\.\]"):
+        po.Params(**{**PARAMS, "seeds": [0, "a"]})
+
+
+def test_params_frozen_and_dense_budget():
+    params = po.Params(**PARAMS)
+    assert params.seeds == (0, 1) and params.dense_epochs is None and params.dense_budget == 1
+    assert po.Params(**{**PARAMS, "dense_epochs": 4}).dense_budget == 4
 
 
 def test_protocol_table():
-    table = po.protocol_table(PARAMS).set_index("setting")
+    table = po.protocol_table(po.Params(**PARAMS)).set_index("setting")
     assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
     assert table.loc["imbalance factors (long tail)", "this run"] == "1, 10"
     assert set(table["same"]) <= {"yes", "NO"}
+    html = po.protocol_view(po.Params(**PARAMS)).to_html()
+    assert "Table 1." in html and "2 (sparsity 36.0%)" in html
+
+
+def test_run_passes_the_grid_and_fits_it(monkeypatch):
+    runs, stats = population(np.random.default_rng(8), mode="effect")
+    seen = {}
+
+    def series_frame(*args, **kwargs):
+        seen["series"] = (args, kwargs)
+        return runs
+
+    def class_stats(*args, **kwargs):
+        seen["stats"] = (args, kwargs)
+        return stats
+
+    monkeypatch.setattr(po.pipeline.series, "series_frame", series_frame)
+    monkeypatch.setattr(po.pipeline.series, "class_stats", class_stats)
+    costs = (_cost(120, 0.25), _cost(10, 1.5, po.PAPER["models"]))
+    monkeypatch.setattr(po.pipeline, "grid_costs", lambda p: costs)
+    params = po.Params(**{**SIMULATED, "dense_epochs": 3, "train_size": 500, "progress": False})
+    store = object()
+    result = po.run(params, store)
+    args, kwargs = seen["series"]
+    assert args == (DATASETS, ("lenet",), TECHS, TREATS, (0, 1), ITERATIONS, store)
+    assert kwargs == {
+        "imbalance_factors": FACTORS, "dense_epochs": 3, "epochs": 1, "lr": 0.1,
+        "train_size": 500, "test_size": None, "root": None, "progress": False,
+    }
+    assert seen["stats"] == (
+        (DATASETS,), {"imbalance_factors": FACTORS, "train_size": 500, "root": None}
+    )
+    assert result.params is params and result.classes is runs and result.stats is stats
+    assert result.fits.frame is result.frame and set(result.frame["dataset"]) == set(DATASETS)
+    assert list(result.coefficients.columns)[:3] == ["term", "paper_term", "paper"]
+
+
+def test_numbers_cite_the_result():
+    runs, stats = population(np.random.default_rng(9), mode="effect")
+    result = result_of(runs, stats)
+    got = po.numbers(result)
+    assert got["series"] == len(DATASETS) * len(FACTORS) * len(TECHS) * len(TREATS) * 2
+    assert got["pruned_rows"] == int((runs["iteration"] > 0).sum())
+    assert got["clusters"] == len(DATASETS) * 10
+    assert (got["model_epochs"], got["cpu_hours"]) == (120, 0.25)
+    assert got["paper_model_epochs"] == 40 and got["paper_cpu_hours"] == pytest.approx(6.0)
+    assert got["paper_hours_resnet18"] == 1.5
+    assert got["rate"] == "lenet: 2 s per 10k images per model (reference)"
+    assert isinstance(got["gpu_cost"], str)
+    assert all(type(v) in (int, float, str) for v in got.values())
+
+
+def test_views_tables_and_figures():
+    runs, stats = population(np.random.default_rng(10), mode="effect")
+    stats = stats.assign(fraction=stats["r"] + 0.1)
+    result = result_of(runs, stats)
+    html = po.class_shares_view(result.stats).to_html()
+    assert "Table 2." in html and "%" in html
+    html = po.coefficients_view(result.coefficients).to_html()
+    ours = result.coefficients["ours"].iloc[0]
+    assert "Table 3." in html and f"{ours:.4f}" in html
+    html = po.hypotheses_view(result.fits, 0.01).to_html()
+    assert "Table 4." in html and "e-" in html
+    assert "Table 5." in po.comparison_view(result.fits).to_html()
+    for chart in (
+        po.fit_heatmap(result.fits),
+        po.residual_figure(result.fits),
+        po.class_figure(result),
+        po.spread_figure(result),
+    ):
+        assert chart.to_dict()["title"].startswith("Figure ")
+
+
+def test_grid_costs_at_the_store_rates(data_root, tmp_path):
+    params = po.Params(**{**PARAMS, "data_root": str(data_root), "store": str(tmp_path)})
+    mine, paper = po.grid_costs(params)
+    assert list(mine["model"]) == ["lenet"] and list(paper["model"]) == list(po.PAPER["models"])
+    # dense 1 + 1 technique x 2 iterations x 1 epoch, per seed, per imbalance factor
+    assert mine["model_epochs"].sum() == 2 * 3 * 2
+    assert mine["rate"].str.contains("reference").all()

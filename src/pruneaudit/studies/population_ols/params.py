@@ -1,16 +1,19 @@
-"""Study 1's constants and parameters: validation, the protocol beside P's, the cost."""
+"""Study 1's constants and parameters: the rules, the protocol beside P's, the training cost."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pandas as pd
 
 from pruneaudit import data, models
 from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.runs import gpu_cost_text, series
+from pruneaudit.runs import series
+from pruneaudit.runs.cost import seconds_per_10k
 from pruneaudit.runs.spec import check_lr
+from pruneaudit.studies.params import Rule, StudyParams
 
 STUDY = "S1_population_OLS"
 SOURCE = "P; App. D"
@@ -29,6 +32,9 @@ PAPER = {
     "lr": 0.01,
     "seeds": 6,
 }
+#: The datasets of P's protocol available offline: the paper profile's grid, whose cost the page
+#: states.
+PAPER_DATASETS = ("mnist", "fashion_mnist", "kmnist", "qmnist")
 _PART = {
     "exp_sparsity": "np.exp(sparsity)",
     "sparsity": "sparsity",
@@ -42,119 +48,156 @@ _PART = {
 # --------------------------------------------------------------------------- parameters
 
 
-def validate(params: Mapping) -> None:
-    """Check the page's parameters before any training; one :class:`PruneAuditError` each."""
-    p = dict(params)
-    series.distinct("datasets", p["datasets"], tuple(data.DATASETS))
-    series.distinct("models", p["models"], tuple(models.MODELS))
-    for m in p["models"]:
-        if m not in series.SECONDS_PER_10K:
-            raise PruneAuditError(f"no measured training rate for model {m!r}")
-    series.distinct("techniques", p["techniques"], TECHNIQUES)
-    series.distinct("treatments", p["treatments"], TREATMENTS)
-    series.distinct("seeds", p["seeds"])
-    for f in series.distinct("imbalance_factors", p.get("imbalance_factors", [1])):
-        data.splits.check_factor(f)
-    for name in ("iterations", "epochs"):
-        check_positive_int(name, p[name])
-    if p.get("dense_epochs") is not None:
-        check_positive_int("dense_epochs", p["dense_epochs"])
-    check_lr(p["lr"])
-    check_range("alpha", p.get("alpha", 0.01), 0, 1, lo_open=True, hi_open=True)
-    for name in ("train_size", "test_size"):
-        if p.get(name) is not None:
-            check_positive_int(name, p[name])
-    for name, within in (
-        ("appendix_dataset", "datasets"),
-        ("appendix_technique", "techniques"),
-        ("appendix_treatment", "treatments"),
-    ):
-        if name in p and p[name] not in p[within]:
-            raise PruneAuditError(f"{name}={p[name]!r} is not one of {within} {p[within]}")
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The page's parameters: the grid of pruning series (datasets x imbalance factors x models x
+    techniques x treatments x seeds, ``iterations`` rounds), its training budget, the tests'
+    ``alpha`` and the configuration the per-class figures show (``appendix_*``)."""
+
+    STUDY = "Study 1"
+
+    datasets: tuple[str, ...]
+    imbalance_factors: tuple[float, ...] = (1.0,)
+    models: tuple[str, ...]
+    techniques: tuple[str, ...]
+    treatments: tuple[str, ...]
+    seeds: tuple[int, ...]
+    iterations: int
+    #: Epochs of the dense model and of each rewound round; None: ``epochs``.
+    dense_epochs: int | None = None
+    #: Epochs of a finetuned round, from the current weights.
+    epochs: int
+    lr: float
+    train_size: int | None = None
+    test_size: int | None = None
+    alpha: float = 0.01
+    appendix_dataset: str
+    appendix_technique: str
+    appendix_treatment: str
+    #: Training bars: the build log when built, the cell when live.
+    progress: bool = True
+
+    @property
+    def dense_budget(self) -> int:
+        """Epochs of the dense model (and of a rewound round): ``dense_epochs``, else ``epochs``."""
+        return self.dense_epochs or self.epochs
+
+    def rules(self) -> Iterable[Rule]:
+        yield lambda: series.distinct("datasets", self.datasets, tuple(data.DATASETS))
+        yield lambda: series.distinct("models", self.models, tuple(models.MODELS))
+        yield lambda: _check_rates(self.models, self.store)
+        yield lambda: series.distinct("techniques", self.techniques, TECHNIQUES)
+        yield lambda: series.distinct("treatments", self.treatments, TREATMENTS)
+        yield lambda: series.distinct("seeds", self.seeds)
+        yield lambda: _check_factors(self.imbalance_factors)
+        yield lambda: check_positive_int("iterations", self.iterations)
+        yield lambda: check_positive_int("epochs", self.epochs)
+        if self.dense_epochs is not None:
+            yield lambda: check_positive_int("dense_epochs", self.dense_epochs)
+        yield lambda: check_lr(self.lr)
+        yield lambda: check_range("alpha", self.alpha, 0, 1, lo_open=True, hi_open=True)
+        for name in ("train_size", "test_size"):
+            if getattr(self, name) is not None:
+                yield lambda name=name: check_positive_int(name, getattr(self, name))
+        for name, within in (
+            ("appendix_dataset", "datasets"),
+            ("appendix_technique", "techniques"),
+            ("appendix_treatment", "treatments"),
+        ):
+            yield lambda name=name, within=within: _check_within(self, name, within)
 
 
-def _dense(p: Mapping) -> int:
-    """Epochs of the dense model (and of a rewound round): ``dense_epochs``, else ``epochs``."""
-    return int(p.get("dense_epochs") or p["epochs"])
+def _check_rates(names: Iterable[str], store: str | None) -> None:
+    """Every known model has a training rate (recorded in ``store``, else the reference one)."""
+    for name in names:
+        if name in models.MODELS:
+            seconds_per_10k(name, store)
 
 
-def protocol_table(params: Mapping) -> pd.DataFrame:
+def _check_factors(factors: Iterable[float]) -> None:
+    for factor in series.distinct("imbalance_factors", factors):
+        data.splits.check_factor(factor)
+
+
+def _check_within(params: Params, name: str, within: str) -> None:
+    value, allowed = getattr(params, name), getattr(params, within)
+    if value not in allowed:
+        raise PruneAuditError(f"{name}={value!r} is not one of {within} {list(allowed)}")
+
+
+def protocol_table(params: Params) -> pd.DataFrame:
     """This run's protocol beside P's (section 3), one row per setting; ``same``: yes / NO."""
-    p = dict(params)
-    its = p["iterations"]
+    p = params
+    its = p.iterations
+    dense = p.dense_budget
     rows = [
         (
             "datasets",
             "MNIST, Fashion-MNIST, QMNIST, KMNIST, EMNIST, CIFAR-10/100, SVHN",
-            ", ".join(p["datasets"]),
+            ", ".join(p.datasets),
             False,
         ),
         (
             "imbalance factors (long tail)",
             "none (datasets as they are)",
-            ", ".join(f"{f:g}" for f in p.get("imbalance_factors", [1])),
-            list(p.get("imbalance_factors", [1])) == [1],
+            ", ".join(f"{f:g}" for f in p.imbalance_factors),
+            list(p.imbalance_factors) == [1],
         ),
         (
             "models",
             "LeNet, AlexNet, VGG11, ResNet18",
-            ", ".join(p["models"]),
-            set(p["models"]) == set(PAPER["models"]),
+            ", ".join(p.models),
+            set(p.models) == set(PAPER["models"]),
         ),
         (
             "techniques",
             "all 7",
-            f"{len(p['techniques'])}: " + ", ".join(p["techniques"]),
-            len(p["techniques"]) == len(TECHNIQUES),
+            f"{len(p.techniques)}: " + ", ".join(p.techniques),
+            len(p.techniques) == len(TECHNIQUES),
         ),
         (
             "treatments",
             "finetune, rewind",
-            ", ".join(p["treatments"]),
-            set(p["treatments"]) == set(TREATMENTS),
+            ", ".join(p.treatments),
+            set(p.treatments) == set(TREATMENTS),
         ),
-        ("seeds", "6", str(len(p["seeds"])), len(p["seeds"]) == PAPER["seeds"]),
+        ("seeds", "6", str(len(p.seeds)), len(p.seeds) == PAPER["seeds"]),
         (
             "iterations",
             "20 (sparsity 98.8%)",
             f"{its} (sparsity {1 - 0.8**its:.1%})",
             its == PAPER["iterations"],
         ),
-        (
-            "epochs of the dense model",
-            "30",
-            str(_dense(p)),
-            _dense(p) == PAPER["dense_epochs"],
-        ),
+        ("epochs of the dense model", "30", str(dense), dense == PAPER["dense_epochs"]),
         (
             "epochs per finetuned round (from the current weights)",
             "30",
-            str(p["epochs"]),
-            p["epochs"] == PAPER["epochs"],
+            str(p.epochs),
+            p.epochs == PAPER["epochs"],
         ),
         (
             "epochs per rewound round (from the initial weights)",
             "30 (the dense model's budget)",
-            f"{_dense(p)} (the dense model's budget)",
-            _dense(p) == PAPER["dense_epochs"],
+            f"{dense} (the dense model's budget)",
+            dense == PAPER["dense_epochs"],
         ),
         (
             "learning rate",
             "0.01 (SGD, batch 32)",
-            f"{p['lr']:g} (SGD, batch 32)",
-            p["lr"] == PAPER["lr"],
+            f"{p.lr:g} (SGD, batch 32)",
+            p.lr == PAPER["lr"],
         ),
         (
             "training pool",
             "full training set",
-            "full" if p.get("train_size") is None else f"first {p['train_size']:,} examples",
-            p.get("train_size") is None,
+            "full" if p.train_size is None else f"first {p.train_size:,} examples",
+            p.train_size is None,
         ),
         (
             "test set",
             "full test set",
-            "full" if p.get("test_size") is None else f"first {p['test_size']:,}",
-            p.get("test_size") is None,
+            "full" if p.test_size is None else f"first {p.test_size:,}",
+            p.test_size is None,
         ),
     ]
     out = pd.DataFrame(rows, columns=["setting", "published (P)", "this run", "same"])
@@ -162,39 +205,33 @@ def protocol_table(params: Mapping) -> pd.DataFrame:
     return out
 
 
-def cost_text(params: Mapping, root: str | None = None) -> str:
-    """One paragraph: this run's training cost and the paper profile's, one model at a time."""
-    p = dict(params)
+def grid_costs(params: Params) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """This run's training cost and that of P's protocol on :data:`PAPER_DATASETS` (the paper
+    profile), each one row per model (:func:`pruneaudit.runs.series.grid_cost`: model_epochs,
+    images, cpu_hours one model at a time, the rate's text), at the rates of ``params.store``."""
     mine = series.grid_cost(
-        p["datasets"],
-        p["models"],
-        p["techniques"],
-        p["treatments"],
-        p["seeds"],
-        p["iterations"],
-        p["epochs"],
-        imbalance_factors=p.get("imbalance_factors", [1]),
-        train_size=p.get("train_size"),
-        root=root,
-        dense_epochs=_dense(p),
+        params.datasets,
+        params.models,
+        params.techniques,
+        params.treatments,
+        params.seeds,
+        params.iterations,
+        params.epochs,
+        imbalance_factors=params.imbalance_factors,
+        train_size=params.train_size,
+        root=params.data_root,
+        dense_epochs=params.dense_budget,
+        store=params.store,
     )
     paper = series.grid_cost(
-        ["mnist", "fashion_mnist", "kmnist", "qmnist"],
-        list(PAPER["models"]),
+        PAPER_DATASETS,
+        PAPER["models"],
         TECHNIQUES,
         TREATMENTS,
         range(PAPER["seeds"]),
         PAPER["iterations"],
         PAPER["epochs"],
-        root=root,
+        root=params.data_root,
+        store=params.store,
     )
-    per_model = ", ".join(f"{r.model} {r.cpu_hours:,.0f} h" for r in paper.itertuples())
-    return (
-        f"This run trains **{mine['model_epochs'].sum():,} model-epochs** (about "
-        f"{mine['cpu_hours'].sum():.2f} CPU hours one model at a time; the seeds of a series "
-        f"train together, which is faster). P's protocol on the four offline datasets, four "
-        f"models and six seeds (the paper profile) is **{paper['model_epochs'].sum():,} "
-        f"model-epochs**, about {paper['cpu_hours'].sum():,.0f} CPU hours on this machine "
-        f"({per_model}): a cluster job. On a GPU, at the LeNet rate (a lower bound): "
-        f"{gpu_cost_text('Study 1')}."
-    )
+    return mine, paper

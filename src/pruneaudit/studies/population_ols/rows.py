@@ -8,8 +8,8 @@ import pandas as pd
 from pruneaudit import audit
 from pruneaudit.audit import findings as F
 
-from .fits import Fits
 from .params import STUDY
+from .pipeline import Result
 
 #: The smallest widening of the max − min class-accuracy gap (dense → last round, accuracy as a
 #: fraction) the page cares about for D1.5 (P gives a figure only): 5 points, fixed in advance.
@@ -155,6 +155,7 @@ def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> 
     return rows
 
 
-def findings(fits: Fits, classes: pd.DataFrame) -> list[F.Finding]:
-    """D1.1-D1.5 (methods page, *Study 1*) from the fits and the tidy per-class frame, beside P."""
-    return [*regression_findings(fits.ols_cluster), *spread_findings(classes)]
+def findings(result: Result) -> list[F.Finding]:
+    """D1.1-D1.5 (methods page, *Study 1*) from the findings' fit and the tidy per-class frame,
+    beside P."""
+    return [*regression_findings(result.fits.ols_cluster), *spread_findings(result.classes)]

@@ -1,11 +1,118 @@
-"""Study 1's charts' frames: predicted vs target, residuals, class and spread curves."""
+"""Study 1's tables and charts: the protocol, class shares, coefficients, hypotheses and fit
+quality tables; predicted vs target, residuals, class and spread curves."""
 
 from __future__ import annotations
 
+import altair as alt
 import pandas as pd
+from pandas.io.formats.style import Styler
 
-from pruneaudit import audit
+from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
+
+from .fits import Fits, comparison_table, hypothesis_table
+from .params import Params, protocol_table
+from .pipeline import Result
+
+# --------------------------------------------------------------------------- tables
+
+
+def protocol_view(params: Params) -> Styler:
+    """Table 1: :func:`~pruneaudit.studies.population_ols.protocol_table`, captioned."""
+    return charts.table(protocol_table(params), "Table 1. This run's protocol beside P's "
+                        "(section 3).")
+
+
+def class_shares_view(stats: pd.DataFrame) -> Styler:
+    """Table 2: each class's share of the training pool (percent), one column per dataset and
+    imbalance factor, from :func:`pruneaudit.runs.series.class_stats`."""
+    shares = stats.pivot_table(
+        index="class", columns=["dataset", "imbalance_factor"], values="fraction"
+    )
+    caption = "Table 2. Share of each class in the training pool, per dataset and imbalance factor."
+    return charts.table(shares, caption, index=True).format("{:.1%}", na_rep="n/a")
+
+
+def coefficients_view(coefficients: pd.DataFrame) -> Styler:
+    """Table 3: :func:`~pruneaudit.studies.population_ols.coefficient_table`, four decimals."""
+    caption = "Table 3. Every term both fits have: P's coefficient beside ours (95% interval)."
+    return charts.table(coefficients, caption).format(
+        "{:.4f}", subset=["paper", "ours", "ci_low", "ci_high"], na_rep="n/a"
+    )
+
+
+def hypotheses_view(fits: Fits, alpha: float) -> Styler:
+    """Table 4: :func:`~pruneaudit.studies.population_ols.hypothesis_table` at ``alpha``."""
+    caption = "Table 4. One-tailed tests of E > 0 and F < 0; GLM on logit scale."
+    table = hypothesis_table(fits, alpha)
+    return charts.table(table, caption, pvalue=["p"], decimals=["stat"]).format(
+        "{:.4g}", subset=["coef"], na_rep="n/a"
+    )
+
+
+def comparison_view(fits: Fits) -> Styler:
+    """Table 5: :func:`~pruneaudit.studies.population_ols.comparison_table`, four decimals."""
+    caption = "Table 5. Fit quality of OLS and GLM, linear terms and with cross terms."
+    return charts.table(comparison_table(fits), caption, index=True).format(
+        "{:.4f}", na_rep="n/a"
+    )
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def fit_heatmap(fits: Fits) -> alt.Chart:
+    """Figure 2: predicted vs target of the cross-term OLS, share of each target bin."""
+    return charts.heatmap(
+        predicted_vs_target_bins(fits.ols_cross, bins=20),
+        x="target",
+        y="predicted",
+        color="share",
+        tooltip=["count"],
+        title="Figure 2. OLS (cross terms): predicted vs target, share of each target bin",
+    )
+
+
+def residual_figure(fits: Fits) -> alt.Chart:
+    """Figure 3: histogram of the cross-term OLS residuals."""
+    return charts.bar_chart(
+        residual_bars(fits.ols_cross, bins=24),
+        x="residual",
+        y="count",
+        title="Figure 3. OLS residuals (target − predicted)",
+    )
+
+
+def class_figure(result: Result) -> alt.LayerChart:
+    """Figure 4: :func:`class_curves` of the page's ``appendix_*`` configuration and first
+    model, coloured by the dense class accuracy."""
+    p = result.params
+    model = p.models[0]
+    curves = class_curves(
+        result.classes, p.appendix_dataset, model, p.appendix_technique, p.appendix_treatment
+    )
+    return charts.accuracy_curves(
+        curves,
+        color="a0",
+        tooltip=["iteration", "a0"],
+        title=f"Figure 4. {p.appendix_dataset}, {model}, {p.appendix_technique} / "
+        f"{p.appendix_treatment}",
+    )
+
+
+def spread_figure(result: Result) -> alt.LayerChart:
+    """Figure 5: :func:`spread_curves` of the page's ``appendix_dataset`` and first model."""
+    p = result.params
+    model = p.models[0]
+    return charts.accuracy_curves(
+        spread_curves(result.classes, p.appendix_dataset, model),
+        y="spread",
+        series="series",
+        tooltip=["iteration", "accuracy"],
+        slider=False,
+        title=f"Figure 5. Max − min class accuracy vs sparsity, {p.appendix_dataset}, {model}",
+    )
+
 
 # --------------------------------------------------------------------------- charts' frames
 
