@@ -123,9 +123,23 @@ def test_population_levels_quantized_and_corrupted(base, data_root, tmp_path, mo
     q = populations.run_quantized(pruned.specs, "static_int8", store, root, progress=False)
     assert np.allclose(q.sparsity, pruned.sparsity)
 
-    c = populations.run_corrupted(dense.specs, "gaussian_noise", 3, store, root)
-    assert c.preds.shape == (2, 200)
+    grid = [("gaussian_noise", 3), ("contrast", 1)]
+    both = populations.run_corrupted(
+        dense.specs + pruned.specs, grid, store, root, progress=False
+    )
+    c = both[("gaussian_noise", 3)]
+    assert c.preds.shape == (4, 200)
     assert {s.key for s in c.specs}.isdisjoint({s.key for s in dense.specs})
+    # batched over members as each model alone would predict, the sparsity of its model
+    shifted = populations._corrupted_test("mnist", root, base.test_size, "contrast", 1, 0)
+    for k, spec in enumerate(dense.specs + pruned.specs):
+        alone = training.evaluate(populations.load_model(spec, store, root), shifted)
+        assert np.array_equal(both[("contrast", 1)].preds[k], alone)
+    assert np.allclose(c.sparsity, [*dense.sparsity, *pruned.sparsity])
+    # stored: asked again, nothing is loaded or evaluated
+    monkeypatch.setattr(populations, "load_model", _no_training)
+    again = populations.run_corrupted(dense.specs, grid[:1], store, root, progress=False)
+    assert np.array_equal(again[("gaussian_noise", 3)].preds, c.preds[:2])
 
     monkeypatch.setattr(training, "train_population", _no_training)
     again = populations.run_population(dense.specs, store, root, progress=False)

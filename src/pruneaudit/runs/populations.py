@@ -173,10 +173,18 @@ def _record(
 
     ``sparsity`` None measures it on ``model``; a quantized model (whose int8 layers are no
     longer conv / linear modules) passes the sparsity of the model it was made from."""
-    labels = test.labels.numpy()
     preds = evaluate(model, test)
+    return _frames(test, preds, compress.sparsity(model) if sparsity is None else sparsity)
+
+
+def _frames(
+    test: data.ImageData, preds: np.ndarray, sparsity: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored tables of predictions ``preds`` on ``test``: per-class accuracy (+ sparsity)
+    and per-example predictions."""
+    labels = test.labels.numpy()
     classes = audit.class_accuracy_frame(labels, preds, test.num_classes)
-    classes["sparsity"] = compress.sparsity(model) if sparsity is None else sparsity
+    classes["sparsity"] = sparsity
     predictions = pd.DataFrame(
         {"index": np.arange(len(labels)), "label": labels, "prediction": preds}
     )
@@ -524,20 +532,44 @@ def corrupted_specs(
 
 def run_corrupted(
     specs: Sequence[RunSpec],
-    corruption: str,
-    severity: int,
+    grid: Sequence[tuple[str, int]],
     store: ResultsStore,
     root: str | None = None,
     seed: int = 0,
-) -> Population:
-    """Evaluate stored trained runs on their test set corrupted by ``corruption`` at
-    ``severity`` (:func:`pruneaudit.data.corrupt`, seeded); returns that population."""
-    out = corrupted_specs(specs, corruption, severity, seed)
-    todo = [(b, s) for b, s in zip(specs, out, strict=True) if not store.has(s)]
-    for base, spec in todo:
-        shifted = _corrupted_test(base.dataset, root, base.test_size, corruption, severity, seed)
-        store.save(spec, *_record(load_model(base, store, root), shifted), env=environment())
-    return population(out, store)
+    progress: bool = True,
+) -> dict[tuple[str, int], Population]:
+    """Evaluate stored trained runs on their test set corrupted by each ``(corruption,
+    severity)`` of ``grid`` (:func:`pruneaudit.data.corrupt`, seeded); returns each population.
+
+    The runs must share a dataset and test set. The models are loaded once and the missing
+    evaluations of each corrupted test set run as one batched computation over the members
+    (:func:`pruneaudit.training.evaluate_population`)."""
+    if len({(s.dataset, s.test_size) for s in specs}) > 1:
+        raise PruneAuditError("run_corrupted needs runs of one dataset and test set")
+    todo = {
+        (c, v): [k for k, s in enumerate(corrupted_specs(specs, c, v, seed)) if not store.has(s)]
+        for c, v in grid
+    }
+    needed = sorted({k for members in todo.values() for k in members})
+    if needed:
+        store.check_writable()
+        nets = {k: load_model(specs[k], store, root) for k in needed}
+        sparsity = {k: compress.sparsity(net) for k, net in nets.items()}
+        base = specs[0]
+        for (corruption, severity), members in tqdm(
+            [(cell, m) for cell, m in todo.items() if m],
+            disable=not progress,
+            desc="corrupted test sets",
+        ):
+            shifted = _corrupted_test(
+                base.dataset, root, base.test_size, corruption, severity, seed
+            )
+            with phase("evaluation"):
+                preds = training.evaluate_population([nets[k] for k in members], shifted)
+            out = corrupted_specs([specs[k] for k in members], corruption, severity, seed)
+            for spec, k, pred in zip(out, members, preds, strict=True):
+                store.save(spec, *_frames(shifted, pred, sparsity[k]), env=environment())
+    return {(c, v): population(corrupted_specs(specs, c, v, seed), store) for c, v in grid}
 
 
 @functools.lru_cache(maxsize=8)

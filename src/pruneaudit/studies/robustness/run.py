@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
@@ -161,10 +160,10 @@ def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result
     level_of = np.repeat(list(pops), [len(pop.specs) for pop in pops.values()])
     parts = [_member_rows(pop, t, CLEAN, 0) for t, pop in pops.items()]
     grid = [(c, s) for c in names for s in sev]
-    for corruption, severity in tqdm(grid, disable=not progress, desc="corrupted test sets"):
-        shifted = runs.run_corrupted(
-            specs, corruption, severity, store, root, seed=params.corruption_seed
-        )
+    evaluated = runs.run_corrupted(
+        specs, grid, store, root, seed=params.corruption_seed, progress=progress
+    )
+    for (corruption, severity), shifted in evaluated.items():
         for t in pops:
             rows = level_of == t
             sub = runs.Population(
