@@ -43,7 +43,7 @@ from pruneaudit.studies.compression_impact.trends import normal_interval, trend_
 
 SIG = "count significant classes (Welch p<=0.05)"
 BOOT_BASIS = (
-    "raw statistic; 95% interval = estimate +/- 1.96 standard errors (variance x K/(K-1)) of "
+    "raw statistic; 95% interval over {k} members = estimate +/- 1.96 standard errors (variance x K/(K-1)) of "
     "{n_boot} bootstrap resamples of the members (dense and compressed drawn with replacement, "
     "modal labels and PIEs recomputed); beside it, the excess over {n_perm} balanced "
     "dense-vs-dense re-splits"
@@ -198,13 +198,13 @@ def exemplar_findings(
                                                   stat, n_boot=n_boot, seed=seed)
     _, null = audit.permutation_null(baseline_preds, pruned_preds, num_classes, stat,
                                      n_perm=n_perm, seed=seed)
-    basis = BOOT_BASIS.format(n_boot=n_boot, n_perm=n_perm)
     k = min(len(baseline_preds), len(pruned_preds))
+    basis = BOOT_BASIS.format(n_boot=n_boot, n_perm=n_perm, k=k)
 
     def row(i: int, name: str, paper, source: str, unit: str, definition: str, **kw):
         ours, lo, hi = normal_interval(observed[i], draws[:, i], k)
         return audit.finding(name, ours, lo, hi, paper, source=source, basis=basis, unit=unit,
-                             definition=definition,
+                             definition=definition, units=k,
                              excess=audit.shift_interval(observed[i], null[:, i]), **kw)
 
     share = lookup("share of test set classified as PIE", dataset="ImageNet")
