@@ -45,8 +45,8 @@ SIG = "count significant classes (Welch p<=0.05)"
 BOOT_BASIS = (
     "raw statistic; 95% interval over {k} members = estimate +/- 1.96 standard errors "
     "(variance x K/(K-1)) of {n_boot} bootstrap resamples of the members (dense and "
-    "compressed drawn with replacement, modal labels and PIEs recomputed); beside it, the excess over {n_perm} balanced "
-    "dense-vs-dense re-splits"
+    "compressed drawn with replacement, modal labels and PIEs recomputed); beside it, the "
+    "excess over {n_perm} balanced dense-vs-dense re-splits"
 )
 #: Smallest effect of interest of the D4.11 analogue, a direction-only row (its power is
 #: against it).
