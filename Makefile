@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup browser book test lint bench live
+.PHONY: setup browser book test test-slow lint bench live
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,8 +29,13 @@ book: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
+# `make test` leaves out the slow calibrations (200-draw null simulations of Studies 1 and 3,
+# marked `slow`); `make test-slow` runs them, and CI runs both (.ci/run).
 test: $(STAMP) browser lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not slow"
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -m slow
 
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py

@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 import torch
 
-from pruneaudit import audit, book, compress, data
+from pruneaudit import audit, compress, data
 from pruneaudit.cli import main
 from pruneaudit.errors import DataMissingError, PruneAuditError
 from pruneaudit.models import build_model
 from pruneaudit.runs import Grid, ResultsStore, RunSpec, run_grid, train_and_evaluate
+from pruneaudit.studies.params import check_types
 from pruneaudit.training import TrainConfig
 
 DENSE = {"dataset": "mnist", "model": "lenet"}
@@ -257,7 +258,7 @@ def test_taxicab_and_jaccard_need_equal_population_sizes():
 
 def test_notebook_parameter_of_the_wrong_type():
     with pytest.raises(PruneAuditError, match="epochs must be int, got 'two'"):
-        book.check_parameters({"epochs": "two", "seeds": [0]}, {"epochs": int, "seeds": list[int]})
+        check_types({"epochs": "two", "seeds": [0]}, {"epochs": int, "seeds": list[int]})
 
 
 def test_unreachable_scheduler_is_one_clear_error(tmp_path):

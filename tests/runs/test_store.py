@@ -355,4 +355,6 @@ def test_the_store_imports_no_domain_module():
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
     ours = {m for m in imported if m.split(".")[0] == "pruneaudit"}
-    assert ours == {"pruneaudit.config", "pruneaudit.errors", "pruneaudit.runs.spec"}
+    assert ours == {
+        "pruneaudit.config", "pruneaudit.errors", "pruneaudit.runs.spec", "pruneaudit.timing"
+    }

@@ -231,6 +231,7 @@ def _verdicts(draws, **kw):
     return pd.DataFrame(out)
 
 
+@pytest.mark.slow
 def test_findings_null_fail():
     from pruneaudit import audit
 

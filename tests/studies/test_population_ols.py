@@ -105,6 +105,7 @@ def _failing(table: pd.DataFrame) -> pd.Series:
     return table.isin(audit.FAILING).mean()
 
 
+@pytest.mark.slow
 def test_findings_null_fail():
     # pruned models drawn like the dense ones: class accuracy mu_c plus test-set noise; a0
     # predicts them through mu_c, so its main effect and R² have their own null below
@@ -114,6 +115,7 @@ def test_findings_null_fail():
     assert (share.drop(["R2", "a0"]) >= 0.95).all(), share
 
 
+@pytest.mark.slow
 def test_r2_and_a0_null_fail():
     # D1.3 (null: no variance explained) and the a0 main effect: pruned accuracies unrelated to
     # a0 and to every covariate
