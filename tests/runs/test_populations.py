@@ -44,6 +44,27 @@ def test_series_sparsity_cache_and_shape(base, data_root, tmp_path, monkeypatch)
     pd.testing.assert_frame_equal(frame, again)
 
 
+def test_techniques_trained_together_equal_each_alone(base, data_root, tmp_path):
+    """Several techniques' series packed into one population end where each ends alone."""
+    root, techs = str(data_root), ["l1_unstructured", "random_structured"]
+    bases = [base.replace(seed=s) for s in (0, 1)]
+    packed = populations.run_series(
+        bases, techs, "rewind", 2, ResultsStore(tmp_path / "packed"), root, progress=False
+    )
+    alone = pd.concat(
+        [populations.run_series(bases, t, "rewind", 2, ResultsStore(tmp_path / t), root,
+                                progress=False) for t in techs],
+        ignore_index=True,
+    )
+    keys = ["technique", "seed", "iteration", "class"]
+    packed, alone = (f.sort_values(keys).reset_index(drop=True) for f in (packed, alone))
+    pd.testing.assert_frame_equal(packed[keys], alone[keys])
+    assert np.allclose(packed["sparsity"], alone["sparsity"])
+    # float rounding of the larger population may move a prediction or two, no more
+    assert np.abs(packed["accuracy"] - alone["accuracy"]).max() <= 0.02
+    assert len(packed) == 2 * 2 * 3 * 10
+
+
 def test_resumed_series_equals_uninterrupted(base, data_root, tmp_path):
     cols = ["seed", "iteration", "class", "accuracy", "sparsity"]
     whole = populations.run_series(

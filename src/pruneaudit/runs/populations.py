@@ -3,8 +3,9 @@
 Every trained or compressed model is one :class:`~pruneaudit.runs.RunSpec` in the store, with
 its per-class test accuracy (plus the measured ``sparsity``), its per-example test predictions
 and, for trained models, a checkpoint. The functions here make missing runs and return tidy
-frames; members that share a computation (the seeds of a pruning series, a population) are
-trained together by :func:`pruneaudit.training.train_population`.
+frames; members that share a computation (the seeds and techniques of the pruning series of one
+training pool and treatment, a population) are trained together by
+:func:`pruneaudit.training.train_population`.
 
 Data protocol (``RunSpec`` fields ``train_size``, ``test_size``, ``val_fraction``, ``seed``):
 the first ``train_size`` training examples (all if None; the first examples keep the dataset's
@@ -216,67 +217,86 @@ def _init_snapshot(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 def run_series(
     bases: Sequence[RunSpec],
-    technique: str,
+    techniques: str | Sequence[str],
     treatment: str,
     iterations: int,
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Make the missing runs of the pruning series of every base spec (one per seed, say).
+    """Make the missing runs of the pruning series of every base spec (one per seed, say) and
+    technique (one name or several).
 
-    Members whose series stop at the same stored iteration train together as one population.
-    Returns the tidy per-class frame of all runs; the dense rows carry the series' technique and
-    treatment so that each series reads as one curve (``iteration`` 0 = dense).
+    The dense runs (shared by the techniques) train first, as one population; then the series
+    of every technique and base that stop at the same stored iteration train together as one
+    population, each member pruned by its own technique. Returns the tidy per-class frame of all
+    runs; the dense rows carry each series' technique and treatment so that each series reads
+    as one curve (``iteration`` 0 = dense).
     """
-    all_specs = [series_specs(b, technique, treatment, iterations) for b in bases]
+    names = [techniques] if isinstance(techniques, str) else list(techniques)
+    all_specs = [series_specs(b, t, treatment, iterations) for t in names for b in bases]
     store.check_writable()
+    dense = {specs[0].key: specs[0] for specs in all_specs if not store.has(specs[0])}
+    if dense:
+        _train_dense(list(dense.values()), store, root, progress)
     starts: dict[int, list[list[RunSpec]]] = {}
     for specs in all_specs:
-        done = 0
+        done = 1
         while done <= iterations and store.has(specs[done]):
             done += 1
         if done <= iterations:
             starts.setdefault(done, []).append(specs)
     for start, group in sorted(starts.items()):
-        _continue_series(group, start, technique, treatment, store, root, progress)
-    frame = store.collect([s for specs in all_specs for s in specs])
-    frame["technique"], frame["treatment"] = technique, treatment
-    return frame
+        _continue_series(group, start, treatment, store, root, progress)
+    frames = []
+    for i, technique in enumerate(names):
+        chunk = all_specs[i * len(bases) : (i + 1) * len(bases)]
+        frame = store.collect([s for specs in chunk for s in specs])
+        frame["technique"], frame["treatment"] = technique, treatment
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _train_dense(
+    specs: list[RunSpec], store: ResultsStore, root: str | None, progress: bool
+) -> None:
+    """Train the dense runs ``specs`` as one population and store them with their initial
+    weights (the rewound rounds' start)."""
+    split = [splits(s, root) for s in specs]
+    test = split[0].test
+    nets = [fresh_model(s, test) for s in specs]
+    inits = [compress.snapshot(m) for m in nets]
+    _fit(nets, split, specs, store, progress, epochs=round_epochs(specs[0]))
+    for spec, net, init in zip(specs, nets, inits, strict=True):
+        state = _dense_checkpoint(net, init)
+        store.save(spec, *_record(net, test), checkpoint=state, env=environment())
 
 
 def _continue_series(
     group: list[list[RunSpec]],
     start: int,
-    technique: str,
     treatment: str,
     store: ResultsStore,
     root: str | None,
     progress: bool,
 ) -> None:
-    """Train the series in ``group`` together from iteration ``start`` to their end."""
+    """Train the series in ``group`` (their dense runs stored) together from iteration
+    ``start`` >= 1 to their end, each member pruned by its own series' technique."""
     first = [specs[0] for specs in group]
     split = [splits(s, root) for s in first]
     test = split[0].test
-    if start == 0:
-        nets = [fresh_model(s, test) for s in first]
-        inits = [compress.snapshot(m) for m in nets]
-        _fit(nets, split, first, store, progress, epochs=round_epochs(first[0]))
-        for specs, net, init in zip(group, nets, inits, strict=True):
-            state = _dense_checkpoint(net, init)
-            store.save(specs[0], *_record(net, test), checkpoint=state, env=environment())
-        start = 1
-    else:
-        inits = [_init_snapshot(store.load(specs[0]).checkpoint()) for specs in group]
-        nets = [load_model(specs[start - 1], store, root) for specs in group]
+    inits = [_init_snapshot(store.load(specs[0]).checkpoint()) for specs in group]
+    nets = [load_model(specs[start - 1], store, root) for specs in group]
+    techniques = [specs[1].technique for specs in group]
+    named = techniques[0] if len(set(techniques)) == 1 else f"{len(set(techniques))} techniques"
     rounds = tqdm(
         range(start, len(group[0])),
         disable=not progress,
-        desc=f"{technique}/{treatment} x{len(group)}",
+        desc=f"{named}/{treatment} x{len(group)}",
         unit="iteration",
     )
     for k in rounds:
-        for specs, net, init in zip(group, nets, inits, strict=True):
+        for specs, net, init, technique in zip(group, nets, inits, techniques, strict=True):
             with phase("pruning"):
                 compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
         _fit(nets, split, first, store, progress, epochs=round_epochs(first[0], treatment))

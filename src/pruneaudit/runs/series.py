@@ -135,12 +135,11 @@ def series_frame(
                     dataset, model, seeds, factor, root=root, dense_epochs=dense_epochs,
                     **fields,
                 )
-                for technique in techniques:
-                    for treatment in treatments:
-                        part = run_series(
-                            bases, technique, treatment, iterations, store, root, progress
-                        )
-                        frames.append(part.assign(imbalance_factor=float(factor)))
+                for treatment in treatments:  # every technique's series as one population
+                    part = run_series(
+                        bases, techniques, treatment, iterations, store, root, progress
+                    )
+                    frames.append(part.assign(imbalance_factor=float(factor)))
     frame = pd.concat(frames, ignore_index=True)[list(TIDY_COLUMNS)]
     return frame.sort_values(list(audit.ORDER), kind="mergesort").reset_index(drop=True)
 
