@@ -89,3 +89,16 @@ def test_an_underpowered_inconclusive_row_says_what_would_resolve_it():
     assert "would give power 0.8" in ft.table_html([row])
     # a row with the power it needs says nothing of the budget
     assert ft.budget_text(_row(df=15)) == "" and "budget" not in ft.sentence(_row(df=15))
+
+
+@pytest.mark.parametrize(
+    ("basis", "word"),
+    [
+        ("per-seed change, Student-t over 6 seeds", "seeds"),
+        ("mean over 6 dense models (each averaged over its series)", "dense models"),
+        ("jackknife over 6 (dataset, class) clusters", "units"),
+    ],
+)
+def test_the_units_are_named_from_the_basis(basis, word):
+    row = audit.finding("D9.9 x", -0.1, -0.3, 0.1, -0.2, source="P", basis=basis, df=5)
+    assert ft.budget_text(row).startswith(f"about {row.needed} {word} (this build: 6)")

@@ -95,8 +95,9 @@ def power_text(row: Finding) -> str:
 
 
 def _unit_word(row: Finding) -> str:
-    """What the row's units are, from its basis ("... over 6 seeds" -> "seeds"), else "units"."""
-    match = re.search(rf"\bover {row.units} ([a-z][a-z-]*)", row.basis or "")
+    """What the row's units are, from its basis ("... over 6 seeds" -> "seeds", "over 9 dense
+    models" -> "dense models"), else "units"."""
+    match = re.search(rf"\bover {row.units} ((?:[a-z-]+ )?[a-z-]+s)\b", row.basis or "")
     return match.group(1) if match else "units"
 
 
