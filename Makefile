@@ -30,12 +30,13 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 # `make test` leaves out the slow calibrations (200-draw null simulations of Studies 1 and 3,
-# marked `slow`); `make test-slow` runs them, and CI runs both (.ci/run).
+# marked `slow`); `make test-slow` runs them, and CI runs both (.ci/run). Tests run on every
+# core (pytest-xdist, one torch thread each; the smoke book's tests share one worker).
 test: $(STAMP) browser lint
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n auto --dist loadgroup -m "not slow"
 
 test-slow: $(STAMP)
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -n auto -m slow
 
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py

@@ -14,7 +14,12 @@ torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere)."""
+    """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere). The
+    tests of the smoke book share one worker under pytest-xdist (``--dist loadgroup``), so the
+    book is built once."""
+    for item in items:
+        if "smoke_book" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("smoke_book"))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA device (torch.cuda.is_available() is False)")
