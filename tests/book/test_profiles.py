@@ -125,12 +125,15 @@ def test_build_checks_every_notebook_before_running_any(
 def test_source_notebooks_are_valid_and_carry_no_outputs() -> None:
     """Every notebook in nbs/ validates as nbformat 4.5 (each cell has an id), holds no outputs
     and has one cell tagged parameters."""
+    import json
+
     import nbformat
 
     for path in sorted(profiles.NBS.glob("*.ipynb")):
+        raw = json.loads(path.read_text())  # as written: nbformat.read would add missing ids
+        assert all("id" in cell for cell in raw["cells"]), path.name
         nb = nbformat.read(path, as_version=4)
         nbformat.validate(nb)
-        assert all("id" in cell for cell in nb.cells), path.name
         code = [c for c in nb.cells if c.cell_type == "code"]
         assert all(not c.outputs and c.execution_count is None for c in code), path.name
         tagged = [c for c in code if "parameters" in c.metadata.get("tags", [])]
