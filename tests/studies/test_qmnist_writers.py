@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from pruneaudit import audit, data, runs
+from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec
 from pruneaudit.runs.cost import REFERENCE_SECONDS_PER_10K, Rate, seconds_per_10k
@@ -564,12 +564,16 @@ def test_page_numbers_are_computed(toy):
     assert all(type(v) in (int, float, str) for v in n.values())
 
 
-def test_styled_formats_every_named_column():
+def test_the_one_table_formatter_formats_every_named_column():
     frame = pd.DataFrame({"a": [0.1234], "p": [0.000123], "c": [-0.05], "s": [0.5], "d": [1.23456]})
-    html = qw.styled(frame, "cap", percent=["a"], points=["c"], pvalues=["p"],
-                     decimals={"d": 2}, other={"s": "{:+.1e}"}).to_html()
-    for text in ("12.3%", "1.2e-04", "-5.0 pts", "+5.0e-01", "1.23", "cap"):
+    html = charts.table(frame, "cap", percent=["a"], points=["c"], pvalue=["p"],
+                        decimals={"d": 3}, formats={"s": "{:+.1e}"}).to_html()
+    for text in ("12.3%", "1.23e-04", "-5.0 pts", "+5.0e-01", "1.235", "cap"):
         assert text in html
+    named = frame.set_index(pd.Index(["x"], name="writer_id"))
+    assert "writer_id" in charts.table(named, "cap", index=None).to_html()
+    unnamed = named.reset_index(drop=True)
+    assert "writer_id" not in charts.table(unnamed, "cap", index=None).to_html()
 
 
 def test_notebook_defaults_are_the_quick_profile():

@@ -27,7 +27,7 @@ import io
 import itertools
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import numpy as np
@@ -551,17 +551,28 @@ def table(
     *,
     percent: Sequence[str] = (),
     signed_percent: Sequence[str] = (),
+    points: Sequence[str] = (),
     pvalue: Sequence[str] = (),
-    decimals: Sequence[str] = (),
-    index: bool = False,
+    decimals: Sequence[str] | Mapping[str, int] = (),
+    formats: Mapping[str, str] | None = None,
+    index: bool | None = False,
 ):
-    """``df`` as a captioned, formatted table (a pandas ``Styler``): fractions in ``percent``
-    as percent with one decimal (``signed_percent`` with a sign), ``pvalue`` columns in
-    scientific notation, ``decimals`` with two decimals; NaN shows as "n/a"."""
-    _require(df, [*percent, *signed_percent, *pvalue, *decimals])
-    formats = {c: "{:.1%}" for c in percent}
-    formats |= {c: "{:+.1%}" for c in signed_percent}
-    formats |= {c: "{:.2e}" for c in pvalue}
-    formats |= {c: "{:.2f}" for c in decimals}
-    styler = df.style.format(formats, na_rep="n/a").set_caption(caption)
+    """``df`` as a captioned, formatted table (a pandas ``Styler``), the book's one table
+    formatter: fractions in ``percent`` as percent with one decimal (``signed_percent`` with a
+    sign), differences of fractions in ``points`` as signed percentage points (``-5.0 pts``),
+    ``pvalue`` columns in scientific notation, ``decimals`` with two decimals (a mapping: its
+    own places per column), ``formats`` any other format strings by column; NaN shows as
+    "n/a". ``index``: show it (True), hide it (False), or show it only when it is named or a
+    MultiIndex (None)."""
+    places = dict(decimals) if isinstance(decimals, Mapping) else dict.fromkeys(decimals, 2)
+    _require(df, [*percent, *signed_percent, *points, *pvalue, *places, *(formats or {})])
+    spec: dict[str, object] = {c: "{:.1%}" for c in percent}
+    spec |= {c: "{:+.1%}" for c in signed_percent}
+    spec |= {c: (lambda v: f"{100 * v:+.1f} pts") for c in points}
+    spec |= {c: "{:.2e}" for c in pvalue}
+    spec |= {c: f"{{:.{d}f}}" for c, d in places.items()}
+    spec |= dict(formats or {})
+    styler = df.style.format(spec, na_rep="n/a").set_caption(caption)
+    if index is None:
+        index = isinstance(df.index, pd.MultiIndex) or df.index.name is not None
     return styler if index else styler.hide(axis="index")

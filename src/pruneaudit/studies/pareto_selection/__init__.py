@@ -48,7 +48,8 @@ from .rows import (
     unfairness_slopes,
 )
 from .views import (
-    FORMATS,
+    PERCENT,
+    PLACES,
     candidates_view,
     cost_numbers,
     findings,
@@ -69,7 +70,8 @@ __all__ = [
     "UNFAIRNESS",
     "UNFAIRNESS_MEAN",
     "FRONTIERS",
-    "FORMATS",
+    "PERCENT",
+    "PLACES",
     "Params",
     "Result",
     "run",

@@ -14,9 +14,9 @@ from .frames import UNFAIRNESS, UNFAIRNESS_MEAN, Result, chart_weight, technique
 from .params import DATASET, STRUCTURED, STUDY, Params, protocol_table
 from .rows import classes_findings
 
-#: How every table of the page shows its columns.
-FORMATS = {"sparsity": "{:.1%}", "accuracy": "{:.1%}", UNFAIRNESS: "{:.3f}",
-           UNFAIRNESS_MEAN: "{:.3f}"}
+#: How the page's tables show their columns (:func:`pruneaudit.charts.table`).
+PERCENT = ("sparsity", "accuracy")
+PLACES = {UNFAIRNESS: 3, UNFAIRNESS_MEAN: 3}
 
 
 def findings(result: Result) -> list[F.Finding]:
@@ -87,16 +87,19 @@ def cost_numbers(params: Params) -> dict[str, float | int | str]:
     }
 
 
-def _styled(frame: pd.DataFrame, caption: str) -> Styler:
-    formats = {k: v for k, v in FORMATS.items() if k in frame.columns}
-    return frame.style.format(formats, na_rep="—").hide(axis="index").set_caption(caption)
+def _table(frame: pd.DataFrame, caption: str) -> Styler:
+    """``frame`` through the book's one table formatter, with the page's column formats."""
+    return charts.table(
+        frame, caption, percent=[c for c in PERCENT if c in frame.columns],
+        decimals={c: d for c, d in PLACES.items() if c in frame.columns},
+    )
 
 
 def picks_view(result: Result) -> Styler:
     """Table 2: the value-function pick and the sparsest candidate."""
     cols = ["rule", "technique", "treatment", "iteration", "sparsity", "accuracy", UNFAIRNESS,
             UNFAIRNESS_MEAN]
-    return _styled(result.chosen[cols],
+    return _table(result.chosen[cols],
                    "Table 2. The value-function pick and the sparsest candidate.")
 
 
@@ -104,19 +107,19 @@ def candidates_view(result: Result) -> Styler:
     """Table 3: the candidates above the floor used, with their frontiers."""
     cols = ["label", "sparsity", "accuracy", UNFAIRNESS, UNFAIRNESS_MEAN, "pareto",
             "pareto_mean_min", "pareto_3d"]
-    return _styled(result.marked[cols], "Table 3. Candidates above the floor, with their "
+    return _table(result.marked[cols], "Table 3. Candidates above the floor, with their "
                    "frontiers (pareto_3d: accuracy, sparsity and mean − min, P Fig. 4b).")
 
 
 def summary_view(result: Result) -> Styler:
     """Table 4: per technique, the sparsest iteration above the floor used."""
     table = technique_summary(result.points, result.candidates.floor_used)
-    return _styled(table, "Table 4. Per technique: the sparsest iteration above the floor used.")
+    return _table(table, "Table 4. Per technique: the sparsest iteration above the floor used.")
 
 
 def protocol_view(params: Params) -> Styler:
     """Table 1: this run's protocol beside P's."""
-    return _styled(protocol_table(params), "Table 1. This run's protocol beside P's (section "
+    return _table(protocol_table(params), "Table 1. This run's protocol beside P's (section "
                    "4.2).")
 
 

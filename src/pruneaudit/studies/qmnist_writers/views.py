@@ -3,7 +3,7 @@ charts."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -94,9 +94,10 @@ def protocol_table(result: WriterStudy, rate: Rate) -> pd.DataFrame:
 def protocol_view(result: WriterStudy):
     """The protocol table, formatted, its caption stating the training rate of its times."""
     rate = training_rate(result)
-    return styled(
+    return charts.table(
         protocol_table(result, rate),
         f"The protocol of this page beside P's; training times on this CPU at {rate.text()}",
+        index=None,
     )
 
 
@@ -214,30 +215,14 @@ def _limit_numbers(result: WriterStudy) -> dict[str, float | int]:
     }
 
 
-def styled(frame: pd.DataFrame, caption: str, percent: Sequence[str] = (),
-           points: Sequence[str] = (), pvalues: Sequence[str] = (),
-           decimals: Mapping[str, int] | None = None, other: Mapping[str, str] | None = None):
-    """``frame`` as a captioned table: ``percent`` columns as 97.1%, ``points`` as signed
-    percentage points, ``pvalues`` in scientific notation, ``decimals`` fixed, ``other``: format
-    strings by column (one ``Styler.format`` call: a second call would reset the others)."""
-    fmt: dict[str, object] = {c: "{:.1%}" for c in percent}
-    fmt.update({c: (lambda v: f"{100 * v:+.1f} pts") for c in points})
-    fmt.update({c: "{:.1e}" for c in pvalues})
-    fmt.update({c: f"{{:.{d}f}}" for c, d in (decimals or {}).items()})
-    fmt.update(other or {})
-    style = frame.style.format(fmt, na_rep="n/a").set_caption(caption)
-    return style if isinstance(frame.index, pd.MultiIndex) or frame.index.name else style.hide(
-        axis="index"
-    )
-
-
 def table1_view(table: pd.DataFrame):
     """P's Table 1 on our data, formatted."""
-    return styled(
+    return charts.table(
         table,
         "P Table 1 on our writers: accuracy = intercept + slope · mean |tilt| (95% bootstrap "
         "interval over writers); hsf1 is not in the offline data",
         decimals={"ours": 3, "ci_low": 3, "ci_high": 3, "paper": 3},
+        index=None,
     )
 
 
@@ -245,43 +230,47 @@ def hurt_view(result: WriterStudy, n: int):
     """The ``n`` writers most hurt, formatted."""
     cols = ["writer", "series", "n", "accuracy_unpruned", "accuracy_pruned", "accuracy_change",
             "abs_tilt", "distance_to_class_mean", "collapse"]
-    return styled(
+    return charts.table(
         most_hurt(result.writers, n)[cols],
         f"The {n} writers who lose most (writer accuracy = mean over seeds)",
         percent=["accuracy_unpruned", "accuracy_pruned"], points=["accuracy_change"],
         decimals={"abs_tilt": 3, "distance_to_class_mean": 0},
+        index=None,
     )
 
 
 def summary_view(result: WriterStudy):
     """Per-series summary, formatted."""
-    return styled(
+    return charts.table(
         series_summary(result.writers),
         "Writers per series: mean writer accuracy before and after pruning",
         percent=["accuracy_unpruned", "accuracy_pruned", "share_losing"],
         points=["mean_change", "worst_change"],
+        index=None,
     )
 
 
 def effects_view(effects: pd.DataFrame):
     """Property effects on the accuracy change, formatted."""
-    return styled(
+    return charts.table(
         effects,
         "Least-squares effect of each writer-mean property on the accuracy change (pruned − "
         "unpruned), per series and for all writers; p: two-sided test of slope 0",
-        pvalues=["pvalue"],
+        pvalue=["pvalue"],
         decimals={"intercept": 4, "intercept_se": 4, "rvalue": 3},
-        other={"slope": "{:+.2e}", "slope_se": "{:.2e}"},
+        formats={"slope": "{:+.2e}", "slope_se": "{:.2e}"},
+        index=None,
     )
 
 
 def curve_view(result: WriterStudy):
     """Top-line accuracy and class gap per iteration, formatted."""
-    return styled(
+    return charts.table(
         overall_curve(result.classes),
         "Test accuracy and the gap between the best and worst class along the pruning series "
         "(mean over seeds)",
         percent=["sparsity", "accuracy", "accuracy_std", "unfairness_max_min"],
+        index=None,
     )
 
 
