@@ -17,8 +17,8 @@ def pytest_collection_modifyitems(config, items) -> None:
     """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere). The
     tests of the smoke book share one worker under pytest-xdist (``--dist loadgroup``), so the
     book is built once."""
-    for item in items:
-        if "smoke_book" in getattr(item, "fixturenames", ()):
+    for item in items:  # book_html asks for smoke_book at run time, so name both
+        if {"smoke_book", "book_html"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("smoke_book"))
     if torch.cuda.is_available():
         return

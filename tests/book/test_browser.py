@@ -435,9 +435,15 @@ def internal_link_problems(root: Path, pages: list[Path]) -> list[str]:
     (links to other hosts, ``mailto:`` and bare ``#`` are not checked)."""
     problems = []
     parsed: dict[Path, _Anchors] = {}
+
+    def anchors(path: Path) -> _Anchors:  # each page parsed once
+        if path not in parsed:
+            parsed[path] = _parse(path)
+        return parsed[path]
+
     for page in pages:
         base = "http://book.invalid/" + page.relative_to(root).as_posix()
-        for href in _parse(page).hrefs:
+        for href in anchors(page).hrefs:
             if href.startswith(("mailto:", "javascript:")) or href in ("#", ""):
                 continue
             url = urlparse(urljoin(base, href))
@@ -449,10 +455,12 @@ def internal_link_problems(root: Path, pages: list[Path]) -> list[str]:
             where = f"{page.relative_to(root)}: {href}"
             if not target.is_file():
                 problems.append(f"{where} (no file {target.relative_to(root)})")
-            elif url.fragment and target.suffix == ".html":
-                ids = parsed.setdefault(target, _parse(target)).ids
-                if unquote(url.fragment) not in ids:
-                    problems.append(f"{where} (no anchor #{url.fragment})")
+            elif (
+                url.fragment
+                and target.suffix == ".html"
+                and unquote(url.fragment) not in anchors(target).ids
+            ):
+                problems.append(f"{where} (no anchor #{url.fragment})")
     return problems
 
 
