@@ -167,8 +167,9 @@ def _details(row: Finding) -> str:
         parts.append(f"<b>{said}:</b> {html.escape(row.basis)}")
     if row.source:
         parts.append(f"<b>Source:</b> {source_html(row.source)}")
-    if budget_text(row):
-        parts.append(f"<b>Power:</b> {power_text(row)}; {html.escape(budget_text(row))}")
+    budget = budget_text(row)
+    if budget:
+        parts.append(f"<b>Power:</b> {power_text(row)}; {html.escape(budget)}")
     if row.excess is not None and all(map(_finite, row.excess)):
         est, low, high = row.excess
         places = decimals(low, high, row.unit)

@@ -11,7 +11,6 @@ from pruneaudit import data, models
 from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.runs import series
-from pruneaudit.runs.cost import seconds_per_10k
 from pruneaudit.runs.spec import check_lr
 from pruneaudit.studies.params import Rule, StudyParams
 
@@ -85,7 +84,6 @@ class Params(StudyParams):
     def rules(self) -> Iterable[Rule]:
         yield lambda: series.distinct("datasets", self.datasets, tuple(data.DATASETS))
         yield lambda: series.distinct("models", self.models, tuple(models.MODELS))
-        yield lambda: _check_rates(self.models, self.store)
         yield lambda: series.distinct("techniques", self.techniques, TECHNIQUES)
         yield lambda: series.distinct("treatments", self.treatments, TREATMENTS)
         yield lambda: series.distinct("seeds", self.seeds)
@@ -105,13 +103,6 @@ class Params(StudyParams):
             ("appendix_treatment", "treatments"),
         ):
             yield lambda name=name, within=within: _check_within(self, name, within)
-
-
-def _check_rates(names: Iterable[str], store: str | None) -> None:
-    """Every known model has a training rate (recorded in ``store``, else the reference one)."""
-    for name in names:
-        if name in models.MODELS:
-            seconds_per_10k(name, store)
 
 
 def _check_factors(factors: Iterable[float]) -> None:
@@ -208,7 +199,8 @@ def protocol_table(params: Params) -> pd.DataFrame:
 def grid_costs(params: Params) -> tuple[pd.DataFrame, pd.DataFrame]:
     """This run's training cost and that of P's protocol on :data:`PAPER_DATASETS` (the paper
     profile), each one row per model (:func:`pruneaudit.runs.series.grid_cost`: model_epochs,
-    images, cpu_hours one model at a time, the rate's text), at the rates of ``params.store``."""
+    images, cpu_hours at the model's recorded or reference rate, the rate's text), at the rates of
+    ``params.store``."""
     mine = series.grid_cost(
         params.datasets,
         params.models,
