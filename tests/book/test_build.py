@@ -282,6 +282,23 @@ def test_timings_and_expected_duration(tmp_path: Path) -> None:
         "(01_a stored no new run then: longer if runs must train)")
 
 
+def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) -> None:
+    profile = tmp_path / "p.yml"
+    profile.write_text("common: {seed: 0}\nmeasured:\n  01_a: 60\n  jupyter-book: 30\n"
+                       "01_a: {epochs: 1}\n")
+    assert set(book.load_profile(profile)) == {"common", "01_a"}
+    stated = book.profile_measurement(profile)
+    assert stated == {"01_a": 60.0, "jupyter-book": 30.0}
+    said = book.expected_duration(tmp_path, "quick", ["01_a"], stated)
+    assert said.startswith("profile quick: expected about 1.5 min from the profile's stated")
+    book.record_timing(tmp_path, "quick", "01_a", 120.0)  # recorded timings come first
+    assert "2.0 min from the last build's timings" in book.expected_duration(
+        tmp_path, "quick", ["01_a"], stated)
+    profile.write_text("measured:\n  01_a: soon\n")
+    with pytest.raises(PruneAuditError, match="'measured' must map notebook names to seconds"):
+        book.profile_measurement(profile)
+
+
 # --- toc and benchmark tables ------------------------------------------------------------------
 
 

@@ -49,6 +49,7 @@ from pruneaudit.book.profiles import (
     parse_overrides,
     parse_parameters_cell,
     profile_label,
+    profile_measurement,
     resolve_parameters,
     study_module,
     validate_notebook,
@@ -79,7 +80,8 @@ __all__ = [
     "library_versions", "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
-    "Parameter", "load_profile", "profile_label", "notebook_path", "available_notebooks",
+    "Parameter", "load_profile", "profile_measurement", "profile_label", "notebook_path",
+    "available_notebooks",
     "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
     "study_module", "validate_notebook", "check_overrides", "check_common",
     # progress

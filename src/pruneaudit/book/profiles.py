@@ -55,14 +55,22 @@ class Parameter:
     default: object
 
 
-def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
-    """Read a profile by name (``smoke``, ``quick``, ``paper``) or path."""
+#: A profile's key for its stated measurement (not a notebook): see :func:`profile_measurement`.
+MEASURED = "measured"
+
+
+def _profile_file(profile: str | os.PathLike) -> Path:
     path = Path(profile)
     if path.suffix not in (".yml", ".yaml"):
         check_choice("profile", str(profile), PROFILE_NAMES)
         path = PROFILES / f"{profile}.yml"
     if not path.is_file():
         raise PruneAuditError(f"profile file {path} does not exist")
+    return path
+
+
+def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
+    path = _profile_file(profile)
     content = yaml.safe_load(path.read_text()) or {}
     if not isinstance(content, dict) or not all(
         isinstance(v, dict) or v is None for v in content.values()
@@ -70,7 +78,29 @@ def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
         raise PruneAuditError(
             f"profile {path} must map 'common' and notebook names to parameter mappings"
         )
-    return {str(k): dict(v or {}) for k, v in content.items()}
+    return path, content
+
+
+def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
+    """Read a profile by name (``smoke``, ``quick``, ``paper``) or path: ``common`` and one
+    parameter mapping per notebook (its ``measured`` mapping is :func:`profile_measurement`'s)."""
+    content = _read_profile(profile)[1]
+    return {str(k): dict(v or {}) for k, v in content.items() if k != MEASURED}
+
+
+def profile_measurement(profile: str | os.PathLike) -> dict[str, float]:
+    """Seconds per notebook (and ``jupyter-book``) of the profile's stated measurement, its
+    ``measured:`` mapping (how it was measured is said in the profile's comments); ``{}`` when
+    it states none. What a build expects on a fresh clone, before any timing is recorded."""
+    path, content = _read_profile(profile)
+    stated = content.get(MEASURED) or {}
+    bad = [k for k, v in stated.items() if not isinstance(v, int | float) or v < 0]
+    if bad:
+        raise PruneAuditError(
+            f"profile {path}: 'measured' must map notebook names to seconds, got {bad[0]!r}: "
+            f"{stated[bad[0]]!r}"
+        )
+    return {str(k): float(v) for k, v in stated.items()}
 
 
 def profile_label(profile: str | os.PathLike | Mapping) -> str:

@@ -58,6 +58,7 @@ from pruneaudit.book.profiles import (
     notebook_path,
     parse_overrides,
     profile_label,
+    profile_measurement,
     resolve_parameters,
     validate_notebook,
 )
@@ -312,14 +313,23 @@ def record_timing(
     return path
 
 
-def expected_duration(studies: Path, profile: str, names: Sequence[str]) -> str:
-    """A sentence: the profile's expected duration from the recorded timings, or unknown."""
+def expected_duration(
+    studies: Path, profile: str, names: Sequence[str], stated: Mapping[str, float] | None = None
+) -> str:
+    """A sentence: the profile's expected duration from the recorded timings, else from its
+    stated measurement (``stated``: :func:`~pruneaudit.book.profiles.profile_measurement`),
+    else unknown."""
     rows = load_timings(studies, strict=False)
     seconds = {r["notebook"]: r["seconds"] for r in rows if r["profile"] == profile}
     names = [*names, JUPYTER_BOOK]
     known = [n for n in names if n in seconds]
     if not known:
-        return f"profile {profile}: expected duration unknown (no recorded timings yet)"
+        stated_known = [n for n in names if n in (stated or {})]
+        if not stated_known:
+            return f"profile {profile}: expected duration unknown (no recorded timings yet)"
+        total = sum(stated[n] for n in stated_known)  # type: ignore[index]
+        return (f"profile {profile}: expected about {total / 60:.1f} min from the profile's "
+                "stated measurement (a cold build; no timings recorded here yet)")
     total = sum(seconds[n] for n in known)
     text = f"profile {profile}: expected about {total / 60:.1f} min from the last build's timings"
     warm = [r["notebook"] for r in rows
@@ -419,7 +429,8 @@ def build(
     say = print if progress else (lambda *a, **k: None)
     if execute:
         threads, why = book_progress.choose_threads()
-        say(f"{expected_duration(studies, stamp['profile'], names)}; torch threads {threads} "
+        expected = expected_duration(studies, stamp["profile"], names, profile_measurement(profile))
+        say(f"{expected}; torch threads {threads} "
             f"({why})", flush=True)
     else:
         threads = None

@@ -1,0 +1,232 @@
+"""What the field offers for the stacked LeNet step on a CPU, measured side by side.
+
+One training step of a stacked block of K LeNets (forward, summed cross-entropy, backward, SGD)
+on a batch of 32 real MNIST digits per member, as :func:`pruneaudit.training.train_population`
+runs it, in these variants:
+
+* ``shipped``: the trainer's own step (grouped convolutions on ``channels_last`` tensors,
+  pool-before-ReLU, linear layers as batched matrix products);
+* ``contiguous``: the same in the default contiguous layout;
+* ``compile``: the shipped step under ``torch.compile`` (TorchInductor's CPU backend, C++/OpenMP
+  kernels; compile time reported apart);
+* ``vmap``: ``torch.func.vmap`` over ``torch.func.functional_call`` of one LeNet module with
+  the members' stacked parameters (the functional route to a population);
+* ``blocks``: K = 30 in blocks of 8 (the shipped :data:`~pruneaudit.training.stacked.BLOCK`)
+  against one block of 30, to show why blocks are kept.
+
+Every variant runs in the same process on the same batches, at 1 and 2 torch threads, and must
+give the shipped step's loss (checked) before it is timed. GFLOP/s count the convolution and
+matmul FLOPs of the step (``torch.utils.flop_counter``) over the median step time; peak is a
+float32 4096 x 4096 matmul timed in the same run. Writes
+``benchmarks/out/trainer_variants.{md,csv}``.
+
+Usage: ``python benchmarks/trainer_variants.py [--ks 8,30] [--threads 1,2] [--steps 60]``.
+Quote figures from an otherwise idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
+
+from pruneaudit import data
+from pruneaudit.data.augment import normalize
+from pruneaudit.models import build_model
+from pruneaudit.training import stacked
+
+OUT = Path(__file__).resolve().parent / "out"
+REPO = Path(__file__).resolve().parents[1]
+BATCH, LR = 32, 0.01
+
+Step = Callable[[], torch.Tensor]
+
+
+def _batches(k: int, steps: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """``steps`` batches ``(x (32, K, 28, 28), y (K * 32,))`` of real, normalized MNIST digits."""
+    root = os.environ.get("PRUNEAUDIT_DATA", str(REPO.parent / "shared" / "data"))
+    mnist = data.load("mnist", "train", root=root)
+    g = torch.Generator().manual_seed(0)
+    out = []
+    for _ in range(steps):
+        idx = torch.randint(0, len(mnist), (BATCH, k), generator=g)
+        x = normalize(mnist.images[idx.reshape(-1)], mnist.spec).view(BATCH, k, 28, 28)
+        out.append((x, mnist.labels[idx.t().reshape(-1)]))
+    return out
+
+
+def _models(k: int) -> list[torch.nn.Module]:
+    return [build_model("lenet", 10, 1, 28, seed=s) for s in range(k)]
+
+
+def stacked_step(k: int, block: int, channels_last: bool = True, compiled: bool = False):
+    """A step function over blocks of ``block`` members, and the loss function it times."""
+    models = _models(k)
+    groups = [models[i : i + block] for i in range(0, k, block)]
+    before = stacked._CHANNELS_LAST
+    stacked._CHANNELS_LAST = channels_last
+    try:
+        stacks = [stacked._Stack(g, True) for g in groups]
+    finally:
+        stacked._CHANNELS_LAST = before
+    opts = [torch.optim.SGD(s.params, lr=LR) for s in stacks]
+
+    def loss(stack: stacked._Stack, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        logits = stack.forward(x)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y, reduction="sum") / BATCH
+
+    fn = torch.compile(loss) if compiled else loss
+
+    def step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        total = torch.zeros(())
+        for first, (stack, opt) in enumerate(zip(stacks, opts, strict=True)):
+            lo = first * block
+            members = slice(lo, lo + stack.k)
+            value = fn(stack, x[:, members].contiguous(), y.view(k, BATCH)[members].reshape(-1))
+            opt.zero_grad(set_to_none=True)
+            value.backward()
+            opt.step()
+            total = total + value.detach()
+        return total
+
+    return step
+
+
+def vmap_step(k: int):
+    """The functional route: vmap over functional_call with stacked parameters."""
+    from torch.func import functional_call, stack_module_state, vmap
+
+    models = _models(k)
+    params, buffers = stack_module_state(models)
+    base = build_model("lenet", 10, 1, 28, seed=0).to("meta")
+    opt = torch.optim.SGD(list(params.values()), lr=LR)
+
+    def one(p, b, x, y):
+        logits = functional_call(base, (p, b), (x.unsqueeze(1),))
+        return F.cross_entropy(logits, y, reduction="sum")
+
+    batched = vmap(one)
+
+    def step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        value = batched(params, buffers, x.transpose(0, 1), y.view(k, BATCH)).sum() / BATCH
+        opt.zero_grad(set_to_none=True)
+        value.backward()
+        opt.step()
+        return value.detach()
+
+    return step
+
+
+def step_flops(k: int) -> int:
+    """Conv + matmul FLOPs of one step of K LeNets (forward + backward)."""
+    model = build_model("lenet", 10, 1, 28, seed=0)
+    x, y = torch.randn(BATCH, 1, 28, 28), torch.randint(0, 10, (BATCH,))
+    with FlopCounterMode(display=False) as counter:
+        F.cross_entropy(model(x), y).backward()
+    return int(counter.get_total_flops()) * k
+
+
+def matmul_peak(n: int = 4096, repeats: int = 5) -> float:
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    best = min(_timed(lambda: a @ b) for _ in range(repeats))
+    return 2 * n**3 / best / 1e9
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def measure(make, batches, warmup: int = 5) -> tuple[float, float, float]:
+    """(first-call seconds (compile included), median step seconds, first step's loss)."""
+    step = make()
+    x, y = batches[0]
+    first = _timed(lambda: step(x, y))
+    for x, y in batches[1 : 1 + warmup]:
+        step(x, y)
+    times = [_timed(lambda b=b: step(*b)) for b in batches[1 + warmup :]]
+    loss = float(make()(*batches[0]))  # a fresh population: the first step's loss
+    return first, statistics.median(times), loss
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ks", default="8,30")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--steps", type=int, default=60)
+    args = parser.parse_args()
+    ks = [int(s) for s in args.ks.split(",")]
+    rows = []
+    for threads in (int(s) for s in args.threads.split(",")):
+        torch.set_num_threads(threads)
+        peak = matmul_peak()
+        for k in ks:
+            batches = _batches(k, args.steps)
+            variants = {
+                "shipped": lambda k=k: stacked_step(k, stacked.BLOCK),
+                "contiguous": lambda k=k: stacked_step(k, stacked.BLOCK, channels_last=False),
+                "compile": lambda k=k: stacked_step(k, stacked.BLOCK, compiled=True),
+                "vmap": lambda k=k: vmap_step(k),
+            }
+            if k > stacked.BLOCK:
+                variants[f"one block of {k}"] = lambda k=k: stacked_step(k, k)
+            reference = None
+            for name, make in variants.items():
+                first, seconds, loss = measure(make, batches)
+                reference = loss if reference is None else reference
+                if abs(loss - reference) > 1e-4 * max(1.0, abs(reference)):
+                    raise SystemExit(f"{name}: loss {loss} differs from the shipped {reference}")
+                gflops = step_flops(k) / seconds / 1e9
+                rows.append(
+                    {
+                        "threads": threads,
+                        "K": k,
+                        "variant": name,
+                        "ms_per_step": seconds * 1e3,
+                        "images_per_s": k * BATCH / seconds,
+                        "gflops": gflops,
+                        "fraction_of_peak": gflops / peak,
+                        "first_step_s": first,
+                        "peak_gflops": peak,
+                    }
+                )
+                print(
+                    f"threads {threads} K={k:3d} {name:18s} {seconds * 1e3:7.2f} ms/step "
+                    f"{k * BATCH / seconds:8.0f} img/s {gflops:6.1f} GFLOP/s "
+                    f"({gflops / peak:5.1%} of {peak:.0f}) first step {first:6.1f} s",
+                    flush=True,
+                )
+    table = pd.DataFrame(rows)
+    base = table[table.variant == "shipped"].set_index(["threads", "K"]).images_per_s
+    table["vs_shipped"] = [
+        r.images_per_s / base[(r.threads, r.K)] for r in table.itertuples()
+    ]
+    info = (
+        f"One stacked LeNet training step, batch {BATCH} real MNIST digits per member, "
+        f"SGD lr {LR}; "
+        f"median of {args.steps - 6} steps; torch {torch.__version__}, {os.cpu_count()} CPUs, "
+        f"{platform.processor() or platform.machine()}; peak: float32 4096 x 4096 matmul at the "
+        f"same thread count."
+    )
+    print(info)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    OUT.mkdir(exist_ok=True)
+    table.to_csv(OUT / "trainer_variants.csv", index=False)
+    (OUT / "trainer_variants.md").write_text(
+        f"{info}\n\n{table.to_markdown(index=False, floatfmt='.2f')}\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
