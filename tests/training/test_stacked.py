@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 from pruning_procedures import prune_step
 from torch import nn
 
@@ -324,11 +326,26 @@ def test_several_blocks_and_chunks(mnist, monkeypatch):
     for m, c, h in zip(alone, cfgs, hooks, strict=True):
         train(m, mnist, c, step_hook=h, progress=False)
     hooks = [None, compress.GradualPruner(0.5, 0, 3, 1), compress.GradualPruner(0.6, 1, 3, 1)]
-    train_population(pop, mnist, cfgs, step_hooks=hooks, progress=False)
+    # two blocks on two torch threads: trained at once, one block per thread
+    train_population(pop, mnist, cfgs, step_hooks=hooks, progress=False, num_threads=2)
     for a, b in zip(alone, pop, strict=True):
         _assert_same(a, b)
     expected = np.stack([evaluate(m, mnist, batch_size=30) for m in alone])
     np.testing.assert_array_equal(evaluate_population(pop, mnist, batch_size=30), expected)
+
+
+@given(st.integers(1, 200), st.sampled_from(["cpu", "cuda"]))
+def test_blocks_split_members_evenly(k, device):
+    groups = stacked.blocks(k, torch.device(device))
+    size = stacked.block_size(torch.device(device))
+    assert [i for g in groups for i in g] == list(range(k))
+    assert len(groups) == -(-k // size)
+    assert max(map(len, groups)) - min(map(len, groups)) <= 1
+
+
+def test_blocks_examples():
+    sizes = [[len(g) for g in stacked.blocks(k, torch.device("cpu"))] for k in (3, 8, 12, 20, 30)]
+    assert sizes == [[3], [8], [6, 6], [6, 7, 7], [7, 8, 7, 8]]
 
 
 def test_threads_are_restored(mnist):

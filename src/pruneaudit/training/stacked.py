@@ -30,25 +30,34 @@ Design
   may have changed or created, e.g. by pruning a so far unpruned layer) are copied back into
   the stack. A GradualPruner acts only on its update steps, so on the other steps nothing is
   copied; any other hook is called (with these copies) after every step. A hook must change
-  parameters in place (as torch's pruning does), not replace parameter objects.
+  parameters in place (as torch's pruning does), not replace parameter objects, and touch only
+  its own member: hooks of members in different blocks may run at once, in different threads.
 * At the end every member's module receives its trained weights and masks (and the effective
   ``weight = weight_orig * weight_mask`` of pruned layers is recomputed).
 
 Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants on a
 2-core CPU; kept only what helped):
 
-* members run in blocks of :data:`BLOCK` = 8 stacked members per forward/backward pass: with
-  all 30 LeNets in one pass the largest activations (conv1 output and its gradient, ~16 MB)
-  are freshly allocated and page-faulted every step, which dominated the profile; blocks of
-  6-10 were ~20% faster than one block of 30, blocks of 3 slower again (per-call overhead);
+* members run in stacked blocks of at most :data:`BLOCK` = 8 (:func:`blocks`: ``ceil(K / 8)``
+  blocks of near-equal size): with all 30 LeNets in one pass the largest activations (conv1
+  output and its gradient, ~16 MB) are freshly allocated and page-faulted every step, which
+  dominated the profile; blocks of 6-10 were ~20% faster than one block of 30, blocks of 3
+  slower again (per-call overhead);
+* **blocks in parallel, one per thread.** The blocks are independent computations (own stack,
+  optimizer, draws and hooks), so on the CPU up to ``torch.get_num_threads()`` of them train
+  at once in Python threads (torch releases the GIL inside its kernels), each with
+  ``threads // workers`` intra-op threads. A LeNet block's kernels are too small to split well
+  over cores: two blocks of 8 took 28.6k images/s on 1 thread, 42.0k with 2 intra-op threads
+  and 52.3k as two threads of one block each (idle 2-core machine); in the real loop, K = 12
+  at 2 threads, 31.7k -> 39.3k images/s, and under ``OMP_WAIT_POLICY=PASSIVE`` (the book's
+  kernels) 19.5k -> 42.9k (``benchmarks/trainer_variants.py``). The split into blocks never
+  depends on the threads, so results are the same on any number of cores;
 * grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
   in that layout): ~25-35% faster than the contiguous layout;
-* threads: torch's setting by default (``num_threads=None``, as :func:`~pruneaudit.training.train`):
-  on an idle 2-core machine two threads were ~1.8x faster than one for K = 30; on a CPU shared
-  with other work two threads were 3-4x slower, so pass ``num_threads=1`` there;
 * pool-before-ReLU (above). Not kept: raising glibc's mmap/trim thresholds (no measurable
-  gain), vmap over ``functional_call`` (slower than grouped convolutions), convolutions as
-  unfold + batched matmul (slower).
+  gain), vmap over ``functional_call`` (about 3x slower than grouped convolutions), convolutions
+  as unfold + batched matmul (slower), ``torch.compile`` of the step (TorchInductor's CPU
+  backend: about 2x slower, its generated max-pool backward dominates).
 
 Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) holds the
 stacked parameters, the data (moved once) and the per-epoch draws (made by the members' CPU
@@ -70,7 +79,9 @@ parameters on one device. Other models (VGG11, ResNet18) are trained one after a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
@@ -464,6 +475,21 @@ def _member_indices(
     return table
 
 
+def blocks(k: int, device: torch.device) -> list[list[int]]:
+    """The members of a population of ``k`` in stacked blocks: ``ceil(k / size)`` blocks of
+    near-equal size (``size``: :func:`block_size`), e.g. 12 -> 6 + 6 and 20 -> 6 + 7 + 7 on the
+    CPU. The split depends on ``k`` and the device only, never on the threads, so a member's
+    computation (and its float rounding) is the same on any number of cores."""
+    n = -(-k // block_size(device))
+    bounds = [i * k // n for i in range(n + 1)]
+    return [list(range(a, b)) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _workers(n_blocks: int, device: torch.device) -> int:
+    """Blocks trained at once on the CPU: one per torch thread (see "Speed")."""
+    return 1 if device.type != "cpu" else max(1, min(n_blocks, torch.get_num_threads()))
+
+
 def _train_stacked(
     models: list[nn.Module],
     data: ImageData,
@@ -473,17 +499,63 @@ def _train_stacked(
     members: torch.Tensor | None = None,
     device: torch.device = _CPU,
 ) -> None:
-    n = len(data) if members is None else members.shape[0]
-    cfg, spec, k = cfgs[0], data.spec, len(models)
+    k = len(models)
     for model in models:
         model.train()
-    size = block_size(device)
-    blocks = [list(range(i, min(i + size, k))) for i in range(0, k, size)]
-    stacks = [_Stack([models[i] for i in block], True, device) for block in blocks]
-    opts = [
-        torch.optim.SGD(st.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        for st in stacks
-    ]
+    groups = blocks(k, device)
+    workers = _workers(len(groups), device)
+    bar = tqdm(
+        total=k * cfgs[0].epochs,
+        disable=not progress,
+        desc=f"train {k} x {type(models[0]).__name__} on {data.name}",
+        unit="model-epoch",
+        bar_format="{l_bar}{bar}| {n:.1f}/{total} [{elapsed}<{remaining}, {rate_fmt}]",
+        leave=False,
+    )
+    lock = threading.Lock()
+
+    def advance(amount: float) -> None:
+        with lock:
+            bar.update(amount)
+
+    def run(block: list[int]) -> None:
+        _train_block(
+            [models[i] for i in block], data, [cfgs[i] for i in block],
+            [step_hooks[i] for i in block], None if members is None else members[:, block],
+            device, advance,
+        )
+
+    with bar:
+        if workers == 1:
+            for block in groups:
+                run(block)
+            return
+        threads = torch.get_num_threads()
+        torch.set_num_threads(max(1, threads // workers))
+        try:
+            with ThreadPoolExecutor(workers, thread_name_prefix="pruneaudit-block") as pool:
+                for done in [pool.submit(run, block) for block in groups]:
+                    done.result()
+        finally:
+            torch.set_num_threads(threads)
+
+
+def _train_block(
+    models: list[nn.Module],
+    data: ImageData,
+    cfgs: list[TrainConfig],
+    step_hooks: list[StepHook | None],
+    members: torch.Tensor | None,
+    device: torch.device,
+    advance: Callable[[float], None],
+) -> None:
+    """Train one stacked block of members through all its epochs (its own draws and hooks)."""
+    n = len(data) if members is None else members.shape[0]
+    cfg, spec, k = cfgs[0], data.spec, len(models)
+    stack = _Stack(models, True, device)
+    opt = torch.optim.SGD(
+        stack.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
+    )
     generators = [torch.Generator().manual_seed(c.seed) for c in cfgs]
     pad = crop_padding(spec.size) if cfg.augment else 0
     images, labels = data.images, data.labels
@@ -491,58 +563,38 @@ def _train_stacked(
     b = cfg.batch_size
     spe = steps_per_epoch(n, b)
     step = 0
-    bar = tqdm(
-        total=k * cfg.epochs,
-        disable=not progress,
-        desc=f"train {k} x {type(models[0]).__name__} on {data.name}",
-        unit="model-epoch",
-        bar_format="{l_bar}{bar}| {n:.1f}/{total} [{elapsed}<{remaining}, {rate_fmt}]",
-        leave=False,
-    )
-    with bar:
-        for _ in range(cfg.epochs):
-            draws = _epoch_draws(n, cfg, spec, generators)
-            if members is not None:  # positions in each member's split -> indices into data
-                draws = (torch.gather(members, 0, draws[0]), *draws[1:])
-            per_block = [
-                tuple(
-                    None if t is None else t[:, blk[0] : blk[-1] + 1].contiguous().to(device)
-                    for t in draws
+    for _ in range(cfg.epochs):
+        draws = _epoch_draws(n, cfg, spec, generators)
+        if members is not None:  # positions in each member's split -> indices into data
+            draws = (torch.gather(members, 0, draws[0]), *draws[1:])
+        perm, offsets, flips = (None if t is None else t.to(device) for t in draws)
+        for s in range(spe):
+            rows = slice(s * b, (s + 1) * b)
+            idx = perm[rows]  # (bb, k): batch position major, member minor
+            bb = idx.shape[0]
+            x = images[idx.reshape(-1)]
+            if offsets is not None:
+                x = apply_augmentation(
+                    x,
+                    offsets[rows].reshape(-1, 2),
+                    None if flips is None else flips[rows].reshape(-1),
+                    pad,
                 )
-                for blk in blocks
-            ]
-            for s in range(spe):
-                rows = slice(s * b, (s + 1) * b)
-                for stack, opt, (perm, offsets, flips) in zip(stacks, opts, per_block, strict=True):
-                    kb = stack.k
-                    idx = perm[rows]  # (bb, kb): batch position major, member minor
-                    bb = idx.shape[0]
-                    x = images[idx.reshape(-1)]
-                    if offsets is not None:
-                        x = apply_augmentation(
-                            x,
-                            offsets[rows].reshape(-1, 2),
-                            None if flips is None else flips[rows].reshape(-1),
-                            pad,
-                        )
-                    x = normalize(x, spec).view(bb, kb * c, h, w)
-                    logits = stack.forward(x)  # (kb, bb, classes)
-                    target = labels[idx.t().reshape(-1)]
-                    loss = F.cross_entropy(logits.reshape(kb * bb, -1), target, reduction="sum")
-                    opt.zero_grad(set_to_none=True)
-                    (loss / bb).backward()
-                    opt.step()
-                for blk, stack in zip(blocks, stacks, strict=True):
-                    for local, member in enumerate(blk):
-                        hook = step_hooks[member]
-                        if _hook_acts(hook, step):
-                            stack.push(local)
-                            hook(models[member], step)  # type: ignore[misc]
-                            stack.pull(local)
-                step += 1
-                bar.update(k / spe)
-    for stack in stacks:
-        stack.finish()
+            x = normalize(x, spec).view(bb, k * c, h, w)
+            logits = stack.forward(x)  # (k, bb, classes)
+            target = labels[idx.t().reshape(-1)]
+            loss = F.cross_entropy(logits.reshape(k * bb, -1), target, reduction="sum")
+            opt.zero_grad(set_to_none=True)
+            (loss / bb).backward()
+            opt.step()
+            for local, hook in enumerate(step_hooks):
+                if _hook_acts(hook, step):
+                    stack.push(local)
+                    hook(models[local], step)  # type: ignore[misc]
+                    stack.pull(local)
+            step += 1
+            advance(k / spe)
+    stack.finish()
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -568,10 +620,10 @@ def evaluate_population(
     k, n = len(models), len(data)
     out = np.zeros((k, n), dtype=np.int64)
     data = on_device(data, dev)
-    size = block_size(dev)
     with torch.inference_mode(), full_precision(dev):
-        for first in range(0, k, size):
-            stack = _Stack(models[first : first + size], False, dev)
+        for block in blocks(k, dev):
+            first = block[0]
+            stack = _Stack([models[i] for i in block], False, dev)
             for start in range(0, n, batch_size):
                 for lo in range(start, min(start + batch_size, n), EVAL_CHUNK):
                     hi = min(lo + EVAL_CHUNK, start + batch_size, n)
@@ -584,6 +636,7 @@ def evaluate_population(
 __all__ = [
     "SHARED_FIELDS",
     "block_size",
+    "blocks",
     "evaluate_population",
     "supports",
     "train_population",
