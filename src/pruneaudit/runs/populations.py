@@ -178,6 +178,16 @@ def _record(
     return _frames(test, preds, compress.sparsity(model) if sparsity is None else sparsity)
 
 
+@phase("evaluation")
+def _records(
+    nets: Sequence[nn.Module], test: data.ImageData
+) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """:func:`_record` of every net of a trained population, evaluated as one stacked computation
+    (:func:`pruneaudit.training.evaluate_population`, the same predictions)."""
+    preds = training.evaluate_population(list(nets), test)
+    return [_frames(test, p, compress.sparsity(net)) for net, p in zip(nets, preds, strict=True)]
+
+
 def _frames(
     test: data.ImageData, preds: np.ndarray, sparsity: float
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -267,9 +277,8 @@ def _train_dense(
     nets = [fresh_model(s, test) for s in specs]
     inits = [compress.snapshot(m) for m in nets]
     _fit(nets, split, specs, store, progress, epochs=round_epochs(specs[0]))
-    for spec, net, init in zip(specs, nets, inits, strict=True):
-        state = _dense_checkpoint(net, init)
-        store.save(spec, *_record(net, test), checkpoint=state, env=environment())
+    for spec, net, init, record in zip(specs, nets, inits, _records(nets, test), strict=True):
+        store.save(spec, *record, checkpoint=_dense_checkpoint(net, init), env=environment())
 
 
 def _continue_series(
@@ -300,9 +309,9 @@ def _continue_series(
             with phase("pruning"):
                 compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
         _fit(nets, split, first, store, progress, epochs=round_epochs(first[0], treatment))
-        for specs, net in zip(group, nets, strict=True):
+        for specs, net, record in zip(group, nets, _records(nets, test), strict=True):
             state = compress.pruned_state_dict(net)
-            store.save(specs[k], *_record(net, test), checkpoint=state, env=environment())
+            store.save(specs[k], *record, checkpoint=state, env=environment())
 
 
 def _fit(
@@ -464,9 +473,10 @@ def run_population(
             for s, sp, g in zip(missing, split, gradual, strict=True)
         ]
         _fit(nets, split, missing, store, progress, hooks)
-        for s, net, init, g in zip(missing, nets, inits, gradual, strict=True):
+        records = _records(nets, test)
+        for s, net, init, g, record in zip(missing, nets, inits, gradual, records, strict=True):
             state = compress.pruned_state_dict(net) if g else _dense_checkpoint(net, init)
-            store.save(s, *_record(net, test), checkpoint=state, env=environment())
+            store.save(s, *record, checkpoint=state, env=environment())
     return population(specs, store)
 
 
