@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -54,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from pruneaudit import config
@@ -81,12 +83,25 @@ STALE_AFTER_S = 24 * 3600
 
 @dataclass(frozen=True)
 class Run:
-    """A finished run read from the store."""
+    """A finished run read from the store; its tables are read when first used."""
 
     spec: RunSpec
-    classes: pd.DataFrame
-    predictions: pd.DataFrame
     path: Path = field(repr=False)
+
+    @functools.cached_property
+    def classes(self) -> pd.DataFrame:
+        """Per-class accuracy (``classes.parquet``), with the run's current key."""
+        with phase("store"):
+            classes = pd.read_parquet(self.path / "classes.parquet")
+        if LEGACY_VERSION_FIELD in classes.columns:  # written under a legacy key
+            classes = classes.drop(columns=LEGACY_VERSION_FIELD).assign(key=self.spec.key)
+        return classes
+
+    @functools.cached_property
+    def predictions(self) -> pd.DataFrame:
+        """Per-example predictions (``predictions.parquet``)."""
+        with phase("store"):
+            return pd.read_parquet(self.path / "predictions.parquet")
 
     @property
     def env(self) -> dict[str, Any]:
@@ -364,16 +379,7 @@ class ResultsStore:
         if path is None:
             key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
             raise PruneAuditError(f"no finished run {key} in the results store {str(self.root)!r}")
-        spec = RunSpec.from_dict(json.loads((path / "spec.json").read_text()))
-        classes = pd.read_parquet(path / "classes.parquet")
-        if LEGACY_VERSION_FIELD in classes.columns:  # written under a legacy key
-            classes = classes.drop(columns=LEGACY_VERSION_FIELD).assign(key=spec.key)
-        return Run(
-            spec=spec,
-            classes=classes,
-            predictions=pd.read_parquet(path / "predictions.parquet"),
-            path=path,
-        )
+        return Run(spec=RunSpec.from_dict(json.loads((path / "spec.json").read_text())), path=path)
 
     def keys(self) -> list[str]:
         """Current keys of all finished runs (legacy runs included), sorted."""
@@ -420,19 +426,34 @@ class ResultsStore:
                 f"{len(missing)} of {len(items)} runs are not in the results store "
                 f"{str(self.root)!r} (first: {names}); run them first (run_grid / get_or_run)"
             )
-        frames = []
+        frames, specs = [], []
         devices: dict[str, list[str]] = {}
         for item in items:
             run = self.load(item)
             devices.setdefault(run.device_type, []).append(run.spec.key)
-            if table == "classes":
-                frames.append(run.classes)
-            else:
-                frames.append(run.predictions.assign(**run.spec.columns()))
+            frames.append(run.classes if table == "classes" else run.predictions)
+            specs.append(run.spec)
         _check_one_device(devices, self.root)
         if not frames:
             return pd.DataFrame(columns=["key", *CLASS_COLUMNS])
-        return pd.concat(frames, ignore_index=True)
+        out = pd.concat(frames, ignore_index=True)
+        if table == "predictions":
+            out = _with_spec_columns(out, specs, [len(f) for f in frames])
+        return out
+
+
+def _with_spec_columns(
+    frame: pd.DataFrame, specs: list[RunSpec], lengths: list[int]
+) -> pd.DataFrame:
+    """``frame`` (the runs' rows, run after run) with each run's :meth:`RunSpec.columns` on its
+    rows: what ``assign(**spec.columns())`` per run and a concat give, in one pass (columns
+    typed as that concat types them: one-row frames concatenated, then repeated)."""
+    columns = pd.concat(
+        [pd.DataFrame([spec.columns()]) for spec in specs], ignore_index=True
+    )
+    repeated = columns.iloc[np.repeat(np.arange(len(specs)), lengths)].reset_index(drop=True)
+    return pd.concat([frame.drop(columns=list(repeated.columns), errors="ignore"), repeated],
+                     axis=1)
 
 
 def _check_one_device(devices: Mapping[str, list[str]], root: Path) -> None:
