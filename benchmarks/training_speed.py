@@ -7,13 +7,15 @@ In one run, all LeNet on the real MNIST training set (data root from ``--root``,
     padding=2), ToTensor(), Normalize])``, ``DataLoader(batch_size=32, shuffle=True)``,
     ``SGD(lr=0.01)``, torch's default number of threads; (a1) the same loop with one thread;
 (b) :func:`pruneaudit.training.train`, one model;
-(c) :func:`pruneaudit.training.train_population` with K models (``--ks``, default 8 and 30).
+(c) :func:`pruneaudit.training.train_population` with K models (``--ks``, default 8 and 30), at
+    torch's default number of threads; (c1) the same on one thread.
 
 Each configuration runs in a fresh subprocess, so its peak resident memory (``VmHWM``, see
 :func:`peak_rss_mb`) is its own. Achieved GFLOP/s counts the convolution and matrix-multiply
 FLOPs of one LeNet training step (forward + backward,
 ``torch.utils.flop_counter.FlopCounterMode``) times the steps and models, over the wall time;
-the machine's float32 peak is a 4096 x 4096 matmul timed in the same run. Prints the table
+the machine's float32 peak is a 4096 x 4096 matmul timed in the same run (at 1 thread for the
+one-thread rows, else at torch's default). Prints the table
 and writes ``benchmarks/out/training_speed.{md,csv}``.
 
 Usage: ``python benchmarks/training_speed.py [--subset N] [--ks 8,30] [--root DIR]``.
@@ -98,9 +100,12 @@ def single(root: Path, subset: int | None) -> float:
     return time.perf_counter() - start
 
 
-def population(root: Path, subset: int | None, k: int) -> float:
+def population(root: Path, subset: int | None, k: int, threads: int | None = None) -> float:
     from pruneaudit.models import build_model
     from pruneaudit.training import TrainConfig, train_population
+
+    if threads is not None:
+        torch.set_num_threads(threads)
 
     mnist = _mnist(root, subset)
     models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(k)]
@@ -157,7 +162,8 @@ def child(config: str, root: Path, subset: int | None) -> None:
     elif kind == "single":
         seconds = single(root, subset)
     else:
-        seconds = population(root, subset, int(arg))
+        k, _, threads = arg.partition(":")
+        seconds = population(root, subset, int(k), int(threads) if threads else None)
     print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_rss_mb()}))
 
 
@@ -211,8 +217,12 @@ def main() -> None:
         ("(a1) plain loop, 1 thread", "plain:1", 1, 1),
         ("(b) pruneaudit.training.train", "single", 1, default_threads),
     ] + [
-        (f"(c) train_population K={k}", f"pop:{k}", k, default_threads)
+        row
         for k in (int(s) for s in args.ks.split(",") if s.strip())
+        for row in (
+            (f"(c1) train_population K={k}, 1 thread", f"pop:{k}:1", k, 1),
+            (f"(c) train_population K={k}", f"pop:{k}", k, default_threads),
+        )
     ]
     rows = []
     for label, config, models, threads in configs:
@@ -228,7 +238,7 @@ def main() -> None:
                 "model_epochs_per_min": per_min,
                 "peak_rss_mb": res["peak_rss_mb"],
                 "gflops": gflops,
-                "fraction_of_peak": gflops / peak,
+                "fraction_of_peak": gflops / (peak1 if threads == 1 else peak),
             }
         )
         print(f"{label:45s} {res['seconds']:8.1f} s  {per_min:7.2f} model-epochs/min  "
