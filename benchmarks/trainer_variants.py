@@ -4,15 +4,18 @@ One training step of a stacked block of K LeNets (forward, summed cross-entropy,
 on a batch of 32 real MNIST digits per member, as :func:`pruneaudit.training.train_population`
 runs it, in these variants:
 
-* ``shipped``: the trainer's own step (grouped convolutions on ``channels_last`` tensors,
-  pool-before-ReLU, linear layers as batched matrix products);
-* ``contiguous``: the same in the default contiguous layout;
-* ``compile``: the shipped step under ``torch.compile`` (TorchInductor's CPU backend, C++/OpenMP
-  kernels; compile time reported apart);
-* ``vmap``: ``torch.func.vmap`` over ``torch.func.functional_call`` of one LeNet module with
-  the members' stacked parameters (the functional route to a population);
-* ``blocks``: K = 30 in blocks of 8 (the shipped :data:`~pruneaudit.training.stacked.BLOCK`)
-  against one block of 30, to show why blocks are kept.
+* ``shipped``: the trainer's own step: the members in :func:`~pruneaudit.training.stacked.
+  blocks` (at most 8 each), each block a stacked computation (grouped convolutions on
+  ``channels_last`` tensors, pool-before-ReLU, linear layers as batched matrix products), the
+  blocks at once in Python threads, one per torch thread;
+* ``blocks one after another`` (K > 8): the same blocks in turn, each on all the threads (the
+  trainer before blocks ran in parallel);
+* ``one block of K`` (K > 8): all members in one stacked computation;
+* ``contiguous`` (K <= 8): the shipped step in the default contiguous layout;
+* ``compile`` (K <= 8): the shipped step under ``torch.compile`` (TorchInductor's CPU backend,
+  C++/OpenMP kernels; its compile time shows in the first step's seconds);
+* ``vmap`` (K <= 8): ``torch.func.vmap`` over ``torch.func.functional_call`` of one LeNet
+  module with the members' stacked parameters (the functional route to a population).
 
 Every variant runs in the same process on the same batches, at 1 and 2 torch threads, and must
 give the shipped step's loss (checked) before it is timed. GFLOP/s count the convolution and
@@ -20,7 +23,7 @@ matmul FLOPs of the step (``torch.utils.flop_counter``) over the median step tim
 float32 4096 x 4096 matmul timed in the same run. Writes
 ``benchmarks/out/trainer_variants.{md,csv}``.
 
-Usage: ``python benchmarks/trainer_variants.py [--ks 8,30] [--threads 1,2] [--steps 60]``.
+Usage: ``python benchmarks/trainer_variants.py [--ks 8,16,30] [--threads 1,2] [--steps 60]``.
 Quote figures from an otherwise idle machine.
 """
 
@@ -30,21 +33,21 @@ import argparse
 import os
 import platform
 import statistics
-import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
+from training_speed import _timed, matmul_peak, write_table  # this folder
 
 from pruneaudit import data
 from pruneaudit.data.augment import normalize
 from pruneaudit.models import build_model
 from pruneaudit.training import stacked
 
-OUT = Path(__file__).resolve().parent / "out"
 REPO = Path(__file__).resolve().parents[1]
 BATCH, LR = 32, 0.01
 
@@ -68,17 +71,30 @@ def _models(k: int) -> list[torch.nn.Module]:
     return [build_model("lenet", 10, 1, 28, seed=s) for s in range(k)]
 
 
-def stacked_step(k: int, block: int, channels_last: bool = True, compiled: bool = False):
-    """A step function over blocks of ``block`` members, and the loss function it times."""
+def stacked_step(
+    k: int,
+    groups: list[list[int]] | None = None,
+    *,
+    channels_last: bool = True,
+    compiled: bool = False,
+    parallel: bool = True,
+):
+    """A step over the members in ``groups`` (default: the trainer's :func:`~pruneaudit.training.
+    stacked.blocks`), the blocks at once in threads as the trainer runs them (``parallel``) or one
+    after another."""
     models = _models(k)
-    groups = [models[i : i + block] for i in range(0, k, block)]
+    groups = groups or stacked.blocks(k, torch.device("cpu"))
     before = stacked._CHANNELS_LAST
     stacked._CHANNELS_LAST = channels_last
     try:
-        stacks = [stacked._Stack(g, True) for g in groups]
+        stacks = [stacked._Stack([models[i] for i in g], True) for g in groups]
     finally:
         stacked._CHANNELS_LAST = before
     opts = [torch.optim.SGD(s.params, lr=LR) for s in stacks]
+    workers = min(len(groups), torch.get_num_threads()) if parallel else 1
+    pool = ThreadPoolExecutor(workers) if workers > 1 else None
+    if pool is not None:
+        torch.set_num_threads(max(1, torch.get_num_threads() // workers))
 
     def loss(stack: stacked._Stack, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         logits = stack.forward(x)
@@ -86,17 +102,18 @@ def stacked_step(k: int, block: int, channels_last: bool = True, compiled: bool 
 
     fn = torch.compile(loss) if compiled else loss
 
+    def one(i: int, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        members = groups[i]
+        value = fn(stacks[i], x[:, members].contiguous(), y.view(k, BATCH)[members].reshape(-1))
+        opts[i].zero_grad(set_to_none=True)
+        value.backward()
+        opts[i].step()
+        return value.detach()
+
     def step(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        total = torch.zeros(())
-        for first, (stack, opt) in enumerate(zip(stacks, opts, strict=True)):
-            lo = first * block
-            members = slice(lo, lo + stack.k)
-            value = fn(stack, x[:, members].contiguous(), y.view(k, BATCH)[members].reshape(-1))
-            opt.zero_grad(set_to_none=True)
-            value.backward()
-            opt.step()
-            total = total + value.detach()
-        return total
+        if pool is None:
+            return sum(one(i, x, y) for i in range(len(stacks)))
+        return sum(pool.map(lambda i: one(i, x, y), range(len(stacks))))
 
     return step
 
@@ -135,19 +152,6 @@ def step_flops(k: int) -> int:
     return int(counter.get_total_flops()) * k
 
 
-def matmul_peak(n: int = 4096, repeats: int = 5) -> float:
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    a @ b
-    best = min(_timed(lambda: a @ b) for _ in range(repeats))
-    return 2 * n**3 / best / 1e9
-
-
-def _timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def measure(make, batches, warmup: int = 5) -> tuple[float, float, float]:
     """(first-call seconds (compile included), median step seconds, first step's loss)."""
     step = make()
@@ -162,7 +166,7 @@ def measure(make, batches, warmup: int = 5) -> tuple[float, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ks", default="8,30")
+    parser.add_argument("--ks", default="8,16,30")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args()
@@ -170,19 +174,20 @@ def main() -> None:
     rows = []
     for threads in (int(s) for s in args.threads.split(",")):
         torch.set_num_threads(threads)
-        peak = matmul_peak()
+        peak = matmul_peak(threads)
         for k in ks:
             batches = _batches(k, args.steps)
-            variants = {
-                "shipped": lambda k=k: stacked_step(k, stacked.BLOCK),
-                "contiguous": lambda k=k: stacked_step(k, stacked.BLOCK, channels_last=False),
-                "compile": lambda k=k: stacked_step(k, stacked.BLOCK, compiled=True),
-                "vmap": lambda k=k: vmap_step(k),
-            }
+            variants = {"shipped": lambda k=k: stacked_step(k)}
             if k > stacked.BLOCK:
-                variants[f"one block of {k}"] = lambda k=k: stacked_step(k, k)
+                variants["blocks one after another"] = lambda k=k: stacked_step(k, parallel=False)
+                variants[f"one block of {k}"] = lambda k=k: stacked_step(k, [list(range(k))])
+            else:
+                variants["contiguous"] = lambda k=k: stacked_step(k, channels_last=False)
+                variants["compile"] = lambda k=k: stacked_step(k, compiled=True)
+                variants["vmap"] = lambda k=k: vmap_step(k)
             reference = None
             for name, make in variants.items():
+                torch.set_num_threads(threads)
                 first, seconds, loss = measure(make, batches)
                 reference = loss if reference is None else reference
                 if abs(loss - reference) > 1e-4 * max(1.0, abs(reference)):
@@ -219,13 +224,7 @@ def main() -> None:
         f"{platform.processor() or platform.machine()}; peak: float32 4096 x 4096 matmul at the "
         f"same thread count."
     )
-    print(info)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    OUT.mkdir(exist_ok=True)
-    table.to_csv(OUT / "trainer_variants.csv", index=False)
-    (OUT / "trainer_variants.md").write_text(
-        f"{info}\n\n{table.to_markdown(index=False, floatfmt='.2f')}\n"
-    )
+    write_table(table, info, "trainer_variants")
 
 
 if __name__ == "__main__":

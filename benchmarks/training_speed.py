@@ -256,11 +256,16 @@ def main() -> None:
         f"includes {baseline:.0f} MB of a process that only imports torch, torchvision and "
         f"pruneaudit."
     )
+    write_table(table, info, "training_speed")
+
+
+def write_table(table: pd.DataFrame, info: str, name: str) -> None:
+    """Print ``info`` and ``table``; write them to ``benchmarks/out/<name>.{md,csv}``."""
     print(info)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     OUT.mkdir(exist_ok=True)
-    table.to_csv(OUT / "training_speed.csv", index=False)
-    (OUT / "training_speed.md").write_text(
+    table.to_csv(OUT / f"{name}.csv", index=False)
+    (OUT / f"{name}.md").write_text(
         f"{info}\n\n{table.to_markdown(index=False, floatfmt='.2f')}\n"
     )
 
