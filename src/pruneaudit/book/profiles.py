@@ -59,18 +59,14 @@ class Parameter:
 MEASURED = "measured"
 
 
-def _profile_file(profile: str | os.PathLike) -> Path:
+def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
+    """The profile's file and its YAML content (checked to be mappings)."""
     path = Path(profile)
     if path.suffix not in (".yml", ".yaml"):
         check_choice("profile", str(profile), PROFILE_NAMES)
         path = PROFILES / f"{profile}.yml"
     if not path.is_file():
         raise PruneAuditError(f"profile file {path} does not exist")
-    return path
-
-
-def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
-    path = _profile_file(profile)
     content = yaml.safe_load(path.read_text()) or {}
     if not isinstance(content, dict) or not all(
         isinstance(v, dict) or v is None for v in content.values()

@@ -77,6 +77,14 @@ class Params(StudyParams):
     progress: bool = True
 
     @property
+    def grid(self) -> tuple:
+        """The grid's leading arguments of :func:`pruneaudit.runs.series.series_frame` and
+        :func:`~pruneaudit.runs.series.grid_cost`: datasets, models, techniques, treatments,
+        seeds, iterations."""
+        return (self.datasets, self.models, self.techniques, self.treatments, self.seeds,
+                self.iterations)
+
+    @property
     def dense_budget(self) -> int:
         """Epochs of the dense model (and of a rewound round): ``dense_epochs``, else ``epochs``."""
         return self.dense_epochs or self.epochs
@@ -202,12 +210,7 @@ def grid_costs(params: Params) -> tuple[pd.DataFrame, pd.DataFrame]:
     images, cpu_hours at the model's recorded or reference rate, the rate's text), at the rates of
     ``params.store``."""
     mine = series.grid_cost(
-        params.datasets,
-        params.models,
-        params.techniques,
-        params.treatments,
-        params.seeds,
-        params.iterations,
+        *params.grid,
         params.epochs,
         imbalance_factors=params.imbalance_factors,
         train_size=params.train_size,

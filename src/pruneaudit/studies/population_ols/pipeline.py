@@ -63,12 +63,7 @@ def run(params: Params, store: ResultsStore) -> Result:
     (:func:`pruneaudit.runs.series.series_frame`), take the class statistics of its training pools
     (:func:`pruneaudit.runs.series.class_stats`) and the costs, and :func:`analyse` them."""
     classes = series.series_frame(
-        params.datasets,
-        params.models,
-        params.techniques,
-        params.treatments,
-        params.seeds,
-        params.iterations,
+        *params.grid,
         store,
         imbalance_factors=params.imbalance_factors,
         dense_epochs=params.dense_epochs,
