@@ -8,6 +8,8 @@ working directory.
   else ``$PRUNEAUDIT_DATA``), else ``<repo>/data``, else the sibling ``<repo>/../shared/data``
   where the project's offline copy lives. Without a setting, a dataset is read from the first of
   the two folders that holds it (:func:`data_roots`, :func:`dataset_root`).
+- **Precision** of training: the setting (``precision=`` / the notebooks' ``precision``
+  parameter, else ``$PRUNEAUDIT_PRECISION``), else ``fp32`` (:func:`precision_setting`).
 - **Results store**: the setting (``root=`` / the ``store`` parameter, else
   ``$PRUNEAUDIT_STORE``), else ``<repo>/results``.
 """
@@ -23,6 +25,9 @@ PROTOCOL_VERSION = "1"
 DATA_ENV = "PRUNEAUDIT_DATA"
 STORE_ENV = "PRUNEAUDIT_STORE"
 DEVICE_ENV = "PRUNEAUDIT_DEVICE"
+PRECISION_ENV = "PRUNEAUDIT_PRECISION"
+#: Training precisions: float32 throughout, or bfloat16 autocast (CUDA only).
+PRECISIONS = ("fp32", "bf16")
 
 #: The repository root (the package is installed editable from ``<repo>/src``).
 REPO = Path(__file__).resolve().parents[2]
@@ -83,3 +88,25 @@ def set_device(value: str) -> str:
     """Make ``value`` (checked by :func:`device_setting`) this process's device setting."""
     os.environ[DEVICE_ENV] = device_setting(value)
     return os.environ[DEVICE_ENV]
+
+
+def precision_setting(value: str | None = None) -> str:
+    """The training precision: ``value`` if given, else ``$PRUNEAUDIT_PRECISION``, else ``fp32``.
+
+    ``fp32`` (float32 throughout, TF32 off) or ``bf16`` (bfloat16 autocast of the forward pass
+    on CUDA; parameters, gradients and updates stay float32; refused on the CPU).
+    """
+    setting = (value if value is not None else os.environ.get(PRECISION_ENV, "fp32")).strip()
+    if setting not in PRECISIONS:
+        from pruneaudit.errors import PruneAuditError
+
+        raise PruneAuditError(
+            f"precision must be {' or '.join(PRECISIONS)}, got {setting!r}"
+        )
+    return setting
+
+
+def set_precision(value: str) -> str:
+    """Make ``value`` (checked by :func:`precision_setting`) this process's training precision."""
+    os.environ[PRECISION_ENV] = precision_setting(value)
+    return os.environ[PRECISION_ENV]

@@ -4,8 +4,9 @@ The key is the sha256 of the canonical JSON of every field (:func:`canonical_key
 included: :data:`pruneaudit.config.PROTOCOL_VERSION` is the one switch that retires stored runs.
 The package version is not part of it (a release that does not change results reuses every
 stored run), nor are module paths (moving code never invalidates a stored run).
-Study-specific settings live in ``extra`` and are read through typed accessors
-(:attr:`RunSpec.level`, :attr:`RunSpec.scheme`, :attr:`RunSpec.kind`).
+Study-specific settings live in ``extra``, whose keys are declared once, typed, in :class:`Extra`
+(and read through accessors such as :attr:`RunSpec.level`, :attr:`RunSpec.scheme`,
+:attr:`RunSpec.kind`).
 """
 
 from __future__ import annotations
@@ -15,18 +16,65 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypedDict, get_type_hints
 
 from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 
 CLASS_COLUMNS = ("class", "accuracy", "n")
 PREDICTION_COLUMNS = ("index", "label", "prediction")
-#: Keys of ``RunSpec.extra`` whose values are checked (others are free-form JSON scalars).
+
+
+class Extra(TypedDict, total=False):
+    """The keys of :attr:`RunSpec.extra` that the package writes and reads, with their types.
+
+    Each enters the store key only when a run sets it (absent is not the same as a default), so
+    adding a key here retires no stored run. Other keys are free-form JSON scalars.
+    """
+
+    #: Target sparsity of a gradually pruned population member, in [0, 1) (H1).
+    level: float
+    #: The cubic schedule of a gradually pruned member: start and end (fractions of the training
+    #: steps) and how many times the masks are updated.
+    gradual_begin: float
+    gradual_end: float
+    gradual_updates: int
+    #: Quantization scheme applied after training (:data:`pruneaudit.compress.SCHEMES`).
+    scheme: str
+    #: Epochs of the dense run (and of each rewound round) when they differ from ``epochs``.
+    dense_epochs: int
+    #: Training precision when not ``fp32`` (default: :func:`pruneaudit.config.precision_setting`
+    #: when the spec is made); ``fp32`` is never stored, so float32 runs keep their keys.
+    precision: str
+    #: P's horizontal flip in the training augmentation (absent when off).
+    flip: bool
+    #: Evaluation on a corrupted test set: corruption name, severity and the draw's seed.
+    corruption: str
+    severity: int
+    corruption_seed: int
+    #: Long-tailed training pool: the most frequent class has ``imbalance_factor`` times the
+    #: examples of the rarest (:func:`pruneaudit.data.long_tail_indices`), classes ranked by
+    #: ``imbalance_seed``.
+    imbalance_factor: float
+    imbalance_seed: int
+
+
+#: Each declared key of ``extra`` and the type its value must have.
+EXTRA_TYPES: Mapping[str, type] = MappingProxyType(get_type_hints(Extra))
 LEVEL_KEY = "level"
+GRADUAL_BEGIN_KEY = "gradual_begin"
+GRADUAL_END_KEY = "gradual_end"
+GRADUAL_UPDATES_KEY = "gradual_updates"
 SCHEME_KEY = "scheme"
-#: Epochs of the dense run (and of each rewound round) when they differ from ``epochs``.
 DENSE_EPOCHS_KEY = "dense_epochs"
+PRECISION_KEY = "precision"
+FLIP_KEY = "flip"
+CORRUPTION_KEY = "corruption"
+SEVERITY_KEY = "severity"
+CORRUPTION_SEED_KEY = "corruption_seed"
+IMBALANCE_KEY = "imbalance_factor"
+IMBALANCE_SEED_KEY = "imbalance_seed"
 
 
 #: The field specs carried before the package version left the key (read and ignored).
@@ -70,6 +118,17 @@ def _scalar(name: str, value: object) -> object:
     raise PruneAuditError(
         f"extra[{name!r}] must be a JSON scalar (str, int, float, bool or None), got {value!r}"
     )
+
+
+def _declared(name: str, value: object) -> None:
+    """A declared key's value has its type (an int passes as a float; a bool is neither)."""
+    kind = EXTRA_TYPES[name]
+    if kind is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if not ok:
+        raise PruneAuditError(f"extra[{name!r}] must be {kind.__name__}, got {value!r}")
 
 
 
@@ -162,6 +221,8 @@ class RunSpec:
                     f"and the columns {', '.join(CLASS_COLUMNS)}"
                 )
             _scalar(name, value)
+            if name in EXTRA_TYPES:
+                _declared(name, value)
         if LEVEL_KEY in pairs:
             pairs[LEVEL_KEY] = check_range(
                 "sparsity level", pairs[LEVEL_KEY], 0, 1, hi_open=True
@@ -170,6 +231,9 @@ class RunSpec:
             check_choice("quantization scheme", pairs[SCHEME_KEY], _registry("scheme"))
         if DENSE_EPOCHS_KEY in pairs:
             check_positive_int("dense_epochs", pairs[DENSE_EPOCHS_KEY])
+        pairs.setdefault(PRECISION_KEY, config.precision_setting())
+        if config.precision_setting(pairs[PRECISION_KEY]) == "fp32":
+            del pairs[PRECISION_KEY]
         return tuple(sorted(pairs.items()))
 
     @property
@@ -188,6 +252,11 @@ class RunSpec:
         (Study 1's budget-matched protocol), else None."""
         value = dict(self.extra).get(DENSE_EPOCHS_KEY)
         return None if value is None else int(value)
+
+    @property
+    def precision(self) -> str:
+        """Training precision of the run: ``fp32`` or ``bf16``."""
+        return str(dict(self.extra).get(PRECISION_KEY, "fp32"))
 
     @property
     def kind(self) -> str:
@@ -212,8 +281,10 @@ class RunSpec:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
         """Inverse of :meth:`as_dict`. A ``version`` entry (the package version, which specs
-        written before it left the key carry) is ignored."""
-        return cls(**{k: v for k, v in d.items() if k != LEGACY_VERSION_FIELD})
+        written before it left the key carry) is ignored; no ``extra["precision"]`` is fp32."""
+        fields = {k: v for k, v in d.items() if k != LEGACY_VERSION_FIELD}
+        fields["extra"] = {PRECISION_KEY: "fp32", **dict(fields.get("extra", {}))}
+        return cls(**fields)
 
     @property
     def key(self) -> str:

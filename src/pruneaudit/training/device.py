@@ -19,6 +19,13 @@ a population trained as one stacked computation must match K separate runs withi
 tolerance (as on the CPU), which TF32 rounding would exceed. LeNet-size models are bound by
 kernel launches rather than arithmetic, so the expected cost of full float32 is small; this has
 not been measured here (no GPU was available when it was written).
+
+Mixed precision (:func:`autocast`): the setting ``precision`` (:func:`pruneaudit.config.
+precision_setting`: ``fp32``, the default, or ``bf16``) runs the forward pass of training under
+bfloat16 autocast on CUDA; parameters, gradients, the loss and the SGD update stay float32, and
+evaluation is float32 in both. ``bf16`` is refused on the CPU (one error naming the fix): CPU
+autocast to bfloat16 is slower than float32 on CPUs without bfloat16 units (the project's CPU
+among them) and would only add a second arithmetic to keep equal. TF32 stays off either way.
 """
 
 from __future__ import annotations
@@ -106,6 +113,21 @@ def full_precision(device: torch.device) -> Iterator[None]:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
 
 
+def autocast(precision: str | None, device: torch.device) -> contextlib.AbstractContextManager:
+    """The context of a training step in ``precision`` (default: the setting) on ``device``:
+    nothing for ``fp32``; bfloat16 autocast for ``bf16`` on CUDA (without autocast's weight
+    cache, which CUDA graph capture does not allow). ``bf16`` on the CPU raises."""
+    setting = config.precision_setting(precision)
+    if setting == "fp32":
+        return contextlib.nullcontext()
+    if device.type != "cuda":
+        raise PruneAuditError(
+            f"precision {setting!r} (bfloat16 autocast) runs on CUDA only, and the device is "
+            f"{device}; use precision='fp32' on the CPU (or unset ${config.PRECISION_ENV})"
+        )
+    return torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False)
+
+
 def is_quantized(model: torch.nn.Module) -> bool:
     """Whether ``model`` holds torch int8 modules or tensors (their kernels run on the CPU)."""
     for module in model.modules():
@@ -136,6 +158,7 @@ def environment(device: str | torch.device | None = None) -> dict[str, Any]:
         "device": dev.type,
         "device_name": name or platform.machine(),
         "tf32": False,
+        "precision": config.precision_setting(),
         "torch": torch.__version__,
         "cuda": torch.version.cuda if dev.type == "cuda" else None,
         "cudnn": torch.backends.cudnn.version() if dev.type == "cuda" else None,
