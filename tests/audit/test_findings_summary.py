@@ -1,4 +1,5 @@
-"""The paragraph under a findings table: verdict counts, and what 'not reproduced' means."""
+"""The paragraph under a findings table: verdict counts, firm and borderline apart, and what
+'not reproduced' and 'borderline' mean."""
 
 from __future__ import annotations
 
@@ -7,19 +8,46 @@ from pruneaudit import audit
 
 def _rows():
     return [
-        audit.finding("a", 2.0, 1.0, 3.0, 2.5, source="s", basis="b"),  # reproduced
-        audit.finding("b", 0.1, -1.0, 1.0, 2.5, source="s", basis="b"),  # not reproduced
-        audit.not_testable("c", None, source="s", why="no CIFAR offline"),
+        audit.finding("a", 2.5, 2.4, 2.6, 2.5, source="s", basis="b"),  # reproduced, firm
+        audit.finding("b", 0.0, -0.1, 0.1, 2.5, source="s", basis="b"),  # not reproduced, firm
+        audit.finding("c", 1.0, 0.02, 1.98, 2.5, source="s", basis="b"),  # smaller, borderline
+        audit.not_testable("d", None, source="s", why="no CIFAR offline"),
     ]
 
 
-def test_summary_counts_the_verdicts():
+def test_the_rows_are_what_their_comments_say():
+    a, b, c, _ = _rows()
+    assert (a.verdict, b.verdict, c.verdict) == (audit.REPRODUCED, audit.NOT_REPRODUCED,
+                                                 audit.SMALLER)
+    assert a.stability >= audit.STABLE and b.stability >= audit.STABLE
+    assert c.stability < audit.STABLE and audit.is_borderline(c)
+
+
+def test_counts_split_firm_and_borderline():
+    assert audit.verdict_counts(_rows()) == (
+        "4 findings: 2 firm (1 reproduced, 1 not reproduced), 1 borderline, "
+        "1 not testable here."
+    )
+    assert audit.verdict_counts(_rows()[:1]) == "1 finding: 1 firm (1 reproduced)."
+    assert audit.verdict_counts([]) == "0 findings: none."
+
+
+def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile():
     text = audit.summary_text(_rows(), "quick")
-    assert text.startswith("3 findings: 1 reproduced, 1 not reproduced, 1 not testable here.")
-    assert "This page ran the quick profile" in text
+    assert text.startswith(audit.verdict_counts(_rows()))
+    assert "borderline" in text and "This page ran the quick profile" in text
+    assert "parameters below the paper's" in audit.summary_text(_rows(), None)
 
 
 def test_summary_of_the_paper_profile_or_without_failures_adds_nothing():
-    assert audit.summary_text(_rows(), "paper").endswith("1 not testable here.")
-    assert audit.summary_text(_rows()[:1], "quick") == "1 findings: 1 reproduced."
-    assert "parameters below the paper's" in audit.summary_text(_rows(), None)
+    assert "not reproduced* here" not in audit.summary_text(_rows(), "paper")
+    assert audit.summary_text(_rows()[:1], "quick") == "1 finding: 1 firm (1 reproduced)."
+
+
+def test_findings_round_trip_through_json(tmp_path):
+    rows = _rows()
+    path = audit.write_findings_json(rows, tmp_path / "x.findings.json")
+    import json
+
+    back = [audit.findings.from_json(item) for item in json.loads(path.read_text())]
+    assert back == rows

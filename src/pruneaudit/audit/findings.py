@@ -16,7 +16,20 @@ alone. With ``P`` the paper's effect and ``0`` the null, both on the paper's sid
 
 A finding stated only as a direction has no ``P``: its interval containing the null is
 ``inconclusive`` unless a smallest effect of interest is given, which then plays ``P``'s part.
-The verdict never looks at the point estimate. The *power* of a row is the probability that an
+The verdict never looks at the point estimate. It is the pair of two answers, kept apart
+(:func:`direction_of`, :func:`size_of`): *direction* (is the effect there, on the paper's side:
+``paper's side``, ``can't tell`` or ``opposite``) and *size* against the paper's number
+(``about the paper's``, ``smaller``, ``larger``). Where the paper prints its own spread (a
+standard error; :attr:`Published.se`), "about the paper's" tests consistency with a replication
+of the paper: the interval is widened to that of ours minus the paper's.
+
+The *stability* of a row (:func:`stability`) is the probability that an independent replication
+with the same units lands in the same verdict: the replication's estimate is the truth plus new
+noise, so it is drawn from the predictive spread around ours (twice the variance of ours), with
+an interval of our width around it. A row below :data:`STABLE` (fixed in advance) is
+*borderline* between its verdict and the most likely other one (:func:`verdict_label`).
+
+The *power* of a row is the probability that an
 interval of the width we measured excludes the null on the paper's side if the true effect were
 the paper's (:func:`power`). The published values come from the package's copy of the papers'
 table (``pruneaudit/audit/data/published.csv``, :func:`published`), with an ``id`` column (its
@@ -30,6 +43,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -58,8 +72,22 @@ UNITS = ("", "percent", "points", "ratio")
 #: Keys of each object in ``<notebook>.findings.json``.
 JSON_KEYS = (
     "finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source", "power", "unit",
-    "definition", "basis", "excess", "units", "needed",
+    "definition", "basis", "excess", "units", "needed", "direction", "size", "stability",
+    "direction_stability", "alternative", "paper_se", "headline",
 )
+#: Answers to "is the effect there, on the paper's side?" (:func:`direction_of`).
+PAPERS_SIDE = "paper's side"
+CANT_TELL = "can't tell"
+DIRECTIONS = (PAPERS_SIDE, CANT_TELL, OPPOSITE)
+#: Answers to "how large, against the paper's number?" (:func:`size_of`; empty: no number).
+ABOUT = "about the paper's"
+SIZE_SMALLER = "smaller"
+SIZE_LARGER = "larger"
+SIZES = (ABOUT, SIZE_SMALLER, SIZE_LARGER, "")
+#: A verdict whose stability is below this (fixed before any build) is printed as borderline.
+STABLE = 0.8
+#: Quadrature nodes of the replication's predictive distribution (:func:`stability`).
+STABILITY_NODES = 2000
 #: The power a verdict should have; below it, :func:`units_for_power` says what would reach it.
 TARGET_POWER = 0.8
 
@@ -80,6 +108,9 @@ class Published:
     value: str
     number: float
     source: str
+    #: The paper's own standard error of the number, where it prints one (``std err=`` in the
+    #: table's note), else None.
+    se: float | None = None
 
     def __float__(self) -> float:
         return self.number
@@ -103,7 +134,100 @@ def lookup(study: str, metric: str, **columns: str) -> Published:
     row = rows.iloc[0]
     if pd.isna(row.number):
         raise PruneAuditError(f"published row {row.id} ({row.value!r}) is not a number")
-    return Published(int(row.id), str(row.value), float(row.number), str(row.source))
+    return Published(
+        int(row.id), str(row.value), float(row.number), str(row.source), printed_se(row.note)
+    )
+
+
+def printed_se(note: object) -> float | None:
+    """The standard error a published row's note prints (``std err=0.023``), else None."""
+    match = re.search(r"std err\s*=\s*([0-9.eE+-]+)", note) if isinstance(note, str) else None
+    return float(match.group(1)) if match else None
+
+
+def _side_and_target(
+    paper: float | None, null: float, direction: int, smallest: float | None
+) -> tuple[float, float | None]:
+    """The paper's side of the null (+1 or -1) and its effect as a distance on that side (the
+    paper's value, else ``smallest``, else None)."""
+    if paper is not None:
+        side = float(np.sign(paper - null))
+        if side == 0:
+            raise PruneAuditError(f"the paper's value {paper} equals the null {null}: no direction")
+        return side, side * (paper - null)
+    if direction in (1, -1):
+        if smallest is not None and not smallest > 0:
+            raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
+        return float(direction), smallest
+    raise PruneAuditError("give the paper's value or a direction of +1 or -1")
+
+
+def _oriented(ci_low: float, ci_high: float, side: float, null: float) -> tuple[float, float]:
+    if ci_low > ci_high:
+        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
+    low, high = sorted((side * (ci_low - null), side * (ci_high - null)))
+    return low, high
+
+
+def widening(ci_low: float, ci_high: float, paper_se: float | None, level: float = 0.95) -> float:
+    """How much each end of ``[ci_low, ci_high]`` moves out so that it becomes the interval of
+    ours minus the paper's, when the paper prints a standard error: the half-width ``h`` becomes
+    ``sqrt(h^2 + (q * paper_se)^2)`` with ``q`` the normal quantile; 0 without one."""
+    if paper_se is None or not paper_se > 0:
+        return 0.0
+    half = (ci_high - ci_low) / 2
+    q = float(stats.norm.ppf(0.5 + level / 2))
+    return math.hypot(half, q * paper_se) - half
+
+
+def direction_of(
+    ci_low: float, ci_high: float, *, side: int, null: float = 0.0
+) -> str:
+    """Is the effect there, on the paper's ``side`` (+1 or -1) of ``null``? ``paper's side``
+    when the interval excludes the null on that side, ``opposite`` on the other, else
+    ``can't tell`` (also when there is no interval)."""
+    if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
+        return CANT_TELL
+    low, high = _oriented(ci_low, ci_high, side, null)
+    return PAPERS_SIDE if low > 0 else OPPOSITE if high < 0 else CANT_TELL
+
+
+def size_of(
+    ci_low: float,
+    ci_high: float,
+    target: float | None,
+    *,
+    side: int,
+    null: float = 0.0,
+    paper_se: float | None = None,
+) -> str:
+    """How large, against the paper's effect ``target`` (a distance from ``null`` on the paper's
+    ``side``): ``smaller`` / ``larger`` when the interval (widened by :func:`widening` for the
+    paper's own spread) lies wholly below / above it, else ``about the paper's``; empty when
+    there is no ``target`` or no interval."""
+    if target is None or not (math.isfinite(ci_low) and math.isfinite(ci_high)):
+        return ""
+    low, high = _oriented(ci_low, ci_high, side, null)
+    wide = widening(ci_low, ci_high, paper_se)
+    if high + wide < target:
+        return SIZE_SMALLER
+    if low - wide > target:
+        return SIZE_LARGER
+    return ABOUT
+
+
+def combined(direction: str, size: str, *, has_paper: bool) -> str:
+    """The verdict (module doc) of a direction and a size: the effect on the paper's side is
+    *reproduced* at about the paper's size (or when only a direction is stated), else *same
+    direction, smaller/larger*; undecided direction is *not reproduced* when the interval is
+    wholly below the paper's effect, else *inconclusive*."""
+    if direction == OPPOSITE:
+        return OPPOSITE
+    if direction == PAPERS_SIDE:
+        if not has_paper or size in (ABOUT, ""):
+            return REPRODUCED
+        return SMALLER if size == SIZE_SMALLER else LARGER
+    return NOT_REPRODUCED if size == SIZE_SMALLER else INCONCLUSIVE
 
 
 def verdict(
@@ -114,39 +238,72 @@ def verdict(
     null: float = 0.0,
     direction: int = 0,
     smallest: float | None = None,
+    paper_se: float | None = None,
 ) -> str:
     """The verdict of an interval ``[ci_low, ci_high]`` against the paper's value (module doc).
 
     The paper's side of ``null`` is the sign of ``paper - null``, or ``direction`` (+1 or -1)
     when ``paper`` is None (a finding stated as a direction only); ``smallest`` is then the
-    smallest effect of interest (an absolute distance from the null), if any.
+    smallest effect of interest (an absolute distance from the null), if any. ``paper_se``: the
+    paper's own standard error, which widens the comparison with its value (:func:`size_of`).
     """
-    if paper is not None:
-        side = float(np.sign(paper - null))
-        if side == 0:
-            raise PruneAuditError(f"the paper's value {paper} equals the null {null}: no direction")
-        target: float | None = side * (paper - null)
-    elif direction in (1, -1):
-        side = float(direction)
-        if smallest is not None and not smallest > 0:
-            raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
-        target = smallest
-    else:
-        raise PruneAuditError("give the paper's value or a direction of +1 or -1")
+    side, target = _side_and_target(paper, null, direction, smallest)
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return INCONCLUSIVE
-    if ci_low > ci_high:
-        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
-    lo, hi = sorted((side * (ci_low - null), side * (ci_high - null)))
-    if hi < 0:
-        return OPPOSITE
-    if lo > 0:
-        if paper is None or lo <= target <= hi:
-            return REPRODUCED
-        return SMALLER if hi < target else LARGER
-    if target is None or hi >= target:
-        return INCONCLUSIVE
-    return NOT_REPRODUCED
+    said = direction_of(ci_low, ci_high, side=int(side), null=null)
+    size = size_of(ci_low, ci_high, target, side=int(side), null=null, paper_se=paper_se)
+    return combined(said, size, has_paper=paper is not None)
+
+
+def stability(
+    ours: float,
+    ci_low: float,
+    ci_high: float,
+    rule: Callable[[float, float], str],
+    *,
+    df: float | None = None,
+    level: float = 0.95,
+    nodes: int = STABILITY_NODES,
+) -> tuple[float | None, str]:
+    """The probability that an independent replication with the same units gives the same
+    answer as ``rule(ci_low, ci_high)``, and the most likely other answer ("" if none).
+
+    The replication's estimate is the truth plus new noise: with ``se`` the interval's
+    half-width over the ``level`` quantile (Student t on ``df``, normal when None), it is
+    ``ours + sqrt(2) * se * Z`` (Z a t on ``df`` or a standard normal: the truth's uncertainty
+    and the replication's own noise), and its interval keeps our interval's distances from
+    ``ours`` on each side. The probability is a deterministic quadrature over ``nodes``
+    quantiles of Z. None when there is no finite interval of positive width.
+    """
+    values = (ours, ci_low, ci_high)
+    if not all(v is not None and math.isfinite(v) for v in values) or not ci_high > ci_low:
+        return None, ""
+    dist = stats.norm if df is None else stats.t(df)
+    q = float(dist.ppf(0.5 + level / 2))
+    se = (ci_high - ci_low) / (2 * q)
+    z = dist.ppf((np.arange(nodes) + 0.5) / nodes)
+    below, above = ours - ci_low, ci_high - ours
+    said = rule(ci_low, ci_high)
+    answers: dict[str, int] = {}
+    for centre in ours + math.sqrt(2) * se * z:
+        got = rule(float(centre - below), float(centre + above))
+        answers[got] = answers.get(got, 0) + 1
+    same = answers.pop(said, 0)
+    other = max(answers, key=answers.__getitem__) if answers else ""
+    return same / nodes, other
+
+
+def is_borderline(row: Finding) -> bool:
+    """Whether ``row``'s verdict would change in more than ``1 - STABLE`` of replications."""
+    return row.stability is not None and row.stability < STABLE
+
+
+def verdict_label(row: Finding) -> str:
+    """The verdict as printed: ``borderline: reproduced / same direction, smaller`` (the row's
+    verdict first, then the likeliest other) for a borderline row, else the verdict."""
+    if is_borderline(row) and row.alternative:
+        return f"borderline: {row.verdict} / {row.alternative}"
+    return row.verdict
 
 
 def power(
@@ -290,10 +447,27 @@ class Finding:
     units: int | None = None
     #: Units that would give :data:`TARGET_POWER` (:func:`units_for_power`), when power is below.
     needed: int | None = None
+    #: Is the effect there, on the paper's side (:data:`DIRECTIONS`; empty when not computed).
+    direction: str = ""
+    #: Its size against the paper's number (:data:`SIZES`).
+    size: str = ""
+    #: Probability that a replication with the same units gives the same verdict
+    #: (:func:`stability`); None when it cannot be computed.
+    stability: float | None = None
+    #: The same for the direction alone.
+    direction_stability: float | None = None
+    #: The likeliest other verdict of a replication ("" if none).
+    alternative: str = ""
+    #: The paper's own standard error of its number, where it prints one.
+    paper_se: float | None = None
+    #: Whether the page states this row in its first sentences (its headline).
+    headline: bool = False
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
         check_choice("unit", self.unit, UNITS)
+        check_choice("direction", self.direction, (*DIRECTIONS, ""))
+        check_choice("size", self.size, SIZES)
         if self.verdict == NOT_TESTABLE and not self.basis:
             raise PruneAuditError(f"finding {self.finding!r} is not testable: say why in basis")
 
@@ -315,13 +489,19 @@ def finding(
     definition: str = "",
     excess: tuple[float, float, float] | None = None,
     units: int | None = None,
+    headline: bool = False,
 ) -> Finding:
     """A :class:`Finding` whose verdict (:func:`verdict`) and power (:func:`power`, against the
     paper's effect or ``smallest``; ``df`` of the interval's t, None for normal or bootstrap
     intervals) are computed from the interval. ``units``: how many units the interval rests on
     (default ``df + 1`` for a t interval); with it, a row below :data:`TARGET_POWER` also says
-    how many units would reach it (:func:`units_for_power`)."""
+    how many units would reach it (:func:`units_for_power`). The row also carries its direction and
+    size (:func:`direction_of`, :func:`size_of`; the paper's standard error, when ``paper`` is a
+    :class:`Published` that prints one, widens the size comparison) and the stability of its
+    verdict and of its direction (:func:`stability`). ``headline``: the page states this row
+    first."""
     value = None if paper is None else float(paper)
+    paper_se = paper.se if isinstance(paper, Published) else None
     effect = value - null if value is not None else smallest
     if units is None and df is not None:
         units = round(df) + 1
@@ -330,21 +510,45 @@ def finding(
         if units is not None
         else None
     )
+    ours, ci_low, ci_high = float(ours), float(ci_low), float(ci_high)
+    side, target = _side_and_target(value, null, direction, smallest)
+
+    def rule(low: float, high: float) -> str:
+        return verdict(
+            low, high, value, null=null, direction=direction, smallest=smallest,
+            paper_se=paper_se,
+        )
+
+    def rule_direction(low: float, high: float) -> str:
+        return direction_of(low, high, side=int(side), null=null)
+
+    finite = math.isfinite(ci_low) and math.isfinite(ci_high)
+    steady, other = stability(ours, ci_low, ci_high, rule, df=df)
+    steady_direction, _ = stability(ours, ci_low, ci_high, rule_direction, df=df)
     return Finding(
         name,
         value,
-        float(ours),
-        float(ci_low),
-        float(ci_high),
-        verdict(ci_low, ci_high, value, null=null, direction=direction, smallest=smallest),
+        ours,
+        ci_low,
+        ci_high,
+        rule(ci_low, ci_high),
         source,
         basis,
-        _plain(power(float(ci_low), float(ci_high), effect, df=df)),
+        _plain(power(ci_low, ci_high, effect, df=df)),
         unit,
         definition,
         None if excess is None else tuple(float(v) for v in excess),
         units,
         needed,
+        direction=rule_direction(ci_low, ci_high),
+        size=size_of(ci_low, ci_high, target, side=int(side), null=null, paper_se=paper_se)
+        if finite
+        else "",
+        stability=_plain(steady),
+        direction_stability=_plain(steady_direction),
+        alternative=other,
+        paper_se=paper_se,
+        headline=headline,
     )
 
 
@@ -360,23 +564,29 @@ def similar(
     null: float = 0.0,
     unit: str = "",
     definition: str = "",
+    headline: bool = False,
 ) -> Finding:
     """A :class:`Finding` for a claim of *no* material difference (paper value None): the
     verdict is ``reproduced`` when the interval lies inside ``(null - margin, null + margin)``
     (an equivalence test with a margin fixed in advance), ``not reproduced`` when it lies wholly
-    outside that range, else ``inconclusive``."""
+    outside that range, else ``inconclusive``; with its stability (:func:`stability`, normal
+    predictive)."""
     if not margin > 0:
         raise PruneAuditError(f"margin must be > 0, got {margin!r}")
-    finite = math.isfinite(ci_low) and math.isfinite(ci_high)
-    if finite and null - margin < ci_low <= ci_high < null + margin:
-        said = REPRODUCED
-    elif finite and (ci_low >= null + margin or ci_high <= null - margin):
-        said = NOT_REPRODUCED
-    else:
-        said = INCONCLUSIVE
+
+    def rule(low: float, high: float) -> str:
+        finite = math.isfinite(low) and math.isfinite(high)
+        if finite and null - margin < low <= high < null + margin:
+            return REPRODUCED
+        if finite and (low >= null + margin or high <= null - margin):
+            return NOT_REPRODUCED
+        return INCONCLUSIVE
+
+    steady, other = stability(float(ours), float(ci_low), float(ci_high), rule)
     return Finding(
-        name, None, float(ours), float(ci_low), float(ci_high), said, source, basis,
-        unit=unit, definition=definition,
+        name, None, float(ours), float(ci_low), float(ci_high), rule(ci_low, ci_high), source,
+        basis, unit=unit, definition=definition, stability=_plain(steady), alternative=other,
+        headline=headline,
     )
 
 
@@ -401,18 +611,40 @@ def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))
 
 
+def verdict_counts(rows: Sequence[Finding]) -> str:
+    """The one line that counts a page's verdicts, firm and borderline apart, e.g. ``14
+    findings: 9 firm (5 reproduced, 4 not reproduced), 3 borderline, 2 not testable here.``"""
+    testable = [r for r in rows if r.verdict != NOT_TESTABLE]
+    firm = [r for r in testable if not is_borderline(r)]
+    counts = {v: sum(r.verdict == v for r in firm) for v in VERDICTS}
+    parts = []
+    if firm:
+        said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        parts.append(f"{len(firm)} firm ({said})")
+    if len(firm) < len(testable):
+        parts.append(f"{len(testable) - len(firm)} borderline")
+    if len(testable) < len(rows):
+        parts.append(f"{len(rows) - len(testable)} {NOT_TESTABLE}")
+    noun = "finding" if len(rows) == 1 else "findings"
+    return f"{len(rows)} {noun}: {', '.join(parts) or 'none'}."
+
+
 def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
-    """One paragraph under a findings table: the verdict counts and, for a profile below the
-    paper's, what a *not reproduced* there can and cannot mean."""
-    counts = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}
-    said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-    text = f"{len(rows)} findings: {said or 'none'}."
-    if counts[INCONCLUSIVE]:
+    """One paragraph under a findings table: the verdict counts (:func:`verdict_counts`) and,
+    for a profile below the paper's, what a *not reproduced* there can and cannot mean."""
+    text = verdict_counts(rows)
+    if any(is_borderline(r) for r in rows):
+        text += (
+            f" A *borderline* row would change verdict in more than {1 - STABLE:.0%} of "
+            "replications with as many units (another seed set, another device): it names both "
+            "verdicts it sits between."
+        )
+    if any(r.verdict == INCONCLUSIVE for r in rows):
         text += (
             " An *inconclusive* row's interval holds both no effect and the paper's: this budget "
             "has too few units to tell."
         )
-    if counts[NOT_REPRODUCED] and profile != "paper":
+    if any(r.verdict == NOT_REPRODUCED for r in rows) and profile != "paper":
         run = f"the {profile} profile" if profile else "parameters below the paper's"
         text += (
             f" This page ran {run}: a *not reproduced* here means the effect is absent on this "
@@ -420,6 +652,16 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
             "protocol table and the cost of the paper profile are further down the page."
         )
     return text
+
+
+def from_json(item: dict) -> Finding:
+    """A :class:`Finding` from one object of ``<notebook>.findings.json`` (keys it does not
+    know are left out; missing ones take their defaults)."""
+    known = {k: v for k, v in item.items() if k in JSON_KEYS}
+    if known.get("excess") is not None:
+        known["excess"] = tuple(known["excess"])
+    base = {"paper": None, "ours": None, "ci_low": None, "ci_high": None, "source": ""}
+    return Finding(**{**base, **known})
 
 
 def _plain(value: object) -> object:

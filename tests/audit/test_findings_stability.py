@@ -1,0 +1,137 @@
+"""A verdict's stability under replication, direction and size apart, and the paper's spread:
+hand cases, brute force, invariants and a calibration by simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from pruneaudit import audit
+from pruneaudit.audit import findings as F
+
+
+def _direction_rule(low: float, high: float) -> str:
+    return audit.direction_of(low, high, side=1)
+
+
+def test_stability_of_a_one_boundary_rule_is_a_normal_probability():
+    # Interval 0.2 +- 0.5 (normal): the replication's centre is N(0.2, 2 se^2); its direction
+    # stays "can't tell" while centre - 0.5 <= 0 <= centre + 0.5.
+    q = stats.norm.ppf(0.975)
+    se = 0.5 / q
+    expected = stats.norm.cdf(0.5, 0.2, math.sqrt(2) * se) - stats.norm.cdf(
+        -0.5, 0.2, math.sqrt(2) * se
+    )
+    got, other = audit.stability(0.2, -0.3, 0.7, _direction_rule)
+    assert got == pytest.approx(expected, abs=1e-3)
+    assert other == F.PAPERS_SIDE  # more mass above 0.5 than below -0.5
+
+
+def test_quadrature_matches_monte_carlo_for_a_t_interval():
+    ours, low, high, df = 0.8, 0.1, 1.5, 4
+
+    def rule(lo, hi):
+        return audit.verdict(lo, hi, 1.0)
+
+    got, _ = audit.stability(ours, low, high, rule, df=df)
+    rng = np.random.default_rng(0)
+    se = (high - low) / (2 * stats.t.ppf(0.975, df))
+    centres = ours + math.sqrt(2) * se * rng.standard_t(df, 20_000)
+    same = np.mean([rule(c - (ours - low), c + (high - ours)) == rule(low, high) for c in centres])
+    assert got == pytest.approx(same, abs=0.015)
+
+
+def test_no_interval_has_no_stability():
+    assert audit.stability(1.0, math.nan, math.nan, _direction_rule) == (None, "")
+    assert audit.stability(1.0, 1.0, 1.0, _direction_rule) == (None, "")
+
+
+finite = st.integers(-40, 40).map(lambda k: k / 8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(finite, st.integers(1, 40).map(lambda k: k / 8), finite)
+def test_stability_is_a_probability_and_mirrors(centre, half, paper):
+    if paper == 0:
+        paper = 0.5
+    row = audit.finding("x", centre, centre - half, centre + half, paper, source="s", basis="b")
+    mirrored = audit.finding("x", -centre, -centre - half, -centre + half, -paper, source="s",
+                             basis="b")
+    assert 0 <= row.stability <= 1 and 0 <= row.direction_stability <= 1
+    assert row.verdict == mirrored.verdict
+    assert row.stability == pytest.approx(mirrored.stability, abs=1e-9)
+    # The direction alone is at least as stable as the verdict that refines it.
+    assert row.direction_stability >= row.stability - 1e-9
+
+
+def test_direction_and_size_make_the_verdict():
+    cases = {
+        (0.5, 1.5): (F.PAPERS_SIDE, F.ABOUT, audit.REPRODUCED),
+        (0.2, 0.8): (F.PAPERS_SIDE, F.SIZE_SMALLER, audit.SMALLER),
+        (1.2, 1.8): (F.PAPERS_SIDE, F.SIZE_LARGER, audit.LARGER),
+        (-0.5, 1.5): (F.CANT_TELL, F.ABOUT, audit.INCONCLUSIVE),
+        (-0.5, 0.5): (F.CANT_TELL, F.SIZE_SMALLER, audit.NOT_REPRODUCED),
+        (-1.5, -0.5): (audit.OPPOSITE, F.SIZE_SMALLER, audit.OPPOSITE),
+    }
+    for (low, high), (direction, size, said) in cases.items():
+        row = audit.finding("x", (low + high) / 2, low, high, 1.0, source="s", basis="b")
+        assert (row.direction, row.size, row.verdict) == (direction, size, said)
+
+
+def test_the_papers_standard_error_widens_the_size_comparison():
+    # Ours 0.70 [0.60, 0.80] against 1.0: smaller; with the paper's se 0.2 the interval of
+    # ours minus the paper's is 0.1 +- sqrt(0.1^2 + (1.96 * 0.2)^2) = +-0.405, which holds 0.
+    assert audit.verdict(0.6, 0.8, 1.0) == audit.SMALLER
+    assert audit.verdict(0.6, 0.8, 1.0, paper_se=0.2) == audit.REPRODUCED
+    assert F.widening(0.6, 0.8, 0.2) == pytest.approx(
+        math.hypot(0.1, stats.norm.ppf(0.975) * 0.2) - 0.1
+    )
+    paper = audit.Published(1, "1.0", 1.0, "P", se=0.2)
+    row = audit.finding("x", 0.7, 0.6, 0.8, paper, source="s", basis="b")
+    assert (row.verdict, row.paper_se) == (audit.REPRODUCED, 0.2)
+
+
+def test_printed_standard_errors_are_read_from_the_published_table():
+    assert F.printed_se("std err=0.023; t=53.527; P>|t|=0.000") == 0.023
+    assert F.printed_se("seed not stated") is None
+    assert F.printed_se(float("nan")) is None
+    assert audit.lookup("S1_population_OLS", "OLS coef: imbalance").se == 0.023
+
+
+def test_borderline_rows_name_both_verdicts():
+    row = audit.finding("x", 1.0, 0.02, 1.98, 2.5, source="s", basis="b")
+    assert audit.is_borderline(row)
+    assert audit.verdict_label(row) == f"borderline: {row.verdict} / {row.alternative}"
+    firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b")
+    assert audit.verdict_label(firm) == audit.REPRODUCED
+
+
+def test_firm_rows_keep_their_verdict_in_simulated_replications():
+    """Calibration: truths spread over every verdict region; each original estimate and each
+    replication is the truth plus its own noise. Rows called firm must keep their verdict in at
+    least STABLE of replications, and the stated stabilities must match on average."""
+    rng = np.random.default_rng(1)
+    se, paper, n = 0.4, 1.0, 1500
+    half = stats.norm.ppf(0.975) * se
+
+    def rule(lo, hi):
+        return audit.verdict(lo, hi, paper)
+
+    truths = rng.uniform(-1.5, 3.0, n)
+    original = truths + se * rng.standard_normal(n)
+    replicate = truths + se * rng.standard_normal(n)
+    stated, kept = [], []
+    for est, rep in zip(original, replicate, strict=True):
+        steady, _ = audit.stability(est, est - half, est + half, rule, nodes=400)
+        stated.append(steady)
+        kept.append(rule(rep - half, rep + half) == rule(est - half, est + half))
+    stated, kept = np.array(stated), np.array(kept)
+    firm = stated >= audit.STABLE
+    assert firm.sum() > 200 and (~firm).sum() > 200
+    assert kept[firm].mean() >= audit.STABLE
+    assert kept.mean() == pytest.approx(stated.mean(), abs=0.04)
