@@ -53,8 +53,14 @@ def test_a_row_without_interval_or_power_says_so():
 def test_sentences_say_what_was_found_and_what_the_verdict_means():
     said = ft.sentence(_row(unit="points"))
     assert said.startswith("**D4.5** PIE accuracy minus all: ours \u221240.1 pts")
-    assert "the paper: \u221236.94 pts" in said and "*reproduced*" in said
-    assert ft.MEANING[audit.REPRODUCED] in said
+    assert "the paper: \u221236.94 pts" in said
+    assert "The effect is there, on the paper's side (firm); about the paper's size." in said
+    # Its interval sits near the paper's value: a replication would often call it larger.
+    assert "*borderline: reproduced / same direction, larger*" in said
+    assert ft.MEANING[audit.REPRODUCED] in said and "keep this verdict only 60%" in said
+    firm = _row(ours=-0.37, ci_low=-0.38, ci_high=-0.36, paper=-0.3694)
+    assert "*reproduced*: " + ft.MEANING[audit.REPRODUCED] in ft.sentence(firm)
+    assert ft.stability_text(firm) == f"firm ({firm.stability:.2f})"
     gone = audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2", why="no images offline")
     assert ft.sentence(gone) == "**D4.7** CelebA: not testable here (no images offline)."
     assert set(ft.MEANING) == set(audit.VERDICTS)
@@ -74,6 +80,11 @@ def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
         slug = verdict.replace(",", "").replace(" ", "-")
         assert f'pa-v-{slug}"' in page
     assert "pa-v-reproduced" in page and "pa-v-not-testable-here" in page
+    # Direction first, size second, and the borderline row names both verdicts it sits between.
+    assert '<td data-label="Effect there?">yes</td>' in page
+    assert "about the paper&#x27;s</td>" in page
+    assert 'borderline:</span> <span class="pa-verdict pa-v-reproduced">' in page
+    assert "borderline (0.60)" in page
 
 
 def test_an_underpowered_inconclusive_row_says_what_would_resolve_it():

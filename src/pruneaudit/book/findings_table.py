@@ -3,9 +3,10 @@
 - :func:`sentences`: one sentence per finding, generated from the row (what we found, beside the
   paper's number, and what the verdict means).
 - :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval in
-  one cell, power, verdict as a coloured label) and, under each, a ``<details>`` row with the
-  definition, what the interval is over, the source and the excess over a noise null; a legend
-  of the verdicts follows. Styles: ``book/_static/findings.css``.
+  one cell, direction first, size second, power, verdict as a coloured label with its stability:
+  *firm* or *borderline* between two verdicts) and, under each, a ``<details>`` row with the
+  plain sentence, the definition, what the interval is over, the source and the excess over a
+  noise null; a legend of the verdicts follows. Styles: ``book/_static/findings.css``.
 
 Numbers are shown in the paper's unit (:data:`pruneaudit.audit.UNITS`: shares in %, differences
 of shares in percentage points) and rounded to the precision the interval supports: the
@@ -26,6 +27,12 @@ from pruneaudit.audit.findings import Finding
 MINUS = "\u2212"
 #: Where a page's findings link: the methods section and the papers' list (from a study page).
 METHODS_LINK = "../methods_audit.html#findings-and-verdicts-pruneaudit-audit-findings"
+#: The direction column's short answers (:data:`pruneaudit.audit.findings.DIRECTIONS`).
+DIRECTION_LABELS = {
+    audit_findings.PAPERS_SIDE: "yes",
+    audit_findings.CANT_TELL: "can't tell",
+    audit_findings.OPPOSITE: "opposite",
+}
 PAPERS_LINK = "../intro.html"
 MEANING = {
     audit_findings.REPRODUCED: "our interval excludes no effect and contains the paper's value",
@@ -118,9 +125,47 @@ def short_name(row: Finding) -> tuple[str, str]:
     return (match.group(1), match.group(2)) if match else ("", row.finding)
 
 
+DIRECTION_WORDS = {
+    audit_findings.PAPERS_SIDE: "the effect is there, on the paper's side",
+    audit_findings.CANT_TELL: "we cannot tell whether the effect is there",
+    audit_findings.OPPOSITE: "the effect goes the other way",
+}
+SIZE_WORDS = {
+    audit_findings.ABOUT: "about the paper's size",
+    audit_findings.SIZE_SMALLER: "smaller than the paper's",
+    audit_findings.SIZE_LARGER: "larger than the paper's",
+}
+
+
+def stability_text(row: Finding) -> str:
+    """``firm (0.93)`` or ``borderline (0.64)``: the share of replications with as many units
+    that keep the verdict (:func:`pruneaudit.audit.findings.stability`); ``—`` when unknown."""
+    if not _finite(row.stability):
+        return "—"
+    said = "borderline" if audit_findings.is_borderline(row) else "firm"
+    return f"{said} ({row.stability:.2f})"
+
+
+def _direction_and_size(row: Finding) -> str:
+    """``the effect is there, on the paper's side (firm); smaller than the paper's``."""
+    if not row.direction:
+        return ""
+    text = DIRECTION_WORDS[row.direction]
+    if _finite(row.direction_stability):
+        text += " (firm)" if row.direction_stability >= audit_findings.STABLE else (
+            f" (a replication would say otherwise {1 - row.direction_stability:.0%} of the time)"
+        )
+    if row.size and row.direction != audit_findings.OPPOSITE:
+        text += f"; {SIZE_WORDS[row.size]}"
+        if row.paper_se:
+            text += " (allowing for the paper's own standard error)"
+    return text
+
+
 def sentence(row: Finding) -> str:
-    """One plain sentence (Markdown) for ``row``: what we found, the paper's value, the verdict
-    and what it means."""
+    """One plain sentence (Markdown) for ``row``: what we found, the paper's value, direction
+    first and size second, the verdict and what it means, and whether a replication would keep
+    it."""
     ident, label = short_name(row)
     head = f"**{ident}** {label}" if ident else f"**{label}**"
     if row.verdict == audit_findings.NOT_TESTABLE:
@@ -128,7 +173,16 @@ def sentence(row: Finding) -> str:
     paper = (
         f"the paper: {paper_text(row)}" if _finite(row.paper) else "the paper states a direction"
     )
-    said = f"{head}: ours {ours_text(row)} ({paper}). *{row.verdict}*: {MEANING[row.verdict]}"
+    said = f"{head}: ours {ours_text(row)} ({paper})."
+    parts = _direction_and_size(row)
+    if parts:
+        said += f" {parts[0].upper()}{parts[1:]}."
+    said += f" *{audit_findings.verdict_label(row)}*: {MEANING[row.verdict]}"
+    if audit_findings.is_borderline(row):
+        said += (
+            f"; a replication with as many units would keep this verdict only "
+            f"{row.stability:.0%} of the time (else most likely *{row.alternative}*)"
+        )
     budget = budget_text(row)
     if row.verdict == audit_findings.INCONCLUSIVE and budget:
         return f"{said} at this budget; {budget}."
@@ -148,6 +202,22 @@ def _label(verdict: str) -> str:
     return f'<span class="pa-verdict pa-v-{_slug(verdict)}">{html.escape(verdict)}</span>'
 
 
+def verdict_html(row: Finding) -> str:
+    """The verdict cell: the coloured label, or for a borderline row both labels it sits
+    between; then its stability."""
+    if audit_findings.is_borderline(row) and row.alternative:
+        labels = (
+            f'<span class="pa-borderline">borderline:</span> {_label(row.verdict)} / '
+            f"{_label(row.alternative)}"
+        )
+    else:
+        labels = _label(row.verdict)
+    steady = stability_text(row)
+    if steady == "\u2014":
+        return labels
+    return f'{labels}<br><span class="pa-stability">{html.escape(steady)}</span>'
+
+
 def source_html(source: str) -> str:
     """``source`` with each paper's abbreviation (P, H1, H2, SBD) linked to the list of papers."""
     escaped = html.escape(source)
@@ -159,7 +229,7 @@ def source_html(source: str) -> str:
 
 
 def _details(row: Finding) -> str:
-    parts = []
+    parts = [sentence(row).replace("**", "").replace("*", "")]
     if row.definition:
         parts.append(f"<b>Definition:</b> {html.escape(row.definition)}")
     if row.basis:
@@ -185,11 +255,13 @@ def table_html(rows: Sequence[Finding]) -> str:
     """The findings table (HTML) with a details row under each finding and a verdict legend."""
     head = (
         "<thead><tr><th>Finding</th><th>Paper</th><th>Ours [95% interval]</th>"
-        "<th>Power</th><th>Verdict</th></tr></thead>"
+        "<th>Effect there?</th><th>Size vs paper</th><th>Power</th><th>Verdict</th></tr>"
+        "</thead>"
     )
     body = []
     for row in rows:
         ident, label = short_name(row)
+        direction = html.escape(DIRECTION_LABELS.get(row.direction, ""))
         name = (
             f'<a href="{METHODS_LINK}">{html.escape(ident)}</a> {html.escape(label)}'
             if ident
@@ -200,17 +272,23 @@ def table_html(rows: Sequence[Finding]) -> str:
             f'<td data-label="Finding">{name}</td>'
             f'<td data-label="Paper">{paper_text(row)}</td>'
             f'<td data-label="Ours [95% interval]">{ours_text(row)}</td>'
+            f'<td data-label="Effect there?">{direction}</td>'
+            f'<td data-label="Size vs paper">{html.escape(row.size or "")}</td>'
             f'<td data-label="Power">{power_text(row)}</td>'
-            f'<td data-label="Verdict">{_label(row.verdict)}</td></tr>'
+            f'<td data-label="Verdict">{verdict_html(row)}</td></tr>'
         )
         details = _details(row)
         if details:
             body.append(
-                '<tr class="pa-details"><td colspan="5"><details><summary>How this row is '
-                f"computed</summary>{details}</details></td></tr>"
+                '<tr class="pa-details"><td colspan="7"><details><summary>In plain words, and '
+                f"how this row is computed</summary>{details}</details></td></tr>"
             )
     legend = " ".join(
         f"{_label(v)} {html.escape(MEANING[v])}." for v in audit_findings.VERDICTS
+    ) + (
+        f" <b>firm</b> / <b>borderline</b>: a replication with as many units (another seed "
+        f"set, another device) keeps the verdict with at least / less than "
+        f"{audit_findings.STABLE:.0%} probability; a borderline row names both verdicts."
     )
     return (
         '<div class="pa-findings"><table class="pa-findings-table">'
@@ -222,8 +300,10 @@ def table_html(rows: Sequence[Finding]) -> str:
 def method_note() -> str:
     """The short note under the table: how verdicts and power are read, with the methods link."""
     return (
-        "How to read it: the verdict compares our 95% interval with no effect and with the "
-        "paper's value; the power is the chance that an interval as wide as ours would show the "
-        "paper's effect if it were real. Details: "
+        "How to read it: first, is the effect there on the paper's side (our 95% interval "
+        "excludes no effect)? Then its size against the paper's value. The verdict joins both; "
+        "*firm* or *borderline* says whether a replication with as many units would keep it; "
+        "the power is the chance that an interval as wide as ours would show the paper's effect "
+        "if it were real. Details: "
         f"[methods, Findings and verdicts]({METHODS_LINK})."
     )
