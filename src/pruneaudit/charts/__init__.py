@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pruneaudit.charts import format
 from pruneaudit.charts.figures import (
     EMBED_OPTIONS,
     RENDERER,
+    SCROLL_CUE,
     SELECTED,
     STATIC_ENV,
+    ReaderTable,
     accuracy_curves,
     bar_chart,
     bundle_versions,
@@ -23,12 +26,17 @@ from pruneaudit.charts.figures import (
     pareto_chart,
     show_widget,
     table,
+    table_box,
     vega_bundle,
     vega_lite_version,
 )
 
 __all__ = [
+    "format",
     "table",
+    "ReaderTable",
+    "table_box",
+    "SCROLL_CUE",
     "STATIC_ENV",
     "RENDERER",
     "SELECTED",

@@ -32,7 +32,9 @@ from collections.abc import Mapping, Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
+from pandas.io.formats.style import Styler
 
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError, check_frame
 
 #: Environment variable that marks execution for the static book (set by ``pruneaudit.book``).
@@ -98,6 +100,50 @@ def _script_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
+#: What a chart or table wider than the page says above itself (CSS shows it only then).
+SCROLL_CUE = "Wider than the page: scroll sideways to see all of it."
+
+#: Browser side of :mod:`pruneaudit.charts.format`: tooltips and the value beside each slider
+#: go through ``paText``; a chart wider than its box gets the class ``pa-scrolls`` (its cue).
+_JS_HELPERS = fmt.JS_FORMAT + r"""
+function paEscape(s) {
+  return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function paTooltip(value, sanitize) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return paEscape(paText(value));
+  }
+  var html = "", rows = "";
+  if (value.title) html += "<h2>" + paEscape(paText(value.title)) + "</h2>";
+  if (value.image) html += "<img src=\"" + paEscape(value.image) + "\">";
+  Object.keys(value).forEach(function (key) {
+    if (key === "title" || key === "image" || value[key] === undefined) return;
+    var shown = value[key];
+    if (shown !== null && typeof shown === "object") shown = JSON.stringify(shown);
+    rows += "<tr><td class=\"key\">" + paEscape(key) + "</td><td class=\"value\">" +
+      paEscape(paText(shown)) + "</td></tr>";
+  });
+  return html + (rows ? "<table>" + rows + "</table>" : "") || "{}";
+}
+function readable(el) {
+  if (!el) return;
+  el.querySelectorAll(".vega-bind input[type=range]").forEach(function (input) {
+    var shown = input.nextElementSibling;
+    if (!shown) return;
+    var fix = function () { shown.textContent = paText(String(input.value)); };
+    input.addEventListener("input", fix);
+    input.addEventListener("change", fix);
+    fix();
+  });
+  var cue = function () {
+    el.classList.toggle("pa-scrolls", el.scrollWidth > el.clientWidth + 1);
+  };
+  cue();
+  window.addEventListener("resize", cue);
+}
+"""
+
+
 def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "") -> str:
     """HTML that renders a Vega-Lite ``spec`` with ``window.vegaEmbed``, waiting for it to load.
 
@@ -108,11 +154,12 @@ def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "
     div = f"pa-vega-{digest}-{next(_ids)}"
     options = {**EMBED_OPTIONS, **(embed_options or {})}
     loader = f"<script>{bundle}</script>\n" if bundle else ""
-    return f"""<div id="{div}" class="pruneaudit-chart"></div>
+    return f"""<div id="{div}" class="pruneaudit-chart" data-scroll-cue="{SCROLL_CUE}"></div>
 {loader}<script>
 (function () {{
   var id = {_script_json(div)}, spec = {_script_json(spec)}, opt = {_script_json(options)};
   var tries = 0;
+{_JS_HELPERS}
   function fail(err) {{
     var el = document.getElementById(id);
     if (el) {{ el.textContent = "Chart could not be drawn: " + err; }}
@@ -124,8 +171,13 @@ def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "
       fail("Vega JavaScript is not loaded (in a notebook: run charts.enable_offline() again)");
       return;
     }}
+    opt.tooltip = {{formatTooltip: paTooltip}};
+    if (window.innerWidth < 700) {{
+      opt.config = {{legend: {{orient: "bottom", columns: 3}}}};
+    }}
     window.vegaEmbed("#" + id, spec, opt).then(function (result) {{
       (window.pruneauditViews = window.pruneauditViews || {{}})[id] = result.view;
+      readable(document.getElementById(id));
     }}).catch(fail);
   }}
   show();
@@ -140,7 +192,7 @@ def offline_renderer(spec: dict, **embed_options: object) -> dict[str, str]:
     if not is_static() and not _bundle_sent:
         bundle, _bundle_sent = vega_bundle(), True
     return {
-        "text/html": chart_html(spec, dict(embed_options), bundle=bundle),
+        "text/html": chart_html(fmt.readable_titles(spec), dict(embed_options), bundle=bundle),
         "text/plain": "<Vega-Lite chart>",
     }
 
@@ -217,15 +269,15 @@ def accuracy_curves(
     data = df[list(dict.fromkeys([x, y, series, *([color] if color else []), *tooltip]))]
     pick = alt.selection_point(fields=[series], **({"bind": "legend"} if color is None else {}))
     colour = (
-        alt.Color(f"{series}:N", title=series)
+        alt.Color(f"{series}:N", title=fmt.header(series))
         if color is None
-        else alt.Color(f"{color}:Q", title=color, scale=alt.Scale(scheme="viridis"))
+        else alt.Color(f"{color}:Q", title=fmt.header(color), scale=alt.Scale(scheme="viridis"))
     )
     tips = [f"{series}:N", alt.Tooltip(f"{x}:Q", format=".3f"), alt.Tooltip(f"{y}:Q", format=".3f")]
     tips += [f"{t}" for t in tooltip]
     base = alt.Chart(data).encode(
-        x=alt.X(f"{x}:Q", title=x),
-        y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
+        x=alt.X(f"{x}:Q", title=fmt.header(x)),
+        y=alt.Y(f"{y}:Q", title=fmt.header(y), scale=alt.Scale(zero=False)),
         color=colour,
         detail=f"{series}:N",
     )
@@ -236,7 +288,7 @@ def accuracy_curves(
     )
     layers: list[alt.Chart] = [lines]
     if slider:
-        at = _slider(f"{x}_at", data[x], slider_value, None, f"{x} ")
+        at = _slider(f"{x}_at", data[x], slider_value, None, f"{fmt.header(x)} ")
         rule = (
             alt.Chart(pd.DataFrame({"one": [1]}))
             .transform_calculate(at=at.name)
@@ -275,9 +327,9 @@ def group_scatter(
     pick = alt.selection_point(fields=[group], bind="legend")
     highlight = alt.condition(pick, alt.value(0.85), alt.value(0.1))
     base = alt.Chart(data).encode(
-        x=alt.X(f"{x}:Q", title=x, scale=alt.Scale(zero=False)),
-        y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
-        color=alt.Color(f"{group}:N", title=group),
+        x=alt.X(f"{x}:Q", title=fmt.header(x), scale=alt.Scale(zero=False)),
+        y=alt.Y(f"{y}:Q", title=fmt.header(y), scale=alt.Scale(zero=False)),
+        color=alt.Color(f"{group}:N", title=fmt.header(group)),
     )
     tips = [f"{t}" for t in dict.fromkeys([*tooltip, group, x, y])]
     layers: list[alt.Chart] = [
@@ -329,11 +381,11 @@ def pareto_chart(
         bind=alt.binding_range(min=0, max=1, step=step, name="fairness weight w "),
     )
     tips = [f"{t}" for t in dict.fromkeys([label, x, y, *tooltip])]
-    enc = {"x": alt.X(f"{x}:Q", title=x), "y": alt.Y(f"{y}:Q", title=y)}
+    enc = {"x": alt.X(f"{x}:Q", title=fmt.header(x)), "y": alt.Y(f"{y}:Q", title=fmt.header(y))}
     points = (
         alt.Chart(data)
         .mark_circle(size=60, opacity=0.6)
-        .encode(**enc, color=alt.Color(f"{label}:N", title=label), tooltip=tips)
+        .encode(**enc, color=alt.Color(f"{label}:N", title=fmt.header(label)), tooltip=tips)
         .add_params(w)
     )
     front = (
@@ -376,11 +428,11 @@ def group_histograms(
         .transform_calculate(share="datum.n / datum.total")
         .mark_bar(binSpacing=0)
         .encode(
-            x=alt.X("bin_start:Q", title=value, bin="binned"),
+            x=alt.X("bin_start:Q", title=fmt.header(value), bin="binned"),
             y=alt.Y("share:Q", title="share of group", stack=None),
-            color=alt.Color(f"{group}:N", title=group),
+            color=alt.Color(f"{group}:N", title=fmt.header(group)),
             opacity=alt.condition(pick, alt.value(0.55), alt.value(0.05)),
-            tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", title=value), "n:Q"],
+            tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", title=fmt.header(value)), "n:Q"],
         )
         .add_params(pick)
         .properties(title=title, width=420, height=260)
@@ -405,9 +457,9 @@ def heatmap(
         alt.Chart(data)
         .mark_rect()
         .encode(
-            x=alt.X(f"{x}:O", title=x),
-            y=alt.Y(f"{y}:O", title=y),
-            color=alt.Color(f"{color}:Q", title=color, scale=scale),
+            x=alt.X(f"{x}:O", title=fmt.header(x)),
+            y=alt.Y(f"{y}:O", title=fmt.header(y)),
+            color=alt.Color(f"{color}:Q", title=fmt.header(color), scale=scale),
             tooltip=[f"{t}" for t in dict.fromkeys([x, y, color, *tooltip])],
         )
         .properties(title=title)
@@ -427,12 +479,12 @@ def bar_chart(
     _require(df, [x, y, color, *tooltip])
     data = df[list(dict.fromkeys([x, y, *([color] if color else []), *tooltip]))]
     enc: dict = {
-        "x": alt.X(f"{x}:N", title=x),
-        "y": alt.Y(f"{y}:Q", title=y),
+        "x": alt.X(f"{x}:N", title=fmt.header(x)),
+        "y": alt.Y(f"{y}:Q", title=fmt.header(y)),
         "tooltip": [f"{t}" for t in dict.fromkeys([x, y, *([color] if color else []), *tooltip])],
     }
     if color:
-        enc |= {"color": alt.Color(f"{color}:N", title=color), "xOffset": f"{color}:N"}
+        enc |= {"color": alt.Color(f"{color}:N", title=fmt.header(color)), "xOffset": f"{color}:N"}
     return alt.Chart(data).mark_bar().encode(**enc).properties(title=title)
 
 
@@ -487,7 +539,7 @@ def image_gallery(
         pick = alt.param(
             name=f"{category}_shown",
             value=options[0],
-            bind=alt.binding_select(options=options, name=f"{category} "),
+            bind=alt.binding_select(options=options, name=f"{fmt.header(category)} "),
         )
         chart = chart.add_params(pick).transform_filter(
             f"toString(datum[{category!r}]) == {pick.name}"
@@ -534,7 +586,7 @@ def dropdown_view(
     pick = alt.param(
         name=name or f"{''.join(c if c.isalnum() else '_' for c in field)}_picked",
         value=first,
-        bind=alt.binding_select(options=shown, name=f"{label or field} "),
+        bind=alt.binding_select(options=shown, name=f"{label or fmt.header(field)} "),
     )
     keep = f"toString(datum[{field!r}]) == {pick.name}"
     if isinstance(chart, alt.LayerChart) and chart.data is alt.Undefined:
@@ -543,6 +595,28 @@ def dropdown_view(
             "frame (alt.layer(a, b) with a and b on the same DataFrame) or filter each layer"
         )
     return chart.transform_filter(keep).add_params(pick)
+
+
+class ReaderTable(Styler):
+    """A ``Styler`` whose HTML sits in a box that scrolls sideways when the table is wider than
+    the page, with a visible cue then (``book/_static/reader.css``); otherwise a ``Styler``."""
+
+    def _repr_html_(self) -> str:
+        return table_box(self.to_html())
+
+
+def table_box(inner_html: str) -> str:
+    """``inner_html`` (a table) in the scrolling box of :class:`ReaderTable`: a script marks the
+    box ``pa-scrolls`` while its table is wider than it, which shows :data:`SCROLL_CUE`."""
+    box = f"pa-table-{next(_ids)}"
+    return (
+        f'<div class="pa-table-scroll" id="{box}" data-scroll-cue="{SCROLL_CUE}">'
+        f"{inner_html}</div>\n<script>(function () {{ var el = document.getElementById("
+        f'"{box}"); if (!el) return; var cue = function () {{ el.classList.toggle('
+        '"pa-scrolls", el.scrollWidth > el.clientWidth + 1); }; cue(); '
+        'window.addEventListener("resize", cue); window.addEventListener("load", cue); })();'
+        "</script>"
+    )
 
 
 def table(
@@ -556,23 +630,29 @@ def table(
     decimals: Sequence[str] | Mapping[str, int] = (),
     formats: Mapping[str, str] | None = None,
     index: bool | None = False,
-):
-    """``df`` as a captioned, formatted table (a pandas ``Styler``), the book's one table
-    formatter: fractions in ``percent`` as percent with one decimal (``signed_percent`` with a
-    sign), differences of fractions in ``points`` as signed percentage points (``-5.0 pts``),
-    ``pvalue`` columns in scientific notation, ``decimals`` with two decimals (a mapping: its
-    own places per column), ``formats`` any other format strings by column; NaN shows as
-    "n/a". ``index``: show it (True), hide it (False), or show it only when it is named or a
-    MultiIndex (None)."""
+) -> ReaderTable:
+    """``df`` as a captioned table for readers (a :class:`ReaderTable`, i.e. a pandas
+    ``Styler``), the book's one table formatter (:mod:`pruneaudit.charts.format`): column
+    headers as reader labels (``ci_low`` -> "95% CI low"); fractions in ``percent`` as
+    percent with one decimal (``signed_percent`` with a sign); differences of fractions in
+    ``points`` as signed percentage points (``-5.0 pts``); ``pvalue`` columns as ``< 0.001``
+    or two significant digits; ``decimals`` with two decimals (a mapping: its own places per
+    column); ``formats`` any other format strings by column; every other cell by
+    :func:`~pruneaudit.charts.format.cell` (three significant digits, counts in full, yes/no,
+    raw floats inside text rewritten); missing values "n/a". ``index``: show it (True), hide
+    it (False), or show it only when it is named or a MultiIndex (None)."""
     places = dict(decimals) if isinstance(decimals, Mapping) else dict.fromkeys(decimals, 2)
     _require(df, [*percent, *signed_percent, *points, *pvalue, *places, *(formats or {})])
-    spec: dict[str, object] = {c: "{:.1%}" for c in percent}
-    spec |= {c: "{:+.1%}" for c in signed_percent}
-    spec |= {c: (lambda v: f"{100 * v:+.1f} pts") for c in points}
-    spec |= {c: "{:.2e}" for c in pvalue}
+    spec: dict[str, object] = {c: fmt.cell for c in df.columns}
+    spec |= {c: fmt.percent for c in percent}
+    spec |= {c: functools.partial(fmt.percent, sign=True) for c in signed_percent}
+    spec |= {c: fmt.points for c in points}
+    spec |= {c: fmt.pvalue for c in pvalue}
     spec |= {c: f"{{:.{d}f}}" for c, d in places.items()}
     spec |= dict(formats or {})
-    styler = df.style.format(spec, na_rep="n/a").set_caption(caption)
+    styler = ReaderTable(df).format(spec, na_rep=fmt.MISSING).set_caption(caption)
+    styler = styler.format_index(fmt.cell, axis="index")
+    styler = styler.format_index(fmt.header, axis="columns")
     if index is None:
         index = isinstance(df.index, pd.MultiIndex) or df.index.name is not None
     return styler if index else styler.hide(axis="index")

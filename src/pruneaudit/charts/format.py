@@ -1,0 +1,253 @@
+"""How every number and name reaches a reader: one rule for tables, tooltips and slider labels.
+
+- :func:`header`: a column name as a reader label (``ci_low`` -> ``95% CI low``,
+  ``over_index_train`` -> ``over-index (train)``, else underscores become spaces and known
+  abbreviations are spelt as readers know them: ``intercept_se`` -> ``intercept SE``).
+- :func:`number`: at most three significant digits (``0.0417``, ``2.19``, ``12,300``),
+  integral values as integers with thousands separators (counts: ``2,193``), values below
+  0.001 (or from 10¹⁵ on) as ``1.79 × 10⁻⁴`` (never ``1.79e-04`` nor ``0.000179``), ``n/a``
+  when missing.
+- :func:`percent`, :func:`points`, :func:`pvalue`, :func:`yes_no`: shares in %, differences of
+  shares in percentage points, p-values (``< 0.001``, else two significant digits), booleans.
+- :func:`cell`: any table value by its type; :func:`clean_text`: raw floats inside a string
+  (``170.000000 / 2193.000000`` -> ``170 / 2,193``) rewritten with :func:`number`.
+- :data:`JS_FORMAT`: the same rule in JavaScript, which :func:`pruneaudit.charts.chart_html`
+  applies to chart tooltips and the value shown beside a slider in the browser.
+- :func:`readable_titles`: a Vega-Lite spec whose encodings without a title get
+  :func:`header` of their field (axes, legends, tooltips).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import re
+
+#: Significant digits a reader sees.
+DIGITS = 3
+MISSING = "n/a"
+#: Below ``TINY`` or from ``HUGE`` on, a number is written with a power of ten.
+TINY = 1e-3
+HUGE = 1e15
+
+#: Column names whose reader label is not the general rule's.
+LABELS: dict[str, str] = {
+    "ci_low": "95% CI low",
+    "ci_high": "95% CI high",
+    "p": "p",
+    "p_bh": "p (Benjamini-Hochberg)",
+    "p_value": "p",
+    "pvalue": "p",
+    "n": "n",
+    "se": "SE",
+    "over_index_train": "over-index (train)",
+    "over_index_test": "over-index (test)",
+    "train_share": "share of training set",
+    "test_share": "share of test set",
+    "cie_share": "share of CIEs",
+    "cie_count": "CIEs",
+    "class_name": "class",
+    "paper_term": "term in the paper",
+    "abs_tilt": "|tilt|",
+    "top1": "top-1",
+    "unfairness_max_min": "unfairness (max - min)",
+}
+#: Words of a column name written as readers know them (the general rule of :func:`header`).
+WORDS: dict[str, str] = {
+    "ci": "95% CI",
+    "se": "SE",
+    "sd": "SD",
+    "std": "SD",
+    "bh": "BH",
+    "fpr": "FPR",
+    "fnr": "FNR",
+    "tpr": "TPR",
+    "pie": "PIE",
+    "pies": "PIEs",
+    "cie": "CIE",
+    "cies": "CIEs",
+    "ols": "OLS",
+    "glm": "GLM",
+    "r2": "R²",
+    "top1": "top-1",
+    "acc": "accuracy",
+    "abs": "absolute",
+    "pct": "%",
+    "hsf0": "hsf0",
+    "hsf4": "hsf4",
+}
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: A float literal as Python or pandas print it: four or more decimals, or an exponent.
+RAW_FLOAT = re.compile(r"(?<![\w.])-?\d+(?:\.\d{4,}(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)(?![\w.])")
+
+
+def header(name: object) -> str:
+    """A column name as a reader label (:data:`LABELS`, else the words of :data:`WORDS`,
+    underscores as spaces); a name that is already prose (has a space) is kept."""
+    text = str(name)
+    if text in LABELS:
+        return LABELS[text]
+    if " " in text or "_" not in text:
+        return WORDS.get(text, text)
+    return " ".join(WORDS.get(word.lower(), word) for word in text.split("_") if word)
+
+
+def _missing(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        return not math.isfinite(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def number(value: float | None, digits: int = DIGITS) -> str:
+    """``value`` with at most ``digits`` significant digits (module doc); integral values
+    in full with thousands separators."""
+    if _missing(value):
+        return MISSING
+    v = float(value)  # type: ignore[arg-type]
+    if v == 0:
+        return "0"
+    if v.is_integer() and abs(v) < HUGE:
+        return f"{int(v):,}"
+    if abs(v) < TINY or abs(v) >= HUGE:
+        mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    places = digits - 1 - math.floor(math.log10(abs(v)))
+    rounded = round(v, places)
+    if rounded != 0 and math.floor(math.log10(abs(rounded))) > math.floor(math.log10(abs(v))):
+        places -= 1  # 0.9996 -> 1.00 would show four digits
+        rounded = round(v, places)
+    text = f"{rounded:,.{max(places, 0)}f}"
+    return "0" if float(text.replace(",", "")) == 0 else text
+
+
+def percent(value: float | None, places: int = 1, sign: bool = False) -> str:
+    """A share in percent with ``places`` decimals (``12.3%``; ``+12.3%`` with ``sign``)."""
+    if _missing(value):
+        return MISSING
+    return f"{float(value) * 100:{'+' if sign else ''}.{places}f}%"  # type: ignore[arg-type]
+
+
+def points(value: float | None, places: int = 1) -> str:
+    """A difference of shares in signed percentage points (``-5.0 pts``)."""
+    if _missing(value):
+        return MISSING
+    return f"{float(value) * 100:+.{places}f} pts"  # type: ignore[arg-type]
+
+
+def pvalue(value: float | None) -> str:
+    """A p-value: ``< 0.001`` below 0.001, else two significant digits."""
+    if _missing(value):
+        return MISSING
+    return "< 0.001" if float(value) < TINY else number(value, 2)  # type: ignore[arg-type]
+
+
+def yes_no(value: object) -> str:
+    """``yes`` / ``no`` for a boolean (``n/a`` when missing)."""
+    return MISSING if _missing(value) else ("yes" if bool(value) else "no")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every raw float literal (:data:`RAW_FLOAT`) written by :func:`number`."""
+    return RAW_FLOAT.sub(lambda m: number(float(m.group(0))), text)
+
+
+def cell(value: object) -> str:
+    """Any table value for a reader: booleans yes/no, integers with separators, floats by
+    :func:`number`, text by :func:`clean_text`, missing values ``n/a``."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return yes_no(value)
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    if isinstance(value, numbers.Real):
+        return number(float(value))
+    if _missing(value):
+        return MISSING
+    return clean_text(str(value))
+
+
+def _unescape(field: str) -> str:
+    return re.sub(r"\\(.)", r"\1", field)
+
+
+def readable_titles(spec: dict) -> dict:
+    """A copy of the Vega-Lite ``spec`` in which every encoding channel (and tooltip entry)
+    with a field and no title has ``header(field)`` as its title."""
+    spec = copy.deepcopy(spec)
+
+    def fix(channel: object) -> None:
+        if isinstance(channel, list):
+            for item in channel:
+                fix(item)
+        elif (
+            isinstance(channel, dict)
+            and isinstance(channel.get("field"), str)
+            and "title" not in channel
+        ):
+            channel["title"] = header(_unescape(channel["field"]))
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            encoding = node.get("encoding")
+            if isinstance(encoding, dict):
+                for channel in encoding.values():
+                    fix(channel)
+            for key, value in node.items():
+                if key not in ("data", "datasets"):
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(spec)
+    return spec
+
+
+#: :func:`number`'s rule in JavaScript: ``paNumber(x)`` for a number, ``paText(s)`` for a
+#: string whose raw float literals it rewrites (tooltip values, a slider's shown value).
+JS_FORMAT = r"""
+function paNumber(v) {
+  if (v === null || v === undefined || !isFinite(v)) return "n/a";
+  if (v === 0) return "0";
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString("en-US");
+  if (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e15) {
+    var parts = v.toExponential(2).split("e"), m = parts[0];
+    if (m.indexOf(".") >= 0) m = m.replace(/0+$/, "").replace(/\.$/, "");
+    var sup = {"-": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3",
+      "4": "\u2074", "5": "\u2075", "6": "\u2076", "7": "\u2077", "8": "\u2078", "9": "\u2079"};
+    var e = String(parseInt(parts[1], 10)).split("").map(function (c) { return sup[c]; });
+    return m + " \u00d7 10" + e.join("");
+  }
+  var places = 2 - Math.floor(Math.log10(Math.abs(v)));
+  var r = Number(v.toFixed(Math.max(places, 0)));
+  if (places < 0) r = Math.round(v / Math.pow(10, -places)) * Math.pow(10, -places);
+  if (r !== 0 && Math.floor(Math.log10(Math.abs(r))) > Math.floor(Math.log10(Math.abs(v)))) {
+    places -= 1;
+    r = places >= 0 ? Number(v.toFixed(places)) :
+      Math.round(v / Math.pow(10, -places)) * Math.pow(10, -places);
+  }
+  if (r === 0) return "0";
+  return r.toLocaleString("en-US", {minimumFractionDigits: Math.max(places, 0),
+                                    maximumFractionDigits: Math.max(places, 0)});
+}
+function paText(s) {
+  if (typeof s === "number") return paNumber(s);
+  if (typeof s !== "string") return s;
+  if (/^-?\d+(\.\d+)?(e[-+]?\d+)?$/.test(s.trim())) return paNumber(Number(s));
+  return s.replace(/(^|[^\w.])(-?\d+(?:\.\d{4,}(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+))(?![\w.])/g,
+    function (all, pre, num) { return pre + paNumber(Number(num)); });
+}
+"""
+
+__all__ = [
+    "DIGITS", "MISSING", "TINY", "HUGE", "LABELS", "WORDS", "RAW_FLOAT", "JS_FORMAT",
+    "header", "number", "percent", "points", "pvalue", "yes_no", "clean_text", "cell",
+    "readable_titles",
+]
