@@ -22,6 +22,7 @@ Timings on a shared machine are noisy: quote figures from an otherwise idle one.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import tempfile
 import time
 from pathlib import Path
@@ -30,8 +31,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from pruneaudit import data, training
-from pruneaudit.runs import ResultsStore, RunSpec, populations
+from pruneaudit import compress, data, training
+from pruneaudit.runs import ResultsStore, RunSpec, populations, run_data, trained
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -46,25 +47,25 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     base = RunSpec("mnist", "lenet", epochs=1)
     specs = populations.member_specs(base, range(args.k))
-    test = populations.splits(base, args.root).test
+    test = run_data.splits(base, args.root).test
     grid = [(c, s) for c in data.CORRUPTIONS for s in (1, 3, 5)][: args.sets]
     shifted = [data.corrupt(test.images, c, s, seed=0) for c, s in grid]
-    sets = [populations.dataclasses.replace(test, images=x) for x in shifted]
+    sets = [dataclasses.replace(test, images=x) for x in shifted]
     with tempfile.TemporaryDirectory() as tmp:
         store = ResultsStore(tmp)
         for spec in specs:  # checkpoints to read, as a build's store holds them
-            net = populations.fresh_model(spec, test)
-            store.save(spec, *populations._frames(test, np.zeros(len(test), int), 0.0),
-                       checkpoint=populations.compress.pruned_state_dict(net))
+            net = trained.fresh_model(spec, test)
+            store.save(spec, *trained.evaluation_frames(test, np.zeros(len(test), int), 0.0),
+                       checkpoint=compress.pruned_state_dict(net))
         start = time.perf_counter()
         alone = np.stack([
-            np.stack([training.evaluate(populations.load_model(s, store, args.root), x)
+            np.stack([training.evaluate(trained.load_model(s, store, args.root), x)
                       for s in specs])
             for x in sets
         ])
         one_at_a_time = time.perf_counter() - start
         start = time.perf_counter()
-        nets = [populations.load_model(s, store, args.root) for s in specs]
+        nets = [trained.load_model(s, store, args.root) for s in specs]
         together = np.stack([training.evaluate_population(nets, x) for x in sets])
         batched = time.perf_counter() - start
     agree = float((alone == together).mean())

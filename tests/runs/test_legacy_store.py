@@ -19,7 +19,7 @@ import pytest
 
 from pruneaudit import training
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore, RunSpec, populations
+from pruneaudit.runs import ResultsStore, RunSpec, iterative, populations, trained
 from pruneaudit.runs.store import legacy_keys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -95,12 +95,11 @@ def _refuse_training(*args, **kwargs):
 def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch):
     root, old_keys, recorded = old_store
     monkeypatch.setattr(training, "train_population", _refuse_training)
-    monkeypatch.setattr(populations.training, "train_population", _refuse_training)
     store = ResultsStore(root)
     base = RunSpec("mnist", "lenet", epochs=1, train_size=64, test_size=40)
     dense = populations.member_specs(base, [0, 1])
     gradual = populations.member_specs(base, [0], 0.5)
-    series = populations.series_specs(base, "l1_unstructured", "finetune", 1)
+    series = iterative.series_specs(base, "l1_unstructured", "finetune", 1)
     specs = [*dense, *gradual, *series]
     # stored under the keys of the package version 0.1.0 (devices never changed the keys)
     assert {legacy_keys(s)[0] for s in specs} == set(old_keys)
@@ -109,7 +108,7 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
     pop = populations.run_population(dense, store, str(data_root), progress=False)
     assert pop.preds.shape == (2, 40)
     populations.run_population(gradual, store, str(data_root), progress=False)
-    frame = populations.run_series(
+    frame = iterative.run_series(
         [base], "l1_unstructured", "finetune", 1, store, str(data_root), progress=False
     )
     assert set(frame["iteration"]) == {0, 1}
@@ -119,7 +118,7 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
         # without env.json: written before devices were recorded, a CPU run
         assert (run.path / "env.json").exists() == recorded
         assert recorded or run.env["recorded"] is False
-    model = populations.load_model(series[1], store, str(data_root))
+    model = trained.load_model(series[1], store, str(data_root))
     assert model is not None
     # read as today's specs: current keys everywhere, no version column, nothing written
     assert store.keys() == sorted({s.key for s in specs})

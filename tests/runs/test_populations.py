@@ -9,7 +9,15 @@ from pruning_procedures import iterative_prune
 
 from pruneaudit import compress, training
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore, RunSpec, populations
+from pruneaudit.runs import (
+    ResultsStore,
+    RunSpec,
+    compressed,
+    iterative,
+    populations,
+    run_data,
+    trained,
+)
 
 TINY = dict(epochs=1, train_size=320, test_size=200)
 
@@ -26,7 +34,7 @@ def _no_training(*args, **kwargs):
 def test_series_sparsity_cache_and_shape(base, data_root, tmp_path, monkeypatch):
     store = ResultsStore(tmp_path)
     bases = [base.replace(seed=s) for s in (0, 1)]
-    frame = populations.run_series(
+    frame = iterative.run_series(
         bases, "l1_unstructured", "rewind", 2, store, root=str(data_root), progress=False
     )
     assert len(frame) == 2 * 3 * 10
@@ -38,7 +46,7 @@ def test_series_sparsity_cache_and_shape(base, data_root, tmp_path, monkeypatch)
     assert frame["accuracy"].between(0, 1).all()
 
     monkeypatch.setattr(training, "train_population", _no_training)
-    again = populations.run_series(
+    again = iterative.run_series(
         bases, "l1_unstructured", "rewind", 2, store, root=str(data_root), progress=False
     )
     pd.testing.assert_frame_equal(frame, again)
@@ -48,11 +56,11 @@ def test_techniques_trained_together_equal_each_alone(base, data_root, tmp_path)
     """Several techniques' series packed into one population end where each ends alone."""
     root, techs = str(data_root), ["l1_unstructured", "random_structured"]
     bases = [base.replace(seed=s) for s in (0, 1)]
-    packed = populations.run_series(
+    packed = iterative.run_series(
         bases, techs, "rewind", 2, ResultsStore(tmp_path / "packed"), root, progress=False
     )
     alone = pd.concat(
-        [populations.run_series(bases, t, "rewind", 2, ResultsStore(tmp_path / t), root,
+        [iterative.run_series(bases, t, "rewind", 2, ResultsStore(tmp_path / t), root,
                                 progress=False) for t in techs],
         ignore_index=True,
     )
@@ -67,7 +75,7 @@ def test_techniques_trained_together_equal_each_alone(base, data_root, tmp_path)
 
 def test_resumed_series_equals_uninterrupted(base, data_root, tmp_path):
     cols = ["seed", "iteration", "class", "accuracy", "sparsity"]
-    whole = populations.run_series(
+    whole = iterative.run_series(
         [base],
         "random_structured",
         "finetune",
@@ -77,10 +85,10 @@ def test_resumed_series_equals_uninterrupted(base, data_root, tmp_path):
         progress=False,
     )
     store = ResultsStore(tmp_path / "b")
-    populations.run_series(
+    iterative.run_series(
         [base], "random_structured", "finetune", 1, store, root=str(data_root), progress=False
     )
-    resumed = populations.run_series(
+    resumed = iterative.run_series(
         [base], "random_structured", "finetune", 2, store, root=str(data_root), progress=False
     )
     pd.testing.assert_frame_equal(whole[cols], resumed[cols])
@@ -90,22 +98,22 @@ def test_series_member_equals_single_model_protocol(base, data_root, tmp_path):
     """A seed trained in a group of seeds ends where compress.iterative_prune takes it alone."""
     store = ResultsStore(tmp_path)
     bases = [base.replace(seed=s) for s in (3, 4)]
-    populations.run_series(
+    iterative.run_series(
         bases, "l1_unstructured", "rewind", 1, store, root=str(data_root), progress=False
     )
     spec = bases[1]
-    split = populations.splits(spec, str(data_root))
-    model = populations.fresh_model(spec, split.test)
+    split = run_data.splits(spec, str(data_root))
+    model = trained.fresh_model(spec, split.test)
     iterative_prune(
         model,
         split.train,
         "l1_unstructured",
         "rewind",
         1,
-        populations.train_config(spec),
+        trained.train_config(spec),
         seed=spec.seed,
     )
-    stored = populations.load_model(
+    stored = trained.load_model(
         spec.replace(technique="l1_unstructured", treatment="rewind", iteration=1),
         store,
         str(data_root),
@@ -137,29 +145,29 @@ def test_population_levels_quantized_and_corrupted(base, data_root, tmp_path, mo
     assert np.allclose(pruned.sparsity, 0.5, atol=0.01)
 
     for scheme in ("float16", "dynamic_int8", "static_int8"):
-        q = populations.run_quantized(dense.specs, scheme, store, root, progress=False)
+        q = compressed.run_quantized(dense.specs, scheme, store, root, progress=False)
         assert q.preds.shape == (2, 200)
         assert (q.preds == dense.preds).mean() > 0.9, scheme
         assert np.allclose(q.sparsity, dense.sparsity), scheme
-    q = populations.run_quantized(pruned.specs, "static_int8", store, root, progress=False)
+    q = compressed.run_quantized(pruned.specs, "static_int8", store, root, progress=False)
     assert np.allclose(q.sparsity, pruned.sparsity)
 
     grid = [("gaussian_noise", 3), ("contrast", 1)]
-    both = populations.run_corrupted(
+    both = compressed.run_corrupted(
         dense.specs + pruned.specs, grid, store, root, progress=False
     )
     c = both[("gaussian_noise", 3)]
     assert c.preds.shape == (4, 200)
     assert {s.key for s in c.specs}.isdisjoint({s.key for s in dense.specs})
     # batched over members as each model alone would predict, the sparsity of its model
-    shifted = populations._corrupted_test("mnist", root, base.test_size, "contrast", 1, 0)
+    shifted = compressed.corrupted_test("mnist", root, base.test_size, "contrast", 1, 0)
     for k, spec in enumerate(dense.specs + pruned.specs):
-        alone = training.evaluate(populations.load_model(spec, store, root), shifted)
+        alone = training.evaluate(trained.load_model(spec, store, root), shifted)
         assert np.array_equal(both[("contrast", 1)].preds[k], alone)
     assert np.allclose(c.sparsity, [*dense.sparsity, *pruned.sparsity])
     # stored: asked again, nothing is loaded or evaluated
-    monkeypatch.setattr(populations, "load_model", _no_training)
-    again = populations.run_corrupted(dense.specs, grid[:1], store, root, progress=False)
+    monkeypatch.setattr(compressed, "load_model", _no_training)
+    again = compressed.run_corrupted(dense.specs, grid[:1], store, root, progress=False)
     assert np.array_equal(again[("gaussian_noise", 3)].preds, c.preds[:2])
 
     monkeypatch.setattr(training, "train_population", _no_training)
@@ -170,7 +178,7 @@ def test_population_levels_quantized_and_corrupted(base, data_root, tmp_path, mo
 def test_sizes_beyond_the_dataset_raise(data_root):
     spec = RunSpec(dataset="mnist", model="lenet", train_size=60_001)
     with pytest.raises(PruneAuditError, match="train_size=60001 exceeds the 60000"):
-        populations.splits(spec, str(data_root))
+        run_data.splits(spec, str(data_root))
 
 
 def test_population_seeds_must_be_distinct_and_present():

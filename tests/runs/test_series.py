@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pruneaudit import audit, data, runs, training
+from pruneaudit import audit, runs, training
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore, RunSpec, populations, series
+from pruneaudit.runs import ResultsStore, RunSpec, run_data, series, trained
 
 TREATS = ("finetune", "rewind")
 
@@ -29,7 +29,7 @@ def test_imbalanced_spec_keeps_balanced_keys():
     spec = RunSpec("mnist", "lenet")
     assert series.imbalanced(spec, 1) is spec
     lt = series.imbalanced(spec, 10)
-    assert dict(lt.extra)[data.IMBALANCE_KEY] == 10.0 and lt.key != spec.key
+    assert dict(lt.extra)["imbalance_factor"] == 10.0 and lt.key != spec.key
     with pytest.raises(PruneAuditError, match="imbalance factor"):
         series.imbalanced(spec, 0.5)
 
@@ -50,7 +50,7 @@ def test_class_stats_from_training_pool(data_root):
     for factor, g in stats.groupby("imbalance_factor"):
         assert g["r"].sum() == pytest.approx(0.0, abs=1e-12)
         spec = series.imbalanced(RunSpec("mnist", "lenet", train_size=2000), factor)
-        pool = populations.splits(spec, root).pool
+        pool = run_data.splits(spec, root).pool
         assert g["n"].sum() == len(pool)
         assert g["H"].to_numpy() == pytest.approx(audit.class_entropy(pool.images, pool.labels, 10))
     ten = stats[stats.imbalance_factor == 10.0]["n"]
@@ -137,9 +137,9 @@ def test_dense_epochs_in_keys_only_when_they_differ(data_root):
     assert [s.key for s in same] == [s.key for s in plain]
     assert longer[0].key != plain[0].key
     for spec, finetune, rewind in ((plain[0], 2, 2), (longer[0], 2, 6)):
-        assert populations.round_epochs(spec) == rewind  # the dense run
-        assert populations.round_epochs(spec, "finetune") == finetune
-        assert populations.round_epochs(spec, "rewind") == rewind
+        assert trained.round_epochs(spec) == rewind  # the dense run
+        assert trained.round_epochs(spec, "finetune") == finetune
+        assert trained.round_epochs(spec, "rewind") == rewind
     with pytest.raises(PruneAuditError, match="dense_epochs"):
         series.dense_specs("mnist", "lenet", [0], epochs=2, root=root, dense_epochs=0)
 

@@ -60,3 +60,32 @@ def test_store_keys_are_pinned(name: str) -> None:
     spec = make()
     assert spec.key == key
     assert RunSpec.from_dict(spec.as_dict()).key == key  # a stored spec reads back to its key
+
+
+def test_every_extra_key_constant_is_declared_with_its_type() -> None:
+    from pruneaudit.runs import spec as spec_mod
+
+    constants = {v for k, v in vars(spec_mod).items() if k.endswith("_KEY") and k != "PRECISION"}
+    assert constants == set(spec_mod.EXTRA_TYPES)
+    assert spec_mod.EXTRA_TYPES["severity"] is int and spec_mod.EXTRA_TYPES["flip"] is bool
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"severity": "3"}, r"extra\['severity'\] must be int, got '3'"),
+        ({"severity": True}, r"extra\['severity'\] must be int"),
+        ({"flip": 1}, r"extra\['flip'\] must be bool, got 1"),
+        ({"corruption": 2}, r"extra\['corruption'\] must be str"),
+        ({"imbalance_factor": "10"}, r"extra\['imbalance_factor'\] must be float"),
+    ],
+)
+def test_declared_extra_keys_are_type_checked(extra: dict, message: str) -> None:
+    from pruneaudit.errors import PruneAuditError
+
+    with pytest.raises(PruneAuditError, match=message):
+        BASE.replace(extra=extra)
+
+
+def test_free_form_extra_keys_and_int_for_float_still_pass() -> None:
+    assert dict(BASE.replace(extra={"note": "x", "imbalance_factor": 10}).extra)["note"] == "x"

@@ -36,15 +36,11 @@ from pruneaudit.data.datasets import (
     train_val_split,
 )
 from pruneaudit.data.splits import (
-    IMBALANCE_KEY,
-    IMBALANCE_SEED_KEY,
     long_tail_counts,
     long_tail_indices,
 )
 
 __all__ = [
-    "IMBALANCE_KEY",
-    "IMBALANCE_SEED_KEY",
     "long_tail_counts",
     "long_tail_indices",
     "SPLITS",

@@ -16,10 +16,6 @@ import numpy as np
 
 from pruneaudit.errors import PruneAuditError
 
-#: Keys of :attr:`pruneaudit.runs.RunSpec.extra` that select the imbalance of the training pool.
-IMBALANCE_KEY = "imbalance_factor"
-IMBALANCE_SEED_KEY = "imbalance_seed"
-
 
 def check_factor(factor: object) -> float:
     """``factor`` as a float >= 1, or one clear error."""

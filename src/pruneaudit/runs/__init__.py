@@ -1,7 +1,22 @@
-"""Runs: the run specification, the atomic results store, populations, series and grids."""
+"""Runs: the run specification, the atomic results store, and the runs by kind.
+
+Modules: :mod:`~pruneaudit.runs.spec` (the run and its ``extra`` keys), :mod:`~.store`,
+:mod:`~.run_data` (a run's data: splits, KMNIST's offline split), :mod:`~.trained` (models:
+build, train, load, evaluate into the stored tables), :mod:`~.iterative` (P's pruning series),
+:mod:`~.populations` (H1's populations and their seeds), :mod:`~.compressed` (quantized and
+corrupted copies of trained runs), :mod:`~.series` and :mod:`~.grid` (grids of runs) and
+:mod:`~.cost`.
+"""
 
 from __future__ import annotations
 
+from pruneaudit.runs.compressed import (
+    corrupted_specs,
+    corrupted_test,
+    quantized_specs,
+    run_corrupted,
+    run_quantized,
+)
 from pruneaudit.runs.cost import (
     GPU_COSTS,
     Cost,
@@ -20,46 +35,44 @@ from pruneaudit.runs.grid import (
     run_grid,
     train_and_evaluate,
 )
+from pruneaudit.runs.iterative import run_series, series_specs
 from pruneaudit.runs.populations import (
-    FLIP_KEY,
     GRADUAL_TECHNIQUE,
-    INIT_PREFIX,
     LEVEL_SEED_STRIDE,
     Population,
-    Splits,
     check_levels,
     check_seeds,
-    corrupted_specs,
-    flip_extra,
-    fresh_model,
     gradual_pruner,
     level_name,
     level_seeds,
     level_specs,
-    load_model,
     member_specs,
     population,
-    quantized_specs,
-    run_corrupted,
     run_levels,
     run_population,
-    run_quantized,
-    run_series,
-    series_specs,
-    splits,
-    train_config,
 )
+from pruneaudit.runs.run_data import Splits, flip_extra, splits
 from pruneaudit.runs.spec import (
     CLASS_COLUMNS,
+    EXTRA_TYPES,
+    FLIP_KEY,
     LEVEL_KEY,
     PREDICTION_COLUMNS,
     SCHEME_KEY,
+    Extra,
     RunSpec,
 )
 from pruneaudit.runs.store import (
     STALE_AFTER_S,
     ResultsStore,
     Run,
+)
+from pruneaudit.runs.trained import (
+    INIT_PREFIX,
+    fresh_model,
+    load_model,
+    round_epochs,
+    train_config,
 )
 
 __all__ = [
@@ -68,6 +81,8 @@ __all__ = [
     "LEVEL_KEY",
     "SCHEME_KEY",
     "RunSpec",
+    "Extra",
+    "EXTRA_TYPES",
     "FLIP_KEY",
     "flip_extra",
     "STALE_AFTER_S",
@@ -80,6 +95,7 @@ __all__ = [
     "train_config",
     "fresh_model",
     "load_model",
+    "round_epochs",
     "series_specs",
     "run_series",
     "member_specs",
@@ -98,6 +114,7 @@ __all__ = [
     "run_quantized",
     "corrupted_specs",
     "run_corrupted",
+    "corrupted_test",
     "EXECUTORS",
     "GRID_FIELDS",
     "TaskFn",

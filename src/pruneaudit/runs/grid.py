@@ -432,16 +432,15 @@ def train_and_evaluate(
 ) -> str:
     """Make run ``spec`` (and any missing predecessor) in the store; return its key.
 
-    The runs are those of :mod:`pruneaudit.runs.populations`, so a run made here is the same
-    run, byte for byte, as one made by a study notebook: a dense run (iteration 0, no technique)
-    or a gradual-pruning population member (:func:`~pruneaudit.runs.populations.member_specs`) is
-    made by
+    The runs are those the study notebooks make, byte for byte: a dense run (iteration 0, no
+    technique) or a gradual-pruning population member
+    (:func:`~pruneaudit.runs.populations.member_specs`) is made by
     :func:`~pruneaudit.runs.populations.run_population`; iteration k >= 1 of an iterative-pruning
-    series by :func:`~pruneaudit.runs.populations.run_series`, which resumes from the last stored
+    series by :func:`~pruneaudit.runs.iterative.run_series`, which resumes from the last stored
     iteration of the series. Quantized and corrupted evaluations derive from stored runs and are
-    made by their own functions in :mod:`pruneaudit.runs.populations`.
+    made by their own functions in :mod:`pruneaudit.runs.compressed`.
     """
-    from pruneaudit.runs import populations
+    from pruneaudit.runs import iterative, populations
 
     store = ResultsStore(store_root)
     root = None if data_root is None else str(data_root)
@@ -454,7 +453,7 @@ def train_and_evaluate(
                 f"an iterative-pruning run takes no extra settings, got {extra}; "
                 "train_and_evaluate makes dense, gradual and iteratively pruned runs"
             )
-        populations.run_series(
+        iterative.run_series(
             [spec], spec.technique, spec.treatment, spec.iteration, store, root, progress=False
         )
     elif (spec.technique is None and not extra) or (
@@ -466,6 +465,6 @@ def train_and_evaluate(
         raise PruneAuditError(
             f"train_and_evaluate makes dense runs, gradual-pruning members "
             f"(populations.member_specs) and iteratively pruned runs; {spec.as_dict()} is none "
-            "of these (quantized and corrupted runs: populations.run_quantized / run_corrupted)"
+            "of these (quantized and corrupted runs: runs.run_quantized / run_corrupted)"
         )
     return spec.key

@@ -18,8 +18,10 @@ from pruneaudit import audit, data
 from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
 from pruneaudit.runs.cost import seconds_per_10k, training_cost
-from pruneaudit.runs.populations import member_specs, run_series, splits
-from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, RunSpec
+from pruneaudit.runs.iterative import run_series
+from pruneaudit.runs.populations import member_specs
+from pruneaudit.runs.run_data import splits
+from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, IMBALANCE_KEY, IMBALANCE_SEED_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
 
 TIDY_COLUMNS = (
@@ -73,7 +75,7 @@ def imbalanced(spec: RunSpec, factor: float) -> RunSpec:
     factor = data.splits.check_factor(factor)
     if factor == 1:
         return spec
-    return spec.with_extra(**{data.IMBALANCE_KEY: factor, data.IMBALANCE_SEED_KEY: 0})
+    return spec.with_extra(**{IMBALANCE_KEY: factor, IMBALANCE_SEED_KEY: 0})
 
 
 def dense_specs(
@@ -89,7 +91,7 @@ def dense_specs(
     """The dense run of every seed (the bases of the series) of one (dataset, model, factor);
     ``fields``: the other :class:`RunSpec` fields (epochs, lr, train_size, ...), sizes capped;
     ``dense_epochs``: epochs of the dense run and of every rewound round
-    (:func:`pruneaudit.runs.populations.round_epochs`); None or ``epochs``: every round trains
+    (:func:`pruneaudit.runs.trained.round_epochs`); None or ``epochs``: every round trains
     ``epochs`` (and the specs keep the keys they had before ``dense_epochs`` existed)."""
     train_n, test_n = capped_sizes(
         dataset, fields.pop("train_size", None), fields.pop("test_size", None), root
@@ -197,7 +199,7 @@ def grid_cost(
 
     Per (dataset, factor, model, seed): ``dense_epochs`` (default ``epochs``) for the dense model,
     plus per technique and iteration ``epochs`` for a finetuned round and ``dense_epochs`` for a
-    rewound one (:func:`pruneaudit.runs.populations.round_epochs`).
+    rewound one (:func:`pruneaudit.runs.trained.round_epochs`).
     """
     check_positive_int("iterations", iterations)
     check_positive_int("epochs", epochs)

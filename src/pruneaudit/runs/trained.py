@@ -1,0 +1,151 @@
+"""Trained models of runs: their initial model, training config and fit, stored checkpoints, and
+the stored tables of an evaluation (per-class accuracy with the measured sparsity, per-example
+predictions).
+
+Members that share a computation are trained together by
+:func:`pruneaudit.training.train_population` (:func:`fit_population`) and evaluated as one
+stacked computation (:func:`evaluate_population`). A dense checkpoint also holds the initial
+weights under ``init.*`` keys, for rewinding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from pruneaudit import audit, compress, data, models, training
+from pruneaudit.runs.cost import record_rate
+from pruneaudit.runs.run_data import Splits, splits
+from pruneaudit.runs.spec import RunSpec
+from pruneaudit.runs.store import ResultsStore
+from pruneaudit.timing import phase
+from pruneaudit.training.device import environment
+from pruneaudit.training.loop import StepHook, TrainConfig, evaluate
+
+INIT_PREFIX = "init."
+
+
+def train_config(spec: RunSpec) -> TrainConfig:
+    """The training config of a run."""
+    return TrainConfig(
+        lr=spec.lr,
+        batch_size=spec.batch_size,
+        epochs=spec.epochs,
+        seed=spec.seed,
+        augment=spec.augment,
+    )
+
+
+def round_epochs(spec: RunSpec, treatment: str | None = None) -> int:
+    """Epochs of one training round of ``spec``'s series: ``epochs``, unless the spec sets
+    ``extra["dense_epochs"]``; then the dense run (treatment None) and every rewound round
+    (retrained from the initial weights, as the dense model was: P's rounds repeat the dense
+    budget) train ``dense_epochs``, and a finetuned round ``epochs`` from its current weights."""
+    if spec.dense_epochs is None or treatment == "finetune":
+        return spec.epochs
+    return spec.dense_epochs
+
+
+def fresh_model(spec: RunSpec, like: data.ImageData) -> nn.Module:
+    """The initial (untrained) model of a run, seeded by the run's seed."""
+    return models.build_model(
+        spec.model, like.num_classes, like.in_channels, like.image_size, seed=spec.seed
+    )
+
+
+def load_model(spec: RunSpec, store: ResultsStore, root: str | None = None) -> nn.Module:
+    """The trained model of a stored run (masks restored for pruned runs)."""
+    state = store.load(spec).checkpoint()
+    model = fresh_model(spec, splits(spec, root).test)
+    weights = {k: v for k, v in state.items() if not k.startswith(INIT_PREFIX)}
+    return compress.load_pruned_state_dict(model, weights)
+
+
+def dense_checkpoint(model: nn.Module, init: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The checkpoint of a dense run: its weights and, under ``init.*``, its initial ones."""
+    state = compress.pruned_state_dict(model)
+    state.update({INIT_PREFIX + k: v for k, v in init.items()})
+    return state
+
+
+def init_snapshot(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The initial weights held in a dense checkpoint (the rewound rounds' start)."""
+    return {k[len(INIT_PREFIX) :]: v for k, v in state.items() if k.startswith(INIT_PREFIX)}
+
+
+@phase("evaluation")
+def evaluate_model(
+    model: nn.Module, test: data.ImageData, sparsity: float | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-class accuracy (+ sparsity) and per-example predictions of ``model`` on ``test``.
+
+    ``sparsity`` None measures it on ``model``; a quantized model (whose int8 layers are no
+    longer conv / linear modules) passes the sparsity of the model it was made from."""
+    preds = evaluate(model, test)
+    return evaluation_frames(
+        test, preds, compress.sparsity(model) if sparsity is None else sparsity
+    )
+
+
+@phase("evaluation")
+def evaluate_population(
+    nets: Sequence[nn.Module], test: data.ImageData
+) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """:func:`evaluate_model` of every net of a trained population, evaluated as one stacked
+    computation (:func:`pruneaudit.training.evaluate_population`, the same predictions)."""
+    preds = training.evaluate_population(list(nets), test)
+    return [
+        evaluation_frames(test, p, compress.sparsity(net))
+        for net, p in zip(nets, preds, strict=True)
+    ]
+
+
+def evaluation_frames(
+    test: data.ImageData, preds: np.ndarray, sparsity: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored tables of predictions ``preds`` on ``test``: per-class accuracy (+ sparsity)
+    and per-example predictions."""
+    labels = test.labels.numpy()
+    classes = audit.class_accuracy_frame(labels, preds, test.num_classes)
+    classes["sparsity"] = sparsity
+    predictions = pd.DataFrame(
+        {"index": np.arange(len(labels)), "label": labels, "prediction": preds}
+    )
+    return classes, predictions
+
+
+def fit_population(
+    nets: list[nn.Module],
+    split: list[Splits],
+    specs: list[RunSpec],
+    store: ResultsStore,
+    progress: bool,
+    hooks: list[StepHook | None] | None = None,
+    epochs: int | None = None,
+) -> None:
+    """Train ``nets`` in place as one population, member ``k`` on its own training split
+    (``epochs``: instead of the specs' own), and record the training rate in ``store``
+    (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates)."""
+    configs = [train_config(s) for s in specs]
+    if epochs is not None:
+        configs = [dataclasses.replace(c, epochs=epochs) for c in configs]
+    start = time.perf_counter()
+    with phase("training"):
+        training.train_population(
+            nets,
+            split[0].pool,
+            configs,
+            indices=[s.train_idx for s in split],
+            step_hooks=hooks,
+            progress=progress,
+        )
+    images = sum(len(s.train_idx) * c.epochs for s, c in zip(split, configs, strict=True))
+    record_rate(
+        store.root, specs[0].model, environment()["device"], time.perf_counter() - start, images
+    )
