@@ -12,7 +12,8 @@ rewritten in place, in a log (not a tty) plain lines.
 Threads: :func:`choose_threads` picks torch's thread count from the cores actually free
 (``os.cpu_count()`` less the cores other processes keep busy over half a second,
 :func:`pruneaudit.book.progress.others_busy`; rounded, at least 1) unless
-``$PRUNEAUDIT_THREADS`` sets it.
+``$PRUNEAUDIT_THREADS`` sets it. That is the count a kernel starts with; the trainer then
+re-reads the free cores before each population (:mod:`pruneaudit.training.threads`).
 """
 
 from __future__ import annotations
@@ -26,13 +27,18 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.training.threads import (
+    THREADS_ENV,
+    fixed_threads,
+    free_threads,
+    own_busy_seconds,
+    system_busy_seconds,
+)
 
 PROGRESS_ENV = "PRUNEAUDIT_PROGRESS_FILE"
 #: Seconds between two progress lines, across all bars (the runner sets it: 1 on a terminal, 10
 #: in a log).
 INTERVAL_ENV = "PRUNEAUDIT_PROGRESS_INTERVAL"
-THREADS_ENV = "PRUNEAUDIT_THREADS"
 
 
 # ------------------------------------------------------------------------------ kernel side
@@ -102,32 +108,10 @@ def route_tqdm(path: str | os.PathLike | None = None) -> bool:
 def others_busy(window: float = 0.5) -> float:
     """Cores that processes other than this one and its parent and children kept busy over the
     last ``window`` seconds (psutil's system CPU times less this process tree's)."""
-    import psutil
-
-    def own() -> float:
-        procs = [psutil.Process()]
-        try:
-            procs.append(procs[0].parent())
-            procs += procs[0].children(recursive=True)
-        except psutil.Error:
-            pass
-        total = 0.0
-        for proc in procs:
-            try:
-                t = proc.cpu_times()
-            except (psutil.Error, AttributeError):
-                continue
-            total += t.user + t.system
-        return total
-
-    def system() -> float:
-        t = psutil.cpu_times()
-        return sum(t) - t.idle - getattr(t, "iowait", 0.0)
-
-    start, mine, wall = system(), own(), time.monotonic()
+    start, mine, wall = system_busy_seconds(), own_busy_seconds(), time.monotonic()
     time.sleep(window)
     elapsed = time.monotonic() - wall
-    busy = (system() - start) - (own() - mine)
+    busy = (system_busy_seconds() - start) - (own_busy_seconds() - mine)
     return max(0.0, busy / elapsed)
 
 
@@ -139,16 +123,12 @@ def choose_threads(
     (default :func:`pruneaudit.book.progress.others_busy`, over half a second) is the cores
     other processes keep busy now: an idle machine gets every core, also right after an
     install (the load average, which lags by minutes, is not used)."""
-    setting = setting if setting is not None else os.environ.get(THREADS_ENV)
-    if setting:
-        if not setting.strip().isdigit() or int(setting) < 1:
-            raise PruneAuditError(
-                f"{THREADS_ENV} must be a positive integer (torch threads), got {setting!r}"
-            )
-        return int(setting), f"set by {THREADS_ENV}"
+    fixed = fixed_threads(setting if setting is not None else os.environ.get(THREADS_ENV, ""))
+    if fixed is not None:
+        return fixed, f"set by {THREADS_ENV}"
     cores = cores if cores is not None else os.cpu_count() or 1
     load = load if load is not None else others_busy()
-    free = min(cores, max(1, math.floor(cores - load + 0.5)))
+    free = free_threads(cores, load)
     return free, (
         f"{cores} cores, other processes busy {load:.1f} cores now: {free} free "
         f"(set {THREADS_ENV} to choose)"

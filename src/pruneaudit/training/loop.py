@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -49,6 +49,7 @@ from pruneaudit.compress.reparam import pruning_hooks, refresh_effective_weight
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.training.device import (
+    autocast,
     full_precision,
     is_quantized,
     model_device,
@@ -170,6 +171,7 @@ def train(
     progress: bool = True,
     num_threads: int | None = None,
     device: str | torch.device | None = None,
+    precision: str | None = None,
 ) -> nn.Module:
     """Train ``model`` in place on all of ``data`` with plain SGD; returns ``model``.
 
@@ -185,8 +187,11 @@ def train(
     Device: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) runs the
     steps; the data moves there once, augmentation runs there, the random draws stay on the CPU
     generator (same draws on every device), and the model returns to its own device at the end.
+    ``precision`` (default: the setting): ``fp32``, or ``bf16`` autocast of the forward pass on
+    CUDA (:func:`pruneaudit.training.device.autocast`; refused on the CPU).
     """
     dev = resolve_device(device)
+    cast = autocast(precision, dev)
     n = len(data)
     if n == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
@@ -199,7 +204,7 @@ def train(
     )
     try:
         with _placed(model, num_threads, dev):
-            _sgd(model, on_device(data, dev), cfg, step_hook, bar, dev)
+            _sgd(model, on_device(data, dev), cfg, step_hook, bar, dev, cast)
     finally:
         bar.close()
     return model
@@ -212,8 +217,11 @@ def _sgd(
     step_hook: StepHook | None,
     bar: tqdm,
     device: torch.device,
+    cast: AbstractContextManager | None = None,
 ) -> None:
-    """The training loop proper (draws exactly as in the module docstring)."""
+    """The training loop proper (draws exactly as in the module docstring); ``cast`` wraps the
+    forward pass (autocast; default none)."""
+    cast = cast if cast is not None else nullcontext()
     n, spec = len(data), data.spec
     images, labels = data.images, data.labels
     pad = crop_padding(spec.size) if cfg.augment else 0
@@ -236,7 +244,9 @@ def _sgd(
                     offsets = offsets.to(device, non_blocking=True)
                     flips = None if flips is None else flips.to(device, non_blocking=True)
                 x = apply_augmentation(x, offsets, flips, pad)
-            loss = F.cross_entropy(model(normalize(x, spec)), labels[idx])
+            with cast:
+                logits = model(normalize(x, spec))
+            loss = F.cross_entropy(logits.float(), labels[idx])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

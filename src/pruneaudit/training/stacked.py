@@ -92,12 +92,14 @@ from torch import nn
 from torchvision.models import AlexNet
 from tqdm.auto import tqdm
 
+from pruneaudit import config
 from pruneaudit.compress.prune import GradualPruner, refresh_effective_weight
 from pruneaudit.compress.reparam import pruned_tensors
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.models import LeNet
-from pruneaudit.training.device import full_precision, on_device, resolve_device
+from pruneaudit.training.device import autocast, full_precision, on_device, resolve_device
+from pruneaudit.training.graphed import StaticStep, normalizer
 from pruneaudit.training.loop import (
     StepHook,
     TrainConfig,
@@ -106,6 +108,7 @@ from pruneaudit.training.loop import (
     steps_per_epoch,
     train,
 )
+from pruneaudit.training.threads import adjust_threads
 
 if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
@@ -192,13 +195,18 @@ _KINDS = {
 
 
 class _Stack:
-    """The K members' parameters and masks as stacked tensors, and the stacked forward pass."""
+    """The K members' parameters and masks as stacked tensors, and the stacked forward pass.
+
+    ``every_mask``: every parameter gets a mask (all ones where no member prunes it), so that
+    a hook that prunes a layer later changes a mask's values, never which tensors exist (the
+    graph path's requirement)."""
 
     def __init__(
         self,
         models: Sequence[nn.Module],
         requires_grad: bool,
         device: torch.device = _CPU,
+        every_mask: bool = False,
     ):
         plans = [_layers(m) for m in models]
         first = plans[0]
@@ -227,7 +235,7 @@ class _Stack:
             for slot in self.slots:
                 pairs = [_member_tensors(m, name) for m, name in slot]
                 self.params.append(torch.stack([p.detach() for p, _ in pairs]).to(device))
-                if all(mask is None for _, mask in pairs):
+                if all(mask is None for _, mask in pairs) and not every_mask:
                     self.masks.append(None)
                 else:
                     self.masks.append(
@@ -414,6 +422,8 @@ def train_population(
     progress: bool = True,
     num_threads: int | None = None,
     device: str | torch.device | None = None,
+    graphs: bool | str = "auto",
+    precision: str | None = None,
 ) -> list[nn.Module]:
     """Train K models in place as one computation; returns ``models``.
 
@@ -424,10 +434,22 @@ def train_population(
     All settings but the seed must be equal across ``cfgs``. Architectures
     :func:`supports` rejects are trained one after another with :func:`~pruneaudit.training.train`.
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
-    (as in :func:`~pruneaudit.training.train`; ``None`` keeps torch's setting). ``device``
+    (as in :func:`~pruneaudit.training.train`); ``None`` keeps torch's setting, or, where this
+    process follows the free cores (:func:`pruneaudit.training.threads.follow_free_cores`, as
+    the book's kernels do), sets it to the cores free since the previous population. ``device``
     (default: the setting) runs the computation; see "Devices" in the module docstring.
+    ``graphs``: each step of a stacked block as one CUDA graph replay
+    (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
+    CPU; ``True`` on the CPU runs the graph path's static-buffer step without capture (same
+    results, no speed-up: a check of its arithmetic). ``precision`` (default: the setting,
+    :func:`pruneaudit.config.precision_setting`): ``fp32`` or ``bf16`` autocast on CUDA.
     """
     dev = resolve_device(device)
+    if num_threads is None:
+        adjust_threads()  # the free cores re-read, where the book's kernels follow them
+    use_graphs = _graphs_setting(graphs, dev)
+    autocast(precision, dev)  # bf16 on the CPU: one clear error before any work
+    precision = config.precision_setting(precision)
     _check_population(models, cfgs)
     if step_hooks is None:
         step_hooks = [None] * len(models)
@@ -441,7 +463,7 @@ def train_population(
             own = data if members is None else data.subset(members[:, k].numpy())
             train(
                 model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads,
-                device=dev,
+                device=dev, precision=precision,
             )
         return models
     threads_before = torch.get_num_threads()
@@ -449,10 +471,22 @@ def train_population(
         torch.set_num_threads(check_positive_int("num_threads", num_threads))
     try:
         with full_precision(dev):
-            _train_stacked(models, on_device(data, dev), cfgs, step_hooks, progress, members, dev)
+            _train_stacked(
+                models, on_device(data, dev), cfgs, step_hooks, progress, members, dev,
+                use_graphs, precision,
+            )
     finally:
         torch.set_num_threads(threads_before)
     return models
+
+
+def _graphs_setting(graphs: bool | str, device: torch.device) -> bool:
+    """Whether the graph path runs: ``"auto"`` on CUDA only; ``True`` or ``False`` as given."""
+    if graphs == "auto":
+        return device.type == "cuda"
+    if not isinstance(graphs, bool):
+        raise PruneAuditError(f"graphs must be True, False or 'auto', got {graphs!r}")
+    return graphs
 
 
 def _member_indices(
@@ -514,6 +548,8 @@ def _train_stacked(
     progress: bool,
     members: torch.Tensor | None = None,
     device: torch.device = _CPU,
+    graphs: bool = False,
+    precision: str = "fp32",
 ) -> None:
     k = len(models)
     for model in models:
@@ -536,7 +572,7 @@ def _train_stacked(
         _train_block(
             [models[i] for i in block], data, [cfgs[i] for i in block],
             [step_hooks[i] for i in block], None if members is None else members[:, block],
-            device, advance,
+            device, advance, graphs, precision,
         )
 
     with bar:
@@ -551,11 +587,15 @@ def _train_block(
     members: torch.Tensor | None,
     device: torch.device,
     advance: Callable[[float], None],
+    graphs: bool = False,
+    precision: str = "fp32",
 ) -> None:
-    """Train one stacked block of members through all its epochs (its own draws and hooks)."""
+    """Train one stacked block of members through all its epochs (its own draws and hooks):
+    each step eagerly, or with ``graphs`` through :class:`~pruneaudit.training.graphed.
+    StaticStep` (one CUDA graph replay per full batch on CUDA)."""
     n = len(data) if members is None else members.shape[0]
     cfg, spec, k = cfgs[0], data.spec, len(models)
-    stack = _Stack(models, True, device)
+    stack = _Stack(models, True, device, every_mask=graphs)
     opt = torch.optim.SGD(
         stack.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
     )
@@ -565,13 +605,29 @@ def _train_block(
     c, h, w = images.shape[1:]
     b = cfg.batch_size
     spe = steps_per_epoch(n, b)
+    static = None
+    if graphs:
+        static = StaticStep(
+            stack.forward, stack.params, stack.masks, images, labels,  # type: ignore[arg-type]
+            normalizer(spec.mean, spec.std, device), n=n, batch_size=b, lr=cfg.lr,
+            momentum=cfg.momentum, weight_decay=cfg.weight_decay, pad=pad,
+            precision=precision, capture=device.type == "cuda",
+        )
     step = 0
     for _ in range(cfg.epochs):
         draws = _epoch_draws(n, cfg, spec, generators)
         if members is not None:  # positions in each member's split -> indices into data
             draws = (torch.gather(members, 0, draws[0]), *draws[1:])
         perm, offsets, flips = (None if t is None else t.to(device) for t in draws)
+        if static is not None:
+            static.load_epoch(perm, offsets, flips)
         for s in range(spe):
+            if static is not None:
+                static.step(s)
+                _after_step(stack, models, step_hooks, step)
+                step += 1
+                advance(k / spe)
+                continue
             rows = slice(s * b, (s + 1) * b)
             idx = perm[rows]  # (bb, k): batch position major, member minor
             bb = idx.shape[0]
@@ -584,20 +640,29 @@ def _train_block(
                     pad,
                 )
             x = normalize(x, spec).view(bb, k * c, h, w)
-            logits = stack.forward(x)  # (k, bb, classes)
+            with autocast(precision, device):
+                logits = stack.forward(x).float()  # (k, bb, classes); float32 already in fp32
             target = labels[idx.t().reshape(-1)]
             loss = F.cross_entropy(logits.reshape(k * bb, -1), target, reduction="sum")
             opt.zero_grad(set_to_none=True)
             (loss / bb).backward()
             opt.step()
-            for local, hook in enumerate(step_hooks):
-                if _hook_acts(hook, step):
-                    stack.push(local)
-                    hook(models[local], step)  # type: ignore[misc]
-                    stack.pull(local)
+            _after_step(stack, models, step_hooks, step)
             step += 1
             advance(k / spe)
     stack.finish()
+
+
+def _after_step(
+    stack: _Stack, models: list[nn.Module], step_hooks: list[StepHook | None], step: int
+) -> None:
+    """Each member's step hook where it acts, on the member's module (weights copied out of
+    the stack and back, in place)."""
+    for local, hook in enumerate(step_hooks):
+        if _hook_acts(hook, step):
+            stack.push(local)
+            hook(models[local], step)  # type: ignore[misc]
+            stack.pull(local)
 
 
 # --------------------------------------------------------------------------- evaluation
