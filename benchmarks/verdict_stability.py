@@ -44,25 +44,27 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = """
-import sys, time
+import json, sys, time
 from pathlib import Path
 from pruneaudit.book.runner import run_notebook
-profile, out, threads, *names = sys.argv[1:]
+profile, out, threads, overrides, *names = sys.argv[1:]
 for name in names:
     start = time.perf_counter()
-    run_notebook(name, profile, None, out, progress=True, threads=int(threads))
+    run_notebook(name, profile, json.loads(overrides) or None, out, progress=True,
+                 threads=int(threads))
     with open(Path(out) / "wall.txt", "a") as f:
         f.write(f"{name} {time.perf_counter() - start:.0f}\\n")
 """
 
 
 def build(notebooks: list[str], profile: str, threads: int, store: Path,
-          out: Path) -> subprocess.Popen:
-    """Start the builds of ``notebooks`` (in order) with ``threads`` torch threads into an empty
-    ``store`` and ``out``; the log goes to ``out/build.log``, the wall times to
-    ``out/wall.txt``."""
+          out: Path, overrides: dict | None = None, *, cold: bool = True) -> subprocess.Popen:
+    """Start the builds of ``notebooks`` (in order) with ``threads`` torch threads and the
+    parameter ``overrides`` (``NAME.key: value``) into an empty ``store`` and ``out``; the log
+    goes to ``out/build.log``, the wall times to ``out/wall.txt``. ``cold=False`` builds
+    over what the store holds (a warm rebuild: findings recomputed by the code of now)."""
     for path in (store, out):
-        if path.exists() and any(path.iterdir()):
+        if cold and path.exists() and any(path.iterdir()):
             sys.exit(f"{path} is not empty: a cold build needs empty folders (remove it, or "
                      "pass --compare-only to compare what is there)")
     out.mkdir(parents=True, exist_ok=True)
@@ -73,7 +75,8 @@ def build(notebooks: list[str], profile: str, threads: int, store: Path,
                p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)}
     with open(out / "build.log", "w") as log:
         return subprocess.Popen(
-            [sys.executable, "-c", BUILD, profile, str(out), str(threads), *notebooks],
+            [sys.executable, "-c", BUILD, profile, str(out), str(threads),
+             json.dumps(overrides or {}), *notebooks],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 

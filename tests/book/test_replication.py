@@ -1,0 +1,35 @@
+"""Another set of seeds for every study: disjoint, complete, and refused when it overlaps."""
+
+from __future__ import annotations
+
+import pytest
+
+from pruneaudit.book import paths
+from pruneaudit.book.profiles import validate_notebook
+from pruneaudit.book.replication import seed_overrides
+from pruneaudit.errors import PruneAuditError
+
+
+@pytest.mark.parametrize("profile", ["smoke", "quick", "paper"])
+def test_every_seed_list_moves_to_a_disjoint_set(profile):
+    names = sorted(p.stem for p in paths.NBS.glob("[0-9][0-9]_*.ipynb") if p.stem[:2] != "00")
+    moved = seed_overrides(names, profile, 1000)
+    for name in names:
+        values = validate_notebook(name, profile)
+        for key, value in values.items():
+            if key.endswith("seeds") and isinstance(value, list) and value:
+                assert moved[f"{name}.{key}"] == [v + 1000 for v in value]
+                assert not set(moved[f"{name}.{key}"]) & set(value)
+    # Study 4 always has seeds; Study 5's members follow them, its reference seeds move.
+    assert "04_compression_impact.seeds" in moved and "05_robustness.reference_seeds" in moved
+    # The moved values pass every notebook's checks.
+    for key, value in moved.items():
+        name, _, short = key.partition(".")
+        validate_notebook(name, profile, {short: value})
+
+
+def test_an_offset_that_overlaps_or_is_zero_is_refused():
+    with pytest.raises(PruneAuditError, match="in both sets; use an offset larger than 15"):
+        seed_overrides(["04_compression_impact"], "quick", 3)
+    with pytest.raises(PruneAuditError, match="nonzero integer"):
+        seed_overrides(["04_compression_impact"], "quick", 0)
