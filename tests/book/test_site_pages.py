@@ -1,14 +1,15 @@
-"""The intro's study list and the Reproducing page's timings, computed from fixture files."""
+"""The fragments the build writes (front page, timings, findings by id, re-run), from fixtures."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from pruneaudit.book import pages
+from pruneaudit.book import finding_ids, pages
 from pruneaudit.errors import PruneAuditError
 
 
@@ -64,22 +65,54 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     assert text.index("Study 2 — writers") < text.index("05_shift")
     assert "{doc}`Study 2 — writers </book/studies/02_writers>`" in text
     assert "**Asks.** Pruning costs little. Is the loss spread evenly over writers, or not?" in text
-    assert "3 findings: 2 reproduced, 1 not reproduced." in text
-    assert (
-        "First: **D2.1** spread: ours 0.120 [0.070, 0.170] (the paper: 0.2). *reproduced*: our "
-        "interval excludes no effect and contains the paper's value." in text
-    )
+    assert "3 findings: 2 reproduced, 1 not reproduced. Headline: **D2.1** spread" in text
     assert "```{figure} /book/studies/02_writers.key.svg" in text
+    assert ":width: 100%" in text and "480px" not in text
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
     entry = text[text.index("### 05_shift") :]
     assert "{doc}" not in entry and "figure" not in entry
     assert "1 finding: 1 same direction, smaller." in entry
 
 
+def test_front_page_summary_table(studies: Path) -> None:
+    nb = nbformat.read(studies / "02_writers.ipynb", as_version=4)
+    nb.metadata["pruneaudit"] = {"profile": "smoke", "date": "2026-11-20 10:00 UTC"}
+    nbformat.write(nb, studies / "02_writers.ipynb")
+    text = pages.write_front_page(studies).read_text()
+    table = text[: text.index(pages.IDS_SENTENCE)]
+    lines = [line for line in table.splitlines() if line.startswith("| {doc}")]
+    assert lines == [
+        "| {doc}`Study 2 — writers </book/studies/02_writers>` | Pruning costs little. Is the "
+        "loss spread evenly over writers, or not? | **D2.1** spread: ours 0.120 [0.070, 0.170]; "
+        "paper 0.2; *reproduced* | 2 reproduced, 1 not reproduced | smoke, 2026-11-20 10:00 UTC |"
+    ]
+    assert "| 05_shift |  | **D2.1** spread" in table and "| not recorded |" in table
+    assert "D*study*.*number*" in text  # the ids explained once
+
+
+def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
+    marked = {**_row("not reproduced", finding="D2.2 gap"), "headline": True}
+    _findings(studies / "02_writers.findings.json", [_row("reproduced"), marked])
+    _findings(studies / "05_shift.findings.json", [marked])
+    text = pages.write_front_page(studies).read_text()
+    assert "Headline: **D2.2** gap" in text and "| **D2.2** gap: ours" in text
+    assert "**D2.1** spread: ours" not in text
+
+
 def test_front_page_changes_with_the_results(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
-    assert "1 finding: 1 not reproduced. First: **D2.1** spread: ours 0.010 [" in text
+    assert "1 finding: 1 not reproduced. Headline: **D2.1** spread: ours 0.010 [" in text
+
+
+def test_question_keeps_math_whole(tmp_path: Path) -> None:
+    _notebook(
+        tmp_path / "03_q.ipynb",
+        "# Pareto\n\n**Question** (P, 2020). Does $v = w_f \\cdot (-\\mathrm{u}) + w_s s$ "
+        "(the value) pick a fairer net?",
+    )
+    _, question = pages._title_and_question(tmp_path / "03_q.ipynb")
+    assert question == "Does $v = w_f \\cdot (-\\mathrm{u}) + w_s s$ pick a fairer net?"
 
 
 def test_front_page_without_findings(tmp_path: Path) -> None:
@@ -100,13 +133,13 @@ def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
 
 def test_answer_line_direction_only() -> None:
     row = _row("reproduced") | {"paper": None}
-    assert "(the paper states a direction). *reproduced*" in pages.answer_line([row])
+    assert "(the paper states a direction)" in pages.answer_line([row])
 
 
 def test_answer_line_not_testable() -> None:
     row = {"finding": "D5.4 CelebA", "verdict": "not testable here"}
     assert pages.answer_line([row]) == (
-        "1 finding: 1 not testable here. First: D5.4 CelebA: not testable here."
+        "1 finding: 1 not testable here. Headline: D5.4 CelebA: not testable here."
     )
 
 
@@ -128,7 +161,10 @@ def test_timings_page_from_records(tmp_path: Path) -> None:
     assert "| 02_b | 1 min 08 s |  |  |  |  |  |  | 2026-11-20T10:01 | 2 |" in text
     assert "**quick**: 22 min 05 s in all (1 steps" in text
     assert "15 min" not in text
-    assert "**paper**: not measured yet on this machine." in text
+    assert "**paper**: no build of it measured on this machine yet." in text
+    # what the profile file states beside what this machine measured
+    stated = sum(pages.profile_measurement("quick").values())
+    assert f"states a measured cold build of {pages._duration(stated)} in all" in text
     assert text.index("**smoke**") < text.index("**quick**") < text.index("**paper**")
 
 
@@ -163,7 +199,7 @@ def test_timings_page_accepts_runs_mapping_and_checks_keys(tmp_path: Path) -> No
 
 def test_timings_page_without_file(tmp_path: Path) -> None:
     text = pages.write_timings_page(tmp_path).read_text()
-    assert text.count("not measured yet") == 3
+    assert text.count("no build of it measured on this machine yet") == 3
 
 
 def test_fold_injected_parameters(tmp_path: Path) -> None:
@@ -177,3 +213,49 @@ def test_fold_injected_parameters(tmp_path: Path) -> None:
     assert again.cells[1].metadata["tags"] == ["injected-parameters", "hide-cell"]
     assert again.cells[0].metadata["tags"] == ["parameters", "hide-cell"]
     assert pages.fold_injected_parameters(tmp_path) == []  # idempotent
+
+
+def test_definitions_page_one_anchor_per_id(studies: Path) -> None:
+    rows = [
+        {**_row("reproduced", finding="D2.10 late"), "definition": "the tenth"},
+        {**_row("reproduced", finding="D2.2 gap"), "definition": "a gap"},
+        {**_row("reproduced", finding="D2.2 trend: gap grows")},
+        _row("reproduced", finding="no id"),
+    ]
+    _findings(studies / "02_writers.findings.json", rows)
+    text = pages.write_definitions_page(studies).read_text()
+    ids = re.findall(r'<span id="([^"]+)"></span>\*\*(D[\d.]+)\*\*', text)
+    assert ids == [("finding-d2-1", "D2.1"), ("finding-d2-2", "D2.2"),
+                   ("finding-d2-10", "D2.10")]
+    assert "  - gap: a gap\n  - trend: gap grows\n" in text
+    assert "{doc}`02_writers </book/studies/02_writers>`" in text
+    assert "no id" not in text
+
+
+def test_finding_ids() -> None:
+    assert finding_ids.finding_id("D4.10 compressed top-1") == "D4.10"
+    assert finding_ids.finding_id("spread") == ""
+    assert finding_ids.link("D4.1") == "../methods_audit.html#finding-d4-1"
+    with pytest.raises(PruneAuditError, match="not a finding id"):
+        finding_ids.anchor("D4")
+
+
+def test_rerun_fragment(tmp_path: Path) -> None:
+    name = "00_template"
+    record = {**_timing("smoke", name, 14.1, "2026-11-20T10:00:00"), "cores": 2}
+    (tmp_path / "_timings.json").write_text(json.dumps([record]))
+    (path,) = pages.write_rerun_pages(tmp_path, [name])
+    text = path.read_text()
+    assert path.name == "_rerun_00_template.md"
+    assert f'make book BOOK_FLAGS="--only {name}"' in text
+    assert f".venv/bin/python -m pruneaudit.book run {name} --profile quick" in text
+    assert "| smoke | 14 s (2026-11-20, 2 cores, CPU) |" in text
+    assert "| paper | not measured yet" in text  # never invented
+    # one row per declared parameter, each profile's value from its file
+    declared = pages.declared_parameters(name)
+    table = [line for line in text.splitlines() if line.startswith("| ") and "`" in line]
+    assert [line.split(" | ")[0][2:] for line in table] == list(declared)
+    smoke = pages.resolve_parameters(name, "smoke")
+    for key, value in smoke.items():
+        row = next(line for line in table if line.startswith(f"| {key} |"))
+        assert row.split(" | ")[2] == pages._value(value)

@@ -1,18 +1,25 @@
 """Page fragments the book computes at build time from what the executed notebooks wrote.
 
-- :func:`write_front_page`: the intro's study list (``_front.md``): per study its question (the
-  first sentence ending in ``?`` of the executed page's opening text), its answer counted from
-  ``<notebook>.findings.json`` (written by ``Page.show_findings``) and its key figure
-  ``<notebook>.key.svg`` (written by ``Page.show_key_figure``).
+- :func:`write_front_page`: the intro's studies at a glance (``_front.md``): a summary table
+  (study, question, headline finding with its interval, verdict counts, profile and build date)
+  from ``<notebook>.findings.json`` (written by ``Page.show_findings``; rows marked
+  ``"headline": true`` are the headline, else the first row) and the executed notebook's
+  ``metadata.pruneaudit``; then per study its question, answer and key figure
+  ``<notebook>.key.svg`` (written by ``Page.show_key_figure``) at full width.
 - :func:`write_timings_page`: the Reproducing page's table of measured durations
   (``_timings.md``) from ``_timings.json``, which the build writes (records with keys
-  ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``).
-
+  ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``), beside what each profile file
+  states as its measured cold build.
+- :func:`write_definitions_page`: the methods page's *Findings by id* (``_definitions.md``), one
+  anchor per finding id (:mod:`pruneaudit.book.finding_ids`).
+- :func:`write_rerun_pages`: per notebook, "Re-run this page" (``_rerun_<name>.md``): the
+  commands, the measured time per profile and the parameters per profile.
 - :func:`fold_injected_parameters`: papermill's ``injected-parameters`` cell gets the
   ``hide-cell`` tag, so that the values a profile injected stay on the page, folded.
 
-All three depend only on the studies folder; ``build`` calls :func:`prepare_pages` (all three)
-before ``jupyter-book build``. The intro and Reproducing pages ``{include}`` the fragments.
+All depend only on the studies folder (and ``nbs/``); ``build`` calls :func:`prepare_pages`
+before ``jupyter-book build``. The intro, Reproducing and methods pages ``{include}`` the
+fragments; a study page may include its ``_rerun_<name>.md``.
 """
 
 from __future__ import annotations
@@ -25,10 +32,18 @@ from collections import Counter
 from pathlib import Path
 
 from pruneaudit import timing
+from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import VERDICTS, Finding
-from pruneaudit.book.findings_table import sentence
+from pruneaudit.book import finding_ids
+from pruneaudit.book.findings_table import ours_text, paper_text, sentence, short_name
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
+from pruneaudit.book.profiles import (
+    available_notebooks,
+    declared_parameters,
+    profile_measurement,
+    resolve_parameters,
+)
 from pruneaudit.errors import PruneAuditError
 
 FRONT = "_front.md"
@@ -66,10 +81,18 @@ def _markdown_cells(notebook: Path) -> list[str]:
     ]
 
 
+#: Inline or display math in Markdown, kept as written by :func:`_plain_text`.
+MATH = re.compile(r"(\$\$.+?\$\$|\$[^$\n]+\$)", flags=re.S)
+
+
 def _plain_text(markdown: str) -> str:
-    text = re.sub(r"[*`]|^#+.*$", "", markdown, flags=re.MULTILINE)
-    text = re.sub(r"\([^()]*\)", "", text)  # citations in parentheses
-    text = re.sub(r"\s+", " ", text)
+    """Markdown as one plain line: no emphasis, code marks, headings or parenthesised
+    citations, except inside ``$...$`` math, which is kept whole."""
+    parts = MATH.split(markdown)
+    for i in range(0, len(parts), 2):  # the text between math spans
+        text = re.sub(r"[*`]|^#+.*$", "", parts[i], flags=re.MULTILINE)
+        parts[i] = re.sub(r"\([^()]*\)", "", text)  # citations in parentheses
+    text = re.sub(r"\s+", " ", "".join(parts))
     return re.sub(r"\s+([,.?:;])", r"\1", text).strip()
 
 
@@ -92,40 +115,107 @@ def _title_and_question(notebook: Path) -> tuple[str, str]:
     return title, question or fallback
 
 
-def answer_line(rows: list[dict]) -> str:
-    """One line from a page's findings: the verdict counts and the first finding in one plain
-    sentence (:func:`pruneaudit.book.findings_table.sentence`)."""
-    if not rows:
-        return "no findings recorded on this page yet"
+def headline_rows(rows: list[dict]) -> list[dict]:
+    """The rows a page marks as its headline (``"headline": true``), else its first row."""
+    marked = [r for r in rows if isinstance(r, dict) and r.get("headline")]
+    return marked or rows[:1]
+
+
+def verdict_counts(rows: list[dict]) -> str:
+    """``2 reproduced, 1 not reproduced``: the verdicts of ``rows`` in the verdicts' order."""
     counts = Counter(r.get("verdict", "") for r in rows)
     order = [v for v in VERDICT_ORDER if counts[v]] + sorted(set(counts) - set(VERDICT_ORDER))
-    parts = [f"{counts[v]} {v}" for v in order]
+    return ", ".join(f"{counts[v]} {v}" for v in order)
+
+
+def answer_line(rows: list[dict]) -> str:
+    """One line from a page's findings: the verdict counts and its headline finding(s) in
+    plain sentences (:func:`pruneaudit.book.findings_table.sentence`)."""
+    if not rows:
+        return "no findings recorded on this page yet"
     noun = "finding" if len(rows) == 1 else "findings"
-    return f"{len(rows)} {noun}: {', '.join(parts)}. First: {_first_sentence(rows[0])}"
+    said = " ".join(_first_sentence(r) for r in headline_rows(rows))
+    return f"{len(rows)} {noun}: {verdict_counts(rows)}. Headline: {said}"
 
 
-def _first_sentence(row: dict) -> str:
+def _finding(row: dict) -> Finding | None:
     fields = {f.name for f in dataclasses.fields(Finding)}
     known = {k: v for k, v in row.items() if k in fields}
     if known.get("excess") is not None:
         known["excess"] = tuple(known["excess"])
     try:
-        finding = Finding(**{"paper": None, "ours": None, "ci_low": None, "ci_high": None,
-                             "source": "", **known})
+        return Finding(**{"paper": None, "ours": None, "ci_low": None, "ci_high": None,
+                          "source": "", **known})
     except (TypeError, PruneAuditError):
+        return None
+
+
+def _first_sentence(row: dict) -> str:
+    finding = _finding(row)
+    if finding is None:
         return f"{row.get('finding', '?')}: {row.get('verdict', '?')}."
     return sentence(finding)
 
 
-def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
-    """Write ``<studies_dir>/_front.md``, the intro's list of studies; return its path.
+def headline_cell(row: dict) -> str:
+    """A headline row in a table cell: its name, ours with the 95% interval, the paper's value
+    and the verdict (``D2.1 spread: 0.120 [0.070, 0.170]; paper 0.2; reproduced``)."""
+    finding = _finding(row)
+    if finding is None:
+        return f"{row.get('finding', '?')}: {row.get('verdict', '?')}"
+    ident, label = short_name(finding)
+    name = f"**{ident}** {label}" if ident else f"**{label}**"
+    if finding.verdict == audit_findings.NOT_TESTABLE:
+        return f"{name}: *{finding.verdict}*"
+    paper = f"paper {paper_text(finding)}" if finding.paper is not None else "paper: a direction"
+    return f"{name}: ours {ours_text(finding)}; {paper}; *{finding.verdict}*"
 
-    One entry per ``<name>.findings.json`` (the template ``00_*`` left out), in name order:
-    the title (a link when the executed notebook ``<name>.ipynb`` is there), the question, the
-    computed answer, and the key figure when ``<name>.key.svg`` exists.
+
+def _cell(text: str) -> str:
+    """Text safe in a Markdown table cell (one line, pipes escaped)."""
+    return re.sub(r"\s+", " ", text).replace("|", "\\|").strip()
+
+
+#: The key executed notebooks record their build under (``pruneaudit.book.runner``).
+STAMP_KEY = "pruneaudit"
+
+
+def build_stamp_of(notebook: Path) -> dict:
+    """The profile and date an executed notebook records (``metadata.pruneaudit``); ``{}``."""
+    if not notebook.is_file():
+        return {}
+    meta = _read_json(notebook).get("metadata", {})  # type: ignore[union-attr]
+    stamp = meta.get(STAMP_KEY) if isinstance(meta, dict) else None
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def _profile_name(label: object) -> str:
+    text = str(label or "")
+    return Path(text).stem if text.endswith((".yml", ".yaml")) else text
+
+
+#: The sentence that says what a finding id is (front page).
+IDS_SENTENCE = (
+    "Each finding has an id, D*study*.*number* (D4.5 is Study 4's fifth finding taken from a "
+    "paper); it links to its definition in {doc}`methods_audit`, section *Findings by id*."
+)
+
+def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
+    """Write ``<studies_dir>/_front.md``, the intro's studies at a glance; return its path.
+
+    First a summary table, one row per ``<name>.findings.json`` (the template ``00_*`` left out)
+    in name order: the study (a link when the executed notebook ``<name>.ipynb`` is there), its
+    question, its headline finding with the interval (:func:`headline_rows`), the verdict
+    counts, and the profile and date of the build that computed them; then a sentence on the
+    ids; then per study its question, answer line and key figure ``<name>.key.svg`` at the
+    text column's full width.
     """
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
+    table = [
+        "| Study | Question | Headline finding [95% interval] | Verdicts | Profile, built |",
+        "|---|---|---|---|---|",
+    ]
     entries = []
     for path in sorted(studies_dir.glob("*.findings.json")):
         name = path.name.removesuffix(".findings.json")
@@ -137,6 +227,18 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         notebook = studies_dir / f"{name}.ipynb"
         title, question = _title_and_question(notebook)
         link = f"{{doc}}`{title} <{SITE_STUDIES}/{name}>`" if notebook.is_file() else title
+        stamp = build_stamp_of(notebook)
+        built = (
+            f"{_profile_name(stamp.get('profile'))}, {stamp.get('date', '')}".strip(", ")
+            if stamp
+            else "not recorded"
+        )
+        headline = "<br>".join(headline_cell(r) for r in headline_rows(rows)) or "none yet"
+        counts = verdict_counts(rows) if rows else "none yet"
+        table.append(
+            f"| {_cell(link)} | {_cell(question)} | {_cell(headline)} | {_cell(counts)} "
+            f"| {_cell(built)} |"
+        )
         lines = [f"### {link}", ""]
         if question:
             lines += [f"**Asks.** {question}", ""]
@@ -145,16 +247,22 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
             lines += [
                 f"```{{figure}} {SITE_STUDIES}/{name}.key.svg",
                 f":alt: key figure of {title}",
-                ":width: 480px",
+                ":width: 100%",
+                ":class: pa-key-figure",
                 "",
                 f"Key figure of {title} (from the built page).",
                 "```",
                 "",
             ]
         entries.append("\n".join(lines))
-    text = "\n".join(entries) or (
-        "No study page has recorded its findings yet: build the book "
-        "(`make book`) and each study page writes them.\n"
+    if not entries:
+        return _write(studies_dir / FRONT, (
+            "No study page has recorded its findings yet: build the book "
+            "(`make book`) and each study page writes them.\n"
+        ))
+    summary = "\n".join(table)
+    text = (
+        f':::{{container}} pa-summary\n{summary}\n:::\n\n{IDS_SENTENCE}\n\n' + "\n".join(entries)
     )
     return _write(studies_dir / FRONT, text)
 
@@ -218,6 +326,26 @@ def _phase_cells(record: dict) -> str:
     return " | ".join(f"{v:,.0f} s" for v in [*spent, other])
 
 
+def _stated(profile: str) -> dict[str, float]:
+    try:
+        return profile_measurement(profile)
+    except PruneAuditError:
+        return {}
+
+
+def _stated_text(profile: str) -> str:
+    """What the profile file states as its measured cold build (``measured:``), or that it
+    states none."""
+    stated = _stated(profile)
+    if not stated:
+        return f"The profile file (`nbs/profiles/{profile}.yml`) states no measured build."
+    return (
+        f"The profile file (`nbs/profiles/{profile}.yml`, section `measured`) states a measured "
+        f"cold build of {_duration(sum(stated.values()))} in all (its comments say on what "
+        "machine)."
+    )
+
+
 def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     """Write ``<studies_dir>/_timings.md``: per profile, each notebook's measured duration
     split into phases (training, evaluation, pruning, store I/O and the rest), the runs it added
@@ -230,8 +358,9 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     parts = []
     for profile in profiles:
         rows = sorted((r for r in records if r["profile"] == profile), key=lambda r: r["notebook"])
+        stated = _stated_text(profile)
         if not rows:
-            parts.append(f"**{profile}**: not measured yet on this machine.\n")
+            parts.append(f"**{profile}**: no build of it measured on this machine yet. {stated}\n")
             continue
         total = sum(float(r["seconds"]) for r in rows)
         dates = sorted(str(r["date"])[:10] for r in rows)
@@ -247,7 +376,7 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         lines = [
             f"**{profile}**: {_duration(total)} in all ({len(rows)} steps, measured "
             f"{dates[0]}{' to ' + dates[-1] if dates[-1] != dates[0] else ''} on "
-            f"{' / '.join(cores)} cores).{note}",
+            f"{' / '.join(cores)} cores).{note} {stated}".rstrip(),
             "",
             "| step | duration | " + " | ".join(PHASE_HEADS) + " | other | new runs stored "
             "| date | cores |",
@@ -261,6 +390,127 @@ def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         ]
         parts.append("\n".join(lines) + "\n")
     return _write(studies_dir / TIMINGS, "\n".join(parts))
+
+
+RERUN = "_rerun_{name}.md"
+DEFINITIONS = "_definitions.md"
+
+
+def _value(value: object) -> str:
+    """A parameter value as the profile's YAML would write it (in code marks)."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
+    text = text.removesuffix("...").strip()
+    return f"`{text}`"
+
+
+def rerun_text(name: str, studies_dir: str | os.PathLike = STUDIES) -> str:
+    """The "Re-run this page" fragment of notebook ``name``: the commands (from the
+    repository's root, with the environment ``make setup`` makes), its parameters per profile
+    (the ``parameters`` cell's defaults and each profile's values) and the measured duration
+    per profile (``_timings.json``; "not measured yet" when absent)."""
+    declared = declared_parameters(name)
+    values: dict[str, dict[str, object]] = {}
+    for profile in PROFILE_NAMES:
+        try:
+            values[profile] = resolve_parameters(name, profile)
+        except PruneAuditError:
+            values[profile] = {}
+    lines = [
+        "From the repository's root, in the environment `make setup` created (`.venv`):",
+        "",
+        "```bash",
+        f'make book BOOK_FLAGS="--only {name}"                 # quick profile, then the book',
+        f'make book PROFILE=smoke BOOK_FLAGS="--only {name}"   # tiny subsets, seconds',
+        f".venv/bin/python -m pruneaudit.book run {name} --profile quick   # this notebook only",
+        "```",
+        "",
+        "`-p key=value` changes one parameter of the table below (e.g. `-p epochs=2`).",
+        "",
+        "| profile | measured here |",
+        "|---|---|",
+    ]
+    records = {
+        r["profile"]: r for r in load_timings(studies_dir, strict=False) if r["notebook"] == name
+    }
+    for profile in PROFILE_NAMES:
+        record = records.get(profile)
+        stated = _stated(profile).get(name)
+        if record is None:
+            measured = "not measured yet"
+        else:
+            device = f", {record['device']}" if record.get("device") else ", CPU"
+            measured = (
+                f"{_duration(record['seconds'])} ({str(record['date'])[:10]}, "
+                f"{record['cores']} cores{device})"
+            )
+        if stated is not None:
+            measured += f"; the profile states {_duration(stated)} (cold build)"
+        lines.append(f"| {profile} | {measured} |")
+    lines += [
+        "",
+        ":::{dropdown} Parameters per profile",
+        "",
+        "| parameter | default | " + " | ".join(PROFILE_NAMES) + " |",
+        "|---|---|" + "---|" * len(PROFILE_NAMES),
+    ]
+    for key, parameter in declared.items():
+        default = parameter.default
+        shown = _value(default) if default is not None or key in values["quick"] else "`null`"
+        cells = [
+            _value(values[p][key]) if key in values[p] else "default" for p in PROFILE_NAMES
+        ]
+        lines.append(f"| {key} | {_cell(shown)} | " + " | ".join(map(_cell, cells)) + " |")
+    lines += ["", ":::", ""]
+    return "\n".join(lines)
+
+
+def write_rerun_pages(
+    studies_dir: str | os.PathLike = STUDIES, names: list[str] | None = None
+) -> list[Path]:
+    """Write ``_rerun_<name>.md`` (:func:`rerun_text`) for every notebook of ``nbs/`` (or
+    ``names``) into ``studies_dir``, for its page to ``{include}``; return the paths."""
+    studies_dir = Path(studies_dir)
+    studies_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        _write(studies_dir / RERUN.format(name=name), rerun_text(name, studies_dir))
+        for name in (available_notebooks() if names is None else names)
+    ]
+
+
+def write_definitions_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
+    """Write ``<studies_dir>/_definitions.md``, the methods page's *Findings by id*: per id of
+    the built pages' ``<name>.findings.json`` (in id order), an anchor
+    (:func:`pruneaudit.book.finding_ids.anchor`), its rows' names and definitions and the page
+    it is on; return its path."""
+    studies_dir = Path(studies_dir)
+    studies_dir.mkdir(parents=True, exist_ok=True)
+    by_id: dict[str, list[tuple[str, dict]]] = {}
+    for path in sorted(studies_dir.glob("*.findings.json")):
+        name = path.name.removesuffix(".findings.json")
+        rows = _read_json(path)
+        for row in rows if isinstance(rows, list) else []:
+            ident = finding_ids.finding_id(str(row.get("finding", "")))
+            if ident:
+                by_id.setdefault(ident, []).append((name, row))
+    if not by_id:
+        return _write(studies_dir / DEFINITIONS, "No study page has recorded findings yet.\n")
+    items = []
+    for ident in sorted(by_id, key=finding_ids.sort_key):
+        name = by_id[ident][0][0]
+        page = f"{{doc}}`{name} <{SITE_STUDIES}/{name}>`" if (
+            studies_dir / f"{name}.ipynb").is_file() else name
+        rows = []
+        for _, row in by_id[ident]:
+            label = str(row.get("finding", "")).removeprefix(ident).strip(" :")
+            definition = str(row.get("definition") or "").strip()
+            rows.append(f"  - {label}" + (f": {definition}" if definition else ""))
+        items.append(
+            f'- <span id="{finding_ids.anchor(ident)}"></span>**{ident}** ({page})\n'
+            + "\n".join(rows)
+        )
+    return _write(studies_dir / DEFINITIONS, "\n".join(items) + "\n")
 
 
 def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
@@ -289,6 +539,12 @@ def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[P
 
 def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
     """What ``build`` runs before ``jupyter-book build``: fold the injected parameters, write the
-    front page's study list and the timings table; return the two fragments."""
+    front page's studies at a glance, the timings table, the methods page's findings by id and
+    each notebook's "Re-run this page" fragment; return the fragments."""
     fold_injected_parameters(studies_dir)
-    return [write_front_page(studies_dir), write_timings_page(studies_dir)]
+    return [
+        write_front_page(studies_dir),
+        write_timings_page(studies_dir),
+        write_definitions_page(studies_dir),
+        *write_rerun_pages(studies_dir),
+    ]

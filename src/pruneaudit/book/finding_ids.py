@@ -1,0 +1,45 @@
+"""Where each finding id (``D4.5``) is defined: one anchor per id on the methods page.
+
+The methods page ``book/methods_audit.md`` includes ``studies/_definitions.md``
+(:func:`pruneaudit.book.pages.write_definitions_page`), which gives every id of the built pages
+its own anchor :func:`anchor`; a study page links an id with :func:`link`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pruneaudit.errors import PruneAuditError
+
+#: A finding id: ``D`` study ``.`` number.
+ID = re.compile(r"D(\d+)\.(\d+)")
+#: The methods page that holds the anchors, as a study page links it.
+METHODS_PAGE = "../methods_audit.html"
+
+
+def finding_id(name: str) -> str:
+    """The id a finding's name opens with (``"D4.1 trend: ..."`` -> ``"D4.1"``), else ``""``."""
+    match = re.match(rf"\s*({ID.pattern})\b", name)
+    return match.group(1) if match else ""
+
+
+def anchor(ident: str) -> str:
+    """The HTML id of ``ident``'s definition (``D4.10`` -> ``finding-d4-10``)."""
+    match = ID.fullmatch(ident.strip())
+    if not match:
+        raise PruneAuditError(f"{ident!r} is not a finding id: write D<study>.<number>, e.g. D4.1")
+    return f"finding-d{match.group(1)}-{match.group(2)}"
+
+
+def link(ident: str, page: str = METHODS_PAGE) -> str:
+    """The link from a study page to ``ident``'s definition on the methods page."""
+    return f"{page}#{anchor(ident)}"
+
+
+def sort_key(ident: str) -> tuple[int, int]:
+    """Ids in reading order (``D4.2`` before ``D4.10``)."""
+    match = ID.fullmatch(ident)
+    return (int(match.group(1)), int(match.group(2))) if match else (10**6, 0)
+
+
+__all__ = ["ID", "METHODS_PAGE", "finding_id", "anchor", "link", "sort_key"]
