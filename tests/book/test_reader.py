@@ -1,0 +1,150 @@
+"""The built book as a reader meets it, in headless Chromium: no raw float in any visible text
+or widget label, no page wider than a 390 px phone screen, the front page's summary table.
+
+The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named by
+``$PRUNEAUDIT_BOOK_HTML``; Chromium is the one ``tests/browsers.py`` finds.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: What a formatted number never looks like: six decimals, or a zero-padded exponent.
+RAW_FLOAT = re.compile(r"\d\.\d{6}|e-0")
+#: The text a reader sees: the page's main column less code, scripts and styles.
+VISIBLE_TEXT = """() => {
+    const main = document.querySelector('main') || document.body;
+    const copy = main.cloneNode(true);
+    copy.querySelectorAll('.cell_input, pre, code, script, style, mjx-container, .math')
+        .forEach(e => e.remove());
+    return copy.innerText;
+}"""
+#: Each widget's label and shown value (Vega bindings: name, select options, slider value).
+WIDGET_TEXT = """() => [...document.querySelectorAll('.vega-bind')].map(b => b.innerText)"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def book_html(request: pytest.FixtureRequest) -> Path:
+    """``$PRUNEAUDIT_BOOK_HTML`` if set, else the smoke build."""
+    given = os.environ.get("PRUNEAUDIT_BOOK_HTML")
+    if given:
+        path = Path(given).resolve()
+        assert (path / "index.html").is_file(), f"$PRUNEAUDIT_BOOK_HTML: no index.html in {path}"
+        return path
+    return request.getfixturevalue("smoke_book")
+
+
+@pytest.fixture(scope="module")
+def server(book_html: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(book_html))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from browsers import HOW, find_chromium
+    from playwright.sync_api import sync_playwright
+
+    found = find_chromium()
+    if found is None:
+        pytest.fail(HOW)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(found), headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def reader_pages(html: Path) -> list[str]:
+    """The front page, the book's own pages and every study page."""
+    return ["index.html", *sorted(p.relative_to(html).as_posix()
+                                  for p in (html / "book").rglob("*.html"))]
+
+
+def _open(browser, server: str, path: str, width: int):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.pruneaudit-chart')].every("
+        "d => d.querySelector('svg, canvas') || d.textContent.trim())",
+        timeout=15_000,
+    )
+    return page
+
+
+def test_no_raw_float_in_visible_text_or_widgets(browser, server: str, book_html: Path) -> None:
+    problems = []
+    for path in reader_pages(book_html):
+        if path.endswith(("genindex.html", "search.html", "api.html")):
+            continue
+        page = _open(browser, server, path, 1400)
+        try:
+            text = page.evaluate(VISIBLE_TEXT)
+            widgets = page.evaluate(WIDGET_TEXT)
+        finally:
+            page.close()
+        for where, shown in [("text", text), *(("widget", w) for w in widgets)]:
+            for line in shown.splitlines():
+                if RAW_FLOAT.search(line):
+                    problems.append(f"{path} ({where}): {line.strip()[:120]!r}")
+    assert not problems, "raw floats a reader sees:\n" + "\n".join(problems)
+
+
+def test_no_page_wider_than_a_phone(browser, server: str, book_html: Path) -> None:
+    problems = []
+    for path in reader_pages(book_html):
+        page = _open(browser, server, path, 390)
+        try:
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > 390:
+                culprits = page.evaluate(
+                    """() => [...document.querySelectorAll('main *')]
+                        .filter(e => e.getBoundingClientRect().right > 392 &&
+                                     ![...e.children].some(
+                                         c => c.getBoundingClientRect().right > 392))
+                        .slice(0, 3).map(e => e.tagName + '.' + e.className)"""
+                )
+                problems.append(f"{path}: {width} px wide ({culprits})")
+        finally:
+            page.close()
+    assert not problems, "pages wider than a 390 px screen:\n" + "\n".join(problems)
+
+
+def test_front_page_has_the_summary_table(browser, server: str) -> None:
+    page = _open(browser, server, "index.html", 1400)
+    try:
+        heads = page.eval_on_selector_all(
+            ".pa-summary table th", "hs => hs.map(h => h.textContent.trim())"
+        )
+        rows = page.locator(".pa-summary table tbody tr").count()
+    finally:
+        page.close()
+    assert heads == ["Study", "Question", "Headline finding [95% interval]", "Verdicts",
+                     "Profile, built"]
+    assert rows >= 1
+
+
+def test_raw_float_pattern() -> None:
+    assert RAW_FLOAT.search("0.9900990099009901") and RAW_FLOAT.search("1.79e-04")
+    assert RAW_FLOAT.search("170.000000 / 2193.000000")
+    assert not RAW_FLOAT.search("0.990, 1.79 × 10⁻⁴, 12.3%, 2,193")
