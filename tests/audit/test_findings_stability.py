@@ -135,3 +135,24 @@ def test_firm_rows_keep_their_verdict_in_simulated_replications():
     assert firm.sum() > 200 and (~firm).sum() > 200
     assert kept[firm].mean() >= audit.STABLE
     assert kept.mean() == pytest.approx(stated.mean(), abs=0.04)
+
+
+def test_units_for_stability_is_the_fewest_that_make_the_row_firm():
+    ours, low, high, units = 1.0, 0.02, 1.98, 6
+
+    def rule(lo, hi):
+        return audit.verdict(lo, hi, 2.5)
+
+    need = F.units_for_stability(ours, low, high, rule, units)
+    assert need is not None and need > units
+
+    def steady(n):  # brute force: the interval rescaled to n units, t on n - 1 df
+        scale = math.sqrt(units / n) * stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1)
+        half = (high - low) / 2 * scale
+        return audit.stability(ours, ours - half, ours + half, rule, df=n - 1, nodes=500)[0]
+
+    assert steady(need) >= audit.STABLE > steady(need - 1)
+    row = audit.finding("x", ours, low, high, 2.5, source="s", basis="b", df=units - 1)
+    assert row.firm_at == need
+    firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", df=5)
+    assert firm.firm_at is None

@@ -73,7 +73,7 @@ UNITS = ("", "percent", "points", "ratio")
 JSON_KEYS = (
     "finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source", "power", "unit",
     "definition", "basis", "excess", "units", "needed", "direction", "size", "stability",
-    "direction_stability", "alternative", "paper_se", "headline",
+    "direction_stability", "alternative", "paper_se", "headline", "firm_at",
 )
 #: Answers to "is the effect there, on the paper's side?" (:func:`direction_of`).
 PAPERS_SIDE = "paper's side"
@@ -421,6 +421,46 @@ def units_for_power(
     return high
 
 
+def units_for_stability(
+    ours: float,
+    ci_low: float,
+    ci_high: float,
+    rule: Callable[[float, float], str],
+    units: int,
+    *,
+    t: bool = True,
+    target: float = STABLE,
+    most: int = 10_000,
+) -> int | None:
+    """The fewest units at which a row with our estimate would be firm (:func:`stability` at
+    least ``target``) if the estimate held: the interval's distances from ``ours`` shrink as
+    ``sqrt(units/n)`` (for a t interval, with the quantile on ``n - 1`` df). None when the row is
+    already firm, cannot be computed, or needs more than ``most`` units."""
+    if units < 2 or not all(map(math.isfinite, (ours, ci_low, ci_high))):
+        return None
+
+    def steady(n: int) -> float:
+        scale = math.sqrt(units / n)
+        if t:
+            scale *= float(stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1))
+        low, high = ours - (ours - ci_low) * scale, ours + (ci_high - ours) * scale
+        value, _ = stability(ours, low, high, rule, df=n - 1 if t else None, nodes=500)
+        return -1.0 if value is None else value
+
+    if steady(units) >= target:
+        return None
+    n = units
+    while n < most:  # doubling, then bisection on the first doubling that is firm
+        n = min(2 * n, most)
+        if steady(n) >= target:
+            low, high = n // 2, n
+            while high - low > 1:
+                mid = (low + high) // 2
+                low, high = (low, mid) if steady(mid) >= target else (mid, high)
+            return high
+    return None
+
+
 @dataclass(frozen=True)
 class Finding:
     """One row of a study's findings table."""
@@ -462,6 +502,9 @@ class Finding:
     paper_se: float | None = None
     #: Whether the page states this row in its first sentences (its headline).
     headline: bool = False
+    #: Units at which a borderline row would be firm if its estimate held
+    #: (:func:`units_for_stability`).
+    firm_at: int | None = None
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
@@ -525,6 +568,11 @@ def finding(
     finite = math.isfinite(ci_low) and math.isfinite(ci_high)
     steady, other = stability(ours, ci_low, ci_high, rule, df=df)
     steady_direction, _ = stability(ours, ci_low, ci_high, rule_direction, df=df)
+    firm_at = (
+        units_for_stability(ours, ci_low, ci_high, rule, units, t=df is not None)
+        if units is not None and steady is not None and steady < STABLE
+        else None
+    )
     return Finding(
         name,
         value,
@@ -549,6 +597,7 @@ def finding(
         alternative=other,
         paper_se=paper_se,
         headline=headline,
+        firm_at=firm_at,
     )
 
 

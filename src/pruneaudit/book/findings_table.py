@@ -183,6 +183,11 @@ def sentence(row: Finding) -> str:
             f"; a replication with as many units would keep this verdict only "
             f"{row.stability:.0%} of the time (else most likely *{row.alternative}*)"
         )
+        if row.firm_at is not None and row.units is not None:
+            said += (
+                f"; about {row.firm_at:,} {_unit_word(row)} (this build: {row.units}) would make "
+                "it firm if the estimate held"
+            )
     budget = budget_text(row)
     if row.verdict == audit_findings.INCONCLUSIVE and budget:
         return f"{said} at this budget; {budget}."
