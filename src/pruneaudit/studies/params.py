@@ -8,7 +8,8 @@ stored as tuples, so the object cannot change after it is checked) and its rules
 read it by attribute.
 
 Checking happens once, when the object is made: first every field against its type, then every
-rule; one :class:`~pruneaudit.errors.PruneAuditError` lists each problem, one message per rule.
+rule (the device and precision rules of every study first); one
+:class:`~pruneaudit.errors.PruneAuditError` lists each problem, one message per rule.
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def _frozen(value: object) -> object:
 class StudyParams:
     """What every study page takes: where the data and the results store are, and the device.
 
+    ``device``: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``; a CUDA device this machine lacks is
+    an error here, before any kernel starts. The training precision is the setting
+    (``$PRUNEAUDIT_PRECISION``: ``fp32``, the default, or ``bf16``, which needs CUDA), checked
+    here against the device.
+
     Subclasses add their fields (``kw_only``: declared in any order) and override :meth:`rules`.
     """
 
@@ -96,7 +102,7 @@ class StudyParams:
             if not matches(getattr(self, name), kind)
         ]
         if not problems:
-            for rule in self.rules():
+            for rule in (self._device_rule, self._precision_rule, *self.rules()):
                 try:
                     rule()
                 except PruneAuditError as error:
@@ -107,6 +113,26 @@ class StudyParams:
     def rules(self) -> Iterable[Rule]:
         """The checks beyond the types, each a callable raising one clear error."""
         return ()
+
+    def _device_rule(self) -> None:
+        """The device is a setting this machine has (``cuda`` without CUDA names the fix)."""
+        from pruneaudit.training.device import resolve_device
+
+        resolve_device(self.device)
+
+    def _precision_rule(self) -> None:
+        """The precision setting is ``fp32`` or ``bf16``, and ``bf16`` runs on a CUDA device."""
+        from pruneaudit import config
+        from pruneaudit.training.device import resolve_device
+
+        if config.precision_setting() == "bf16":
+            device = resolve_device(self.device)
+            if device.type != "cuda":
+                raise PruneAuditError(
+                    f"precision 'bf16' (${config.PRECISION_ENV}) needs a CUDA device, and "
+                    f"device {self.device!r} is the CPU here; set {config.PRECISION_ENV}=fp32 "
+                    "or unset it"
+                )
 
     @classmethod
     def names(cls) -> list[str]:
