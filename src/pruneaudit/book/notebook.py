@@ -33,6 +33,7 @@ from pruneaudit.audit import findings as audit_findings
 from pruneaudit.book import findings_table, progress
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
+from pruneaudit.training.threads import follow_free_cores
 
 #: Set by :func:`pruneaudit.book.run_notebook` for the kernel: where the executed page goes.
 PAGE_DIR_ENV = "PRUNEAUDIT_PAGE_DIR"
@@ -192,6 +193,7 @@ def setup(namespace: Mapping[str, object], params_type: type[StudyParams]) -> Pa
     import torch
 
     torch.set_num_threads(threads)
+    follow_free_cores()  # the trainer re-reads the free cores before each population
     print(f"Torch threads: {threads} ({why})")
     progress.route_tqdm()
     charts.enable_offline()
