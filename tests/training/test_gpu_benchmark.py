@@ -52,3 +52,34 @@ def test_cpu_run_writes_its_table(bench, data_root, tmp_path, monkeypatch, capsy
     assert "Study 2 (P 4.1, LeNet / QMNIST)" in out
     table = (tmp_path / "gpu_training_cpu.csv").read_text()
     assert "train_population K=2" in table and (tmp_path / "gpu_training_cpu.md").is_file()
+
+
+def test_cpu_run_prints_the_targets_as_not_measured(bench, data_root, tmp_path, monkeypatch,
+                                                    capsys):
+    monkeypatch.setattr(bench, "OUT", tmp_path)
+    bench.main(["--device", "cpu", "--images", "64", "--ks", "2", "--root", str(data_root),
+                "--peak-tflops", "0.05"])
+    out = capsys.readouterr().out
+    assert "K=2: graph path not measured (CUDA only)" in out
+    table = (tmp_path / "gpu_training_cpu.csv").read_text()
+    assert "K=2 eager" in table and "graphs" not in table
+
+
+def test_targets_are_ratios_of_one_run(bench):
+    """Hand-computed: graphs 4.5x eager and 90x the plain loop at K=30; 1.3M at K=120."""
+    import pandas as pd
+
+    rows = {
+        "(a) plain loop, batch 32, data on the device": 10_000.0,
+        "(b) train_population K=30 eager": 200_000.0,
+        "(b) train_population K=30 graphs": 900_000.0,
+        "(b) train_population K=30 graphs bf16": 1_000_000.0,
+        "(b) train_population K=120 eager": 250_000.0,
+        "(b) train_population K=120 graphs": 1_100_000.0,
+        "(b) train_population K=120 graphs bf16": 1_300_000.0,
+    }
+    table = pd.DataFrame({"configuration": list(rows), "images_per_s": list(rows.values())})
+    k30, k120 = bench.targets(table, [30, 120])
+    assert "= 4.50x eager" in k30 and "90.0x the plain loop" in k30 and "1.2M" not in k30
+    assert "= 4.40x eager" in k120 and "best with bf16 1,300,000" in k120
+    assert k120.endswith("(target >= 1.2M on an H100: met)")
