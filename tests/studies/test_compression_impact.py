@@ -138,7 +138,11 @@ def test_subgroup_error_rate_and_macro_rates(runs):
     assert overall["normalized_difference"] == pytest.approx(expected)
 
 
-def test_pie_examples_categories_and_captions(runs):
+def _result(runs: impact.ImpactRuns, params: impact.Params) -> impact.Result:
+    return impact.Result(params, impact.Populations.from_params(params), runs)
+
+
+def test_pie_examples_categories_and_captions(runs, impact_params):
     frame = impact.pie_examples(runs, "pruned 90%", per_category=None)
     assert sorted(frame["index"]) == [2, 3, 4]
     assert set(frame["category"]) == {impact.PIE_CATEGORIES[0]}
@@ -147,8 +151,9 @@ def test_pie_examples_categories_and_captions(runs):
     assert first["caption"] == "true 2\nbase 2\ncomp 1"
     assert first["series"] == "hsf0"
     assert impact.pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
-    impact.gallery_chart(runs, "pruned 90%").to_dict()  # a valid spec
-    impact.gallery_chart(runs, "float16", impact.PIE_CATEGORIES[2]).to_dict()  # no PIE: placeholder
+    result = _result(runs, impact_params())
+    impact.gallery_chart(result, "pruned 90%").to_dict()  # a valid spec
+    impact.gallery_chart(result, "float16", impact.PIE_CATEGORIES[2]).to_dict()  # no PIE
 
 
 def test_findings_cover_d41_to_d411_with_verdicts(runs):
@@ -262,7 +267,7 @@ def test_params_name_every_broken_rule_once(impact_params):
         impact_params(alpha="x")
 
 
-def test_h1_tables_and_explorer(runs):
+def test_h1_tables_and_explorer(runs, impact_params):
     t2 = impact.h1_class_table(runs).set_index("variant")
     assert t2.loc["pruned 90%", "H1 ImageNet significant classes (of 1,000)"] == 637
     assert t2.loc["float16", "H1 ImageNet significant classes (of 1,000)"] == 58
@@ -271,7 +276,7 @@ def test_h1_tables_and_explorer(runs):
     # dense members on the PIEs 2, 3, 4: 3 + 2 + 2 right of 9 (H1's values are member means)
     assert t6.loc["pruned 90%", "dense on PIEs"] == pytest.approx(7 / 9)
     assert t6.loc["pruned 90%", "H1 ImageNet on PIEs"] == pytest.approx(0.3981)
-    spec = impact.gallery_explorer(runs).to_dict()
+    spec = impact.gallery_explorer(_result(runs, impact_params(gallery_size=2))).to_dict()
     names = {p["name"] for p in spec["params"]}
     assert {"level_shown", "class_shown"} <= names
 
@@ -285,7 +290,11 @@ def test_protocol_table_states_the_training_rate(runs, impact_params, tmp_path):
     assert "reference" in rate.text()
     ours = runs_cost.training_cost(3 * 2 * 1, len(runs.train), rate.seconds_per_10k)
     assert protocol.loc["training hours at that rate", "this page"] == f"{ours.hours:.2f}"
-    impact.key_figure(runs).to_dict()
+    impact.key_figure(result).to_dict()
+    for view in (impact.protocol_view, impact.class_table_view, impact.class_change_view,
+                 impact.recall_view, impact.pie_table_view, impact.cie_view,
+                 impact.subgroup_view, impact.over_index_view):
+        assert view(result) is not None, view.__name__
 
 
 def test_populations_one_definition_for_study_5(impact_params):
@@ -302,10 +311,3 @@ def test_populations_one_definition_for_study_5(impact_params):
         pops.subset(4)
     with pytest.raises(PruneAuditError, match="made from its Params"):
         impact.Populations.from_params({"seeds": [0, 1]})
-    # a build's overrides of the population reach Study 5's reading of Study 4; others do not
-    build = {"profile": "smoke", "overrides": {"epochs": 2, "members": 3,
-                                               "04_compression_impact.lr": 0.2}}
-    assert impact.profile_of(build) == ("smoke", {"04_compression_impact.epochs": 2,
-                                                  "04_compression_impact.lr": 0.2})
-    assert impact.profile_of(None) == ({}, {})
-    assert impact.profile_of({"profile": "custom", "overrides": {}}) == ({}, {})

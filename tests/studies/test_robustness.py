@@ -176,7 +176,7 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, im
     runs_module.run_levels(base, [0, 1], [0.5], store, str(data_root), progress=False)
     study4 = impact_params(levels=(0.5, 0.9), train_size=320, test_size=120)
     params = _params(levels=[0.5], severities=[1, 5], reference_seeds=[5, 6],
-                     data_root=str(data_root)).reading(study4)
+                     data_root=str(data_root), study4=study4)
     assert params.populations() == impact.Populations(base, (0, 1, 2), (0.5, 0.9)).subset(
         2, [0.5])
     trained = []
@@ -188,10 +188,11 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, im
 
     monkeypatch.setattr(training, "train_population", counting)
     with pytest.raises(PruneAuditError, match="other seeds"):
-        _params(levels=[0.5], reference_seeds=[1, 2]).reading(study4)
+        _params(levels=[0.5], reference_seeds=[1, 2], study4=study4)
     result = robust.run(params, store, progress=False)
     assert trained == [2]  # only the reference population was trained
     assert result.params is params and result.populations == params.populations()
+    robust.examples_view(result).to_dict()  # the page's test digit under its corruptions
     runs = result.runs
     assert len(runs.test) == 120
     frame = robust.accuracy_frame(runs)
@@ -218,15 +219,20 @@ def test_params_name_every_broken_rule_once(impact_params):
         assert text.count(fragment) == 1, fragment  # one message per broken rule
     study4 = impact_params(levels=(0.5, 0.9))
     with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
-        _params(members=4).reading(study4)
+        _params(members=4, study4=study4)
     with pytest.raises(PruneAuditError, match=r"levels \[0.7\] are not Study 4's levels"):
-        _params(levels=[0.7]).reading(study4)
-    with pytest.raises(PruneAuditError, match="give Study 4's parameters"):
+        _params(levels=[0.7], study4=study4)
+    with pytest.raises(PruneAuditError, match="passes Study 4's parameters"):
         _params().populations()
+    # the runner passes Study 4's parameters as a mapping (papermill): built into its Params
+    given = _params(levels=[0.9], study4=study4.as_dict())
+    assert given.study4 == study4 and given.as_dict()["study4"] == study4.as_dict()
+    with pytest.raises(PruneAuditError, match="bad Study 4 parameters"):
+        _params(study4={**study4.as_dict(), "alpha": 2.0})
 
 
 def test_page_findings_numbers_and_helpers(runs, impact_params):
-    params = _params(levels=[0.5, 0.9]).reading(impact_params(levels=(0.5, 0.9)))
+    params = _params(levels=[0.5, 0.9], study4=impact_params(levels=(0.5, 0.9)))
     relative = robust.relative_robustness(runs)
     result = robust.Result(params, params.populations(), runs, relative)
     assert repr(robust.findings(result)) == repr(robust.runs_findings(runs, n_boot=99))
@@ -237,9 +243,12 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
         "worst_corruption": "rotate", "worst_change": pytest.approx(-0.5),
     }
     assert robust.headline_level([0.0, 0.5, 0.95, 0.85]) == 0.95  # ties: the higher
-    spec = robust.corruption_explorer(runs).to_dict()
+    spec = robust.corruption_explorer(result).to_dict()
     assert {"corruption_shown", "severity_shown"} <= {p["name"] for p in spec["params"]}
     table = robust.h1_corruption_table(robust.relative_robustness(runs)).set_index("corruption")
     assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
     assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
-    robust.key_figure(robust.relative_robustness(runs)).to_dict()
+    robust.key_figure(result).to_dict()
+    for view in (robust.protocol_view, robust.severity_view,
+                 robust.corruption_table_view, robust.natural_view):
+        assert view(result) is not None, view.__name__

@@ -10,6 +10,11 @@ A notebook's parameters are read from its cell tagged ``parameters`` with :mod:`
 checks the resolved values against those annotations and builds the study's parameters object
 (``Params`` of ``nbs/03_pareto_selection`` -> ``pruneaudit.studies.pareto_selection``), with the
 same one-line errors as inside the kernel (:class:`pruneaudit.studies.params.StudyParams`).
+
+A study may declare that it reads another notebook's parameters (``Params.READS``, field ->
+notebook): :func:`resolve_parameters` resolves that notebook's parameters under the same profile
+and overrides and passes them as the field, and :func:`build_order` runs the notebooks read
+first (:func:`notebook_reads`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import importlib.util
 import os
 import re
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,7 +220,81 @@ def resolve_parameters(
             continue
         _check_declared(name, short if dot else key, declared)
         params[short if dot else key] = value
+    reads = notebook_reads(name)
+    if reads:
+        build_order([name])  # one clear error on a cycle before resolving any
+    for field, target in reads.items():
+        if field in params:
+            raise PruneAuditError(
+                f"{field} of notebook {name} is set from notebook {target}'s parameters under "
+                f"the same profile and overrides; set those (the profile's {target} section or "
+                f"-p {target}.key=value) instead of {field}"
+            )
+        params[field] = validate_notebook(target, content, overrides_for(target, overrides or {}))
     return params
+
+
+def overrides_for(name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+    """The overrides that apply to notebook ``name``: ``name.key`` and the bare keys it declares
+    (as when ``name`` is built itself)."""
+    declared = declared_parameters(name)
+    out = {}
+    for key, value in overrides.items():
+        target, dot, short = key.rpartition(".")
+        if (dot and target == name) or (not dot and key in declared):
+            out[key] = value
+    return out
+
+
+def notebook_reads(name: str) -> dict[str, str]:
+    """The parameters notebook ``name`` reads from other notebooks, as its study declares them
+    (``Params.READS``: field -> notebook, e.g. Study 5's ``{"study4": "04_compression_impact"}``);
+    each must be a notebook in ``nbs/``."""
+    params_type = getattr(study_module(name), "Params", None)
+    reads = {str(k): str(v) for k, v in (getattr(params_type, "READS", None) or {}).items()}
+    missing = [t for t in reads.values() if not (NBS / f"{t}.ipynb").is_file()]
+    if missing:
+        raise PruneAuditError(
+            f"notebook {name} reads the parameters of {', '.join(missing)}, which is not a "
+            f"notebook in {NBS}; add it or correct {params_type.__qualname__}.READS "
+            f"(notebooks: {', '.join(available_notebooks())})"
+        )
+    return reads
+
+
+def build_order(
+    names: Sequence[str], reads: Callable[[str], Mapping[str, str]] | None = None
+) -> list[str]:
+    """``names`` in build order: every notebook after the notebooks whose parameters it reads
+    (``reads``: :func:`notebook_reads`), otherwise in the order given. A notebook read but not
+    among ``names`` is not added (its parameters are resolved, it is not run); a cycle of reads
+    is one error naming it."""
+    reads = notebook_reads if reads is None else reads
+    order: list[str] = []
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        if name in path:
+            cycle = " -> ".join([*path[path.index(name):], name])
+            raise PruneAuditError(
+                f"notebooks read each other's parameters in a cycle: {cycle}; a study may read "
+                "only notebooks that do not read it back (correct their Params.READS)"
+            )
+        path.append(name)
+        for target in dict(reads(name)).values():
+            visit(target)
+        path.pop()
+        done.add(name)
+        if name in wanted:
+            order.append(name)
+
+    wanted = set(names)
+    for name in names:
+        visit(name)
+    return order
 
 
 def study_module(name: str) -> types.ModuleType | None:

@@ -52,10 +52,12 @@ from pruneaudit.book.notebook import (
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
 from pruneaudit.book.profiles import (
+    build_order,
     check_common,
     check_overrides,
     load_profile,
     notebook_path,
+    notebook_reads,
     parse_overrides,
     profile_label,
     profile_measurement,
@@ -408,9 +410,11 @@ def build(
 ) -> Path:
     """Run the profile's notebooks (or ``notebooks``), then build the HTML book; return its folder.
 
-    Executed notebooks go to ``<path_output>/book/studies`` (the book's sources are copied to
-    ``path_output`` first when it is not the repository); the HTML to ``<path_output>/_build/html``;
-    warnings are errors. Every parameter is validated before any kernel starts; the pages must
+    Notebooks run after the notebooks whose parameters they read
+    (:func:`~pruneaudit.book.profiles.build_order`); a notebook read but not run has its
+    parameters resolved all the same. Executed notebooks go to ``<path_output>/book/studies``
+    (the book's sources are copied to ``path_output`` first when it is not the repository); the
+    HTML to ``<path_output>/_build/html``; warnings are errors. Every parameter is validated before any kernel starts; the pages must
     share one profile and overrides unless ``allow_mixed``. Study pages whose executed notebook
     is missing are left out of the toc used.
     """
@@ -419,7 +423,9 @@ def build(
     names = list(notebooks) if notebooks else in_profile
     for name in dict.fromkeys([*in_profile, *names]):
         notebook_path(name)
-    check_overrides(names, overrides or {})
+    names = build_order(names)
+    read = [t for n in names for t in notebook_reads(n).values()]
+    check_overrides(list(dict.fromkeys([*names, *read])), overrides or {})
     check_common(in_profile, content.get("common", {}))
     for name in names:
         validate_notebook(name, content, overrides)
@@ -443,7 +449,7 @@ def build(
             before = len(store.keys())
             start = time.perf_counter()
             run_notebook(name, content, overrides, studies, progress=progress, stamp=stamp,
-                         threads=threads)
+                         threads=book_progress.fixed_threads())  # else kernels follow free cores
             seconds = time.perf_counter() - start
             left = phases_path(studies, name)
             record_timing(studies, str(stamp["profile"]), name, seconds,

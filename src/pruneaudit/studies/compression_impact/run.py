@@ -1,143 +1,17 @@
-"""Study 4's parameters, its populations (their one definition) and the runs.
-
-:class:`Params` is the page's parameters cell, typed and checked. :class:`Populations` is the
-definition Study 5 reads too (the same member runs, so a store that holds Study 4's runs trains
-nothing there), made from Study 4's :class:`Params`: the member run without its seed, the seeds
-of the dense population, the pruning levels and whether each level has its own seeds.
-:func:`run` trains (or reads) them and returns the page's :class:`Result`.
+"""Study 4's runs: every population of its :class:`~.params.Params` trained (or read from the
+store), the baseline quantized with each scheme; :func:`run` returns the page's :class:`Result`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pruneaudit import compress, data, models, runs
-from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
-from pruneaudit.runs.series import distinct
-from pruneaudit.runs.spec import check_lr
-from pruneaudit.runs.store import ResultsStore, RunSpec
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit import data, runs
+from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.runs.store import ResultsStore
+from pruneaudit.studies.compression_impact.params import Params, Populations
 
 PRUNING, QUANTIZATION = "pruning", "quantization"
-#: The notebook whose parameters define the populations (Study 5 reads them from its profile).
-NOTEBOOK = "04_compression_impact"
-#: Study 4's parameters that define its populations (the rest are analysis settings).
-POPULATION_KEYS = ("dataset", "model", "epochs", "lr", "batch_size", "augment", "train_size",
-                   "test_size", "seeds", "levels", "independent_seeds")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Params(StudyParams):
-    """Study 4's page parameters: the populations (:data:`POPULATION_KEYS`) and the analysis
-    settings, one field per name of notebook ``04_compression_impact``'s parameters cell."""
-
-    STUDY = "Study 4"
-
-    dataset: str
-    model: str
-    seeds: tuple[int, ...]
-    levels: tuple[float, ...]
-    schemes: tuple[str, ...]
-    independent_seeds: bool
-    epochs: int
-    lr: float
-    batch_size: int
-    augment: bool
-    train_size: int | None
-    test_size: int | None
-    group: str
-    hard_group: str
-    subgroup_reduce: str
-    alpha: float
-    percentiles: tuple[int, ...]
-    tie_seed: int
-    n_perm: int
-    n_boot: int
-    gallery_size: int
-
-    def rules(self) -> Iterable[Rule]:
-        yield lambda: check_choice("dataset", self.dataset, data.DATASETS)
-        yield lambda: check_choice("model", self.model, models.MODELS)
-        yield lambda: runs.check_seeds(self.seeds)
-        yield lambda: runs.check_levels(self.levels)
-        yield lambda: [runs.level_seeds(self.seeds, t, self.independent_seeds)
-                       for t in self.levels]
-        yield lambda: self.schemes and distinct("schemes", self.schemes, compress.SCHEMES)
-        yield lambda: check_lr(self.lr)
-        yield lambda: check_choice("subgroup_reduce", self.subgroup_reduce, ("mean", "modal"))
-        yield lambda: check_range("alpha", self.alpha, 0, 1, lo_open=True, hi_open=True)
-        yield lambda: [check_range("percentiles", q, 1, 99) for q in self.percentiles]
-        for name in ("epochs", "batch_size", "n_perm", "n_boot", "gallery_size"):
-            yield lambda name=name: check_positive_int(name, getattr(self, name))
-        for name in ("train_size", "test_size"):
-            if getattr(self, name) is not None:
-                yield lambda name=name: check_positive_int(name, getattr(self, name))
-
-
-@dataclass(frozen=True)
-class Populations:
-    """The populations of Study 4: ``spec`` (every field but the seed), the dense population's
-    ``seeds``, the pruning ``levels`` and ``independent`` (each level its own seeds, as in H1:
-    :func:`pruneaudit.runs.level_seeds`)."""
-
-    spec: RunSpec
-    seeds: tuple[int, ...]
-    levels: tuple[float, ...]
-    independent: bool = True
-
-    def __post_init__(self) -> None:
-        runs.check_seeds(list(self.seeds))
-        runs.check_levels(list(self.levels))
-        for t in self.levels:
-            runs.level_seeds(self.seeds, t, self.independent)
-
-    @classmethod
-    def from_params(cls, params: Params) -> Populations:
-        """From Study 4's page parameters (the fields named in :data:`POPULATION_KEYS`)."""
-        if not isinstance(params, Params):
-            raise PruneAuditError(f"Study 4's populations are made from its Params (notebook "
-                                  f"{NOTEBOOK}), got {type(params).__name__}")
-        spec = RunSpec(params.dataset, params.model, epochs=params.epochs, lr=params.lr,
-                       batch_size=params.batch_size, augment=params.augment,
-                       train_size=params.train_size, test_size=params.test_size)
-        return cls(spec, params.seeds, tuple(float(t) for t in params.levels),
-                   params.independent_seeds)
-
-    def subset(self, members: int | None = None,
-               levels: Sequence[float] | None = None) -> Populations:
-        """The first ``members`` seeds (None: all) at ``levels`` (None: all; each must be one of
-        these populations' levels): a page that evaluates fewer of Study 4's runs."""
-        k = len(self.seeds) if members is None else members
-        if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= len(self.seeds):
-            raise PruneAuditError(f"members must be an integer in 2..{len(self.seeds)} (Study 4 "
-                                  f"has {len(self.seeds)} members per population), got {k!r}")
-        chosen = self.levels if levels is None else tuple(float(t) for t in levels)
-        extra = [t for t in chosen if t not in self.levels]
-        if extra:
-            raise PruneAuditError(f"levels {extra} are not Study 4's levels {list(self.levels)}; "
-                                  "pick among them (or add them to Study 4's profile section)")
-        return dataclasses.replace(self, seeds=self.seeds[:k], levels=chosen)
-
-
-def population_overrides(overrides: Mapping[str, object]) -> dict[str, object]:
-    """The build overrides (``key`` or ``NAME.key``) that change Study 4's populations."""
-    out = {}
-    for key, value in overrides.items():
-        target, _, short = key.rpartition(".")
-        if target in ("", NOTEBOOK) and short in POPULATION_KEYS:
-            out[f"{NOTEBOOK}.{short}"] = value
-    return out
-
-
-def profile_of(build: Mapping[str, object] | None) -> tuple[object, dict[str, object]]:
-    """``(profile, overrides)`` under which another page reads Study 4's parameters: the book
-    build's (``build``: ``{"profile", "overrides"}``), or Study 4's notebook defaults (an empty
-    profile) when the page runs by hand or with an unnamed (custom) profile."""
-    if not build or build.get("profile") in (None, "custom"):
-        return {}, {}
-    return build["profile"], population_overrides(dict(build.get("overrides") or {}))
 
 
 def variant_name(level: float | None = None, scheme: str | None = None) -> str:

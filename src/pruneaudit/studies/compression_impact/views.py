@@ -1,151 +1,129 @@
-"""Study 4's page views: the protocol table, H1's and H2's tables on our data, the charts.
+"""Study 4's page views: every table and chart the page shows, each a function of the page's
+:class:`~.run.Result` (reading its parameters) with its caption.
 
-Charts go through :mod:`pruneaudit.charts` where a helper fits (the PIE gallery); the explorer
-with two drop-downs and the faceted key figure are page-specific Vega-Lite.
+Charts go through :mod:`pruneaudit.charts` where a helper fits; the explorer with two drop-downs
+and the faceted key figure are page-specific Vega-Lite.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import altair as alt
 import pandas as pd
 
-from pruneaudit import audit, charts
-from pruneaudit import runs as runs_module
-from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.runs.cost import seconds_per_10k
-from pruneaudit.studies.compression_impact.run import (
-    PRUNING,
-    QUANTIZATION,
-    Compressed,
-    ImpactRuns,
-    Result,
-)
+from pruneaudit import charts
+from pruneaudit.errors import check_choice
+from pruneaudit.studies.compression_impact.run import PRUNING, Result
 from pruneaudit.studies.compression_impact.tables import (
-    H1_SCHEMES,
-    IMAGENET,
     PIE_CATEGORIES,
-    cie_accuracy,
-    lookup,
-    pie_accuracy,
+    celeba_representation,
+    cie_table,
+    class_tests,
+    h1_class_table,
+    h1_pie_table,
+    headline_variant,
+    over_indexing,
     pie_examples,
+    protocol_table,
+    recall_curves,
+    subgroup_metrics,
     summary,
 )
 
-
-def protocol_table(result: Result) -> pd.DataFrame:
-    """The published protocol beside this page's: one row per setting (H1 / H2 vs ours),
-    with the training cost of both (:func:`pruneaudit.runs.training_cost`) at the model's
-    training rate in the page's results store (:func:`pruneaudit.runs.cost.seconds_per_10k`)."""
-    runs, spec = result.runs, result.populations.spec
-    rate = seconds_per_10k(spec.model, result.params.store)
-    levels = [c.level for c in runs.compressed if c.kind == PRUNING]
-    schemes = [c.scheme for c in runs.compressed if c.kind == QUANTIZATION]
-    k, n_train, n_test = len(runs.baseline.specs), len(runs.train), len(runs.test)
-    paper = runs_module.training_cost(30 * (1 + 7) * 30, 48_000, rate.seconds_per_10k)
-    ours = runs_module.training_cost(k * (1 + len(levels)) * spec.epochs, n_train,
-                                     rate.seconds_per_10k)
-    meta = runs.test.meta
-    groups = (meta["series"].value_counts().sort_index() if meta is not None
-              and "series" in meta.columns else None)
-    rows = [
-        ("task", "ImageNet / ResNet-50 and CIFAR-10 / WRN (H1); CelebA Blond_Hair / ResNet-18 "
-         "(H2)", f"{spec.dataset} / {spec.model}"),
-        ("population size K", "30 per level", str(k)),
-        ("populations", "trained separately for every level",
-         "independent: each level its own seeds" if runs.independent
-         else "shared seeds: member k of every level has seed k (paired)"),
-        ("pruning", "gradual magnitude pruning during training (Zhu & Gupta)",
-         f"{runs_module.GRADUAL_TECHNIQUE} per layer, cubic schedule, pruned weights may "
-         "regrow between mask updates"),
-        ("end sparsity t", "0.3, 0.5, 0.7, 0.9 (H1); also 0.95, 0.99 (H2)",
-         ", ".join(f"{t:g}" for t in levels)),
-        ("quantization", "float16, dynamic-range int8, fixed-point int8 (TF Lite)",
-         (", ".join(schemes) or "none") + " (PyTorch, post-training, run on the CPU: torch's "
-         "int8 kernels)"),
-        ("training examples per model", "all training images of the task",
-         f"{n_train:,} (80% of the first {spec.train_size or 60_000:,}, split by the seed)"),
-        ("epochs / optimizer", "H2: 10,000 steps, batch 256 (CelebA)",
-         f"{spec.epochs} epochs, SGD lr {spec.lr:g}, batch {spec.batch_size}"),
-        ("augmentation", "random crop and flip",
-         "random crop (pad 2), no flip" if spec.augment else "none"),
-        ("test examples", "full test set", f"{n_test:,}" + ("" if groups is None else " ("
-         + ", ".join(f"{g}: {n:,}" for g, n in groups.items()) + ")")),
-        ("model-epochs (dense + pruned)", f"{paper.model_epochs:,} (K = 30, 8 levels, 30 "
-         f"epochs of LeNet)", f"{ours.model_epochs:,}"),
-        ("training rate (CPU)", "", rate.text()),
-        ("training hours at that rate", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
-        ("training hours on a GPU", runs_module.gpu_cost_text("Study 4"), ""),
-    ]
-    return pd.DataFrame(rows, columns=["setting", "published", "this page"]).set_index(
-        "setting")
+__all__ = [
+    "key_figure", "gallery_explorer", "gallery_chart", "protocol_view", "class_table_view",
+    "class_change_view", "recall_view", "pie_table_view", "cie_view", "subgroup_view",
+    "over_index_view", "celeba_view",
+]
 
 
-def _paper_number(metric: str, **columns: str) -> float:
-    try:
-        return lookup(metric, **columns).number
-    except PruneAuditError:
-        return float("nan")
+def protocol_view(result: Result) -> object:
+    """Table 1: the published protocol beside this page's, with the training hours."""
+    return charts.table(protocol_table(result).reset_index(),
+                        "Table 1. The published protocol (H1, H2) beside this page's; the "
+                        "training hours are at the training rate the table states")
 
 
-def _h1_setting(c: Compressed, table: int) -> str:
-    if c.kind == QUANTIZATION:
-        return H1_SCHEMES.get(c.scheme, c.scheme)
-    return f"t={100 * c.level:g}%" if table == 2 else f"t={100 * c.level:.1f}%"
+def class_table_view(result: Result) -> object:
+    """Table 2: H1 Table 2 on our data (significance at ``params.alpha``)."""
+    return charts.table(h1_class_table(result.runs, result.params.alpha),
+                        "Table 2. H1 Table 2 on our data: top-1, classes with a significant "
+                        "change and PIEs per variant, beside H1's ImageNet and CIFAR-10 values "
+                        "(n/a: H1 prints none)",
+                        percent=["top-1 (ours)", "H1 ImageNet top-1"])
 
 
-def h1_class_table(runs: ImpactRuns, alpha: float = 0.05) -> pd.DataFrame:
-    """H1 Table 2's layout on our data: per variant, top-1, the count of classes with a
-    significant change and the count of PIEs, beside H1's ImageNet (and CIFAR-10) values at
-    the same level or scheme (NaN where H1 prints none)."""
-    table = summary(runs, alpha)
-    sig = "count significant classes (Welch p<=0.05)"
-    rows = []
-    for c, r in zip(runs.compressed, table.itertuples(), strict=True):
-        setting = _h1_setting(c, 2)
-        rows.append({
-            "variant": c.name,
-            "top-1 (ours)": r.compressed_top1,
-            "significant classes (ours)": f"{r.significant_classes} of {runs.num_classes}",
-            "PIEs (ours)": f"{r.pie:,} of {len(runs.test):,}",
-            "H1 ImageNet top-1": _paper_number("top-1 (%)", dataset=IMAGENET,
-                                               setting=setting) / 100,
-            "H1 ImageNet significant classes (of 1,000)": _paper_number(
-                sig, dataset=IMAGENET, setting=setting),
-            "H1 ImageNet PIEs (of 50,000)": _paper_number("count PIEs", dataset=IMAGENET,
-                                                          setting=setting),
-            "H1 CIFAR-10 significant classes (of 10)": _paper_number(
-                sig, dataset="CIFAR-10 test", setting=setting),
-        })
-    return pd.DataFrame(rows)
+def class_change_view(result: Result) -> alt.Chart:
+    """Figure 2: each class's recall change against the dense population (p-values on hover)."""
+    return charts.heatmap(class_tests(result.runs, result.params.alpha), x="class_name",
+                          y="variant", color="absolute_recall_difference",
+                          tooltip=["p", "p_bh", "significant"],
+                          title="Figure 2. Recall change of each class vs the dense population "
+                          "(fraction; hover for the p-value)")
 
 
-def h1_pie_table(runs: ImpactRuns) -> pd.DataFrame:
-    """H1 Table 6's layout on our data: per pruned level, the mean-member top-1 of the dense and
-    the compressed population on the PIEs, the non-PIEs and all examples (H1's values are means
-    over its models), beside H1's ImageNet values (NaN where H1 prints none)."""
-    acc = pie_accuracy(runs)
-    rows = []
-    for c in runs.compressed:
-        if c.kind != PRUNING:
-            continue
-        mine = acc[acc["variant"] == c.name]
-        a = mine.set_index(["subset", "population"])["mean_member_accuracy"]
-        setting = _h1_setting(c, 6)
-        row = {"variant": c.name, "PIEs": int(mine[mine["subset"] == "pie"]["n"].iloc[0])}
-        for subset, label in (("pie", "PIEs"), ("non_pie", "non-PIEs"), ("all", "All")):
-            row[f"dense on {label}"] = a[(subset, "baseline")]
-            row[f"compressed on {label}"] = a[(subset, "compressed")]
-            row[f"H1 ImageNet on {label}"] = _paper_number(
-                f"top-1 {label} (%)", dataset="ImageNet", setting=setting) / 100
-        rows.append(row)
-    return pd.DataFrame(rows)
+def recall_view(result: Result) -> alt.Chart:
+    """Figure 3: per-class recall against measured sparsity."""
+    return charts.accuracy_curves(recall_curves(result.runs), x="sparsity", y="recall",
+                                  series="class_name", tooltip=["level"],
+                                  title="Figure 3. Per-class recall vs measured sparsity (mean "
+                                  "over members); the slider marks each class at the nearest "
+                                  "sparsity")
 
 
-def gallery_explorer(runs: ImpactRuns, per_class: int = 6, columns: int = 6) -> alt.LayerChart:
+def pie_table_view(result: Result) -> object:
+    """Table 3: H1 Table 6 on our data."""
+    table6 = h1_pie_table(result.runs)
+    return charts.table(table6, "Table 3. H1 Table 6 on our data: mean-member top-1 on PIEs, "
+                        "non-PIEs and all test digits, dense and compressed population, beside "
+                        "H1's ImageNet values",
+                        percent=[col for col in table6.columns if col not in ("variant", "PIEs")])
+
+
+def cie_view(result: Result) -> object:
+    """Table 4: mean-member top-1 on the Taxicab CIEs at ``params.percentiles`` (ties broken by
+    ``params.tie_seed``)."""
+    p = result.params
+    return charts.table(cie_table(result.runs, p.percentiles, p.tie_seed),
+                        "Table 4. Mean-member top-1 on the Taxicab CIEs, beside H2's CelebA "
+                        "value for the compressed population at the same level",
+                        percent=["baseline", "compressed", "H2 CelebA compressed"])
+
+
+def subgroup_view(result: Result) -> alt.Chart:
+    """Figure 4: H2's sub-group metrics per ``params.group`` for the headline pruned level."""
+    p, runs = result.params, result.runs
+    sub = subgroup_metrics(runs, p.group, [headline_variant(runs).name], p.subgroup_reduce)
+    return charts.heatmap(sub.assign(cell=sub["group"] + " · " + sub["metric"]), x="cell",
+                          y="variant", color="normalized_difference",
+                          tooltip=["baseline", "compressed", "n"],
+                          title="Figure 4. Normalized difference (compressed − baseline) / "
+                          "baseline per series and metric")
+
+
+def over_index_view(result: Result) -> object:
+    """Table 5: each ``params.group`` value's share of the training, test and CIE sets."""
+    p = result.params
+    over = over_indexing(result.runs, p.group, seed=p.tie_seed)
+    return charts.table(over[["variant", "percentile", "value", "train_share", "test_share",
+                              "cie_count", "cie_share", "over_index_train", "over_index_test"]],
+                        "Table 5. Share of each writer series in the training, test and Taxicab "
+                        "CIE sets, and the over-index (CIE share / share)",
+                        percent=["train_share", "test_share", "cie_share"],
+                        decimals=["over_index_train", "over_index_test"])
+
+
+def celeba_view(result: Result) -> object:
+    """Table 6: CelebA's training partition from its annotations (``params.data_root``)."""
+    return charts.table(celeba_representation(result.params.data_root),
+                        "Table 6. CelebA training partition: share of each group and of "
+                        "Blond_Hair within it", percent=["share", "blond_share"])
+
+
+def gallery_explorer(result: Result, columns: int = 6) -> alt.LayerChart:
     """The PIEs of every pruned level, picked by two drop-downs (level and true class), highest
-    Taxicab score first: a static explorer (Vega-Lite parameters, no kernel)."""
+    Taxicab score first, ``params.gallery_size`` per level and class: a static explorer
+    (Vega-Lite parameters, no kernel)."""
+    runs, per_class = result.runs, result.params.gallery_size
     parts = []
     for c in runs.compressed:
         if c.kind != PRUNING:
@@ -189,11 +167,11 @@ def gallery_explorer(runs: ImpactRuns, per_class: int = 6, columns: int = 6) -> 
         "modal label)", width=columns * cell, height=rows * int(cell * 1.5))
 
 
-def key_figure(runs: ImpactRuns, alpha: float = 0.05) -> alt.Chart:
+def key_figure(result: Result) -> alt.Chart:
     """The page's key figure: top-1 change against the share of PIEs and the count of
     significantly impacted classes per variant (top-line accuracy hides the class-level and
-    example-level impact)."""
-    table = summary(runs, alpha)
+    example-level impact; significance at ``params.alpha``)."""
+    table = summary(result.runs, result.params.alpha)
     table["top-1 change (points)"] = 100 * table["top1_change"]
     table["PIEs (% of test)"] = 100 * table["pie_share"]
     long = table.melt(id_vars=["variant", "kind"],
@@ -215,34 +193,15 @@ def key_figure(runs: ImpactRuns, alpha: float = 0.05) -> alt.Chart:
     )
 
 
-def cie_table(
-    runs: ImpactRuns, percentiles: Sequence[int] = audit.PERCENTILES, seed: int = 0
-) -> pd.DataFrame:
-    """H2's CIE accuracy layout: per variant and Taxicab top share, the mean-member top-1 of
-    both populations on the CIEs (:func:`cie_accuracy`), beside H2's CelebA values at the same
-    pruning level (NaN where H2 prints none)."""
-    cies = cie_accuracy(runs, percentiles, seed)
-    taxi = cies[cies["score"] == "taxicab"]
-    wide = taxi.pivot_table(index=["variant", "level", "percentile", "n"], columns="population",
-                            values="mean_member_accuracy", sort=False).reset_index()
-    wide["H2 CelebA compressed"] = [
-        _paper_number(f"top-1 on Taxicab CIEs, {q}th pct (%)", dataset="CelebA test",
-                      setting=f"t={100 * t:.1f}%") / 100 if t == t else float("nan")
-        for t, q in zip(wide["level"], wide["percentile"], strict=True)
-    ]
-    wide["top share"] = [f"top {100 - q}%" for q in wide["percentile"]]
-    return wide[["variant", "top share", "n", "baseline", "compressed", "H2 CelebA compressed"]]
-
-
 def gallery_chart(
-    runs: ImpactRuns,
+    result: Result,
     name: str,
     category: str | None = None,
     per_category: int = 24,
     columns: int = 8,
 ) -> alt.LayerChart:
     """Gallery of the PIEs of variant ``name``: one category (or a drop-down over all)."""
-    frame = pie_examples(runs, name, per_category)
+    frame = pie_examples(result.runs, name, per_category)
     if category is not None:
         check_choice("PIE category", category, PIE_CATEGORIES)
         frame = frame[frame["category"] == category]

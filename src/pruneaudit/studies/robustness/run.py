@@ -1,8 +1,8 @@
 """Study 5's parameters, runs and tables: Study 4's populations on corrupted test sets.
 
 The populations are Study 4's (:class:`pruneaudit.studies.compression_impact.Populations`, made
-from Study 4's parameters held in this page's :class:`Params`: the same member runs, so a store
-that holds Study 4's runs trains nothing here). Each member is
+from Study 4's parameters held in this page's :class:`~.params.Params`: the same member runs, so
+a store that holds Study 4's runs trains nothing here). Each member is
 evaluated on the test set corrupted by every corruption of :mod:`pruneaudit.data.corruptions` at
 every severity (:func:`pruneaudit.runs.run_corrupted`, one seeded corruption draw shared by all
 members).
@@ -19,93 +19,21 @@ members).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from pruneaudit import audit, charts, data, runs
-from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
-from pruneaudit.runs.populations import check_seeds, level_name
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs.populations import level_name
 from pruneaudit.runs.store import ResultsStore
-from pruneaudit.studies.compression_impact import Params as ImpactParams
-from pruneaudit.studies.compression_impact import Populations
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit.studies.compression_impact.params import Populations
+from pruneaudit.studies.robustness.params import SEVERITIES, Params, check_grid
 
 CLEAN = "clean"
 NATURAL = "natural_adversarial"
-SEVERITIES = (1, 2, 3, 4, 5)
-
-
-def check_grid(names: Sequence[str], severities: Sequence[int]) -> tuple[list[str], list[int]]:
-    names = [check_choice("corruption", n, data.CORRUPTIONS) for n in dict.fromkeys(names)]
-    sev = list(dict.fromkeys(severities))
-    bad = [s for s in sev if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 5]
-    if bad or not sev or not names:
-        raise PruneAuditError(
-            f"need at least one corruption and severities among 1..5; got corruptions {names} "
-            f"and severities {list(severities)}"
-        )
-    return names, sev
-
-
-def _at_least(name: str, value: int, low: int) -> None:
-    if value < low:
-        raise PruneAuditError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
-def _other_seeds(reference: Sequence[int], seeds: Sequence[int]) -> None:
-    overlap = sorted(set(reference) & set(seeds))
-    if overlap:
-        raise PruneAuditError(
-            f"the reference population must be trained on other seeds; seeds {overlap} "
-            "are also population members"
-        )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Params(StudyParams):
-    """Study 5's page parameters (notebook ``05_robustness``'s parameters cell) and Study 4's,
-    whose populations the page evaluates (``study4``, set by :meth:`reading`; the notebook
-    declares only which of them: the first ``members`` members at ``levels``)."""
-
-    STUDY = "Study 5"
-
-    members: int
-    levels: tuple[float, ...]
-    corruption_names: tuple[str, ...]
-    severities: tuple[int, ...]
-    corruption_seed: int
-    reference_seeds: tuple[int, ...]
-    n_boot: int
-    example_index: int
-    #: Study 4's parameters (its profile section under the same build), None until set.
-    study4: ImpactParams | None = None
-
-    def rules(self) -> Iterable[Rule]:
-        yield lambda: runs.check_levels(self.levels)
-        yield lambda: check_grid(self.corruption_names, self.severities)
-        if self.reference_seeds:
-            yield lambda: check_seeds(self.reference_seeds)
-        yield lambda: _at_least("members", self.members, 2)
-        yield lambda: _at_least("example_index", self.example_index, 0)
-        yield lambda: check_positive_int("n_boot", self.n_boot)
-        if self.study4 is not None and self.members >= 2:
-            yield lambda: _other_seeds(self.reference_seeds, self.populations().seeds)
-
-    def reading(self, study4: ImpactParams) -> Params:
-        """These parameters with Study 4's (all rules checked again, the subset's included)."""
-        return dataclasses.replace(self, study4=study4)
-
-    def populations(self) -> Populations:
-        """Study 4's populations this page evaluates: its first ``members`` members at
-        ``levels`` (:meth:`pruneaudit.studies.compression_impact.Populations.subset`)."""
-        if self.study4 is None:
-            raise PruneAuditError("Study 5 evaluates Study 4's populations: give Study 4's "
-                                  "parameters with Params.reading(study4)")
-        return Populations.from_params(self.study4).subset(self.members, self.levels)
 
 
 @dataclass(frozen=True)

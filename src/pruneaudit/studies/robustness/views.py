@@ -1,65 +1,74 @@
-"""Study 5's page views: the protocol table, H1's ImageNet-C table on our data, the charts."""
+"""Study 5's page views: every table and chart the page shows, each a function of the page's
+:class:`~.run.Result` (reading its parameters) with its caption."""
 
 from __future__ import annotations
 
 import altair as alt
-import pandas as pd
 
 from pruneaudit import charts
-from pruneaudit.studies.robustness.findings import H1_CORRUPTIONS, h1_relative
-from pruneaudit.studies.robustness.run import CLEAN, Result, RobustnessRuns, mean_accuracy
+from pruneaudit.studies.robustness.run import (
+    CLEAN,
+    Result,
+    accuracy_by_severity,
+    corruption_examples,
+    mean_accuracy,
+    natural_adversarial,
+)
+from pruneaudit.studies.robustness.tables import h1_corruption_table, protocol_table
+
+__all__ = [
+    "key_figure", "corruption_explorer", "protocol_view", "examples_view", "severity_view",
+    "corruption_table_view", "natural_view",
+]
 
 
-def protocol_table(result: Result) -> pd.DataFrame:
-    """H1 section 4's protocol beside this page's, one row per setting."""
-    spec, independent = result.populations.spec, result.populations.independent
-    runs_ = result.runs
-    pops = runs_.populations
-    k = len(pops[0.0].specs)
-    names = sorted(set(runs_.accuracy["corruption"]) - {CLEAN})
-    sev = sorted(set(runs_.accuracy["severity"]) - {0})
-    n_models = sum(len(p.specs) for p in pops.values())
-    ref = runs_.reference
-    rows = [
-        ("task", "ImageNet / ResNet-50", f"{spec.dataset} / {spec.model} (Study 4's "
-         "populations)"),
-        ("models", "dense and pruned ResNet-50 populations",
-         f"K = {k} per level; levels " + ", ".join(f"{t:g}" for t in pops)),
-        ("populations", "trained separately per level",
-         "independent: each level its own seeds" if independent
-         else "shared seeds (paired members)"),
-        ("corruptions", "ImageNet-C (Hendrycks & Dietterich), 5 severities",
-         f"{len(names)} of pruneaudit's digit corruptions (MNIST-C style), severities "
-         + ", ".join(map(str, sev))),
-        ("natural adversarial", "ImageNet-A",
-         "none" if ref is None else f"test digits a dense reference population (K = "
-         f"{len(ref.specs)}, other seeds) gets wrong (modal label)"),
-        ("metric", "pruned top-1 / dense top-1 per corruption, mean over severities, in %",
-         "the same, per member, with a Welch interval over the members"),
-        ("evaluations", "-", f"{n_models} models x {len(names) * len(sev)} corrupted test "
-         f"sets = {n_models * len(names) * len(sev):,}"),
-    ]
-    return pd.DataFrame(rows, columns=["setting", "published (H1 sec. 4)", "this page"]
-                        ).set_index("setting")
+def protocol_view(result: Result) -> object:
+    """Table 1: H1's protocol (section 4) beside this page's."""
+    return charts.table(protocol_table(result).reset_index(),
+                        "Table 1. H1's protocol (section 4) beside this page's")
 
 
-def h1_corruption_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Our relative change per corruption at each pruned level (:func:`relative_robustness`)
-    beside H1's ImageNet-C value for the same corruption at 70% and 90% (NaN where H1 has no
-    such corruption)."""
-    out = table.pivot_table(index="corruption", columns="level_name",
-                            values="relative_change_pct", sort=False)
-    for level in (0.7, 0.9):
-        out[f"H1 ImageNet-C t = {level:g}"] = [
-            100 * h1_relative(c, level) if c in H1_CORRUPTIONS else float("nan") for c in out.index
-        ]
-    return out.reset_index()
+def examples_view(result: Result) -> alt.Chart:
+    """Figure 2: test digit ``params.example_index`` under each corruption and severity of the
+    page (the page's seeded draws)."""
+    p = result.params
+    frame = corruption_examples(result.runs.test, p.example_index, p.corruption_names,
+                                p.severities, p.corruption_seed)
+    return charts.image_gallery(frame, category="corruption", columns=6,
+                                title=f"Figure 2. Test digit {p.example_index} under each "
+                                "corruption and severity (pick a corruption)")
 
 
-def corruption_explorer(runs_: RobustnessRuns) -> alt.LayerChart:
+def severity_view(result: Result) -> alt.Chart:
+    """Figure 3: top-1 averaged over the corruptions against severity, per population."""
+    return charts.accuracy_curves(accuracy_by_severity(result.runs), x="severity", y="accuracy",
+                                  series="level_name", slider=False,
+                                  title="Figure 3. Top-1 averaged over the corruptions vs "
+                                  "severity (0 = clean)")
+
+
+def corruption_table_view(result: Result) -> object:
+    """Table 2: our relative change per corruption beside H1's ImageNet-C values."""
+    table7 = h1_corruption_table(result.relative)
+    return charts.table(table7, "Table 2. Relative top-1 change (%) per corruption: ours per "
+                        "pruned level, H1's ImageNet-C at 70% and 90%",
+                        decimals=[col for col in table7.columns if col != "corruption"])
+
+
+def natural_view(result: Result) -> object:
+    """Table 3: each population's top-1 on the digits the reference population gets wrong."""
+    return charts.table(natural_adversarial(result.runs),
+                        "Table 3. Top-1 of each population on the digits the reference "
+                        "population gets wrong, on the rest and on all; relative change vs "
+                        "dense in %",
+                        percent=["modal_accuracy", "mean_member_accuracy"],
+                        decimals=["relative_change_pct"])
+
+
+def corruption_explorer(result: Result) -> alt.LayerChart:
     """Population-mean top-1 against pruning level for one corruption and severity picked by
     two drop-downs (:func:`pruneaudit.charts.dropdown_view`: works in the static page)."""
-    means = mean_accuracy(runs_)
+    means = mean_accuracy(result.runs)
     shifted = means[means["corruption"] != CLEAN].copy()
     clean = means[means["corruption"] == CLEAN][["level", "accuracy"]].rename(
         columns={"accuracy": "clean accuracy"})
@@ -87,9 +96,10 @@ def corruption_explorer(runs_: RobustnessRuns) -> alt.LayerChart:
         title="Top-1 vs pruning level on one corrupted test set (pick corruption, severity)")
 
 
-def key_figure(table: pd.DataFrame) -> alt.Chart:
+def key_figure(result: Result) -> alt.Chart:
     """The page's key figure: relative change (%) of pruned vs dense top-1 per corruption and
-    level, from :func:`relative_robustness`, with the clean change as a rule."""
+    level (``result.relative``: :func:`~.run.relative_robustness`), the clean change on hover."""
+    table = result.relative
     bars = alt.Chart(table).mark_bar().encode(
         x=alt.X("relative_change_pct:Q", title="relative top-1 change vs dense (%)"),
         y=alt.Y("corruption:N", sort="x", title=None),

@@ -1,0 +1,54 @@
+"""Study 5's tables as frames: its protocol beside H1's, and H1's ImageNet-C table on our data."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pruneaudit.studies.robustness.findings import H1_CORRUPTIONS, h1_relative
+from pruneaudit.studies.robustness.run import CLEAN, Result
+
+
+def protocol_table(result: Result) -> pd.DataFrame:
+    """H1 section 4's protocol beside this page's, one row per setting."""
+    spec, independent = result.populations.spec, result.populations.independent
+    runs_ = result.runs
+    pops = runs_.populations
+    k = len(pops[0.0].specs)
+    names = sorted(set(runs_.accuracy["corruption"]) - {CLEAN})
+    sev = sorted(set(runs_.accuracy["severity"]) - {0})
+    n_models = sum(len(p.specs) for p in pops.values())
+    ref = runs_.reference
+    rows = [
+        ("task", "ImageNet / ResNet-50", f"{spec.dataset} / {spec.model} (Study 4's "
+         "populations)"),
+        ("models", "dense and pruned ResNet-50 populations",
+         f"K = {k} per level; levels " + ", ".join(f"{t:g}" for t in pops)),
+        ("populations", "trained separately per level",
+         "independent: each level its own seeds" if independent
+         else "shared seeds (paired members)"),
+        ("corruptions", "ImageNet-C (Hendrycks & Dietterich), 5 severities",
+         f"{len(names)} of pruneaudit's digit corruptions (MNIST-C style), severities "
+         + ", ".join(map(str, sev))),
+        ("natural adversarial", "ImageNet-A",
+         "none" if ref is None else f"test digits a dense reference population (K = "
+         f"{len(ref.specs)}, other seeds) gets wrong (modal label)"),
+        ("metric", "pruned top-1 / dense top-1 per corruption, mean over severities, in %",
+         "the same, per member, with a Welch interval over the members"),
+        ("evaluations", "-", f"{n_models} models x {len(names) * len(sev)} corrupted test "
+         f"sets = {n_models * len(names) * len(sev):,}"),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "published (H1 sec. 4)", "this page"]
+                        ).set_index("setting")
+
+
+def h1_corruption_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Our relative change per corruption at each pruned level (:func:`relative_robustness`)
+    beside H1's ImageNet-C value for the same corruption at 70% and 90% (NaN where H1 has no
+    such corruption)."""
+    out = table.pivot_table(index="corruption", columns="level_name",
+                            values="relative_change_pct", sort=False)
+    for level in (0.7, 0.9):
+        out[f"H1 ImageNet-C t = {level:g}"] = [
+            100 * h1_relative(c, level) if c in H1_CORRUPTIONS else float("nan") for c in out.index
+        ]
+    return out.reset_index()
