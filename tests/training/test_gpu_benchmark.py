@@ -83,3 +83,22 @@ def test_targets_are_ratios_of_one_run(bench):
     assert "= 4.50x eager" in k30 and "90.0x the plain loop" in k30 and "1.2M" not in k30
     assert "= 4.40x eager" in k120 and "best with bf16 1,300,000" in k120
     assert k120.endswith("(target >= 1.2M on an H100: met)")
+
+
+def test_paper_profile_workload_and_hours(data_root, tmp_path, monkeypatch):
+    """Hand-computed from nbs/profiles/paper.yml: Study 2 is 6 x 21 x 30 model-epochs of 48,000
+    digits, Study 4 30 x 8 x 30, Study 5 30 x 30; the GPU hours are images / the stated rate."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_gpu_cost.py"
+    spec = importlib.util.spec_from_file_location("paper_gpu_cost", path)
+    cost = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cost)
+    monkeypatch.setenv("PRUNEAUDIT_STORE", str(tmp_path))  # reference rates, no records
+    work = cost.workload(str(data_root)).set_index("study")
+    assert work.loc["Study 2", "model_epochs"] == 6 * 21 * 30
+    assert work.loc["Study 2", "images"] == 6 * 21 * 30 * 48_000
+    assert work.loc["Study 4", "model_epochs"] == 30 * 8 * 30
+    assert work.loc["Study 5", "model_epochs"] == 30 * 30
+    table, notes = cost.costed(work.reset_index())
+    s2 = table.set_index("study").loc["Study 2"]
+    assert s2.gpu_hours_trainer == pytest.approx(3780 * 48_000 / 219_000 / 3600)
+    assert any("stated: H100, c53c458" in n for n in notes)

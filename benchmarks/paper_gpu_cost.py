@@ -1,0 +1,162 @@
+"""How long ``PROFILE=paper`` trains, study by study, on the 2-core CPU and on one H100 GPU.
+
+The workload is read from ``nbs/profiles/paper.yml`` and counted with the package's own cost
+functions (:func:`pruneaudit.runs.series.grid_cost` for the pruning series of Studies 1-3,
+:func:`pruneaudit.runs.training_cost` for the populations of Studies 4 and 5): model-epochs and
+training images per model and epoch. The hours are ``images / rate``:
+
+* CPU: LeNet at the population trainer's measured rate (``benchmarks/out/training_speed.csv``,
+  ``train_population K=30`` on 2 threads); the other models at
+  :func:`pruneaudit.runs.cost.seconds_per_10k` (the results store's recorded rate, else the
+  reference rate measured on the project's 2-core CPU);
+* GPU: the rates **stated in the project's issue on GPU speed, measured on an H100 at commit
+  c53c458** (not measured by this script): ``train_population`` at K = 30, 219k LeNet images/s
+  (the eager step, the package as it was then); and, as a scenario, the stand-alone stacked
+  step with one CUDA graph per step at K = 30, 935k images/s (a LeNet-5 with about twice the
+  FLOPs of the package's LeNet, so conservative for it). No GPU rate was stated for AlexNet,
+  VGG11 or ResNet18: their GPU hours are LeNet's stated rate scaled by the ratio of training
+  FLOPs per image (analytic, :func:`gpu_training.train_flops_per_image`), an upper bound where a
+  larger network uses more of the card than launch-bound LeNet does.
+
+Training only: evaluation, pruning and store I/O are not counted. Writes
+``benchmarks/out/paper_gpu_cost.{md,csv}`` and ``book/_paper_gpu_cost.md`` (the fragment the
+Reproducing page includes). Usage: ``python benchmarks/paper_gpu_cost.py [--root DATA]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+BOOK = HERE.parent / "book"
+
+#: images/s of LeNet stated in the issue (H100, commit c53c458), by configuration.
+STATED_GPU = {
+    "trainer": (219_000.0, "train_population K=30, eager (stated: H100, c53c458)"),
+    "graph": (935_000.0, "stand-alone step, one CUDA graph per step, K=30 (stated: H100, "
+                         "c53c458; scenario)"),
+}
+#: The measured CPU population row of benchmarks/out/training_speed.csv used for LeNet.
+CPU_ROW = "(c) train_population K=30"
+
+
+def _bench(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def lenet_cpu_seconds_per_10k(path: Path = OUT / "training_speed.csv") -> tuple[float, str]:
+    """Seconds per 10,000 images per model of the measured CPU population row."""
+    table = pd.read_csv(path)
+    row = table[table.configuration == CPU_ROW].iloc[0]
+    return 60 / row.model_epochs_per_min, f"{CPU_ROW}, {int(row.threads)} threads ({path.name})"
+
+
+def workload(root: str | None) -> pd.DataFrame:
+    """One row per (study, model) of the paper profile: model_epochs and images (all training
+    images seen, over every model and epoch)."""
+    from pruneaudit import runs
+    from pruneaudit.book.profiles import load_profile
+    from pruneaudit.runs.series import grid_cost
+
+    paper = load_profile("paper")
+    rows = []
+    s1 = paper["01_population_ols"]
+    grid = grid_cost(
+        s1["datasets"], s1["models"], s1["techniques"], s1["treatments"], s1["seeds"],
+        s1["iterations"], s1["epochs"], dense_epochs=s1["dense_epochs"], root=root,
+    )
+    rows += [("Study 1", r.model, r.model_epochs, r.images) for r in grid.itertuples()]
+    s2 = paper["02_qmnist_writers"]
+    # one technique, rewound rounds (the technique's name does not change the cost)
+    grid = grid_cost(["qmnist"], ["lenet"], ["l1_unstructured"], ["rewind"], s2["seeds"],
+                     s2["iterations"], s2["epochs"], root=root)
+    rows += [("Study 2", r.model, r.model_epochs, r.images) for r in grid.itertuples()]
+    s3 = paper["03_pareto_selection"]
+    grid = grid_cost(["mnist"], [s3["model"]], s3["techniques"], s3["treatments"], s3["seeds"],
+                     s3["iterations"], s3["epochs"], root=root)
+    rows += [("Study 3", r.model, r.model_epochs, r.images) for r in grid.itertuples()]
+    s4 = paper["04_compression_impact"]
+    n_train = int(grid_cost(["qmnist"], ["lenet"], ["l1_unstructured"], ["rewind"], [0], 1, 1,
+                            root=root).images.iloc[0] / 2)  # one dense + one round of 1 epoch
+    cost = runs.training_cost(len(s4["seeds"]) * (1 + len(s4["levels"])) * s4["epochs"],
+                              n_train, 1.0)
+    rows.append(("Study 4", "lenet", cost.model_epochs, cost.images))
+    s5 = paper["05_robustness"]
+    cost = runs.training_cost(len(s5["reference_seeds"]) * s4["epochs"], n_train, 1.0)
+    rows.append(("Study 5", "lenet", cost.model_epochs, cost.images))
+    return pd.DataFrame(rows, columns=["study", "model", "model_epochs", "images"])
+
+
+def costed(work: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``work`` with CPU and GPU hours, and the lines saying where each rate comes from."""
+    from pruneaudit.models import build_model
+    from pruneaudit.runs.cost import seconds_per_10k
+
+    flops = _bench("gpu_training").train_flops_per_image
+    lenet_flops = flops(build_model("lenet", 10, 1, 28, seed=0), 1, 28)
+    cpu_lenet, cpu_source = lenet_cpu_seconds_per_10k()
+    out, notes = work.copy(), [f"CPU, lenet: {cpu_lenet:.3g} s per 10k images ({cpu_source})"]
+    cpu, scale = {}, {}
+    for model in work.model.unique():
+        if model == "lenet":
+            cpu[model] = cpu_lenet
+        else:
+            rate = seconds_per_10k(model)
+            cpu[model] = rate.seconds_per_10k
+            notes.append(f"CPU, {model}: {rate.text()}")
+        scale[model] = flops(build_model(model, 10, 1, 28, seed=0), 1, 28) / lenet_flops
+        if model != "lenet":
+            notes.append(f"GPU, {model}: LeNet's stated rate / {scale[model]:,.1f} (training "
+                         "FLOPs per image relative to LeNet; an upper bound)")
+    out["cpu_hours"] = out.images / 10_000 * out.model.map(cpu) / 3600
+    for key, (images_per_s, label) in STATED_GPU.items():
+        out[f"gpu_hours_{key}"] = out.images * out.model.map(scale) / images_per_s / 3600
+        notes.append(f"GPU {key}: LeNet {images_per_s:,.0f} images/s, {label}")
+    return out, notes
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=None, help="data root (default: the setting)")
+    args = parser.parse_args(argv)
+    table, notes = costed(workload(args.root))
+    per_study = table.groupby("study", sort=True)[
+        ["model_epochs", "images", "cpu_hours", "gpu_hours_trainer", "gpu_hours_graph"]
+    ].sum().reset_index()
+    per_study["models"] = table.groupby("study", sort=True).model.agg(", ".join).values
+    total = per_study.sum(numeric_only=True)
+    per_study.loc[len(per_study)] = {"study": "all", "models": "", **total.to_dict()}
+    shown = pd.DataFrame({
+        "study": per_study.study,
+        "models": per_study.models,
+        "model-epochs": per_study.model_epochs.map("{:,.0f}".format),
+        "CPU hours (2 cores)": per_study.cpu_hours.map("{:,.1f}".format),
+        "H100 hours, trainer as stated": per_study.gpu_hours_trainer.map("{:,.1f}".format),
+        "H100 hours, graph step as stated (scenario)": per_study.gpu_hours_graph.map(
+            "{:,.1f}".format),
+    })
+    print(shown.to_string(index=False))
+    print("\n".join(notes))
+    OUT.mkdir(exist_ok=True)
+    table.to_csv(OUT / "paper_gpu_cost.csv", index=False)
+    text = (
+        shown.to_markdown(index=False, disable_numparse=True) + "\n\nTraining only. Rates:\n\n"
+        + "".join(f"- {n}\n" for n in notes) + "\nThe GPU rates are those stated in the "
+        "project's issue on GPU speed (measured on an H100 at commit c53c458), not measured "
+        "here.\n"
+    )
+    (OUT / "paper_gpu_cost.md").write_text(text)
+    (BOOK / "_paper_gpu_cost.md").write_text(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
