@@ -138,3 +138,59 @@ def test_source_notebooks_are_valid_and_carry_no_outputs() -> None:
         assert all(not c.outputs and c.execution_count is None for c in code), path.name
         tagged = [c for c in code if "parameters" in c.metadata.get("tags", [])]
         assert len(tagged) == 1, path.name
+
+
+# --------------------------------------------------------------------------- declared reads
+
+
+def test_build_order_follows_declared_reads() -> None:
+    from pruneaudit.book.profiles import build_order
+
+    reads = {"a": {}, "b": {"x": "c"}, "c": {"y": "a"}, "d": {}}
+    order = build_order(["b", "d", "c", "a"], lambda n: reads[n])
+    assert order == ["a", "c", "b", "d"]  # each after what it reads, otherwise as given
+    assert build_order(["b"], lambda n: reads[n]) == ["b"]  # read, not run: not added
+    # the project's own declaration: Study 5 reads Study 4
+    assert build_order(["05_robustness", "04_compression_impact"]) == [
+        "04_compression_impact", "05_robustness"]
+
+
+def test_a_cycle_of_reads_is_one_clear_error() -> None:
+    from pruneaudit.book.profiles import build_order
+
+    reads = {"a": {"x": "b"}, "b": {"y": "c"}, "c": {"z": "a"}}
+    with pytest.raises(PruneAuditError, match=r"in a cycle: a -> b -> c -> a"):
+        build_order(["a"], lambda n: reads[n])
+
+
+def test_a_missing_read_notebook_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pruneaudit.book import profiles
+    from pruneaudit.studies import robustness
+
+    monkeypatch.setattr(robustness.Params, "READS", {"study4": "04_gone"})
+    with pytest.raises(PruneAuditError, match="reads the parameters of 04_gone, which is not a"):
+        profiles.notebook_reads("05_robustness")
+
+
+def test_study_5_gets_study_4s_parameters_under_the_same_build() -> None:
+    from pruneaudit.book import profiles
+
+    assert profiles.notebook_reads("05_robustness") == {"study4": "04_compression_impact"}
+    overrides = {"04_compression_impact.epochs": 3, "members": 3, "04_compression_impact.lr": 0.2}
+    params = profiles.resolve_parameters("05_robustness", "smoke", overrides)
+    study4 = params["study4"]
+    want = profiles.validate_notebook("04_compression_impact", "smoke",
+                                      {"04_compression_impact.epochs": 3,
+                                       "04_compression_impact.lr": 0.2})
+    assert study4 == want and study4["epochs"] == 3 and study4["lr"] == 0.2
+    assert study4["seeds"] == [0, 1, 2]  # the smoke profile's section, not the cell's defaults
+    # a bare key reaches the notebook read when it declares it (as when that one is built)
+    assert profiles.overrides_for("04_compression_impact", {"epochs": 3, "members": 3}) == {
+        "epochs": 3}
+    values = profiles.validate_notebook("05_robustness", "smoke", overrides)
+    assert values["study4"] == want and values["members"] == 3
+    with pytest.raises(PruneAuditError, match="study4 of notebook 05_robustness is set from"):
+        profiles.resolve_parameters("05_robustness", "smoke", {"05_robustness.study4": {}})
+    # Study 5's rules see Study 4's populations before any kernel starts
+    with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
+        profiles.validate_notebook("05_robustness", "smoke", {"members": 4})
