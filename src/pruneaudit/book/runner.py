@@ -414,9 +414,9 @@ def build(
     (:func:`~pruneaudit.book.profiles.build_order`); a notebook read but not run has its
     parameters resolved all the same. Executed notebooks go to ``<path_output>/book/studies``
     (the book's sources are copied to ``path_output`` first when it is not the repository); the
-    HTML to ``<path_output>/_build/html``; warnings are errors. Every parameter is validated before any kernel starts; the pages must
-    share one profile and overrides unless ``allow_mixed``. Study pages whose executed notebook
-    is missing are left out of the toc used.
+    HTML to ``<path_output>/_build/html``; warnings are errors. Every parameter is validated
+    before any kernel starts; the pages must share one profile and overrides unless
+    ``allow_mixed``. Study pages whose executed notebook is missing are left out of the toc used.
     """
     content = load_profile(profile)
     in_profile = sorted(k for k in content if k != "common")
