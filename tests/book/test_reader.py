@@ -148,3 +148,24 @@ def test_raw_float_pattern() -> None:
     assert RAW_FLOAT.search("0.9900990099009901") and RAW_FLOAT.search("1.79e-04")
     assert RAW_FLOAT.search("170.000000 / 2193.000000")
     assert not RAW_FLOAT.search("0.990, 1.79 × 10⁻⁴, 12.3%, 2,193")
+
+
+PARITY_VALUES = [0.0416666666667, 0.9900990099009901, 2.19345, -12.345, 123.456, 12345.6,
+                 0.9996, 99.96, 170.0, 2193.0, 1.79e-04, -2.5e-07, 0.0, 0.5, 3e20]
+
+
+def test_browser_formats_numbers_like_python(browser) -> None:
+    """Tooltips and slider values (JS_FORMAT) show what tables (format.number) show."""
+    from pruneaudit.charts import format as fmt
+
+    page = browser.new_page()
+    try:
+        page.set_content(f"<script>{fmt.JS_FORMAT}</script>")
+        shown = page.evaluate("vs => vs.map(paNumber)", PARITY_VALUES)
+        texts = page.evaluate(
+            "() => [paText('0.0416666666667'), paText('w 0.9900990099009901 and 12'), paText(5)]"
+        )
+    finally:
+        page.close()
+    assert shown == [fmt.number(v) for v in PARITY_VALUES]
+    assert texts == ["0.0417", "w 0.990 and 12", "5"]

@@ -9,7 +9,6 @@ from pruneaudit.charts.figures import (
     SCROLL_CUE,
     SELECTED,
     STATIC_ENV,
-    ReaderTable,
     accuracy_curves,
     bar_chart,
     bundle_versions,
@@ -26,7 +25,6 @@ from pruneaudit.charts.figures import (
     pareto_chart,
     show_widget,
     table,
-    table_box,
     vega_bundle,
     vega_lite_version,
 )
@@ -34,8 +32,6 @@ from pruneaudit.charts.figures import (
 __all__ = [
     "format",
     "table",
-    "ReaderTable",
-    "table_box",
     "SCROLL_CUE",
     "STATIC_ENV",
     "RENDERER",
