@@ -56,6 +56,7 @@ from pruneaudit.audit.exemplars import (
     vote_counts,
 )
 from pruneaudit.audit.findings import (
+    DIRECTIONS,
     FAILING,
     INCONCLUSIVE,
     JSON_KEYS,
@@ -64,6 +65,7 @@ from pruneaudit.audit.findings import (
     NOT_TESTABLE,
     OPPOSITE,
     REPRODUCED,
+    SIZES,
     SMALLER,
     STABLE,
     TARGET_POWER,
@@ -87,9 +89,11 @@ from pruneaudit.audit.findings import (
     stability,
     summary_text,
     units_for_power,
+    units_for_stability,
     verdict,
     verdict_counts,
     verdict_label,
+    widening,
     write_findings_json,
 )
 from pruneaudit.audit.image_properties import (
@@ -255,6 +259,10 @@ __all__ = [
     "summary_text",
     "write_findings_json",
     "STABLE",
+    "DIRECTIONS",
+    "SIZES",
+    "widening",
+    "units_for_stability",
     "stability",
     "is_borderline",
     "verdict_label",
