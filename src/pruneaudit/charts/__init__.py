@@ -28,6 +28,9 @@ from pruneaudit.charts.figures import (
     vega_bundle,
     vega_lite_version,
 )
+from pruneaudit.charts.figures import (
+    ReaderTable as ReaderTable,  # type hints; kept out of __all__ (the API page)
+)
 
 __all__ = [
     "format",
