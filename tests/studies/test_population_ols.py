@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,13 @@ import pytest
 from pruneaudit import audit
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies import population_ols as po
+from pruneaudit.studies.population_ols.findings import (
+    regression_findings,
+    spread_changes,
+    spread_finding,
+    spread_findings,
+)
+from pruneaudit.studies.population_ols.run import analyse
 
 TECHS = ("global_unstructured", "l1_structured")
 TREATS = ("finetune", "rewind")
@@ -94,8 +103,8 @@ def verdicts(rng, n: int, **kw) -> pd.DataFrame:
     out = []
     for _ in range(n):
         runs, stats = population(rng, **kw)
-        fit = po.findings_fit(audit.design_frame(runs, stats))
-        rows = po.regression_findings(fit)
+        fit = po.fits.findings_fit(audit.design_frame(runs, stats))
+        rows = regression_findings(fit)
         out.append(dict(zip(["E", "F", "R2", "a0", "e^s:a0", "a0:rw"], [r.verdict for r in rows],
                             strict=True)))
     return pd.DataFrame(out)
@@ -141,7 +150,7 @@ def test_spread_finding_null_and_effect():
     def draw(effect: float) -> str:
         runs, _ = population(rng, mode="null", noise=0.02)
         widen = effect * runs["sparsity"] * (runs["class"] - 4.5) / 4.5
-        return po.spread_finding(runs.assign(accuracy=runs["accuracy"] + widen), "D1.5", "").verdict
+        return spread_finding(runs.assign(accuracy=runs["accuracy"] + widen), "D1.5", "").verdict
 
     null = [draw(0.0) for _ in range(200)]
     assert np.mean([v in audit.FAILING for v in null]) >= 0.95
@@ -151,7 +160,7 @@ def test_spread_finding_null_and_effect():
 
 def test_spread_findings_by_factor_and_treatment():
     runs, _ = population(np.random.default_rng(7), mode="null")
-    rows = po.spread_findings(runs)
+    rows = spread_findings(runs)
     assert [r.finding[-20:] for r in rows] == [
         f"(imbalance {f:g}, {t})"[-20:] for f in FACTORS for t in TREATS
     ]
@@ -172,54 +181,56 @@ def test_spread_changes_hand_computed():
                     "accuracy": a,
                 }
             )
-    change = po.spread_changes(pd.DataFrame(rows)).iloc[0]
+    change = spread_changes(pd.DataFrame(rows)).iloc[0]
     assert (change["dense"], change["last"], change["change"]) == pytest.approx((0.1, 0.5, 0.4))
 
 
 def test_coefficient_table_beside_paper():
     runs, stats = population(np.random.default_rng(3), mode="effect")
     fit = audit.fit_ols(audit.design_frame(runs, stats), cross_terms=True, cov="cluster")
-    table = po.coefficient_table(fit).set_index("paper_term")
+    table = po.fits.coefficient_table(fit).set_index("paper_term")
     assert table.loc["imbalance", "paper"] == pytest.approx(1.2429)
     assert table.loc["accuracy0:accuracy0_quartile", "paper"] == pytest.approx(0.0261)
     assert table.loc["pruning_technique[T.l1_structured]", "paper"] == pytest.approx(0.4721)
     ours = fit.table.set_index("term")
     assert table.loc["imbalance", "ours"] == pytest.approx(ours.loc["r", "coef"])
     assert not any(t.startswith("dataset") for t in table.index)  # other reference level
-    chart = po.coefficient_explorer(table.reset_index()).to_dict()
+    chart = po.views.coefficient_explorer(table.reset_index()).to_dict()
     assert chart["params"][0]["bind"]["input"] == "select"
     assert "all" in chart["params"][0]["bind"]["options"]
 
 
 def test_paper_term_mapping():
-    assert po.paper_term("a0:C(treatment)[T.rewind]", "x") == "accuracy0:weight_treatment[T.rewind]"
-    assert po.paper_term("C(technique)[T.l1_structured]", "l1_unstructured") is None
-    assert po.paper_term("C(dataset)[T.mnist]", "global_unstructured") is None
-    assert po.paper_term("exp_sparsity:a0", "x") == "np.exp(sparsity):accuracy0"
+    rewind = po.fits.paper_term("a0:C(treatment)[T.rewind]", "x")
+    assert rewind == "accuracy0:weight_treatment[T.rewind]"
+    assert po.fits.paper_term("C(technique)[T.l1_structured]", "l1_unstructured") is None
+    assert po.fits.paper_term("C(dataset)[T.mnist]", "global_unstructured") is None
+    assert po.fits.paper_term("exp_sparsity:a0", "x") == "np.exp(sparsity):accuracy0"
 
 
 def test_fits_tables_and_hypotheses():
     runs, stats = population(np.random.default_rng(4), mode="effect")
-    fits = po.fit_all(audit.design_frame(runs, stats))
-    hyp = po.hypothesis_table(fits)
+    fits = po.fits.fit_all(audit.design_frame(runs, stats))
+    hyp = po.fits.hypothesis_table(fits)
     assert (hyp[hyp.term == "r"]["coef"] > 0).all() and (hyp[hyp.term == "H"]["coef"] < 0).all()
-    comp = po.comparison_table(fits)
-    assert comp.loc[po.FIT_NAMES[2], "outside_01"] == 0  # the logit link stays in [0, 1]
-    assert comp.loc[po.FIT_NAMES[0], "rsquared_adj"] == pytest.approx(fits.ols_linear.rsquared_adj)
+    comp = po.fits.comparison_table(fits)
+    assert comp.loc[po.params.FIT_NAMES[2], "outside_01"] == 0  # the logit link stays in [0, 1]
+    r2 = comp.loc[po.params.FIT_NAMES[0], "rsquared_adj"]
+    assert r2 == pytest.approx(fits.ols_linear.rsquared_adj)
     rows = po.findings(result_of(runs, stats))
     # D1.4: a0, e^s:a0, a0:rewind; D1.5: one row per imbalance factor and treatment
     assert [r.finding[:4] for r in rows] == ["D1.1", "D1.2", "D1.3", *["D1.4"] * 3, *["D1.5"] * 4]
     assert all(r.definition for r in rows)
-    bins = po.predicted_vs_target_bins(fits.ols_cross, bins=10)
+    bins = po.views.predicted_vs_target_bins(fits.ols_cross, bins=10)
     assert bins.groupby("target")["share"].sum().to_numpy() == pytest.approx(1.0)
-    assert po.residual_bars(fits.ols_cross, bins=12)["count"].sum() == len(fits.frame)
+    assert po.views.residual_bars(fits.ols_cross, bins=12)["count"].sum() == len(fits.frame)
     with pytest.raises(PruneAuditError, match="alpha"):
-        po.hypothesis_table(fits, alpha=1.5)
+        po.fits.hypothesis_table(fits, alpha=1.5)
 
 
 def test_curves_average_seeds():
     runs, _ = population(np.random.default_rng(5), mode="null")
-    curves = po.class_curves(runs, "mnist", "lenet", "l1_structured", "rewind", 100.0)
+    curves = po.views.class_curves(runs, "mnist", "lenet", "l1_structured", "rewind", 100.0)
     part = runs[
         (runs.dataset == "mnist")
         & (runs.technique == "l1_structured")
@@ -231,8 +242,8 @@ def test_curves_average_seeds():
     row = curves[(curves["class"] == "4") & (curves["iteration"] == 2)].iloc[0]
     assert row["accuracy"] == pytest.approx(part["accuracy"].mean())
     with pytest.raises(PruneAuditError, match="no series"):
-        po.class_curves(runs, "mnist", "lenet", "l2_structured", "rewind")
-    spread = po.spread_curves(runs, "mnist", "lenet")
+        po.views.class_curves(runs, "mnist", "lenet", "l2_structured", "rewind")
+    spread = po.views.spread_curves(runs, "mnist", "lenet")
     assert spread["series"].nunique() == len(TECHS) * len(TREATS) * len(FACTORS)
 
 
@@ -280,8 +291,8 @@ def _cost(model_epochs: int, hours: float, models=("lenet",)) -> pd.DataFrame:
 
 def result_of(runs: pd.DataFrame, stats: pd.DataFrame) -> po.Result:
     """The study's result of a simulated population, with made-up costs."""
-    paper = _cost(10, 1.5, models=po.PAPER["models"])
-    return po.analyse(po.Params(**SIMULATED), runs, stats, _cost(120, 0.25), paper)
+    paper = _cost(10, 1.5, models=po.params.PAPER["models"])
+    return analyse(po.Params(**SIMULATED), runs, stats, _cost(120, 0.25), paper)
 
 
 @pytest.mark.parametrize(
@@ -325,11 +336,11 @@ def test_params_frozen_and_dense_budget():
 
 
 def test_protocol_table():
-    table = po.protocol_table(po.Params(**PARAMS)).set_index("setting")
+    table = po.params.protocol_table(po.Params(**PARAMS)).set_index("setting")
     assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
     assert table.loc["imbalance factors (long tail)", "this run"] == "1, 10"
     assert set(table["same"]) <= {"yes", "NO"}
-    html = po.protocol_view(po.Params(**PARAMS)).to_html()
+    html = po.views.protocol_view(SimpleNamespace(params=po.Params(**PARAMS))).to_html()
     assert "Table 1." in html and "2 (sparsity 36.0%)" in html
 
 
@@ -345,13 +356,14 @@ def test_run_passes_the_grid_and_fits_it(monkeypatch):
         seen["stats"] = (args, kwargs)
         return stats
 
-    monkeypatch.setattr(po.pipeline.series, "series_frame", series_frame)
-    monkeypatch.setattr(po.pipeline.series, "class_stats", class_stats)
-    costs = (_cost(120, 0.25), _cost(10, 1.5, po.PAPER["models"]))
-    monkeypatch.setattr(po.pipeline, "grid_costs", lambda p: costs)
-    params = po.Params(**{**SIMULATED, "dense_epochs": 3, "train_size": 500, "progress": False})
+    run_module = importlib.import_module("pruneaudit.studies.population_ols.run")
+    monkeypatch.setattr(run_module.series, "series_frame", series_frame)
+    monkeypatch.setattr(run_module.series, "class_stats", class_stats)
+    costs = (_cost(120, 0.25), _cost(10, 1.5, po.params.PAPER["models"]))
+    monkeypatch.setattr(run_module, "grid_costs", lambda p: costs)
+    params = po.Params(**{**SIMULATED, "dense_epochs": 3, "train_size": 500})
     store = object()
-    result = po.run(params, store)
+    result = po.run(params, store, progress=False)
     args, kwargs = seen["series"]
     assert args == (DATASETS, ("lenet",), TECHS, TREATS, (0, 1), ITERATIONS, store)
     assert kwargs == {
@@ -385,27 +397,30 @@ def test_views_tables_and_figures():
     runs, stats = population(np.random.default_rng(10), mode="effect")
     stats = stats.assign(fraction=stats["r"] + 0.1)
     result = result_of(runs, stats)
-    html = po.class_shares_view(result.stats).to_html()
+    html = po.views.class_shares_view(result).to_html()
     assert "Table 2." in html and "%" in html
-    html = po.coefficients_view(result.coefficients).to_html()
+    html = po.views.coefficients_view(result).to_html()
     ours = result.coefficients["ours"].iloc[0]
     assert "Table 3." in html and f"{ours:.4f}" in html
-    html = po.hypotheses_view(result.fits, 0.01).to_html()
+    html = po.views.hypotheses_view(result).to_html()
     assert "Table 4." in html and "e-" in html
-    assert "Table 5." in po.comparison_view(result.fits).to_html()
+    assert "Table 5." in po.views.comparison_view(result).to_html()
+    explorer = po.key_figure(result).to_dict()
+    assert explorer["title"].startswith("OLS coefficients") and explorer["params"][0]["bind"]
     for chart in (
-        po.fit_heatmap(result.fits),
-        po.residual_figure(result.fits),
-        po.class_figure(result),
-        po.spread_figure(result),
+        po.views.fit_heatmap(result),
+        po.views.residual_figure(result),
+        po.views.class_figure(result),
+        po.views.spread_figure(result),
     ):
         assert chart.to_dict()["title"].startswith("Figure ")
 
 
 def test_grid_costs_at_the_store_rates(data_root, tmp_path):
     params = po.Params(**{**PARAMS, "data_root": str(data_root), "store": str(tmp_path)})
-    mine, paper = po.grid_costs(params)
-    assert list(mine["model"]) == ["lenet"] and list(paper["model"]) == list(po.PAPER["models"])
+    mine, paper = po.params.grid_costs(params)
+    assert list(mine["model"]) == ["lenet"]
+    assert list(paper["model"]) == list(po.params.PAPER["models"])
     # dense 1 + 1 technique x 2 iterations x 1 epoch, per seed, per imbalance factor
     assert mine["model_epochs"].sum() == 2 * 3 * 2
     assert mine["rate"].str.contains("reference").all()

@@ -1,17 +1,26 @@
-"""Study 1's fits: OLS and GLM, hypothesis and coefficient tables, the coefficient explorer."""
+"""Study 1's fits: OLS and GLM, the hypothesis, fit-quality and coefficient tables."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
 from pruneaudit.errors import check_range
 
-from .params import _PART, FIT_NAMES, STUDY
+from .params import FIT_NAMES, STUDY
+
+#: Our design-frame terms by P's App. D names.
+_PART = {
+    "exp_sparsity": "np.exp(sparsity)",
+    "sparsity": "sparsity",
+    "a0": "accuracy0",
+    "quartile": "accuracy0_quartile",
+    "r": "imbalance",
+    "H": "class_entropy",
+}
 
 # --------------------------------------------------------------------------- fits
 
@@ -153,46 +162,3 @@ def coefficient_table(fit: audit.ModelFit) -> pd.DataFrame:
         rows, columns=["term", "paper_term", "paper", "ours", "ci_low", "ci_high", "same_sign"]
     )
 
-
-def coefficient_explorer(table: pd.DataFrame) -> alt.Chart:
-    """Explorer: pick a term in the drop-down ('all' shows every term); ours (dot, 95% interval)
-    beside P's printed coefficient (red diamond). Works in the static page (a Vega parameter)."""
-    long = pd.concat(
-        [
-            table.assign(source="ours", coef=table["ours"]),
-            table.assign(source="P (App. D)", coef=table["paper"], ci_low=np.nan, ci_high=np.nan),
-        ],
-        ignore_index=True,
-    )[["paper_term", "source", "coef", "ci_low", "ci_high"]]
-    options = ["all", *table["paper_term"]]
-    pick = alt.param(
-        name="term", value="all", bind=alt.binding_select(options=options, name="term ")
-    )
-    base = alt.Chart(long).transform_filter("term == 'all' || datum.paper_term == term")
-    y = alt.Y("paper_term:N", title=None, sort=list(table["paper_term"]))
-    dots = base.mark_point(filled=True, size=70).encode(
-        x=alt.X("coef:Q", title="coefficient"),
-        y=y,
-        color=alt.Color("source:N", scale=alt.Scale(range=["#1f77b4", "#d62728"])),
-        shape=alt.Shape("source:N", scale=alt.Scale(range=["circle", "diamond"])),
-        tooltip=[
-            "paper_term",
-            "source",
-            alt.Tooltip("coef:Q", format=".4f"),
-            alt.Tooltip("ci_low:Q", format=".4f"),
-            alt.Tooltip("ci_high:Q", format=".4f"),
-        ],
-    )
-    bars = (
-        base.transform_filter("datum.source == 'ours'")
-        .mark_rule()
-        .encode(x="ci_low:Q", x2="ci_high:Q", y=y)
-    )
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[3, 3]).encode(x="x:Q")
-    return (
-        (zero + bars + dots)
-        .add_params(pick)
-        .properties(
-            width=520, title="OLS coefficients: ours (95% interval, clustered) beside P's App. D"
-        )
-    )

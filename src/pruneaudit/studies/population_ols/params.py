@@ -34,14 +34,6 @@ PAPER = {
 #: The datasets of P's protocol available offline: the paper profile's grid, whose cost the page
 #: states.
 PAPER_DATASETS = ("mnist", "fashion_mnist", "kmnist", "qmnist")
-_PART = {
-    "exp_sparsity": "np.exp(sparsity)",
-    "sparsity": "sparsity",
-    "a0": "accuracy0",
-    "quartile": "accuracy0_quartile",
-    "r": "imbalance",
-    "H": "class_entropy",
-}
 
 
 # --------------------------------------------------------------------------- parameters
@@ -73,8 +65,6 @@ class Params(StudyParams):
     appendix_dataset: str
     appendix_technique: str
     appendix_treatment: str
-    #: Training bars: the build log when built, the cell when live.
-    progress: bool = True
 
     @property
     def grid(self) -> tuple:

@@ -1,59 +1,64 @@
-"""Study 1's tables and charts: the protocol, class shares, coefficients, hypotheses and fit
-quality tables; predicted vs target, residuals, class and spread curves."""
+"""Study 1's page views, each a function of the :class:`~.run.Result` with its caption: the
+protocol, class shares, coefficients, hypotheses and fit quality tables; the coefficient
+explorer (the key figure), predicted vs target, residuals, class and spread curves."""
 
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
 from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
 
-from .fits import Fits, comparison_table, hypothesis_table
-from .params import Params, protocol_table
-from .pipeline import Result
+from .fits import comparison_table, hypothesis_table
+from .params import protocol_table
+from .run import Result
 
 # --------------------------------------------------------------------------- tables
 
 
-def protocol_view(params: Params) -> Styler:
-    """Table 1: :func:`~pruneaudit.studies.population_ols.protocol_table`, captioned."""
-    return charts.table(protocol_table(params), "Table 1. This run's protocol beside P's "
+def protocol_view(result: Result) -> Styler:
+    """Table 1: :func:`~pruneaudit.studies.population_ols.params.protocol_table`, captioned."""
+    return charts.table(protocol_table(result.params), "Table 1. This run's protocol beside P's "
                         "(section 3).")
 
 
-def class_shares_view(stats: pd.DataFrame) -> Styler:
+def class_shares_view(result: Result) -> Styler:
     """Table 2: each class's share of the training pool (percent), one column per dataset and
-    imbalance factor, from :func:`pruneaudit.runs.series.class_stats`."""
-    shares = stats.pivot_table(
+    imbalance factor, from the class statistics (:func:`pruneaudit.runs.series.class_stats`)."""
+    shares = result.stats.pivot_table(
         index="class", columns=["dataset", "imbalance_factor"], values="fraction"
     )
     caption = "Table 2. Share of each class in the training pool, per dataset and imbalance factor."
     return charts.table(shares, caption, index=True).format("{:.1%}", na_rep="n/a")
 
 
-def coefficients_view(coefficients: pd.DataFrame) -> Styler:
-    """Table 3: :func:`~pruneaudit.studies.population_ols.coefficient_table`, four decimals."""
+def coefficients_view(result: Result) -> Styler:
+    """Table 3: the coefficients beside P's
+    (:func:`~pruneaudit.studies.population_ols.fits.coefficient_table`), four decimals."""
     caption = "Table 3. Every term both fits have: P's coefficient beside ours (95% interval)."
-    return charts.table(coefficients, caption).format(
+    return charts.table(result.coefficients, caption).format(
         "{:.4f}", subset=["paper", "ours", "ci_low", "ci_high"], na_rep="n/a"
     )
 
 
-def hypotheses_view(fits: Fits, alpha: float) -> Styler:
-    """Table 4: :func:`~pruneaudit.studies.population_ols.hypothesis_table` at ``alpha``."""
+def hypotheses_view(result: Result) -> Styler:
+    """Table 4: :func:`~pruneaudit.studies.population_ols.fits.hypothesis_table` at the page's
+    ``alpha``."""
     caption = "Table 4. One-tailed tests of E > 0 and F < 0; GLM on logit scale."
-    table = hypothesis_table(fits, alpha)
+    table = hypothesis_table(result.fits, result.params.alpha)
     return charts.table(table, caption, pvalue=["p"], decimals=["stat"]).format(
         "{:.4g}", subset=["coef"], na_rep="n/a"
     )
 
 
-def comparison_view(fits: Fits) -> Styler:
-    """Table 5: :func:`~pruneaudit.studies.population_ols.comparison_table`, four decimals."""
+def comparison_view(result: Result) -> Styler:
+    """Table 5: :func:`~pruneaudit.studies.population_ols.fits.comparison_table`, four
+    decimals."""
     caption = "Table 5. Fit quality of OLS and GLM, linear terms and with cross terms."
-    return charts.table(comparison_table(fits), caption, index=True).format(
+    return charts.table(comparison_table(result.fits), caption, index=True).format(
         "{:.4f}", na_rep="n/a"
     )
 
@@ -61,10 +66,15 @@ def comparison_view(fits: Fits) -> Styler:
 # --------------------------------------------------------------------------- figures
 
 
-def fit_heatmap(fits: Fits) -> alt.Chart:
+def key_figure(result: Result) -> alt.LayerChart:
+    """The key figure: the :func:`coefficient_explorer` of the coefficients beside P's."""
+    return coefficient_explorer(result.coefficients)
+
+
+def fit_heatmap(result: Result) -> alt.Chart:
     """Figure 2: predicted vs target of the cross-term OLS, share of each target bin."""
     return charts.heatmap(
-        predicted_vs_target_bins(fits.ols_cross, bins=20),
+        predicted_vs_target_bins(result.fits.ols_cross, bins=20),
         x="target",
         y="predicted",
         color="share",
@@ -73,10 +83,10 @@ def fit_heatmap(fits: Fits) -> alt.Chart:
     )
 
 
-def residual_figure(fits: Fits) -> alt.Chart:
+def residual_figure(result: Result) -> alt.Chart:
     """Figure 3: histogram of the cross-term OLS residuals."""
     return charts.bar_chart(
-        residual_bars(fits.ols_cross, bins=24),
+        residual_bars(result.fits.ols_cross, bins=24),
         x="residual",
         y="count",
         title="Figure 3. OLS residuals (target − predicted)",
@@ -111,6 +121,50 @@ def spread_figure(result: Result) -> alt.LayerChart:
         tooltip=["iteration", "accuracy"],
         slider=False,
         title=f"Figure 5. Max − min class accuracy vs sparsity, {p.appendix_dataset}, {model}",
+    )
+
+
+def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
+    """Explorer: pick a term in the drop-down ('all' shows every term); ours (dot, 95% interval)
+    beside P's printed coefficient (red diamond). Works in the static page (a Vega parameter)."""
+    long = pd.concat(
+        [
+            table.assign(source="ours", coef=table["ours"]),
+            table.assign(source="P (App. D)", coef=table["paper"], ci_low=np.nan, ci_high=np.nan),
+        ],
+        ignore_index=True,
+    )[["paper_term", "source", "coef", "ci_low", "ci_high"]]
+    options = ["all", *table["paper_term"]]
+    pick = alt.param(
+        name="term", value="all", bind=alt.binding_select(options=options, name="term ")
+    )
+    base = alt.Chart(long).transform_filter("term == 'all' || datum.paper_term == term")
+    y = alt.Y("paper_term:N", title=None, sort=list(table["paper_term"]))
+    dots = base.mark_point(filled=True, size=70).encode(
+        x=alt.X("coef:Q", title="coefficient"),
+        y=y,
+        color=alt.Color("source:N", scale=alt.Scale(range=["#1f77b4", "#d62728"])),
+        shape=alt.Shape("source:N", scale=alt.Scale(range=["circle", "diamond"])),
+        tooltip=[
+            "paper_term",
+            "source",
+            alt.Tooltip("coef:Q", format=".4f"),
+            alt.Tooltip("ci_low:Q", format=".4f"),
+            alt.Tooltip("ci_high:Q", format=".4f"),
+        ],
+    )
+    bars = (
+        base.transform_filter("datum.source == 'ours'")
+        .mark_rule()
+        .encode(x="ci_low:Q", x2="ci_high:Q", y=y)
+    )
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[3, 3]).encode(x="x:Q")
+    return (
+        (zero + bars + dots)
+        .add_params(pick)
+        .properties(
+            width=520, title="OLS coefficients: ours (95% interval, clustered) beside P's App. D"
+        )
     )
 
 

@@ -1,19 +1,18 @@
-"""Study 1's pipeline: :func:`run` trains (or reads) the grid and fits it; :func:`numbers` gives
-the figures the page's prose cites."""
+"""Study 1's run: :func:`run` trains (or reads) the grid and fits it into the page's
+:class:`Result`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
-from pruneaudit.runs import gpu_cost_text, series
+from pruneaudit.runs import series
 from pruneaudit.runs.store import ResultsStore
 
 from .fits import Fits, coefficient_table, fit_all
-from .params import PAPER, Params, grid_costs
+from .params import Params, grid_costs
 
 
 @dataclass(frozen=True)
@@ -58,10 +57,11 @@ def analyse(
     )
 
 
-def run(params: Params, store: ResultsStore) -> Result:
+def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
     """Run (or read from ``store``) every pruning series of the grid
     (:func:`pruneaudit.runs.series.series_frame`), take the class statistics of its training pools
-    (:func:`pruneaudit.runs.series.class_stats`) and the costs, and :func:`analyse` them."""
+    (:func:`pruneaudit.runs.series.class_stats`) and the costs, and :func:`analyse` them;
+    ``progress``: training bars (the build log when built, the cell when live)."""
     classes = series.series_frame(
         *params.grid,
         store,
@@ -72,7 +72,7 @@ def run(params: Params, store: ResultsStore) -> Result:
         train_size=params.train_size,
         test_size=params.test_size,
         root=params.data_root,
-        progress=params.progress,
+        progress=progress,
     )
     stats = series.class_stats(
         params.datasets,
@@ -82,25 +82,3 @@ def run(params: Params, store: ResultsStore) -> Result:
     )
     return analyse(params, classes, stats, *grid_costs(params))
 
-
-def numbers(result: Result) -> dict[str, float | int | str]:
-    """The numbers the page's prose cites (glued into its Markdown): the grid's series, the
-    findings' fit's rows and (dataset, class) clusters; this run's model-epochs, CPU hours and
-    rates (``rate``: model and rate text); P's protocol's model-epochs and CPU hours, in all and
-    per model (``paper_hours_<model>``); and the measured GPU time of P's protocol (a phrase)."""
-    p = result.params
-    fit = result.fits.ols_cluster
-    paper_hours = result.paper_cost.set_index("model")["cpu_hours"]
-    return {
-        "series": len(p.datasets) * len(p.imbalance_factors) * len(p.models)
-        * len(p.techniques) * len(p.treatments) * len(p.seeds),
-        "pruned_rows": int(fit.result.nobs),
-        "clusters": int(len(np.unique(audit.cluster_groups(fit.result.model.data.frame)))),
-        "model_epochs": int(result.cost["model_epochs"].sum()),
-        "cpu_hours": float(result.cost["cpu_hours"].sum()),
-        "rate": "; ".join(f"{r.model}: {r.rate}" for r in result.cost.itertuples()),
-        "paper_model_epochs": int(result.paper_cost["model_epochs"].sum()),
-        "paper_cpu_hours": float(paper_hours.sum()),
-        **{f"paper_hours_{m}": float(paper_hours[m]) for m in PAPER["models"]},
-        "gpu_cost": gpu_cost_text("Study 1"),
-    }

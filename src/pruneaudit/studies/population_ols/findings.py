@@ -1,4 +1,5 @@
-"""Study 1's findings rows (D1.1-D1.5) against P's printed numbers."""
+"""Study 1's findings (D1.1-D1.5) against P's printed numbers, and the numbers the page's prose
+cites."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import pandas as pd
 
 from pruneaudit import audit
 from pruneaudit.audit import findings as F
+from pruneaudit.runs import gpu_cost_text
 
-from .params import STUDY
-from .pipeline import Result
+from .params import PAPER, STUDY
+from .run import Result
 
 #: The smallest widening of the max − min class-accuracy gap (dense → last round, accuracy as a
 #: fraction) the page cares about for D1.5 (P gives a figure only): 5 points, fixed in advance.
@@ -20,9 +22,11 @@ COEF_DEFINITION = (
 )
 
 
-def _coef_finding(
+def coef_finding(
     fit: audit.ModelFit, term: str, name: str, metric: str, basis: str, df: int
 ) -> F.Finding:
+    """The finding ``name`` on one coefficient of ``fit`` (our ``term``, P's ``metric``) beside
+    P's App. D value; not testable when the fit has no such term."""
     paper = audit.lookup(STUDY, "OLS coef: " + metric)
     definition = COEF_DEFINITION.format(term=metric)
     table = fit.table.set_index("term")
@@ -55,8 +59,8 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
         f"class): CV3 jackknife, Student t on {df} df): {clusters} clusters, {n:,} rows"
     )
     rows = [
-        _coef_finding(fit, "r", "D1.1 imbalance coefficient E > 0", "imbalance", basis, df),
-        _coef_finding(fit, "H", "D1.2 entropy coefficient F < 0", "class_entropy", basis, df),
+        coef_finding(fit, "r", "D1.1 imbalance coefficient E > 0", "imbalance", basis, df),
+        coef_finding(fit, "H", "D1.2 entropy coefficient F < 0", "class_entropy", basis, df),
     ]
     model = fit.result.model
     r2, lo, hi = audit.jackknife_adj_r2(model.exog, model.endog, groups)
@@ -85,7 +89,7 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
             "accuracy0:weight_treatment[T.rewind]",
         ),
     ):
-        rows.append(_coef_finding(fit, term, name, metric, basis, df))
+        rows.append(coef_finding(fit, term, name, metric, basis, df))
     return rows
 
 
@@ -159,3 +163,26 @@ def findings(result: Result) -> list[F.Finding]:
     """D1.1-D1.5 (methods page, *Study 1*) from the findings' fit and the tidy per-class frame,
     beside P."""
     return [*regression_findings(result.fits.ols_cluster), *spread_findings(result.classes)]
+
+
+def numbers(result: Result) -> dict[str, float | int | str]:
+    """The numbers the page's prose cites (glued into its Markdown): the grid's series, the
+    findings' fit's rows and (dataset, class) clusters; this run's model-epochs, CPU hours and
+    rates (``rate``: model and rate text); P's protocol's model-epochs and CPU hours, in all and
+    per model (``paper_hours_<model>``); and the measured GPU time of P's protocol (a phrase)."""
+    p = result.params
+    fit = result.fits.ols_cluster
+    paper_hours = result.paper_cost.set_index("model")["cpu_hours"]
+    return {
+        "series": len(p.datasets) * len(p.imbalance_factors) * len(p.models)
+        * len(p.techniques) * len(p.treatments) * len(p.seeds),
+        "pruned_rows": int(fit.result.nobs),
+        "clusters": int(len(np.unique(audit.cluster_groups(fit.result.model.data.frame)))),
+        "model_epochs": int(result.cost["model_epochs"].sum()),
+        "cpu_hours": float(result.cost["cpu_hours"].sum()),
+        "rate": "; ".join(f"{r.model}: {r.rate}" for r in result.cost.itertuples()),
+        "paper_model_epochs": int(result.paper_cost["model_epochs"].sum()),
+        "paper_cpu_hours": float(paper_hours.sum()),
+        **{f"paper_hours_{m}": float(paper_hours[m]) for m in PAPER["models"]},
+        "gpu_cost": gpu_cost_text("Study 1"),
+    }
