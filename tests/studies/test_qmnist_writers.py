@@ -15,6 +15,21 @@ from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec
 from pruneaudit.runs.cost import REFERENCE_SECONDS_PER_10K, Rate, seconds_per_10k
 from pruneaudit.studies import qmnist_writers as qw
+from pruneaudit.studies.qmnist_writers.findings import (
+    class_findings,
+    collapse_finding,
+    equivalence_power,
+    group_drops_finding,
+    intercept_gap_finding,
+    masked_fit,
+    property_findings,
+    slope_change_finding,
+    table1,
+    tilt_findings,
+    topline_finding,
+    worst_writer_drops,
+)
+from pruneaudit.studies.qmnist_writers.run import dense_specs, predictions
 
 
 def _digits(labels, writers, series) -> data.ImageData:
@@ -43,7 +58,7 @@ def toy():
 
 def test_digit_frame_averages_correctness_over_seeds(toy):
     test, pool, dense, pruned = toy
-    d = qw.digit_frame(test, pool, dense, pruned)
+    d = qw.frames.digit_frame(test, pool, dense, pruned)
     assert d["correct_unpruned"].tolist() == [1.0, 1.0, 1.0, 0.5]
     assert d["correct_pruned"].tolist() == [1.0, 0.5, 0.0, 0.0]
     assert d["prediction_pruned"].tolist()[2:] == [5, 5]
@@ -54,18 +69,18 @@ def test_digit_frame_averages_correctness_over_seeds(toy):
 
 
 def test_writer_frame_and_summaries(toy):
-    w = qw.writer_frame(qw.digit_frame(*toy))
+    w = qw.frames.writer_frame(qw.frames.digit_frame(*toy))
     assert w["writer"].tolist() == [1, 2]
     assert w["accuracy_unpruned"].tolist() == [1.0, 0.75]
     assert w["accuracy_pruned"].tolist() == [0.75, 0.0]
     assert w["accuracy_change"].tolist() == [-0.25, -0.75]
-    s = qw.series_summary(w).set_index("series")
+    s = qw.frames.series_summary(w).set_index("series")
     assert s.loc["all", "mean_change"] == pytest.approx(-0.5)
     assert s.loc["hsf4", "digits"] == 2 and s.loc["all", "share_losing"] == 1.0
-    hurt = qw.most_hurt(w, n=1)
+    hurt = qw.frames.most_hurt(w, n=1)
     assert hurt["writer"].tolist() == [2] and not hurt["collapse"].any()
-    assert qw.collapses(w)["writer"].tolist() == []
-    long = qw.tilt_long(w)
+    assert qw.frames.collapses(w)["writer"].tolist() == []
+    long = qw.frames.tilt_long(w)
     assert len(long) == 4 and set(long["stage"]) == {"unpruned", "pruned"}
 
 
@@ -78,13 +93,13 @@ def test_collapse_flag_and_tie_order():
             "accuracy_pruned": [0.4, 0.3, 0.6],
         }
     ).assign(accuracy_change=lambda f: f.accuracy_pruned - f.accuracy_unpruned)
-    hurt = qw.most_hurt(w, n=3)
+    hurt = qw.frames.most_hurt(w, n=3)
     # changes -0.6, -0.6, -0.4: the tie goes to the writer who was at 100%
     assert hurt["writer"].tolist() == [3, 4, 5]
     assert hurt["collapse"].tolist() == [True, False, False]
-    assert qw.collapses(w)["writer"].tolist() == [3]
+    assert qw.frames.collapses(w)["writer"].tolist() == [3]
     with pytest.raises(PruneAuditError, match="n must be"):
-        qw.most_hurt(w, n=0)
+        qw.frames.most_hurt(w, n=0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -98,7 +113,7 @@ def test_series_change_test_matches_welch(a, b):
     )
     va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
     assume(va + vb > 1e-12)  # the t statistic needs some spread
-    out = qw.series_change_test(w)
+    out = qw.frames.series_change_test(w)
     assert out["difference"] == pytest.approx(np.mean(a) - np.mean(b))
     assert out["t"] == pytest.approx((np.mean(a) - np.mean(b)) / np.sqrt(va + vb), rel=1e-6)
 
@@ -106,7 +121,7 @@ def test_series_change_test_matches_welch(a, b):
 def test_series_change_test_needs_two_writers():
     w = pd.DataFrame({"series": ["hsf4", "hsf0", "hsf0"], "accuracy_change": [0.0, 0.1, 0.2]})
     with pytest.raises(PruneAuditError, match="'hsf4' has 1 writers"):
-        qw.series_change_test(w)
+        qw.frames.series_change_test(w)
 
 
 def test_tilt_fits_recover_exact_lines():
@@ -120,7 +135,7 @@ def test_tilt_fits_recover_exact_lines():
                  "abs_tilt": x, "accuracy_unpruned": a + b * x, "accuracy_pruned": a + 2 * b * x}
             )
         )
-    fits = qw.tilt_fits(pd.concat(rows, ignore_index=True)).set_index(["stage", "series"])
+    fits = qw.frames.tilt_fits(pd.concat(rows, ignore_index=True)).set_index(["stage", "series"])
     assert fits.loc[("unpruned", "hsf4"), "slope"] == pytest.approx(-1.0)
     assert fits.loc[("pruned", "hsf0"), "slope"] == pytest.approx(-1.0)
     assert fits.loc[("pruned", "hsf0"), "intercept"] == pytest.approx(1.0)
@@ -129,23 +144,23 @@ def test_tilt_fits_recover_exact_lines():
 
 def test_gallery_and_histogram(toy):
     test, pool, dense, pruned = toy
-    d = qw.digit_frame(test, pool, dense, pruned)
-    g = qw.gallery_frame(test, d, [2])
+    d = qw.frames.digit_frame(test, pool, dense, pruned)
+    g = qw.frames.gallery_frame(test, d, [2])
     assert len(g) == 2 and g["caption"].iloc[0] == "true 2\nunpruned 2\npruned 5"
     assert g["image"].str.startswith("data:image/png;base64,").all()
     with pytest.raises(PruneAuditError, match=r"writer\(s\) \[7\]"):
-        qw.gallery_frame(test, d, [7])
-    h = qw.train_class_histogram(test, np.array([0, 1, 2]))
+        qw.frames.gallery_frame(test, d, [7])
+    h = qw.frames.train_class_histogram(test, np.array([0, 1, 2]))
     assert h["n"].sum() == 3 and np.allclose(h["share_of_class"], 1.0)
 
 
 def test_bad_inputs(toy):
     test, pool, dense, pruned = toy
     with pytest.raises(PruneAuditError, match="has 3 examples but test has 4"):
-        qw.digit_frame(test, pool, dense[:, :3], pruned)
+        qw.frames.digit_frame(test, pool, dense[:, :3], pruned)
     no_meta = data.ImageData(test.name, test.images, test.labels, test.classes, test.spec)
     with pytest.raises(PruneAuditError, match="writer/series"):
-        qw.digit_frame(no_meta, pool, dense, pruned)
+        qw.frames.digit_frame(no_meta, pool, dense, pruned)
 
 
 def test_tiny_real_study(data_root, tmp_path):
@@ -153,9 +168,9 @@ def test_tiny_real_study(data_root, tmp_path):
         seeds=[0, 1, 2], lr=0.05, augment=True, train_size=1000, iterations=2,
         data_root=str(data_root), store=str(tmp_path),
     )
-    bases = qw.dense_specs(params)
+    bases = dense_specs(params)
     assert bases == runs.member_specs(
-        RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.05, train_size=1000), [0, 1, 2]
+        RunSpec(qw.params.DATASET, qw.params.MODEL, epochs=1, lr=0.05, train_size=1000), [0, 1, 2]
     )
     store = ResultsStore(tmp_path)
     s = qw.run(params, store, progress=False)
@@ -164,12 +179,12 @@ def test_tiny_real_study(data_root, tmp_path):
     assert set(s.writers["series"]) == {"hsf0", "hsf4"}
     assert s.writers["n"].sum() == 10_000
     assert np.allclose(s.sparsity, 1 - 0.8**2, atol=1e-3)
-    curves = qw.class_curves(s.classes)
+    curves = qw.frames.class_curves(s.classes)
     assert sorted(curves["iteration"].unique()) == [0, 1, 2] and len(curves) == 30
     dense = curves[curves["iteration"] == 0]
     assert np.allclose(dense["accuracy"], dense["unpruned_accuracy"])
     # writer accuracy = mean over seeds of each seed's accuracy on the writer
-    pop = qw.predictions(bases, 2, 2, store)
+    pop = predictions(bases, 2, 2, store)
     w0 = s.writers.iloc[0]
     idx = s.digits.index[s.digits["writer"] == w0["writer"]]
     per_seed = (pop.preds[:, idx] == pop.labels[idx]).mean(axis=1)
@@ -181,7 +196,7 @@ def test_tiny_real_study(data_root, tmp_path):
     pd.testing.assert_frame_equal(again.writers, s.writers)
 
     # the page's tables and findings come from the same result
-    _, acc = qw.seed_writer_accuracy(s.correct_pruned, s.digits["writer"])
+    _, acc = qw.frames.seed_writer_accuracy(s.correct_pruned, s.digits["writer"])
     assert np.allclose(acc.mean(axis=0), s.writers["accuracy_pruned"])
     traj = s.trajectory
     assert sorted(traj["iteration"].unique()) == [0, 1, 2]
@@ -192,24 +207,37 @@ def test_tiny_real_study(data_root, tmp_path):
     assert [r.finding[:4] for r in rows][:3] == ["D2.1", "D2.2", "D2.2"]
     assert {r.finding[:4] for r in rows} == {"D2.1", "D2.2", "D2.3", "D2.4", "D2.5", "D2.6"}
     assert all(r.verdict in audit.VERDICTS for r in rows)
-    t1 = qw.table1(s, n_resamples=99)
+    t1 = table1(s, n_resamples=99)
     assert len(t1) == 16 and t1[t1["group"] == "hsf1"]["ours"].isna().all()
     assert t1["paper"].notna().all()
     # P's masks are cumulative: a weight pruned at round 1 is still zero at round 2
-    m1 = runs.load_model(runs.series_specs(bases[0], qw.TECHNIQUE, qw.TREATMENT, 2)[1], store)
-    m2 = runs.load_model(runs.series_specs(bases[0], qw.TECHNIQUE, qw.TREATMENT, 2)[2], store)
+    series = runs.series_specs(bases[0], qw.params.TECHNIQUE, qw.params.TREATMENT, 2)
+    m1, m2 = runs.load_model(series[1], store), runs.load_model(series[2], store)
     for (name, p1), p2 in zip(m1.named_parameters(), m2.parameters(), strict=True):
         if "weight" in name:
             assert (p2.detach()[p1.detach() == 0] == 0).all()
-    explorer = qw.writer_explorer(s, qw.explorer_writers(s, 3)).to_dict()
+    explorer = qw.views.writer_explorer(s, qw.views.explorer_writers(s, 3)).to_dict()
     assert any(p.get("name") == "writer_shown" for p in explorer.get("params", []))
     assert "binding_select" in str(explorer) or "select" in str(explorer["params"])
     # the page's prose numbers and its protocol table come from the same result
     numbers = qw.numbers(s)
     assert numbers["dense_accuracy"] == pytest.approx(s.correct_dense.mean())
     assert numbers["sparsity"] == pytest.approx(1 - 0.8**2, abs=1e-3)
-    assert qw.training_rate(s).source == "recorded"  # the series' training recorded its rate
-    assert "recorded in this results store" in qw.protocol_view(s).to_html()
+    assert qw.protocol.training_rate(s).source == "recorded"  # the training recorded its rate
+    assert "recorded in this results store" in qw.views.protocol_view(s).to_html()
+    # every view of the page takes the result alone and carries its caption or title
+    assert "P Table 1" in qw.views.table1_view(s, n_resamples=99).to_html()
+    assert f"The {params.n_hurt} writers" in qw.views.hurt_view(s).to_html()
+    for view in (qw.views.summary_view, qw.views.effects_view, qw.views.curve_view):
+        assert "<caption" in view(s).to_html()
+    figures = [
+        qw.key_figure(s), qw.views.class_figure(s), qw.views.training_figure(s),
+        qw.views.gallery_figure(s), *qw.views.tilt_figures(s), *qw.views.property_figures(s),
+    ]
+    assert len(figures) == 4 + len(qw.frames.STAGES) + len(qw.frames.PROPERTIES)
+    assert all(f.to_dict().get("title") for f in figures)
+    most_hurt = qw.views.explorer_writers(s, params.n_hurt)
+    assert qw.views.writer_explorer(s).to_dict() == qw.views.writer_explorer(s, most_hurt).to_dict()
 
 
 # --------------------------------------------------------------------------- parameters
@@ -265,14 +293,14 @@ def test_params_give_one_message_per_broken_rule():
 
 
 def test_dense_specs_follow_the_params():
-    specs = qw.dense_specs(_params(seeds=[4, 7, 9], train_size=500, flip=True))
+    specs = dense_specs(_params(seeds=[4, 7, 9], train_size=500, flip=True))
     assert [s.seed for s in specs] == [4, 7, 9]
     assert all(s.train_size == 500 and dict(s.extra) == {"flip": True} for s in specs)
     assert all(s.technique is None and s.iteration == 0 for s in specs)
 
 
 def test_flip_extra_keeps_existing_keys():
-    base = RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.1)
+    base = RunSpec(qw.params.DATASET, qw.params.MODEL, epochs=1, lr=0.1)
     assert base.replace(extra=runs.flip_extra(False)).key == base.key
     flipped = base.replace(extra=runs.flip_extra(True))
     assert flipped.key != base.key and dict(flipped.extra) == {"flip": True}
@@ -281,7 +309,7 @@ def test_flip_extra_keeps_existing_keys():
 
 
 def test_flip_extra_turns_the_flip_on_for_training(data_root):
-    base = RunSpec(qw.DATASET, qw.MODEL, epochs=1, lr=0.1, train_size=200)
+    base = RunSpec(qw.params.DATASET, qw.params.MODEL, epochs=1, lr=0.1, train_size=200)
     assert not runs.splits(base, str(data_root)).train.spec.flip_ok
     flipped = base.replace(extra=runs.flip_extra(True))
     split = runs.splits(flipped, str(data_root))
@@ -294,19 +322,19 @@ def test_flip_extra_turns_the_flip_on_for_training(data_root):
 
 def test_seed_writer_and_class_accuracy_by_hand():
     correct = np.array([[1, 1, 0, 1], [0, 1, 0, 0]], dtype=bool)
-    ids, acc = qw.seed_writer_accuracy(correct, np.array([7, 7, 3, 3]))
+    ids, acc = qw.frames.seed_writer_accuracy(correct, np.array([7, 7, 3, 3]))
     assert ids.tolist() == [3, 7]
     assert acc.tolist() == [[0.5, 1.0], [0.0, 0.5]]
-    cls = qw.seed_class_accuracy(correct, np.array([0, 1, 1, 0]), 2)
+    cls = qw.frames.seed_class_accuracy(correct, np.array([0, 1, 1, 0]), 2)
     assert cls.tolist() == [[1.0, 0.5], [0.0, 0.5]]
     with pytest.raises(PruneAuditError, match=r"classes \[2\] have no test digits"):
-        qw.seed_class_accuracy(correct, np.array([0, 1, 1, 0]), 3)
+        qw.frames.seed_class_accuracy(correct, np.array([0, 1, 1, 0]), 3)
 
 
 def test_worst_writer_drops_by_hand():
     dense = np.array([[1.0, 1.0, 0.9], [0.8, 0.9, 0.9]])
     pruned = np.array([[0.5, 0.9, 0.1], [0.1, 0.1, 0.1]])
-    out = qw.worst_writer_drops(dense, pruned)
+    out = worst_writer_drops(dense, pruned)
     # seed 0: writers at 100% are 0 and 1, worst drop -0.5; seed 1: none at 100%
     assert out[0] == pytest.approx(-0.5) and np.isnan(out[1])
 
@@ -318,7 +346,7 @@ def test_masked_fit_matches_linregress(seed):
     x, y = rng.normal(size=30), rng.normal(size=30)
     m = (rng.random(30) < 0.6) * 1.0
     assume(m.sum() >= 3 and np.ptp(x[m == 1]) > 0)
-    a, b = qw.rows._fit(x, y, m)
+    a, b = masked_fit(x, y, m)
     fit = stats.linregress(x[m == 1], y[m == 1])
     assert a == pytest.approx(fit.intercept) and b == pytest.approx(fit.slope)
 
@@ -361,15 +389,15 @@ def _failing(verdicts) -> float:
 
 def test_d21_topline_null_and_paper_size_effect():
     def null(rng):
-        return qw.topline_finding(rng.normal(0.975, 0.003, 6), rng.normal(0.975, 0.003, 6))
+        return topline_finding(rng.normal(0.975, 0.003, 6), rng.normal(0.975, 0.003, 6))
 
     def effect(rng):
-        return qw.topline_finding(rng.normal(0.97, 0.003, 6), rng.normal(0.78, 0.02, 6))
+        return topline_finding(rng.normal(0.97, 0.003, 6), rng.normal(0.78, 0.02, 6))
 
     assert _failing(_verdicts(null)) >= 0.95
     assert _share(_verdicts(effect), audit.REPRODUCED) >= 0.9
     # half the paper's drop, measured tightly: same direction, smaller
-    assert qw.topline_finding([0.97] * 3 + [0.971] * 3, [0.87] * 3 + [0.872] * 3).verdict == (
+    assert topline_finding([0.97] * 3 + [0.971] * 3, [0.87] * 3 + [0.872] * 3).verdict == (
         audit.SMALLER
     )
 
@@ -378,19 +406,19 @@ def test_d22_group_drops_similar_null_and_effect():
     def null(rng):
         series, _, _, p = _sim_writers(rng)
         change = _observe(rng, p) - _observe(rng, p)
-        return qw.group_drops_finding(change, series, seed=int(rng.integers(1e6)),
+        return group_drops_finding(change, series, seed=int(rng.integers(1e6)),
                                       n_resamples=BOOT)
 
     def equal_drops(rng):
         series, _, _, p = _sim_writers(rng)
         change = _observe(rng, p - 0.19) - _observe(rng, p)
-        return qw.group_drops_finding(change, series, n_resamples=BOOT)
+        return group_drops_finding(change, series, n_resamples=BOOT)
 
     def unequal(rng):
         series, _, _, p = _sim_writers(rng)
         drop = np.where(series == "hsf4", 0.3, 0.05)
         change = _observe(rng, p - drop) - _observe(rng, p)
-        return qw.group_drops_finding(change, series, n_resamples=BOOT)
+        return group_drops_finding(change, series, n_resamples=BOOT)
 
     assert _failing(_verdicts(null)) >= 0.95
     assert _share(_verdicts(equal_drops), audit.REPRODUCED) >= 0.9
@@ -400,7 +428,7 @@ def test_d22_group_drops_similar_null_and_effect():
 def test_d22_collapse_null_and_paper_size_effect():
     def null(rng):
         _, _, _, p = _sim_writers(rng)
-        return qw.collapse_finding(_observe(rng, p, k=6), _observe(rng, p, k=6))
+        return collapse_finding(_observe(rng, p, k=6), _observe(rng, p, k=6))
 
     def effect(rng):
         _, _, _, p = _sim_writers(rng)
@@ -409,7 +437,7 @@ def test_d22_collapse_null_and_paper_size_effect():
         for k in range(6):  # one writer at 100% falls to 47.7% in every seed
             w = int(np.flatnonzero(dense[k] == 1.0)[0])
             pruned[k, w] = 0.477
-        return qw.collapse_finding(dense, pruned)
+        return collapse_finding(dense, pruned)
 
     assert _failing(_verdicts(null)) >= 0.95
     assert _share(_verdicts(effect), audit.REPRODUCED) >= 0.9
@@ -424,14 +452,14 @@ def _tilt_case(rng, before, after):
 def test_d23_tilt_slope_null_and_paper_size_effect():
     def run(before, after, group):
         def make(rng):
-            return qw.slope_change_finding(*_tilt_case(rng, before, after), group,
+            return slope_change_finding(*_tilt_case(rng, before, after), group,
                                            seed=int(rng.integers(1e6)), n_resamples=BOOT)
         return _verdicts(make)
 
     assert _failing(run(0.0, 0.0, "hsf0")) >= 0.95
     # P hsf0: -0.025 -> -0.296 (the simulated slope is shared by both series)
     assert _share(run(-0.025, -0.296, "hsf0"), audit.REPRODUCED) >= 0.9
-    rows = qw.tilt_findings(*_tilt_case(np.random.default_rng(0), 0, 0), n_resamples=99)
+    rows = tilt_findings(*_tilt_case(np.random.default_rng(0), 0, 0), n_resamples=99)
     assert [r.finding.split(" (")[1][:4] for r in rows[:4]] == ["hsf0", "hsf1", "hsf4", "all:"]
     assert rows[1].verdict == audit.NOT_TESTABLE and "hsf1" in rows[1].basis
     assert all(r.verdict in audit.FAILING for r in rows if r.finding.startswith("D2.4"))
@@ -443,7 +471,7 @@ def test_d24_intercept_gap_null_and_effect():
             series, tilt, _, p = _sim_writers(rng)
             p = np.clip(p + np.where(series == "hsf4", gap, 0.0), 0, 1)
             y = _observe(rng, p, k=2).mean(0)
-            return qw.intercept_gap_finding(tilt, y, series, "pruned",
+            return intercept_gap_finding(tilt, y, series, "pruned",
                                             seed=int(rng.integers(1e6)), n_resamples=BOOT)
         return inner
 
@@ -459,7 +487,7 @@ def test_d25_property_findings_null_and_effect():
             dev = np.abs(activation - activation.mean())
             p_after = np.clip(p - 0.1 - atypical * dev, 0, 1)
             change = _observe(rng, p_after) - _observe(rng, p)
-            rows = qw.property_findings(tilt, activation, change, series,
+            rows = property_findings(tilt, activation, change, series,
                                         seed=int(rng.integers(1e6)), n_resamples=BOOT)
             return rows
         return inner
@@ -483,7 +511,7 @@ def test_d26_class_findings_null_and_effect():
             pruned_mean = base - 0.15
             pruned_mean[1] = pruned_mean.max() + best_gap if best_gap else pruned_mean[1]
             pruned_mean[5] -= five_extra
-            return qw.class_findings(dense, pruned_mean + rng.normal(0, 0.01, (6, 10)))
+            return class_findings(dense, pruned_mean + rng.normal(0, 0.01, (6, 10)))
         return inner
 
     def verdicts(m, i):
@@ -501,10 +529,10 @@ def test_d26_class_findings_null_and_effect():
 
 def _result(toy, k=3, **change):
     test, pool, dense, pruned = toy
-    digits = qw.digit_frame(test, pool, dense, pruned)
+    digits = qw.frames.digit_frame(test, pool, dense, pruned)
     labels = test.labels.numpy()[None, :]
-    return qw.WriterStudy(
-        classes=pd.DataFrame(), digits=digits, writers=qw.writer_frame(digits),
+    return qw.Result(
+        classes=pd.DataFrame(), digits=digits, writers=qw.frames.writer_frame(digits),
         sparsity=np.array([0.5, 0.5]), pruned_iteration=k, test=test, pool=pool,
         train_idx=np.arange(3), correct_dense=dense == labels, correct_pruned=pruned == labels,
         trajectory=pd.DataFrame(), params=_params(**change),
@@ -514,7 +542,7 @@ def _result(toy, k=3, **change):
 def test_protocol_table_states_what_ran(toy):
     setting = {"seeds": [4, 7, 9], "epochs": 2, "lr": 0.1, "augment": False, "iterations": 3}
     rate = Rate(1.0, "reference")
-    table = qw.protocol_table(_result(toy, **setting), rate)
+    table = qw.protocol.protocol_table(_result(toy, **setting), rate)
     t = table["this page"]
     assert t["seeds (replicates)"] == "3 [4, 7, 9]" and t["iterations"] == "3"
     assert t["model-epochs"] == "24" and t["augmentation"] == "none"
@@ -524,25 +552,25 @@ def test_protocol_table_states_what_ran(toy):
     # 3,780 model-epochs x 48,000 digits at 1 s per 10,000: 18,144 s = 5.0 h
     assert paper["training time on this CPU"] == "5.0 h"
     flipped = _result(toy, **{**setting, "augment": True, "flip": True})
-    assert "flip" in qw.protocol_table(flipped, rate)["this page"]["augmentation"]
+    assert "flip" in qw.protocol.protocol_table(flipped, rate)["this page"]["augmentation"]
 
 
 def test_protocol_view_states_the_store_rate(toy, tmp_path):
     result = _result(toy, store=str(tmp_path))
-    assert qw.training_rate(result) == seconds_per_10k(qw.MODEL, str(tmp_path))
-    html = qw.protocol_view(result).to_html()
-    assert qw.training_rate(result).text() in html
+    assert qw.protocol.training_rate(result) == seconds_per_10k(qw.params.MODEL, str(tmp_path))
+    html = qw.views.protocol_view(result).to_html()
+    assert qw.protocol.training_rate(result).text() in html
     # 3,780 model-epochs x 48,000 digits at LeNet's reference rate
-    hours = qw.paper_cost(REFERENCE_SECONDS_PER_10K[qw.MODEL]).hours
+    hours = qw.protocol.paper_cost(REFERENCE_SECONDS_PER_10K[qw.params.MODEL]).hours
     assert f"{hours:.1f} h" in html
 
 
 def test_costs_and_weights():
-    cost = qw.paper_cost(0.5)
+    cost = qw.protocol.paper_cost(0.5)
     assert cost.model_epochs == 6 * 21 * 30
     assert cost.hours == pytest.approx(3780 * 4.8 * 0.5 / 3600)
     # LeNet: 6*1*9 + 16*6*9 + 400*120 + 120*84 + 84*10
-    assert qw.prunable_weights() == 54 + 864 + 48_000 + 10_080 + 840
+    assert qw.protocol.prunable_weights() == 54 + 864 + 48_000 + 10_080 + 840
 
 
 def test_page_numbers_are_computed(toy):
@@ -550,7 +578,7 @@ def test_page_numbers_are_computed(toy):
     # seed 0 right on all 4 digits and seed 1 on 3: dense 87.5%; pruned: 3 of 8 right
     assert n["dense_accuracy"] == 0.875 and n["pruned_accuracy"] == 0.375
     assert n["topline_change_points"] == pytest.approx(-50.0)
-    assert n["sparsity"] == 0.5 and n["weights_left"] == round(0.5 * qw.prunable_weights())
+    assert n["sparsity"] == 0.5 and n["weights_left"] == round(0.5 * qw.protocol.prunable_weights())
     assert n["seeds"] == 2 and n["test_digits"] == 4 and n["pruned_iteration"] == 3
     # writer 2 (hsf4): 75% -> 0%; writer 1: 100% -> 75%; no collapse
     assert (n["hurt_writer"], n["hurt_series"], n["hurt_digits"]) == (2, "hsf4", 2)
@@ -600,7 +628,7 @@ def test_equivalence_power_hand_computed():
     from scipy import stats
 
     half = stats.norm.ppf(0.975) * 0.1
-    got = qw.rows.equivalence_power(-half, half, 0.5)
+    got = equivalence_power(-half, half, 0.5)
     assert got == pytest.approx(2 * stats.norm.cdf(5 - stats.norm.ppf(0.975)) - 1)
-    assert qw.rows.equivalence_power(-1.0, 1.0, 0.1) == 0.0
-    assert qw.rows.equivalence_power(float("nan"), 1.0, 0.1) is None
+    assert equivalence_power(-1.0, 1.0, 0.1) == 0.0
+    assert equivalence_power(float("nan"), 1.0, 0.1) is None

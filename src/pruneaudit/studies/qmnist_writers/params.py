@@ -10,6 +10,11 @@ from pruneaudit.runs.series import distinct
 from pruneaudit.runs.spec import check_lr
 from pruneaudit.studies.params import Rule, StudyParams
 
+#: The study's fixed protocol: LeNet on QMNIST, pruned globally with rewinding.
+DATASET = "qmnist"
+MODEL = "lenet"
+TECHNIQUE = "global_unstructured"
+TREATMENT = "rewind"
 #: Training digits offline (QMNIST train) and the largest test set here (test10k).
 TRAIN_DIGITS = 60_000
 #: Fewest seeds: the per-seed findings need a Student t on 2 degrees of freedom or more.

@@ -1,97 +1,37 @@
-"""Study 2's page views: protocol and cost, the numbers the page's prose cites, tables and
-charts."""
+"""Study 2's page views, each a function of the :class:`~.run.Result` with its caption: the
+protocol, P's Table 1, the writers most hurt, the series summary, the property effects and the
+accuracy curve; the key figure, the writer picker, the tilt, class, training and property
+figures and the gallery of the writers most hurt."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-import pandas as pd
+import altair as alt
+from pandas.io.formats.style import Styler
 
-from pruneaudit import charts, runs
-from pruneaudit.runs import RunSpec
-from pruneaudit.runs.cost import Rate, seconds_per_10k
+from pruneaudit import charts
 
+from .findings import table1
 from .frames import (
-    MODEL,
-    TECHNIQUE,
-    TREATMENT,
-    WriterStudy,
-    collapses,
-    dense_specs,
+    PROPERTIES,
+    STAGES,
+    class_curves,
     gallery_frame,
     most_hurt,
     overall_curve,
+    property_effects,
     series_summary,
+    tilt_long,
+    train_class_histogram,
 )
-from .rows import TABLE1_GROUPS, _boot, _fit, _masks, _paper_tilt
+from .protocol import protocol_table, training_rate
+from .run import Result
 
-#: The published protocol of P Sec. 4.1 (seeds, iterations, epochs per round, training digits).
-PAPER = {"seeds": 6, "iterations": 20, "epochs": 30, "train_examples": 48_000}
-
-
-def series_cost(
-    seeds: int, iterations: int, epochs: int, train_examples: int, seconds_per_10k: float
-) -> runs.Cost:
-    """Training cost of ``seeds`` series of ``iterations`` rounds after the dense run, ``epochs``
-    per round (:func:`pruneaudit.runs.training_cost`)."""
-    return runs.training_cost(seeds * (iterations + 1) * epochs, train_examples, seconds_per_10k)
+# --------------------------------------------------------------------------- tables
 
 
-def paper_cost(seconds_per_10k: float) -> runs.Cost:
-    """The cost of P's protocol at a measured rate."""
-    return series_cost(**PAPER, seconds_per_10k=seconds_per_10k)
-
-
-def _augmentation(spec: RunSpec) -> str:
-    if not spec.augment:
-        return "none"
-    if dict(spec.extra).get(runs.FLIP_KEY):
-        return "random crop (pad 2) + horizontal flip (P as printed; wrong for digits)"
-    return "random crop (pad 2), no flip"
-
-
-def training_rate(result: WriterStudy) -> Rate:
-    """The rate the page's training times use: LeNet's, as recorded in the page's results store
-    (:func:`pruneaudit.runs.cost.seconds_per_10k`)."""
-    return seconds_per_10k(MODEL, result.params.store)
-
-
-def protocol_table(result: WriterStudy, rate: Rate) -> pd.DataFrame:
-    """The protocol run beside P's, one row per setting (index ``setting``), with the training
-    cost of each at ``rate`` (seconds per 10,000 images per model)."""
-    params = result.params
-    b = dense_specs(params)[0]
-    paper = paper_cost(rate.seconds_per_10k)
-    ours = series_cost(
-        len(params.seeds), params.iterations, b.epochs, len(result.train_idx),
-        rate.seconds_per_10k,
-    )
-    series = ", ".join(sorted(result.writers["series"].unique()))
-    rows = [
-        ("model", "LeNet (3x3 conv 6, 16; FC 120, 84, 10)", "LeNet (same)"),
-        ("pruning (20% of the rest per round)", "global_unstructured + rewind",
-         f"{TECHNIQUE} + {TREATMENT}"),
-        ("pruned weights regrow?", "no (cumulative masks)", "no (cumulative masks)"),
-        ("iterations", str(PAPER["iterations"]), str(params.iterations)),
-        ("seeds (replicates)", "6 (0-5)", f"{len(params.seeds)} {list(params.seeds)}"),
-        ("training digits per model", f"{PAPER['train_examples']:,} (80% of 60,000)",
-         f"{len(result.train_idx):,}"),
-        ("epochs per round", str(PAPER["epochs"]), str(b.epochs)),
-        ("optimizer", "SGD, lr 0.01, batch 32", f"SGD, lr {b.lr}, batch {b.batch_size}"),
-        ("augmentation", "random crop and horizontal flip", _augmentation(b)),
-        ("test digits / writers / series", "60,000 / all / hsf0, hsf1, hsf4",
-         f"{len(result.test):,} / {result.writers['writer'].nunique()} / {series}"),
-        ("model-epochs", f"{paper.model_epochs:,}", f"{ours.model_epochs:,}"),
-        ("training time on this CPU", f"{paper.hours:.1f} h", f"{ours.hours * 60:.1f} min"),
-        ("training time on a GPU", runs.gpu_cost_text("Study 2"), ""),
-    ]
-    return pd.DataFrame(rows, columns=["setting", "published (P)", "this page"]).set_index(
-        "setting"
-    )
-
-
-def protocol_view(result: WriterStudy):
+def protocol_view(result: Result) -> Styler:
     """The protocol table, formatted, its caption stating the training rate of its times."""
     rate = training_rate(result)
     return charts.table(
@@ -101,124 +41,10 @@ def protocol_view(result: WriterStudy):
     )
 
 
-def prunable_weights() -> int:
-    """Number of prunable weights (conv and linear) of the study's LeNet on 28x28 digits."""
-    from pruneaudit import models
-
-    net = models.build_model(MODEL, 10, 1, 28, seed=0)
-    return sum(getattr(m, name).numel() for m, name in models.prunable_parameters(net))
-
-
-# --------------------------------------------------------------------------- P's Table 1
-
-
-def tilt_table(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> pd.DataFrame:
-    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
-    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
-    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
-    masks = _masks(series)
-    rows = []
-    for group in TABLE1_GROUPS:
-        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
-            for j, coefficient in enumerate(("intercept", "slope")):
-                paper = _paper_tilt(coefficient, stage, group).number
-                if group not in masks:
-                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
-                    continue
-
-                def stat(x, yy, m, axis=-1, j=j):
-                    return _fit(x, yy, m, axis)[j]
-
-                est, lo, hi = _boot([abs_tilt, y, masks[group]], stat, seed, n_resamples)
-                rows.append((group, stage, coefficient, est, lo, hi, paper))
-    return pd.DataFrame(
-        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
-    )
-
-
-def table1(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
-    """P's Table 1 on this page's writers (:func:`tilt_table`)."""
-    w = result.writers
-    return tilt_table(
-        w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
-        w["accuracy_pruned"].to_numpy(), w["series"].to_numpy(), seed=seed,
-        n_resamples=n_resamples,
-    )
-
-
-# --------------------------------------------------------------------------- what the page says
-
-
-def numbers(result: WriterStudy) -> dict[str, float | int | str]:
-    """The numbers the page's prose cites (glued into its Markdown by
-    :meth:`pruneaudit.book.Page.glue`): top-line accuracy and sparsity, the writer most hurt, the
-    writers who collapse, the spread of writer-level changes (``*_points``: percentage points)
-    and the digits per writer."""
-    return {**_topline_numbers(result), **_writer_numbers(result), **_limit_numbers(result)}
-
-
-def _topline_numbers(result: WriterStudy) -> dict[str, float | int]:
-    dense = float(result.correct_dense.mean())
-    pruned = float(result.correct_pruned.mean())
-    sparsity = float(result.sparsity.mean())
-    n_weights = prunable_weights()
-    return {
-        "dense_accuracy": dense,
-        "pruned_accuracy": pruned,
-        "topline_change_points": 100 * (pruned - dense),
-        "sparsity": sparsity,
-        "weights_left": round((1 - sparsity) * n_weights),
-        "prunable_weights": n_weights,
-        "pruned_iteration": int(result.pruned_iteration),
-        "seeds": result.seeds,
-        "test_digits": len(result.test),
-    }
-
-
-def _writer_numbers(result: WriterStudy) -> dict[str, float | int | str]:
-    w = result.writers
-    top = most_hurt(w, 1).iloc[0]
-    fallen = collapses(w)
-    change = w["accuracy_change"]
-    return {
-        "hurt_writer": int(top["writer"]),
-        "hurt_series": str(top["series"]),
-        "hurt_digits": int(top["n"]),
-        "hurt_unpruned": float(top["accuracy_unpruned"]),
-        "hurt_pruned": float(top["accuracy_pruned"]),
-        "hurt_change_points": 100 * float(top["accuracy_change"]),
-        "n_collapses": len(fallen),
-        "collapsed_writers": ", ".join(f"{r.writer} ({r.series})" for r in fallen.itertuples())
-        or "none",
-        "change_min_points": 100 * float(change.min()),
-        "change_max_points": 100 * float(change.max()),
-        "change_median_points": 100 * float(change.median()),
-        "share_losing": float((change < 0).mean()),
-    }
-
-
-def _limit_numbers(result: WriterStudy) -> dict[str, float | int]:
-    n = result.writers["n"]
-    return {
-        "digits_per_writer": float(n.mean()),
-        "digits_min": int(n.min()),
-        "digits_max": int(n.max()),
-        "one_digit_share": float(1 / n.mean()),
-    }
-
-
-def table1_view(table: pd.DataFrame):
-    """P's Table 1 on our data, formatted."""
+def table1_view(result: Result, *, seed: int = 0, n_resamples: int = 999) -> Styler:
+    """P's Table 1 on our writers (:func:`~.findings.table1`), formatted."""
     return charts.table(
-        table,
+        table1(result, seed=seed, n_resamples=n_resamples),
         "P Table 1 on our writers: accuracy = intercept + slope · mean |tilt| (95% bootstrap "
         "interval over writers); hsf1 is not in the offline data",
         decimals={"ours": 3, "ci_low": 3, "ci_high": 3, "paper": 3},
@@ -226,8 +52,9 @@ def table1_view(table: pd.DataFrame):
     )
 
 
-def hurt_view(result: WriterStudy, n: int):
-    """The ``n`` writers most hurt, formatted."""
+def hurt_view(result: Result, n: int | None = None) -> Styler:
+    """The ``n`` writers most hurt (default: the page's ``n_hurt``), formatted."""
+    n = result.params.n_hurt if n is None else n
     cols = ["writer", "series", "n", "accuracy_unpruned", "accuracy_pruned", "accuracy_change",
             "abs_tilt", "distance_to_class_mean", "collapse"]
     return charts.table(
@@ -239,7 +66,7 @@ def hurt_view(result: WriterStudy, n: int):
     )
 
 
-def summary_view(result: WriterStudy):
+def summary_view(result: Result) -> Styler:
     """Per-series summary, formatted."""
     return charts.table(
         series_summary(result.writers),
@@ -250,10 +77,10 @@ def summary_view(result: WriterStudy):
     )
 
 
-def effects_view(effects: pd.DataFrame):
-    """Property effects on the accuracy change, formatted."""
+def effects_view(result: Result) -> Styler:
+    """Property effects on the accuracy change (:func:`~.frames.property_effects`), formatted."""
     return charts.table(
-        effects,
+        property_effects(result.writers),
         "Least-squares effect of each writer-mean property on the accuracy change (pruned − "
         "unpruned), per series and for all writers; p: two-sided test of slope 0",
         pvalue=["pvalue"],
@@ -263,7 +90,7 @@ def effects_view(effects: pd.DataFrame):
     )
 
 
-def curve_view(result: WriterStudy):
+def curve_view(result: Result) -> Styler:
     """Top-line accuracy and class gap per iteration, formatted."""
     return charts.table(
         overall_curve(result.classes),
@@ -281,7 +108,7 @@ def _pct(x: float, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f}%"
 
 
-def key_figure(result: WriterStudy):
+def key_figure(result: Result) -> alt.LayerChart:
     """Per-writer accuracy after pruning vs before (one point per writer)."""
     return charts.group_scatter(
         result.writers, x="accuracy_unpruned", y="accuracy_pruned", group="series",
@@ -291,17 +118,20 @@ def key_figure(result: WriterStudy):
     )
 
 
-def explorer_writers(result: WriterStudy, n: int) -> list[int]:
+def explorer_writers(result: Result, n: int) -> list[int]:
     """The writers offered by the explorer: the ``n`` most hurt."""
     return most_hurt(result.writers, n)["writer"].tolist()
 
 
-def writer_explorer(result: WriterStudy, writer_ids: Sequence[int], columns: int = 10):
-    """A writer picker that works in the static page: a drop-down of writers; below it the
-    writer's digits (true label, modal prediction before and after pruning) and the writer's
-    accuracy along the pruning series beside the top-line accuracy."""
-    import altair as alt
-
+def writer_explorer(
+    result: Result, writer_ids: Sequence[int] | None = None, columns: int = 10
+) -> alt.VConcatChart:
+    """A writer picker that works in the static page: a drop-down of writers (default: the
+    page's ``n_hurt`` most hurt); below it the writer's digits (true label, modal prediction
+    before and after pruning) and the writer's accuracy along the pruning series beside the
+    top-line accuracy."""
+    if writer_ids is None:
+        writer_ids = explorer_writers(result, result.params.n_hurt)
     ids = list(writer_ids)
     gallery = charts.image_gallery(
         gallery_frame(result.test, result.digits, ids), category="writer",
@@ -326,3 +156,56 @@ def writer_explorer(result: WriterStudy, writer_ids: Sequence[int], columns: int
                     title="The writer's accuracy along the pruning series")
     )
     return alt.vconcat(gallery, curve)
+
+
+def tilt_figures(result: Result) -> list[alt.LayerChart]:
+    """Writer accuracy against mean |tilt|, one chart per stage (unpruned, pruned), with a
+    least-squares line per series (show them with ``display(*tilt_figures(result))``)."""
+    long = tilt_long(result.writers)
+    return [
+        charts.group_scatter(long[long.stage == stage], x="abs_tilt", y="accuracy",
+                             group="series", tooltip=["writer"],
+                             title=f"Writer accuracy vs mean |tilt|: {stage}")
+        for stage in STAGES
+    ]
+
+
+def class_figure(result: Result) -> alt.LayerChart:
+    """Per-class test accuracy along the pruning series (mean over seeds), coloured by the
+    class's unpruned accuracy; the slider starts at the iteration compared as pruned."""
+    return charts.accuracy_curves(
+        class_curves(result.classes), x="iteration", color="unpruned_accuracy",
+        tooltip=["sparsity"], slider_value=float(result.pruned_iteration),
+        title="Per-class test accuracy vs pruning iteration (mean over seeds)",
+    )
+
+
+def training_figure(result: Result) -> alt.Chart:
+    """Training digits per class and series in the first seed's training split."""
+    return charts.bar_chart(
+        train_class_histogram(result.pool, result.train_idx), x="class", y="n",
+        color="series", tooltip=["share_of_class"],
+        title="Training digits per class and series (first seed's split)",
+    )
+
+
+def property_figures(result: Result) -> list[alt.LayerChart]:
+    """The accuracy change of each writer against each property of
+    :data:`~.frames.PROPERTIES`, one chart per property (show them with
+    ``display(*property_figures(result))``)."""
+    return [
+        charts.group_scatter(result.writers, x=prop, y="accuracy_change", group="series",
+                             tooltip=["writer", "accuracy_unpruned", "accuracy_pruned"],
+                             title=f"accuracy change vs {prop} (one point per writer)")
+        for prop in PROPERTIES
+    ]
+
+
+def gallery_figure(result: Result, n: int | None = None) -> alt.LayerChart:
+    """The digits of the ``n`` writers most hurt (default: the page's ``n_gallery``)."""
+    n = result.params.n_gallery if n is None else n
+    return charts.image_gallery(
+        gallery_frame(result.test, result.digits, explorer_writers(result, n)),
+        category="writer", tooltip=["series", "correct_unpruned", "correct_pruned"],
+        columns=8, title="Digits of the writers most hurt by pruning",
+    )

@@ -1,4 +1,5 @@
-"""Study 2's findings rows (D2.1-D2.6): intervals over seeds or writers, verdicts against P."""
+"""Study 2's findings (D2.1-D2.6): intervals over seeds or writers, verdicts against P; P's
+Table 1 on our writers; the numbers the page's prose cites."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from pruneaudit import audit
 from pruneaudit.audit.findings import Finding
 
-from .frames import WriterStudy, seed_class_accuracy, seed_writer_accuracy
+from .frames import collapses, most_hurt, seed_class_accuracy, seed_writer_accuracy
+from .protocol import prunable_weights
+from .run import Result
 
 STUDY = "S2_QMNIST_writers"
 TILT_METRIC = "linear fit of per-writer accuracy vs average absolute tilt: "
@@ -50,7 +54,7 @@ def _derived(x: float) -> float:
     return round(x, 6)
 
 
-def _fit(x, y, m, axis=-1):
+def masked_fit(x, y, m, axis=-1):
     """Least-squares (intercept, slope) of y on x over the rows where ``m`` is 1, along ``axis``
     (vectorized over resamples)."""
     n = m.sum(axis)
@@ -190,7 +194,7 @@ def slope_change_finding(
         )
 
     def change(x, yd, yp, m, axis=-1):
-        return _fit(x, yp, m, axis)[1] - _fit(x, yd, m, axis)[1]
+        return masked_fit(x, yp, m, axis)[1] - masked_fit(x, yd, m, axis)[1]
 
     est, lo, hi = _boot([abs_tilt, acc_dense, acc_pruned, masks[group]], change, seed,
                         n_resamples)
@@ -216,7 +220,7 @@ def intercept_gap_finding(
     masks = _masks(series)
 
     def gap(x, yy, m4, m0, axis=-1):
-        return _fit(x, yy, m4, axis)[0] - _fit(x, yy, m0, axis)[0]
+        return masked_fit(x, yy, m4, axis)[0] - masked_fit(x, yy, m0, axis)[0]
 
     est, lo, hi = _boot([abs_tilt, accuracy, masks["hsf4"], masks["hsf0"]], gap, seed,
                         n_resamples)
@@ -288,7 +292,7 @@ def property_findings(
 
     def atypical(a, c, axis=-1):
         dev = np.abs(a - np.expand_dims(a.mean(axis), axis))
-        return _fit(dev, c, np.ones_like(dev), axis)[1]
+        return masked_fit(dev, c, np.ones_like(dev), axis)[1]
 
     est, lo, hi = _boot([activation, change], atypical, seed, n_resamples)
     a = np.asarray(activation, float)
@@ -352,7 +356,7 @@ def class_findings(class_dense: np.ndarray, class_pruned: np.ndarray) -> list[Fi
     return out
 
 
-def findings(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> list[Finding]:
+def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[Finding]:
     """The study's findings D2.1-D2.6 beside P's values, with intervals and verdicts."""
     w = result.writers
     labels = result.test.labels.numpy()
@@ -377,3 +381,108 @@ def findings(result: WriterStudy, *, seed: int = 0, n_resamples: int = 999) -> l
             seed_class_accuracy(result.correct_pruned, labels, result.test.num_classes),
         ),
     ]
+
+# --------------------------------------------------------------------------- P's Table 1
+
+
+def tilt_table(
+    abs_tilt: np.ndarray,
+    acc_dense: np.ndarray,
+    acc_pruned: np.ndarray,
+    series: np.ndarray,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> pd.DataFrame:
+    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
+    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
+    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
+    masks = _masks(series)
+    rows = []
+    for group in TABLE1_GROUPS:
+        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
+            for j, coefficient in enumerate(("intercept", "slope")):
+                paper = _paper_tilt(coefficient, stage, group).number
+                if group not in masks:
+                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
+                    continue
+
+                def stat(x, yy, m, axis=-1, j=j):
+                    return masked_fit(x, yy, m, axis)[j]
+
+                est, lo, hi = _boot([abs_tilt, y, masks[group]], stat, seed, n_resamples)
+                rows.append((group, stage, coefficient, est, lo, hi, paper))
+    return pd.DataFrame(
+        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
+    )
+
+
+def table1(result: Result, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
+    """P's Table 1 on this page's writers (:func:`tilt_table`)."""
+    w = result.writers
+    return tilt_table(
+        w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
+        w["accuracy_pruned"].to_numpy(), w["series"].to_numpy(), seed=seed,
+        n_resamples=n_resamples,
+    )
+
+
+# --------------------------------------------------------------------------- what the page says
+
+
+def numbers(result: Result) -> dict[str, float | int | str]:
+    """The numbers the page's prose cites (glued into its Markdown by
+    :meth:`pruneaudit.book.Page.glue`): top-line accuracy and sparsity, the writer most hurt, the
+    writers who collapse, the spread of writer-level changes (``*_points``: percentage points)
+    and the digits per writer."""
+    return {**_topline_numbers(result), **_writer_numbers(result), **_limit_numbers(result)}
+
+
+def _topline_numbers(result: Result) -> dict[str, float | int]:
+    dense = float(result.correct_dense.mean())
+    pruned = float(result.correct_pruned.mean())
+    sparsity = float(result.sparsity.mean())
+    n_weights = prunable_weights()
+    return {
+        "dense_accuracy": dense,
+        "pruned_accuracy": pruned,
+        "topline_change_points": 100 * (pruned - dense),
+        "sparsity": sparsity,
+        "weights_left": round((1 - sparsity) * n_weights),
+        "prunable_weights": n_weights,
+        "pruned_iteration": int(result.pruned_iteration),
+        "seeds": result.seeds,
+        "test_digits": len(result.test),
+    }
+
+
+def _writer_numbers(result: Result) -> dict[str, float | int | str]:
+    w = result.writers
+    top = most_hurt(w, 1).iloc[0]
+    fallen = collapses(w)
+    change = w["accuracy_change"]
+    return {
+        "hurt_writer": int(top["writer"]),
+        "hurt_series": str(top["series"]),
+        "hurt_digits": int(top["n"]),
+        "hurt_unpruned": float(top["accuracy_unpruned"]),
+        "hurt_pruned": float(top["accuracy_pruned"]),
+        "hurt_change_points": 100 * float(top["accuracy_change"]),
+        "n_collapses": len(fallen),
+        "collapsed_writers": ", ".join(f"{r.writer} ({r.series})" for r in fallen.itertuples())
+        or "none",
+        "change_min_points": 100 * float(change.min()),
+        "change_max_points": 100 * float(change.max()),
+        "change_median_points": 100 * float(change.median()),
+        "share_losing": float((change < 0).mean()),
+    }
+
+
+def _limit_numbers(result: Result) -> dict[str, float | int]:
+    n = result.writers["n"]
+    return {
+        "digits_per_writer": float(n.mean()),
+        "digits_min": int(n.min()),
+        "digits_max": int(n.max()),
+        "one_digit_share": float(1 / n.mean()),
+    }
