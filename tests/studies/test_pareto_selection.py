@@ -13,6 +13,11 @@ from hypothesis import strategies as st
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies import pareto_selection as ps
+from pruneaudit.studies.pareto_selection.findings import (
+    ONE_MORE_TECHNIQUE,
+    classes_findings,
+    pick_sparsities,
+)
 
 
 def runs_from(table: dict[tuple[str, int], list[float]], seeds=(0,)) -> pd.DataFrame:
@@ -51,19 +56,19 @@ TABLE = {
 
 
 def test_operating_points_one_dense_row_and_means():
-    points = ps.operating_points(runs_from(TABLE, seeds=(0, 1)))
+    points = ps.frames.operating_points(runs_from(TABLE, seeds=(0, 1)))
     assert (points["label"] == "dense").sum() == 1
     assert len(points) == 1 + 5
     row = points[points["label"] == "l1_structured / finetune / k=1"].iloc[0]
     assert row["accuracy"] == pytest.approx(np.mean([1.0, 0.99, 0.97]))
-    assert row[ps.UNFAIRNESS] == pytest.approx(0.03)
-    assert row[ps.UNFAIRNESS_MEAN] == pytest.approx(np.mean([1.0, 0.99, 0.97]) - 0.97)
+    assert row[ps.frames.UNFAIRNESS] == pytest.approx(0.03)
+    assert row[ps.frames.UNFAIRNESS_MEAN] == pytest.approx(np.mean([1.0, 0.99, 0.97]) - 0.97)
     assert row["n_seeds"] == 2
 
 
 def test_candidates_floor_and_lowering():
-    points = ps.operating_points(runs_from(TABLE))
-    cands = ps.candidates(points, floor=0.98, min_candidates=1)
+    points = ps.frames.operating_points(runs_from(TABLE))
+    cands = ps.frames.candidates(points, floor=0.98, min_candidates=1)
     # accuracies: l1 k1 .9867, k2 .98, k3 .733; l2 k1 .99, k2 .9567
     assert set(cands.frame["label"]) == {
         "l1_structured / finetune / k=1",
@@ -72,14 +77,14 @@ def test_candidates_floor_and_lowering():
     }
     assert not cands.lowered and cands.floor_used == 0.98 and cands.passed_requested == 3
     assert cands.frame["sparsity"].is_monotonic_decreasing
-    lowered = ps.candidates(points, floor=0.98, min_candidates=4)
+    lowered = ps.frames.candidates(points, floor=0.98, min_candidates=4)
     assert lowered.lowered and lowered.passed_requested == 3
     assert lowered.floor_used == pytest.approx(np.mean([0.99, 0.98, 0.90]))
     assert len(lowered.frame) == 4
-    everything = ps.candidates(points, floor=0.999, min_candidates=10)
+    everything = ps.frames.candidates(points, floor=0.999, min_candidates=10)
     assert len(everything.frame) == 5
     with pytest.raises(PruneAuditError, match="accuracy floor"):
-        ps.candidates(points, floor=1.5)
+        ps.frames.candidates(points, floor=1.5)
 
 
 def test_frontiers_match_brute_force():
@@ -88,12 +93,12 @@ def test_frontiers_match_brute_force():
         {
             "accuracy": rng.uniform(0.9, 1, 40),
             "sparsity": rng.uniform(0, 1, 40),
-            ps.UNFAIRNESS: rng.uniform(0, 0.3, 40),
+            ps.frames.UNFAIRNESS: rng.uniform(0, 0.3, 40),
         }
     )
-    frame[ps.UNFAIRNESS_MEAN] = frame[ps.UNFAIRNESS] * rng.uniform(0.2, 0.8, 40)
-    marked = ps.mark_frontiers(frame)
-    for name, senses in ps.FRONTIERS.items():
+    frame[ps.frames.UNFAIRNESS_MEAN] = frame[ps.frames.UNFAIRNESS] * rng.uniform(0.2, 0.8, 40)
+    marked = ps.frames.mark_frontiers(frame)
+    for name, senses in ps.frames.FRONTIERS.items():
         signs = {c: 1 if s == "max" else -1 for c, s in senses.items()}
         for i, j in itertools.product(range(40), repeat=2):
             a = {c: signs[c] * frame.loc[i, c] for c in senses}
@@ -105,7 +110,7 @@ def test_frontiers_match_brute_force():
 
 def _chart_choice(frame: pd.DataFrame, w: float) -> int:
     """The row pareto_chart's Vega-Lite transform selects: max value, ties to the sparser."""
-    value = w * -frame[ps.UNFAIRNESS] + (1 - w) * frame["sparsity"]
+    value = w * -frame[ps.frames.UNFAIRNESS] + (1 - w) * frame["sparsity"]
     order = sorted(range(len(frame)), key=lambda i: (-value.iloc[i], -frame["sparsity"].iloc[i]))
     return order[0]
 
@@ -117,16 +122,19 @@ def _chart_choice(frame: pd.DataFrame, w: float) -> int:
 )
 def test_value_pick_equals_chart_rule(points, weights):
     frame = pd.DataFrame(
-        {"sparsity": [p[0] / 20 for p in points], ps.UNFAIRNESS: [p[1] / 100 for p in points]}
+        {
+            "sparsity": [p[0] / 20 for p in points],
+            ps.frames.UNFAIRNESS: [p[1] / 100 for p in points],
+        }
     )
     frame["accuracy"] = 0.99
     frame = frame.sort_values(
-        ["sparsity", ps.UNFAIRNESS], ascending=[False, True], kind="mergesort"
+        ["sparsity", ps.frames.UNFAIRNESS], ascending=[False, True], kind="mergesort"
     ).reset_index(drop=True)
-    rows = ps.picks(frame, *weights)
+    rows = ps.frames.picks(frame, *weights)
     chosen = rows.iloc[0]
-    i = _chart_choice(frame, ps.chart_weight(*weights))
-    value = lambda r: -weights[0] * r[ps.UNFAIRNESS] + weights[1] * r["sparsity"]  # noqa: E731
+    i = _chart_choice(frame, ps.frames.chart_weight(*weights))
+    value = lambda r: -weights[0] * r[ps.frames.UNFAIRNESS] + weights[1] * r["sparsity"]  # noqa: E731
     assert value(chosen) == pytest.approx(value(frame.iloc[i]))
     assert chosen["sparsity"] == pytest.approx(frame.iloc[i]["sparsity"])
     assert rows.iloc[1]["sparsity"] == frame["sparsity"].max()
@@ -136,24 +144,24 @@ def test_picks_published_weights_hand_case():
     frame = pd.DataFrame(
         {
             "sparsity": [0.8, 0.5, 0.2],
-            ps.UNFAIRNESS: [0.30, 0.012, 0.01],
+            ps.frames.UNFAIRNESS: [0.30, 0.012, 0.01],
             "accuracy": [0.98, 0.99, 0.99],
         }
     )
-    rows = ps.picks(frame)  # values 0.8 - 30, 0.5 - 1.2, 0.2 - 1.0: the middle one
+    rows = ps.frames.picks(frame)  # values 0.8 - 30, 0.5 - 1.2, 0.2 - 1.0: the middle one
     assert rows.iloc[0]["sparsity"] == 0.5
     assert rows.iloc[1]["sparsity"] == 0.8
     assert rows["rule"].iloc[1] == "highest sparsity above the floor"
-    assert ps.chart_weight() == pytest.approx(100 / 101)
+    assert ps.frames.chart_weight() == pytest.approx(100 / 101)
     with pytest.raises(PruneAuditError):
-        ps.chart_weight(0, 0)
+        ps.frames.chart_weight(0, 0)
     with pytest.raises(PruneAuditError, match="no candidates"):
-        ps.picks(frame.iloc[:0])
+        ps.frames.picks(frame.iloc[:0])
 
 
 def test_technique_summary():
-    points = ps.operating_points(runs_from(TABLE))
-    summary = ps.technique_summary(points, 0.98).set_index("technique")
+    points = ps.frames.operating_points(runs_from(TABLE))
+    summary = ps.frames.technique_summary(points, 0.98).set_index("technique")
     assert summary.loc["l1_structured", "iteration"] == 2
     assert summary.loc["l2_structured", "iteration"] == 1
 
@@ -161,9 +169,9 @@ def test_technique_summary():
 def test_run_tiny(data_root, tmp_path):
     params = ps.Params(**{
         **PARAMS, "model": "alexnet", "seeds": [0], "iterations": 1, "train_size": 64,
-        "test_size": 50, "data_root": str(data_root), "store": str(tmp_path), "progress": False,
+        "test_size": 50, "data_root": str(data_root), "store": str(tmp_path),
     })
-    result = ps.run(params, ResultsStore(tmp_path))
+    result = ps.run(params, ResultsStore(tmp_path), progress=False)
     runs = result.classes
     assert set(runs["model"]) == {"alexnet"} and set(runs["dataset"]) == {"mnist"}
     assert sorted(runs["iteration"].unique()) == [0, 1]
@@ -226,7 +234,7 @@ def _verdicts(draws, **kw):
     rng = np.random.default_rng(0)
     out = []
     for _ in range(draws):
-        rows = ps.classes_findings(simulated_runs(rng, **kw), 0.5, 3)
+        rows = classes_findings(simulated_runs(rng, **kw), 0.5, 3)
         out.append(dict(zip(ROWS, [r.verdict for r in rows], strict=True)))
     return pd.DataFrame(out)
 
@@ -259,21 +267,21 @@ def test_findings_few_seeds_inconclusive():
     from pruneaudit import audit
 
     for seeds in (1, 2):
-        rows = ps.classes_findings(simulated_runs(np.random.default_rng(1), seeds=seeds), 0.5, 3)
+        rows = classes_findings(simulated_runs(np.random.default_rng(1), seeds=seeds), 0.5, 3)
         assert [r.verdict for r in rows[:2]] == [audit.INCONCLUSIVE] * 2
         assert all(r.definition for r in rows)
 
 
 def test_pick_sparsities_hand_case():
     runs = simulated_runs(np.random.default_rng(2), seeds=3, widen=0.3)
-    sp = ps.pick_sparsities(runs, 0.5, 3)
+    sp = pick_sparsities(runs, 0.5, 3)
     assert list(sp["seed"]) == [0, 1, 2]
     assert (sp["pick"] <= sp["sparsest"]).all()
     assert sp["sparsest"].max() <= 1 - 0.8**8 + 1e-12
 
 
 def test_three_objective_frontier_uses_mean_min():
-    assert ps.FRONTIERS["pareto_3d"] == {
+    assert ps.frames.FRONTIERS["pareto_3d"] == {
         "accuracy": "max",
         "sparsity": "max",
         "unfairness_mean_min": "min",
@@ -327,18 +335,26 @@ def test_params_name_every_broken_rule_once():
 
 def test_protocol_and_views():
     params = ps.Params(**PARAMS)
-    table = ps.protocol_table(params).set_index("setting")
+    table = ps.params.protocol_table(params).set_index("setting")
     assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
     assert table.loc["treatments", "same"] == "?"
     runs = simulated_runs(np.random.default_rng(2), seeds=2, widen=0.3)
-    points = ps.operating_points(runs)
-    cands = ps.candidates(points, 0.999, 3)
-    result = ps.Result(params, runs, points, cands, ps.mark_frontiers(cands.frame),
-                       ps.picks(cands.frame))
-    html = ps.picks_view(result).to_html()
+    points = ps.frames.operating_points(runs)
+    cands = ps.frames.candidates(points, 0.999, 3)
+    result = ps.Result(params, runs, points, cands, ps.frames.mark_frontiers(cands.frame),
+                       ps.frames.picks(cands.frame))
+    html = ps.views.picks_view(result).to_html()
     assert "Table 2." in html and "%" in html
-    assert "Table 4." in ps.summary_view(result).to_html()
-    assert ps.frontier_chart(result, mean_min=True).to_dict()
+    assert "Table 3." in ps.views.candidates_view(result).to_html()
+    assert "Table 4." in ps.views.summary_view(result).to_html()
+    html = ps.views.protocol_view(result).to_html()
+    assert "Table 1." in html and "2 (sparsity 36.0%)" in html
+    for chart, figure in (
+        (ps.key_figure(result), "Figure 1."),
+        (ps.views.frontier_chart(result, mean_min=True), "Figure 2."),
+        (ps.views.unfairness_chart(result), "Figure 3."),
+    ):
+        assert chart.to_dict()["title"].startswith(figure)
 
 
 def test_d31_verdict_does_not_flip_between_one_and_two_seeds_of_three():
@@ -351,6 +367,6 @@ def test_d31_verdict_does_not_flip_between_one_and_two_seeds_of_three():
     for counts in ([1, 1, 2], [1, 2, 2]):
         m, lo, hi = F.mean_interval(counts)
         row = F.finding("D3.1", m, lo, hi, None, source="P; Sec. 4.2", basis="t", null=1.0,
-                        direction=1, smallest=ps.ONE_MORE_TECHNIQUE, df=2)
+                        direction=1, smallest=ONE_MORE_TECHNIQUE, df=2)
         verdicts.add(row.verdict)
     assert verdicts == {audit.INCONCLUSIVE}

@@ -1,4 +1,4 @@
-"""Study 3's classes and operating points: candidates, frontiers and picks."""
+"""Study 3's operating points: candidates, frontiers and picks."""
 
 from __future__ import annotations
 
@@ -8,10 +8,6 @@ import pandas as pd
 
 from pruneaudit import audit
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.runs import series
-from pruneaudit.runs.store import ResultsStore
-
-from .params import DATASET, Params
 
 UNFAIRNESS = "unfairness_max_min"
 UNFAIRNESS_MEAN = "unfairness_mean_min"
@@ -111,36 +107,6 @@ def chart_weight(fairness_weight: float = 100.0, sparsity_weight: float = 1.0) -
             f"weights must be >= 0 and not both 0, got {fairness_weight!r}, {sparsity_weight!r}"
         )
     return float(fairness_weight) / total
-
-
-@dataclass(frozen=True)
-class Result:
-    """What Study 3's page shows: the per-class frame of every run, the operating points, the
-    candidates above the floor used (with their frontiers marked) and the two picks."""
-
-    params: Params
-    classes: pd.DataFrame
-    points: pd.DataFrame
-    candidates: Candidates
-    marked: pd.DataFrame
-    chosen: pd.DataFrame
-
-
-def run(params: Params, store: ResultsStore) -> Result:
-    """Run (or read) the study's pruning series (:func:`pruneaudit.runs.series.series_frame`) and
-    derive the operating points, candidates, frontiers and picks."""
-    classes = series.series_frame(
-        [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
-        params.iterations, store, epochs=params.epochs, lr=params.lr,
-        train_size=params.train_size, test_size=params.test_size, root=params.data_root,
-        progress=params.progress,
-    )
-    points = operating_points(classes)
-    cands = candidates(points, params.accuracy_floor, params.min_candidates)
-    return Result(
-        params, classes, points, cands, mark_frontiers(cands.frame),
-        picks(cands.frame, params.fairness_weight, params.sparsity_weight),
-    )
 
 
 def technique_summary(points: pd.DataFrame, floor: float) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 from pruneaudit import models
 from pruneaudit.compress.prune import TECHNIQUE_TABLE, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
-from pruneaudit.runs import series
+from pruneaudit.runs import gpu_cost_text, series
 from pruneaudit.runs.spec import check_lr
 from pruneaudit.studies.params import Rule, StudyParams
 
@@ -40,7 +40,6 @@ class Params(StudyParams):
     min_candidates: int
     fairness_weight: float
     sparsity_weight: float
-    progress: bool = True
 
     def rules(self) -> Iterable[Rule]:
         yield lambda: series.distinct("techniques", self.techniques, STRUCTURED)
@@ -99,3 +98,26 @@ def protocol_table(params: Params) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=["setting", "published (P)", "this run", "same"])
     out["same"] = out["same"].map({True: "yes", False: "NO", None: "?"})
     return out
+
+
+def cost_numbers(params: Params) -> dict[str, float | int | str]:
+    """This run's training cost and the paper profile's (P's protocol, both treatments), one
+    model at a time at the recorded rate; the GPU cost as measured or 'not measured'."""
+    mine = series.grid_cost(
+        [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
+        params.iterations, params.epochs, train_size=params.train_size, root=params.data_root,
+        store=params.store,
+    )
+    paper = series.grid_cost(
+        [DATASET], ["alexnet"], STRUCTURED, TREATMENTS, range(6), 20, 30, root=params.data_root,
+        store=params.store,
+    )
+    return {
+        "model_epochs": int(mine["model_epochs"].sum()),
+        "cpu_hours": float(mine["cpu_hours"].sum()),
+        "rate": str(mine["rate"].iloc[0]),
+        "paper_model_epochs": int(paper["model_epochs"].sum()),
+        "paper_cpu_hours": float(paper["cpu_hours"].sum()),
+        "paper_rate": str(paper["rate"].iloc[0]),
+        "gpu_cost": gpu_cost_text("Study 3"),
+    }

@@ -1,4 +1,5 @@
-"""Study 3's findings rows (D3.1-D3.3), each with an interval over seeds or series."""
+"""Study 3's findings (D3.1-D3.3), each with an interval over seeds or series, and the numbers
+the page's prose cites."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pruneaudit import audit
 from pruneaudit.audit import findings as F
 
 from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
-from .params import SOURCE
+from .params import SOURCE, STUDY, cost_numbers
+from .run import Result
 
 # --------------------------------------------------------------------------- findings
 
@@ -220,3 +222,51 @@ def classes_findings(
         )
     )
     return rows
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def findings(result: Result) -> list[F.Finding]:
+    """D3.1-D3.3 of ``result`` (:func:`classes_findings`
+    at the floor used)."""
+    p = result.params
+    return classes_findings(
+        result.classes, result.candidates.floor_used, p.min_candidates, p.fairness_weight,
+        p.sparsity_weight,
+    )
+
+
+def _pick(row: pd.Series) -> str:
+    return f"{row['technique']} / {row['treatment']} at iteration {int(row['iteration'])}"
+
+
+def numbers(result: Result) -> dict[str, float | int | str]:
+    """What the page's sentences cite: the floor (requested, used, how many passed), the two
+    picks and what the fairness pick trades, P's pick, and the training cost."""
+    cands, chosen = result.candidates, result.chosen
+    fair, sparse = chosen.iloc[0], chosen.iloc[1]
+    pruned = result.points.loc[result.points["iteration"] > 0, "accuracy"]
+    return {
+        "floor_requested": cands.floor_requested,
+        "floor_used": cands.floor_used,
+        "floor_passed": cands.passed_requested,
+        "floor_note": (
+            f"lowered to keep the {len(cands.frame)} most accurate pruned points"
+            if cands.lowered
+            else "as requested"
+        ),
+        "best_pruned_accuracy": float(pruned.max()),
+        "n_candidates": len(cands.frame),
+        "fair_pick": _pick(fair),
+        "fair_sparsity": float(fair["sparsity"]),
+        "fair_unfairness": float(fair[UNFAIRNESS]),
+        "fair_accuracy": float(fair["accuracy"]),
+        "sparse_pick": _pick(sparse),
+        "sparse_sparsity": float(sparse["sparsity"]),
+        "sparse_unfairness": float(sparse[UNFAIRNESS]),
+        "sparsity_given_up": float(sparse["sparsity"] - fair["sparsity"]),
+        "unfairness_saved": float(sparse[UNFAIRNESS] - fair[UNFAIRNESS]),
+        "paper_pick": F.lookup(STUDY, "sparsity").value,
+        **cost_numbers(result.params),
+    }
