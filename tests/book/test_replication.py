@@ -33,3 +33,15 @@ def test_an_offset_that_overlaps_or_is_zero_is_refused():
         seed_overrides(["04_compression_impact"], "quick", 3)
     with pytest.raises(PruneAuditError, match="nonzero integer"):
         seed_overrides(["04_compression_impact"], "quick", 0)
+
+
+def test_the_command_line_replication_moves_the_seeds_of_what_a_notebook_reads():
+    from pruneaudit.book.profiles import resolve_parameters
+    from pruneaudit.book.runner import replication_overrides
+
+    moved = replication_overrides("smoke", ["05_robustness"], 1000)
+    assert set(moved) == {"05_robustness.reference_seeds", "04_compression_impact.seeds"}
+    values = resolve_parameters("05_robustness", "smoke", moved)
+    study4 = values["study4"]
+    seeds = study4["seeds"] if isinstance(study4, dict) else study4.seeds
+    assert min(seeds) >= 1000 and min(values["reference_seeds"]) >= 1000

@@ -64,6 +64,7 @@ from pruneaudit.book.profiles import (
     resolve_parameters,
     validate_notebook,
 )
+from pruneaudit.book.replication import seed_overrides
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
 
@@ -486,6 +487,17 @@ def build(
     return build_dir / "html"
 
 
+def replication_overrides(
+    profile: str | os.PathLike, names: Sequence[str] | None, offset: int
+) -> dict[str, object]:
+    """The ``-p`` overrides of a replication with every seed list of the selected notebooks
+    (default: the profile's) and of the notebooks they read moved by ``offset``
+    (:func:`pruneaudit.book.replication.seed_overrides`)."""
+    names = list(names) if names else sorted(k for k in load_profile(profile) if k != "common")
+    read = [t for n in names for t in notebook_reads(n).values()]
+    return dict(seed_overrides(list(dict.fromkeys([*names, *read])), profile, offset))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``build`` the book or ``run`` one notebook."""
     parser = argparse.ArgumentParser(prog="python -m pruneaudit.book", description=__doc__)
@@ -496,6 +508,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.add_argument("name", help="notebook name in nbs/, e.g. 00_template")
         p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
         p.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE")
+        p.add_argument(
+            "--seed-offset", type=int, default=0, metavar="N",
+            help="a replication: every seed list moved by N, a disjoint seed set (Study 5 "
+            "follows Study 4); -p values still win",
+        )
         if command == "build":
             p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
             p.add_argument("--path-output", default=str(REPO), help="HTML in <this>/_build/html")
@@ -507,6 +524,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         overrides = parse_overrides(args.params)
+        if args.seed_offset:
+            names = [args.name] if args.command == "run" else args.only
+            moved = replication_overrides(args.profile, names, args.seed_offset)
+            overrides = {**moved, **overrides}
         if args.command == "run":
             print(run_notebook(args.name, args.profile, overrides, progress=True))
         else:
