@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding
+from pruneaudit.book import finding_ids
 
 MINUS = "\u2212"
 #: Where a page's findings link: the methods section and the papers' list (from a study page).
@@ -268,7 +269,7 @@ def table_html(rows: Sequence[Finding]) -> str:
         ident, label = short_name(row)
         direction = html.escape(DIRECTION_LABELS.get(row.direction, ""))
         name = (
-            f'<a href="{METHODS_LINK}">{html.escape(ident)}</a> {html.escape(label)}'
+            f'<a href="{finding_ids.link(ident)}">{html.escape(ident)}</a> {html.escape(label)}'
             if ident
             else html.escape(label)
         )
