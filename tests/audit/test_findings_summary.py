@@ -51,3 +51,16 @@ def test_findings_round_trip_through_json(tmp_path):
 
     back = [audit.findings.from_json(item) for item in json.loads(path.read_text())]
     assert back == rows
+
+
+def test_headlines_mark_the_first_row_of_each_id():
+    rows = [audit.finding(name, 2.5, 2.4, 2.6, 2.5, source="s", basis="b")
+            for name in ("D4.1 share", "D4.10 top", "D4.1 trend", "D4.5 gap")]
+    marked = audit.mark_headlines(rows, ["D4.1", "D4.5"])
+    assert [r.headline for r in marked] == [True, False, False, True]
+    import pytest
+
+    from pruneaudit.errors import PruneAuditError
+
+    with pytest.raises(PruneAuditError, match="D9.9"):
+        audit.mark_headlines(rows, ["D9.9"])

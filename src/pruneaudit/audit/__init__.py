@@ -80,6 +80,7 @@ from pruneaudit.audit.findings import (
     from_json,
     is_borderline,
     lookup,
+    mark_headlines,
     mean_interval,
     not_testable,
     power,
@@ -270,4 +271,5 @@ __all__ = [
     "direction_of",
     "size_of",
     "from_json",
+    "mark_headlines",
 ]

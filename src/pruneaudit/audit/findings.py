@@ -45,7 +45,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -653,6 +653,23 @@ def not_testable(
     return Finding(
         name, value, None, None, None, NOT_TESTABLE, source, why, unit=unit, definition=definition
     )
+
+
+def mark_headlines(rows: Sequence[Finding], ids: Sequence[str]) -> list[Finding]:
+    """``rows`` with ``headline`` set on the first row of each finding id in ``ids`` (``"D4.1"``
+    marks ``"D4.1 share of ..."``, not ``"D4.10 ..."``); an id no row has is an error."""
+    marked, seen = [], set()
+    for row in rows:
+        ident = re.match(r"D\d+\.\d+\b", row.finding)
+        key = ident.group(0) if ident else ""
+        if key in ids and key not in seen:
+            seen.add(key)
+            row = replace(row, headline=True)
+        marked.append(row)
+    missing = [i for i in ids if i not in seen]
+    if missing:
+        raise PruneAuditError(f"no findings row has the headline id(s) {missing}")
+    return marked
 
 
 def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
