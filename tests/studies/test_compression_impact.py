@@ -177,7 +177,9 @@ def test_page_findings_and_numbers_read_the_parameters(runs, impact_params):
     result = impact.Result(params, impact.Populations.from_params(params), runs)
     expected = impact.runs_findings(runs, 0.1, "series", hard_group="hsf4", n_perm=19,
                                     n_boot=19, seed=2)
+    expected = audit.mark_headlines(expected, ["D4.1", "D4.5"])
     assert repr(impact.findings(result)) == repr(expected)  # NaN-safe
+    assert [r.finding[:4] for r in impact.findings(result) if r.headline] == ["D4.1", "D4.5"]
     numbers = impact.numbers(result)
     assert numbers == {
         "headline": "pruned 90%", "members": 3, "pairing": "independent",

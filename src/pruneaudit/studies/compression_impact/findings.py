@@ -264,12 +264,18 @@ def by_seed(population: Population) -> np.ndarray:
     return np.asarray(population.preds)[order]
 
 
+#: The rows the page states first: does pruning hit some classes (D4.1) and some examples
+#: (D4.5, the PIEs) far more than top-line accuracy says?
+HEADLINE = ("D4.1", "D4.5")
+
+
 def findings(result: Result) -> list[audit.Finding]:
     """The page's findings (:func:`runs_findings`) with the options of its parameters: ``alpha``,
     ``group``, ``hard_group``, ``n_perm``, ``n_boot`` and ``tie_seed`` as the seed."""
     p = result.params
-    return runs_findings(result.runs, p.alpha, p.group, hard_group=p.hard_group,
+    rows = runs_findings(result.runs, p.alpha, p.group, hard_group=p.hard_group,
                          n_perm=p.n_perm, n_boot=p.n_boot, seed=p.tie_seed)
+    return audit.mark_headlines(rows, HEADLINE)
 
 
 def runs_findings(

@@ -282,9 +282,15 @@ def runs_findings(
     return findings_from_accuracy(frame, n_boot=n_boot, seed=seed)
 
 
+#: The rows the page states first: do pruned models lose more on natural-adversarial digits
+#: (D5.1) and under corruption (D5.2) than on clean ones?
+HEADLINE = ("D5.1", "D5.2")
+
+
 def findings(result: Result) -> list[audit.Finding]:
-    """The page's findings (:func:`runs_findings`) with its parameters' ``n_boot``."""
-    return runs_findings(result.runs, n_boot=result.params.n_boot)
+    """The page's findings (:func:`runs_findings`) with its parameters' ``n_boot``; the headline
+    rows (:data:`HEADLINE`) marked."""
+    return audit.mark_headlines(runs_findings(result.runs, n_boot=result.params.n_boot), HEADLINE)
 
 
 def numbers(result: Result) -> dict[str, float | int | str]:
