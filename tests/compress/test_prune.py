@@ -382,7 +382,7 @@ def test_gradual_schedule_by_hand():
     assert g.schedule(6) == pytest.approx(0.9 - 0.9 * 0.5**3)  # half way: 0.7875
     assert g.schedule(4) == pytest.approx(0.9 - 0.9 * 0.75**3)
     assert g.schedule(10) == 0.9 and g.schedule(50) == 0.9
-    assert [t for t in range(15) if g.is_update_step(t)] == [2, 5, 8, 10]
+    assert [t for t in range(15) if g.acts_at(t)] == [2, 5, 8, 10]
     g2 = P.GradualPruner(0.5, 0, 4, 1, initial_sparsity=0.1)
     assert g2.schedule(0) == pytest.approx(0.1)
     assert g2.schedule(2) == pytest.approx(0.5 - 0.4 / 8)
@@ -411,7 +411,7 @@ def test_gradual_pruning_during_training_ends_at_target(technique, regrow):
     tol = rounding_tolerance(model, False)
     assert P.sparsity(model) == pytest.approx(0.7, abs=tol)
     for step in range(1, steps - 3):
-        if pruner.is_update_step(step):
+        if pruner.acts_at(step):
             assert seen[step] == pytest.approx(pruner.schedule(step), abs=tol)
     values = [seen[t] for t in sorted(seen)]
     assert all(a <= b + tol for a, b in zip(values, values[1:], strict=False))

@@ -480,14 +480,15 @@ class GradualPruner:
         s_i, s_f = self.initial_sparsity, self.target_sparsity
         return s_f + (s_i - s_f) * (1.0 - frac) ** 3
 
-    def is_update_step(self, step: int) -> bool:
-        """Whether the masks change at ``step``."""
+    def acts_at(self, step: int) -> bool:
+        """Whether the masks change at ``step`` (so a
+        :class:`~pruneaudit.training.ScheduledHook`)."""
         if step < self.begin_step or step > self.end_step:
             return False
         return step == self.end_step or (step - self.begin_step) % self.frequency == 0
 
     def __call__(self, model: nn.Module, step: int) -> None:
-        if not self.is_update_step(step):
+        if not self.acts_at(step):
             return
         target = self.schedule(step)
         if not self.regrow:

@@ -12,10 +12,12 @@ from pruneaudit.training.device import (
     resolve_device,
 )
 from pruneaudit.training.loop import (
+    ScheduledHook,
     StepHook,
     TrainConfig,
     epoch_order,
     evaluate,
+    hook_acts,
     num_steps,
     steps_per_epoch,
     train,
@@ -39,6 +41,8 @@ __all__ = [
     "environment",
     "cuda_devices",
     "StepHook",
+    "ScheduledHook",
+    "hook_acts",
     "TrainConfig",
     "steps_per_epoch",
     "num_steps",

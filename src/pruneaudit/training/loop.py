@@ -34,10 +34,10 @@ identical weights (the tests check this with ``torch.equal``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import torch
@@ -60,7 +60,27 @@ from pruneaudit.training.device import (
 if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
 
-StepHook = Callable[[nn.Module, int], None]
+class StepHook(Protocol):
+    """Called as ``hook(model, step)`` after every optimizer step (a plain function will do)."""
+
+    def __call__(self, model: nn.Module, step: int, /) -> None: ...
+
+
+@runtime_checkable
+class ScheduledHook(StepHook, Protocol):
+    """A step hook that says on which steps it acts (e.g.
+    :class:`~pruneaudit.compress.GradualPruner`): the population trainer copies a member's
+    weights out to its hook only on those steps (:func:`hook_acts`)."""
+
+    def acts_at(self, step: int) -> bool: ...
+
+
+def hook_acts(hook: StepHook | None, step: int) -> bool:
+    """Whether ``hook`` acts after ``step``: a :class:`ScheduledHook` on the steps it names,
+    any other hook after every step, no hook never."""
+    if hook is None:
+        return False
+    return hook.acts_at(step) if isinstance(hook, ScheduledHook) else True
 
 
 @contextmanager

@@ -28,8 +28,9 @@ Design
   On a step where a member's hook acts, that member's current weights are copied from the
   stack into its module, the hook is called, and the module's weights and masks (which the hook
   may have changed or created, e.g. by pruning a so far unpruned layer) are copied back into
-  the stack. A GradualPruner acts only on its update steps, so on the other steps nothing is
-  copied; any other hook is called (with these copies) after every step. A hook must change
+  the stack. A :class:`~pruneaudit.training.ScheduledHook` (a GradualPruner) acts only on the
+  steps its ``acts_at`` names, so on the other steps nothing is copied; any other hook is
+  called (with these copies) after every step. A hook must change
   parameters in place (as torch's pruning does), not replace parameter objects, and touch only
   its own member: hooks of members in different blocks may run at once, in different threads.
 * At the end every member's module receives its trained weights and masks (and the effective
@@ -93,8 +94,7 @@ from torchvision.models import AlexNet
 from tqdm.auto import tqdm
 
 from pruneaudit import config
-from pruneaudit.compress.prune import GradualPruner, refresh_effective_weight
-from pruneaudit.compress.reparam import pruned_tensors
+from pruneaudit.compress.reparam import pruned_tensors, refresh_effective_weight
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.models import LeNet
@@ -105,6 +105,7 @@ from pruneaudit.training.loop import (
     TrainConfig,
     epoch_order,
     evaluate,
+    hook_acts,
     steps_per_epoch,
     train,
 )
@@ -404,14 +405,6 @@ def block_size(device: torch.device) -> int:
     return CUDA_BLOCK if device.type == "cuda" else BLOCK
 
 
-def _hook_acts(hook: StepHook | None, step: int) -> bool:
-    if hook is None:
-        return False
-    if isinstance(hook, GradualPruner):
-        return hook.is_update_step(step)
-    return True
-
-
 def train_population(
     models: list[nn.Module],
     data: ImageData,
@@ -659,7 +652,7 @@ def _after_step(
     """Each member's step hook where it acts, on the member's module (weights copied out of
     the stack and back, in place)."""
     for local, hook in enumerate(step_hooks):
-        if _hook_acts(hook, step):
+        if hook_acts(hook, step):
             stack.push(local)
             hook(models[local], step)  # type: ignore[misc]
             stack.pull(local)
