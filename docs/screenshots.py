@@ -18,14 +18,11 @@ import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
+from pruneaudit.book.paths import study_notebooks
+
 OUT = Path(__file__).resolve().parent / "screenshots"
-PAGES = (
-    "01_population_ols",
-    "02_qmnist_writers",
-    "03_pareto_selection",
-    "04_compression_impact",
-    "05_robustness",
-)
+#: The study pages: one per study notebook in nbs/.
+PAGES = study_notebooks()
 WIDTHS = (1400, 390)
 #: The findings region: the cell that shows the findings table (the new class or the old
 #: Styler's caption "Findings...").

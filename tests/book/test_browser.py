@@ -21,6 +21,8 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
 
+from pruneaudit.book.paths import TEMPLATE, study_notebooks
+
 pytestmark = pytest.mark.browser
 
 ARGS = [
@@ -37,8 +39,8 @@ SELECTED = ".selected_marks path"
 BOUND_INPUTS = ".vega-bindings select, .vega-bindings input[type=range]"
 #: tqdm bars ("12%|", "3.2it/s", "model-epochs/s") and kernel warnings must not reach a page.
 NOISE = re.compile(r"\d%\||\bit/s\b|\d\s*s/it\b|model-epochs/s|Kernel is running over TCP")
-#: The study pages (the template is not a study).
-STUDIES = ("01_", "02_", "03_", "04_", "05_")
+#: The study pages (the template is not a study): one per study notebook in nbs/.
+STUDIES = study_notebooks()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -332,7 +334,7 @@ def _cells(page) -> list[dict]:
     )
 
 
-@pytest.mark.parametrize("stem", ("00_", *STUDIES))
+@pytest.mark.parametrize("stem", (TEMPLATE, *STUDIES))
 def test_findings_table_comes_before_visible_code(
     browser, server: str, book_html: Path, stem: str
 ) -> None:

@@ -8,20 +8,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from pruneaudit import book, timing
 from pruneaudit.book import runner
+from pruneaudit.book.paths import TEMPLATE, study_notebooks
 from pruneaudit.errors import PruneAuditError
 
 from .conftest import executed
 
-STUDIES = [
-    "01_population_ols",
-    "02_qmnist_writers",
-    "03_pareto_selection",
-    "04_compression_impact",
-    "05_robustness",
-]
+STUDIES = study_notebooks()
 EXTERNAL_LOAD = re.compile(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//")
 
 
@@ -33,8 +29,7 @@ def test_book_pages_exist_and_load_nothing_external(smoke_book: Path) -> None:
         assert (smoke_book / page).is_file(), page
     assert (smoke_book / "book/studies/00_template.html").is_file()
     for name in STUDIES:
-        if (book.NBS / f"{name}.ipynb").exists():
-            assert (smoke_book / f"book/studies/{name}.html").is_file(), name
+        assert (smoke_book / f"book/studies/{name}.html").is_file(), name
     pages = list(smoke_book.rglob("*.html"))
     assert len(pages) >= 4
     for page in pages:
@@ -342,3 +337,29 @@ def test_unreadable_timings_do_not_stop_a_build(tmp_path: Path) -> None:
     assert "unknown" in book.expected_duration(tmp_path, "quick", ["01_a"])
     book.record_timing(tmp_path, "quick", "01_a", 60.0)  # rewrites the file whole
     assert [r["seconds"] for r in book.load_timings(tmp_path)] == [60.0]
+
+
+# --- the one list of studies -------------------------------------------------------------------
+
+
+def test_the_studies_are_the_numbered_notebooks(tmp_path: Path, monkeypatch) -> None:
+    assert STUDIES[0] == "01_population_ols" and TEMPLATE not in STUDIES
+    assert list(STUDIES) == sorted(STUDIES) and (book.NBS / f"{TEMPLATE}.ipynb").is_file()
+    for name in (TEMPLATE, "01_a", "06_new_study", "notes", "1_short"):
+        (tmp_path / f"{name}.ipynb").write_text("{}")
+    from pruneaudit.book import paths
+
+    monkeypatch.setattr(paths, "NBS", tmp_path)
+    assert paths.study_notebooks() == ("01_a", "06_new_study")
+
+
+@pytest.mark.parametrize("profile", book.PROFILE_NAMES)
+def test_every_study_is_in_every_profile_and_the_toc(profile: str) -> None:
+    """A new study notebook fails here until each profile sets it and the book lists it."""
+    sections = yaml.safe_load((book.PROFILES / f"{profile}.yml").read_text())
+    missing = [n for n in (TEMPLATE, *STUDIES) if n not in sections]
+    assert not missing, f"nbs/profiles/{profile}.yml has no section for {missing}"
+    toc = yaml.safe_load((book.REPO / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    missing = [n for n in (TEMPLATE, *STUDIES) if f"book/studies/{n}" not in files]
+    assert not missing, f"_toc.yml does not list {missing}"
