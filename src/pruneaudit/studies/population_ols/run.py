@@ -39,9 +39,9 @@ def analyse(
     paper_cost: pd.DataFrame,
 ) -> Result:
     """The :class:`Result` of a per-class frame, its class statistics and the costs
-    (:func:`~pruneaudit.studies.population_ols.grid_costs`): the design frame
+    (:func:`~pruneaudit.studies.population_ols.params.grid_costs`): the design frame
     (:func:`pruneaudit.audit.design_frame`), its fits
-    (:func:`~pruneaudit.studies.population_ols.fit_all`) and the coefficient table of the
+    (:func:`~pruneaudit.studies.population_ols.fits.fit_all`) and the coefficient table of the
     findings' fit."""
     frame = audit.design_frame(classes, stats)
     fits = fit_all(frame)
