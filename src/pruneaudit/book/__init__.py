@@ -40,6 +40,7 @@ from pruneaudit.book.paths import (
 )
 from pruneaudit.book.profiles import (
     Parameter,
+    Profile,
     available_notebooks,
     check_common,
     check_overrides,
@@ -80,7 +81,7 @@ __all__ = [
     "library_versions", "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
-    "Parameter", "load_profile", "profile_measurement", "profile_label", "notebook_path",
+    "Parameter", "Profile", "load_profile", "profile_measurement", "profile_label", "notebook_path",
     "available_notebooks",
     "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
     "study_module", "validate_notebook", "check_overrides", "check_common",

@@ -15,6 +15,11 @@ A study may declare that it reads another notebook's parameters (``Params.READS`
 notebook): :func:`resolve_parameters` resolves that notebook's parameters under the same profile
 and overrides and passes them as the field, and :func:`build_order` runs the notebooks read
 first (:func:`notebook_reads`).
+
+:class:`Profile` is a profile read once (its file, sections, stated measurement and the
+overrides applied), resolving and validating each notebook's parameters once; the runner hands
+it on. The functions :func:`load_profile`, :func:`resolve_parameters`, :func:`validate_notebook`
+and :func:`profile_measurement` read a profile for one answer (each builds a :class:`Profile`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import os
 import re
 import types
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -72,7 +77,10 @@ def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
         path = PROFILES / f"{profile}.yml"
     if not path.is_file():
         raise PruneAuditError(f"profile file {path} does not exist")
-    content = yaml.safe_load(path.read_text()) or {}
+    try:
+        content = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise PruneAuditError(f"profile {path} is not valid YAML: {err}") from None
     if not isinstance(content, dict) or not all(
         isinstance(v, dict) or v is None for v in content.values()
     ):
@@ -82,19 +90,9 @@ def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
     return path, content
 
 
-def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
-    """Read a profile by name (``smoke``, ``quick``, ``paper``) or path: ``common`` and one
-    parameter mapping per notebook (its ``measured`` mapping is :func:`profile_measurement`'s)."""
-    content = _read_profile(profile)[1]
-    return {str(k): dict(v or {}) for k, v in content.items() if k != MEASURED}
-
-
-def profile_measurement(profile: str | os.PathLike) -> dict[str, float]:
-    """Seconds per notebook (and ``jupyter-book``) of the profile's stated measurement, its
-    ``measured:`` mapping (how it was measured is said in the profile's comments); ``{}`` when
-    it states none. What a build expects on a fresh clone, before any timing is recorded."""
-    path, content = _read_profile(profile)
-    stated = content.get(MEASURED) or {}
+def _measured(path: object, stated: object) -> dict[str, float]:
+    """The ``measured:`` mapping checked: notebook (or ``jupyter-book``) -> seconds."""
+    stated = dict(stated or {})  # a mapping: _read_profile checks every section is one
     bad = [k for k, v in stated.items() if not isinstance(v, int | float) or v < 0]
     if bad:
         raise PruneAuditError(
@@ -104,8 +102,179 @@ def profile_measurement(profile: str | os.PathLike) -> dict[str, float]:
     return {str(k): float(v) for k, v in stated.items()}
 
 
-def profile_label(profile: str | os.PathLike | Mapping) -> str:
+@dataclass
+class Profile:
+    """A profile read once, with the overrides of one build or run.
+
+    ``common`` and ``sections`` (one parameter mapping per notebook) are the YAML's; ``measured``
+    its stated cold build (seconds per notebook and ``jupyter-book``; ``{}`` when it states
+    none; how it was measured is said in ``benchmarks/out/profile_evidence.md``). Each
+    notebook's parameters are resolved (:meth:`parameters`) and validated (:meth:`values`) once
+    and kept, as are the notebooks' declared parameters.
+    """
+
+    #: How the profile is named in banners and metadata (:func:`profile_label`).
+    label: str
+    #: Its YAML file (None for a mapping given in code).
+    path: Path | None
+    common: dict[str, object]
+    sections: dict[str, dict[str, object]]
+    measured: dict[str, float]
+    #: ``-p`` values: ``key`` for every notebook that declares it, ``NAME.key`` for one.
+    overrides: dict[str, object] = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @classmethod
+    def read(
+        cls,
+        profile: str | os.PathLike | Mapping | Profile,
+        overrides: Mapping[str, object] | None = None,
+    ) -> Profile:
+        """A profile by name (``smoke``, ``quick``, ``paper``), YAML path, mapping (``common``
+        and notebook sections) or :class:`Profile`, with ``overrides`` (None: a Profile keeps
+        its own)."""
+        if isinstance(profile, Profile):
+            return profile if overrides is None else profile.with_overrides(overrides)
+        if isinstance(profile, Mapping):
+            path, content = None, dict(profile)
+        else:
+            path, content = _read_profile(profile)
+        measured = _measured(path, content.get(MEASURED)) if path is not None else {}
+        sections = {str(k): dict(v or {}) for k, v in content.items() if k != MEASURED}
+        return cls(
+            label=profile_label(profile),
+            path=path,
+            common=sections.pop("common", {}),
+            sections=sections,
+            measured=measured,
+            overrides=dict(overrides or {}),
+        )
+
+    @property
+    def notebooks(self) -> list[str]:
+        """The notebooks the profile has a section for, in name order."""
+        return sorted(self.sections)
+
+    def content(self) -> dict[str, dict]:
+        """``common`` and the notebook sections, as :func:`load_profile` returns them."""
+        return {"common": dict(self.common), **{k: dict(v) for k, v in self.sections.items()}}
+
+    def with_overrides(self, overrides: Mapping[str, object]) -> Profile:
+        """The same profile with ``overrides`` in place of its own (nothing re-read)."""
+        other = Profile(self.label, self.path, self.common, self.sections, self.measured,
+                        dict(overrides))
+        other._cache["declared"] = self._declared_cache()
+        return other
+
+    def _declared_cache(self) -> dict[str, dict[str, Parameter]]:
+        return self._cache.setdefault("declared", {})
+
+    def declared(self, name: str) -> dict[str, Parameter]:
+        """:func:`declared_parameters` of notebook ``name``, parsed once."""
+        cache = self._declared_cache()
+        if name not in cache:
+            cache[name] = declared_parameters(name)
+        return cache[name]
+
+    def parameters(self, name: str) -> dict[str, object]:
+        """The values notebook ``name`` is given (papermill's): :func:`resolve_parameters`."""
+        return dict(self._resolved(name, self.overrides))
+
+    def values(self, name: str) -> dict[str, object]:
+        """The values notebook ``name`` runs with, checked: :func:`validate_notebook`."""
+        return dict(self._validated(name, self.overrides))
+
+    def _key(self, kind: str, name: str, overrides: Mapping[str, object]) -> tuple:
+        return (kind, name, repr(sorted(overrides.items())))
+
+    def _resolved(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+        key = self._key("resolved", name, overrides)
+        if key not in self._cache:
+            self._cache[key] = self._resolve(name, overrides)
+        return self._cache[key]
+
+    def _resolve(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+        declared = self.declared(name)
+        params = {k: v for k, v in self.common.items() if k in declared}
+        for key, value in self.sections.get(name, {}).items():
+            _check_declared(name, key, declared)
+            params[key] = value
+        for key, value in overrides.items():
+            target, dot, short = key.rpartition(".")
+            if dot and target != name:
+                continue
+            _check_declared(name, short if dot else key, declared)
+            params[short if dot else key] = value
+        reads = notebook_reads(name)
+        if reads:
+            build_order([name])  # one clear error on a cycle before resolving any
+        for field_name, target in reads.items():
+            if field_name in params:
+                raise PruneAuditError(
+                    f"{field_name} of notebook {name} is set from notebook {target}'s parameters "
+                    f"under the same profile and overrides; set those (the profile's {target} "
+                    f"section or -p {target}.key=value) instead of {field_name}"
+                )
+            params[field_name] = self._validated(
+                target, overrides_for(target, overrides, self.declared(target)))
+        return params
+
+    def _validated(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+        key = self._key("validated", name, overrides)
+        if key not in self._cache:
+            self._cache[key] = self._validate(name, overrides)
+        return self._cache[key]
+
+    def _validate(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+        params = self._resolved(name, overrides)
+        declared = self.declared(name)
+        values = {k: p.default for k, p in declared.items() if p.default is not _NO_DEFAULT}
+        values.update(params)
+        schema = {k: p.kind for k, p in declared.items() if p.kind is not None}
+        try:
+            check_types(values, schema)
+            params_type = getattr(study_module(name), "Params", None)
+            if params_type is not None:
+                params_type.from_namespace({**values, "__annotations__": schema})
+        except PruneAuditError as err:
+            raise PruneAuditError(f"notebook {name}: {err}") from None
+        return values
+
+    def check(self, notebooks: Sequence[str] | None = None) -> list[str]:
+        """Check a build of ``notebooks`` (default: the profile's) before any kernel starts and
+        return them in build order: every notebook exists, every override names a parameter of
+        a selected notebook or one they read, every ``common`` key is declared by a notebook of
+        the profile, and every selected notebook's values validate."""
+        names = list(notebooks) if notebooks else self.notebooks
+        for name in dict.fromkeys([*self.notebooks, *names]):
+            notebook_path(name)
+        names = build_order(names)
+        read = [t for n in names for t in notebook_reads(n).values()]
+        selected = list(dict.fromkeys([*names, *read]))
+        check_overrides(selected, self.overrides, {n: self.declared(n) for n in selected})
+        check_common(self.notebooks, self.common, [self.declared(n) for n in self.notebooks])
+        for name in names:
+            self.values(name)
+        return names
+
+
+def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
+    """Read a profile by name (``smoke``, ``quick``, ``paper``) or path: ``common`` and one
+    parameter mapping per notebook (its ``measured`` mapping is :func:`profile_measurement`'s)."""
+    return Profile.read(profile).content()
+
+
+def profile_measurement(profile: str | os.PathLike) -> dict[str, float]:
+    """Seconds per notebook (and ``jupyter-book``) of the profile's stated measurement, its
+    ``measured:`` mapping; ``{}`` when it states none. What a build expects on a fresh clone,
+    before any timing is recorded."""
+    return dict(Profile.read(profile).measured)
+
+
+def profile_label(profile: str | os.PathLike | Mapping | Profile) -> str:
     """How a profile is named in banners and metadata: its name, a path, or ``custom``."""
+    if isinstance(profile, Profile):
+        return profile.label
     if isinstance(profile, Mapping):
         return "custom"
     path = Path(profile)
@@ -204,40 +373,24 @@ def _check_declared(name: str, key: str, declared: Mapping[str, object]) -> None
 
 
 def resolve_parameters(
-    name: str, profile: str | os.PathLike | Mapping, overrides: Mapping[str, object] | None = None
+    name: str,
+    profile: str | os.PathLike | Mapping | Profile,
+    overrides: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """Parameters for one notebook: profile ``common`` (keys the notebook declares), then the
-    notebook's own profile section, then ``overrides`` (``key`` or ``NAME.key``)."""
-    content = dict(profile) if isinstance(profile, Mapping) else load_profile(profile)
-    declared = declared_parameters(name)
-    params = {k: v for k, v in content.get("common", {}).items() if k in declared}
-    for key, value in content.get(name, {}).items():
-        _check_declared(name, key, declared)
-        params[key] = value
-    for key, value in (overrides or {}).items():
-        target, dot, short = key.rpartition(".")
-        if dot and target != name:
-            continue
-        _check_declared(name, short if dot else key, declared)
-        params[short if dot else key] = value
-    reads = notebook_reads(name)
-    if reads:
-        build_order([name])  # one clear error on a cycle before resolving any
-    for field, target in reads.items():
-        if field in params:
-            raise PruneAuditError(
-                f"{field} of notebook {name} is set from notebook {target}'s parameters under "
-                f"the same profile and overrides; set those (the profile's {target} section or "
-                f"-p {target}.key=value) instead of {field}"
-            )
-        params[field] = validate_notebook(target, content, overrides_for(target, overrides or {}))
-    return params
+    notebook's own profile section, then ``overrides`` (``key`` or ``NAME.key``); a field the
+    study reads from another notebook (``Params.READS``) is that notebook's validated values."""
+    return Profile.read(profile, overrides).parameters(name)
 
 
-def overrides_for(name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+def overrides_for(
+    name: str,
+    overrides: Mapping[str, object],
+    declared: Mapping[str, Parameter] | None = None,
+) -> dict[str, object]:
     """The overrides that apply to notebook ``name``: ``name.key`` and the bare keys it declares
-    (as when ``name`` is built itself)."""
-    declared = declared_parameters(name)
+    (as when ``name`` is built itself; ``declared``: its parameters, when already parsed)."""
+    declared = declared_parameters(name) if declared is None else declared
     out = {}
     for key, value in overrides.items():
         target, dot, short = key.rpartition(".")
@@ -310,7 +463,9 @@ def study_module(name: str) -> types.ModuleType | None:
 
 
 def validate_notebook(
-    name: str, profile: str | os.PathLike | Mapping, overrides: Mapping[str, object] | None = None
+    name: str,
+    profile: str | os.PathLike | Mapping | Profile,
+    overrides: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """Check a notebook's parameters without a kernel; return the values it will run with.
 
@@ -318,25 +473,18 @@ def validate_notebook(
     (one error naming each bad value, e.g. ``epochs must be int, got 'two'``); then the study's
     ``Params`` is built from them, which checks its rules.
     """
-    params = resolve_parameters(name, profile, overrides)
-    declared = declared_parameters(name)
-    values = {k: p.default for k, p in declared.items() if p.default is not _NO_DEFAULT}
-    values.update(params)
-    schema = {k: p.kind for k, p in declared.items() if p.kind is not None}
-    try:
-        check_types(values, schema)
-        module = study_module(name)
-        params_type = getattr(module, "Params", None)
-        if params_type is not None:
-            params_type.from_namespace({**values, "__annotations__": schema})
-    except PruneAuditError as err:
-        raise PruneAuditError(f"notebook {name}: {err}") from None
-    return values
+    return Profile.read(profile, overrides).values(name)
 
 
-def check_overrides(names: Sequence[str], overrides: Mapping[str, object]) -> None:
-    """Every override names a parameter of a selected notebook (``NAME.key``: of that one)."""
-    declared = {name: declared_parameters(name) for name in names}
+def check_overrides(
+    names: Sequence[str],
+    overrides: Mapping[str, object],
+    declared: Mapping[str, Mapping[str, Parameter]] | None = None,
+) -> None:
+    """Every override names a parameter of a selected notebook (``NAME.key``: of that one);
+    ``declared``: the notebooks' declared parameters, when already parsed."""
+    if declared is None:
+        declared = {name: declared_parameters(name) for name in names}
     for key in overrides:
         target, dot, short = key.rpartition(".")
         if dot:
@@ -348,10 +496,17 @@ def check_overrides(names: Sequence[str], overrides: Mapping[str, object]) -> No
             )
 
 
-def check_common(names: Sequence[str], common: Mapping[str, object]) -> None:
-    """Every ``common`` parameter must be declared by at least one of the notebooks ``names``."""
-    declared = set().union(*(declared_parameters(n) for n in names)) if names else set()
-    unused = [k for k in common if k not in declared]
+def check_common(
+    names: Sequence[str],
+    common: Mapping[str, object],
+    declared: Sequence[Mapping[str, Parameter]] | None = None,
+) -> None:
+    """Every ``common`` parameter must be declared by at least one of the notebooks ``names``
+    (``declared``: their declared parameters, when already parsed)."""
+    if declared is None:
+        declared = [declared_parameters(n) for n in names]
+    known = set().union(*declared) if names else set()
+    unused = [k for k in common if k not in known]
     if names and unused:
         raise PruneAuditError(
             f"profile 'common' parameter(s) {', '.join(map(repr, unused))} declared by none of "

@@ -6,14 +6,16 @@ Command line::
                                     [--path-output DIR] [--no-execute] [--allow-mixed]
     python -m pruneaudit.book run NAME --profile smoke [-p key=value ...]
 
-Before any kernel starts, every selected notebook's parameters are checked against its
-``parameters`` cell (:func:`pruneaudit.book.profiles.validate_notebook`). Executed notebooks go to
-``<path-output>/book/studies/<name>.ipynb`` (the repository's ``book/studies`` by default; a
-build elsewhere, e.g. the tests', first copies the book's sources there), each with a banner
-cell and ``metadata.pruneaudit`` recording its profile, overrides and build date; ``build``
+The profile is read once into a :class:`~pruneaudit.book.profiles.Profile` (with the ``-p``
+overrides), which resolves and validates every notebook's parameters once and is handed on to
+:func:`run_notebook`. Before any kernel starts, every selected notebook's parameters are checked
+against its ``parameters`` cell (:meth:`~pruneaudit.book.profiles.Profile.check`). Executed
+notebooks go to ``<path-output>/book/studies/<name>.ipynb`` (the repository's ``book/studies`` by
+default; a build elsewhere, e.g. the tests', first copies the book's sources there), each with a
+banner cell and ``metadata.pruneaudit`` recording its profile, overrides and build date; ``build``
 refuses to assemble pages of different profiles or overrides unless ``--allow-mixed``. Then
-``jupyter-book build`` renders them (execution off in ``_config.yml``); study pages whose
-executed notebook does not exist are left out of the toc used.
+``jupyter-book build`` renders them (execution off in ``_config.yml``); study pages whose executed
+notebook does not exist are left out of the toc used.
 
 While a notebook runs, :class:`pruneaudit.book.progress.Monitor` prints which cell runs and the
 kernel's training progress; per-notebook durations go to ``book/studies/_timings.json``, from
@@ -52,17 +54,11 @@ from pruneaudit.book.notebook import (
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
 from pruneaudit.book.profiles import (
-    build_order,
-    check_common,
-    check_overrides,
-    load_profile,
+    Profile,
     notebook_path,
     notebook_reads,
     parse_overrides,
     profile_label,
-    profile_measurement,
-    resolve_parameters,
-    validate_notebook,
 )
 from pruneaudit.book.replication import seed_overrides
 from pruneaudit.errors import PruneAuditError
@@ -150,7 +146,7 @@ def strip_widgets(path: Path) -> None:
 
 
 def build_stamp(
-    profile: str | os.PathLike | Mapping,
+    profile: str | os.PathLike | Mapping | Profile,
     overrides: Mapping[str, object] | None,
     date: str | None = None,
 ) -> dict:
@@ -185,7 +181,7 @@ def _code_cells(name: str) -> int:
 
 def run_notebook(
     name: str,
-    profile: str | os.PathLike | Mapping = "smoke",
+    profile: str | os.PathLike | Mapping | Profile = "smoke",
     overrides: Mapping[str, object] | None = None,
     out_dir: str | os.PathLike = STUDIES,
     *,
@@ -195,18 +191,21 @@ def run_notebook(
 ) -> Path:
     """Execute ``nbs/<name>.ipynb`` with the profile's parameters into ``out_dir/<name>.ipynb``.
 
-    Parameters are validated first (no kernel). Runs in the repository root with
-    ``$PRUNEAUDIT_STATIC=1``; tells the kernel where its page goes (``$PRUNEAUDIT_PAGE_DIR``,
-    ``$PRUNEAUDIT_NOTEBOOK``), its build stamp (profile, overrides, date) and where to write
-    progress lines. ``progress`` prints the running cell and training progress. On failure the
-    executed copy is kept as ``<name>.failed.ipynb`` and the error names the cell's exception;
-    the output path is only written on success.
+    ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
+    what :meth:`Profile.read <pruneaudit.book.profiles.Profile.read>` takes. Parameters are
+    validated first (no kernel; a Profile validates each notebook once). Runs in the repository
+    root with ``$PRUNEAUDIT_STATIC=1``; tells the kernel where its page goes
+    (``$PRUNEAUDIT_PAGE_DIR``, ``$PRUNEAUDIT_NOTEBOOK``), its build stamp (profile, overrides,
+    date) and where to write progress lines. ``progress`` prints the running cell and training
+    progress. On failure the executed copy is kept as ``<name>.failed.ipynb`` and the error names
+    the cell's exception; the output path is only written on success.
     """
     import papermill
 
-    params = resolve_parameters(name, profile, overrides)
-    values = validate_notebook(name, profile, overrides)
-    stamp = dict(stamp or build_stamp(profile, overrides))
+    profile = Profile.read(profile, overrides)
+    values = profile.values(name)
+    params = profile.parameters(name)
+    stamp = dict(stamp or build_stamp(profile, profile.overrides))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{name}.ipynb"
@@ -400,7 +399,7 @@ def _toc_for_existing(toc: Path, out: Path, source: Path = REPO) -> list[str]:
 
 
 def build(
-    profile: str | os.PathLike = "quick",
+    profile: str | os.PathLike | Profile = "quick",
     notebooks: Sequence[str] | None = None,
     overrides: Mapping[str, object] | None = None,
     path_output: str | os.PathLike = REPO,
@@ -418,25 +417,19 @@ def build(
     HTML to ``<path_output>/_build/html``; warnings are errors. Every parameter is validated
     before any kernel starts; the pages must share one profile and overrides unless
     ``allow_mixed``. Study pages whose executed notebook is missing are left out of the toc used.
+    ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
+    a name or YAML path; it is read once and handed on to :func:`run_notebook`.
     """
-    content = load_profile(profile)
-    in_profile = sorted(k for k in content if k != "common")
-    names = list(notebooks) if notebooks else in_profile
-    for name in dict.fromkeys([*in_profile, *names]):
-        notebook_path(name)
-    names = build_order(names)
-    read = [t for n in names for t in notebook_reads(n).values()]
-    check_overrides(list(dict.fromkeys([*names, *read])), overrides or {})
-    check_common(in_profile, content.get("common", {}))
-    for name in names:
-        validate_notebook(name, content, overrides)
-    stamp = build_stamp(profile, overrides)
+    profile = Profile.read(profile, overrides)
+    in_profile = profile.notebooks
+    names = profile.check(notebooks)
+    stamp = build_stamp(profile, profile.overrides)
     source = stage_sources(path_output)
     studies = source / "book" / "studies"
     say = print if progress else (lambda *a, **k: None)
     if execute:
         threads, why = book_progress.choose_threads()
-        expected = expected_duration(studies, stamp["profile"], names, profile_measurement(profile))
+        expected = expected_duration(studies, stamp["profile"], names, profile.measured)
         say(f"{expected}; torch threads {threads} "
             f"({why})", flush=True)
     else:
@@ -446,10 +439,10 @@ def build(
     vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
         for name in names:
-            store = ResultsStore(resolve_parameters(name, content, overrides).get("store"))
+            store = ResultsStore(profile.parameters(name).get("store"))
             before = len(store.keys())
             start = time.perf_counter()
-            run_notebook(name, content, overrides, studies, progress=progress, stamp=stamp,
+            run_notebook(name, profile, None, studies, progress=progress, stamp=stamp,
                          threads=book_progress.fixed_threads())  # else kernels follow free cores
             seconds = time.perf_counter() - start
             left = phases_path(studies, name)
@@ -488,12 +481,13 @@ def build(
 
 
 def replication_overrides(
-    profile: str | os.PathLike, names: Sequence[str] | None, offset: int
+    profile: str | os.PathLike | Profile, names: Sequence[str] | None, offset: int
 ) -> dict[str, object]:
     """The ``-p`` overrides of a replication with every seed list of the selected notebooks
     (default: the profile's) and of the notebooks they read moved by ``offset``
     (:func:`pruneaudit.book.replication.seed_overrides`)."""
-    names = list(names) if names else sorted(k for k in load_profile(profile) if k != "common")
+    profile = Profile.read(profile, {})
+    names = list(names) if names else profile.notebooks
     read = [t for n in names for t in notebook_reads(n).values()]
     return dict(seed_overrides(list(dict.fromkeys([*names, *read])), profile, offset))
 
@@ -524,16 +518,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         overrides = parse_overrides(args.params)
+        profile = Profile.read(args.profile)
         if args.seed_offset:
             names = [args.name] if args.command == "run" else args.only
-            moved = replication_overrides(args.profile, names, args.seed_offset)
+            moved = replication_overrides(profile, names, args.seed_offset)
             overrides = {**moved, **overrides}
+        profile = profile.with_overrides(overrides)
         if args.command == "run":
-            print(run_notebook(args.name, args.profile, overrides, progress=True))
+            print(run_notebook(args.name, profile, progress=True))
         else:
             start = time.perf_counter()
             html = build(
-                args.profile, args.only, overrides, args.path_output,
+                profile, args.only, None, args.path_output,
                 execute=not args.no_execute, allow_mixed=args.allow_mixed,
             )
             print(f"book built in {time.perf_counter() - start:.1f} s: {html / 'index.html'}")
