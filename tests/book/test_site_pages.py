@@ -9,7 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from pruneaudit import audit
 from pruneaudit.book import finding_ids, pages
+from pruneaudit.book.profiles import Profile
 from pruneaudit.errors import PruneAuditError
 
 
@@ -65,13 +67,14 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     assert text.index("Study 2 — writers") < text.index("05_shift")
     assert "{doc}`Study 2 — writers </book/studies/02_writers>`" in text
     assert "**Asks.** Pruning costs little. Is the loss spread evenly over writers, or not?" in text
-    assert "3 findings: 2 reproduced, 1 not reproduced. Headline: **D2.1** spread" in text
+    assert ("3 findings: 3 firm (2 reproduced, 1 not reproduced). Headline: **D2.1** spread"
+            in text)
     assert "```{figure} /book/studies/02_writers.key.svg" in text
     assert ":width: 100%" in text and "480px" not in text
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
     entry = text[text.index("### 05_shift") :]
     assert "{doc}" not in entry and "figure" not in entry
-    assert "1 finding: 1 same direction, smaller." in entry
+    assert "1 finding: 1 firm (1 same direction, smaller)." in entry
 
 
 def test_front_page_summary_table(studies: Path) -> None:
@@ -84,7 +87,8 @@ def test_front_page_summary_table(studies: Path) -> None:
     assert lines == [
         "| {doc}`Study 2 — writers </book/studies/02_writers>` | Pruning costs little. Is the "
         "loss spread evenly over writers, or not? | **D2.1** spread: ours 0.120 [0.070, 0.170]; "
-        "paper 0.2; *reproduced* | 2 reproduced, 1 not reproduced | smoke, 2026-11-20 10:00 UTC |"
+        "paper 0.2; *reproduced* | 3 findings: 3 firm (2 reproduced, 1 not reproduced). "
+        "| smoke, 2026-11-20 10:00 UTC |"
     ]
     assert "| 05_shift |  | **D2.1** spread" in table and "| not recorded |" in table
     assert "D*study*.*number*" in text  # the ids explained once
@@ -102,7 +106,7 @@ def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
 def test_front_page_changes_with_the_results(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
-    assert "1 finding: 1 not reproduced. Headline: **D2.1** spread: ours 0.010 [" in text
+    assert "1 finding: 1 firm (1 not reproduced). Headline: **D2.1** spread: ours 0.010 [" in text
 
 
 def test_question_keeps_math_whole(tmp_path: Path) -> None:
@@ -132,15 +136,37 @@ def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
 
 
 def test_answer_line_direction_only() -> None:
-    row = _row("reproduced") | {"paper": None}
+    row = audit.from_json(_row("reproduced") | {"paper": None})
     assert "(the paper states a direction)" in pages.answer_line([row])
 
 
 def test_answer_line_not_testable() -> None:
-    row = {"finding": "D5.4 CelebA", "verdict": "not testable here"}
-    assert pages.answer_line([row]) == (
-        "1 finding: 1 not testable here. Headline: D5.4 CelebA: not testable here."
-    )
+    row = audit.from_json(
+        {"finding": "D5.4 CelebA", "verdict": "not testable here", "basis": "no images here"})
+    assert pages.answer_line([row]).startswith(
+        "1 finding: 1 not testable here. Headline: **D5.4** CelebA")
+
+
+def test_answer_counts_firm_and_borderline_apart(studies: Path) -> None:
+    """The front page counts verdicts with the findings table's one writer
+    (audit.verdict_counts): a borderline row is not counted as its verdict."""
+    shaky = _row("reproduced", finding="D2.2 gap") | {"stability": 0.6,
+                                                      "alternative": "inconclusive"}
+    untestable = {"finding": "D2.3 x", "verdict": "not testable here", "basis": "offline"}
+    _findings(studies / "02_writers.findings.json", [_row("reproduced"), shaky, untestable])
+    text = pages.write_front_page(studies).read_text()
+    rows = pages.read_findings(studies / "02_writers.findings.json")
+    assert [r.stability for r in rows] == [None, 0.6, None]
+    said = "3 findings: 1 firm (1 reproduced), 1 borderline, 1 not testable here."
+    assert said == audit.verdict_counts(rows)
+    assert f"**Answers.** {said} Headline: **D2.1**" in text
+    assert f"| {said} |" in text
+
+
+def test_a_row_that_is_not_a_finding_is_one_error(studies: Path) -> None:
+    _findings(studies / "02_writers.findings.json", [{"finding": "D2.1", "verdict": "maybe"}])
+    with pytest.raises(PruneAuditError, match=r"02_writers.findings.json: row 0 is not a finding"):
+        pages.write_front_page(studies)
 
 
 def _timing(profile: str, notebook: str, seconds: float, date: str) -> dict:
@@ -163,7 +189,8 @@ def test_timings_page_from_records(tmp_path: Path) -> None:
     assert "15 min" not in text
     assert "**paper**: no build of it measured on this machine yet." in text
     # what the profile file states beside what this machine measured
-    stated = sum(pages.profile_measurement("quick").values())
+    stated = sum(Profile.read("quick").measured.values())
+    assert stated == pages.stated_total("quick") > 0
     assert f"states a measured cold build of {pages._duration(stated)} in all" in text
     assert text.index("**smoke**") < text.index("**quick**") < text.index("**paper**")
 
@@ -255,7 +282,7 @@ def test_rerun_fragment(tmp_path: Path) -> None:
     declared = pages.declared_parameters(name)
     table = [line for line in text.splitlines() if line.startswith("| ") and "`" in line]
     assert [line.split(" | ")[0][2:] for line in table] == list(declared)
-    smoke = pages.resolve_parameters(name, "smoke")
+    smoke = Profile.read("smoke").parameters(name)
     for key, value in smoke.items():
         row = next(line for line in table if line.startswith(f"| {key} |"))
         assert row.split(" | ")[2] == pages._value(value)

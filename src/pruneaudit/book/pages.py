@@ -24,32 +24,24 @@ fragments; a study page may include its ``_rerun_<name>.md``.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
-from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pruneaudit import timing
 from pruneaudit.audit import findings as audit_findings
-from pruneaudit.audit.findings import VERDICTS, Finding
+from pruneaudit.audit.findings import Finding, from_json, verdict_counts
 from pruneaudit.book import finding_ids
 from pruneaudit.book.findings_table import ours_text, paper_text, sentence, short_name
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
-from pruneaudit.book.profiles import (
-    available_notebooks,
-    declared_parameters,
-    profile_measurement,
-    resolve_parameters,
-)
+from pruneaudit.book.profiles import Profile, available_notebooks, declared_parameters
 from pruneaudit.errors import PruneAuditError
 
 FRONT = "_front.md"
 TIMINGS = "_timings.md"
-#: Verdicts in the order the answer line counts them (see ``pruneaudit.audit.findings``).
-VERDICT_ORDER = VERDICTS
 #: Where the book's source root sees the studies folder (links and images in the fragment).
 SITE_STUDIES = "/book/studies"
 
@@ -115,54 +107,42 @@ def _title_and_question(notebook: Path) -> tuple[str, str]:
     return title, question or fallback
 
 
-def headline_rows(rows: list[dict]) -> list[dict]:
-    """The rows a page marks as its headline (``"headline": true``), else its first row."""
-    marked = [r for r in rows if isinstance(r, dict) and r.get("headline")]
-    return marked or rows[:1]
+def read_findings(path: Path) -> list[Finding]:
+    """The findings of ``<notebook>.findings.json`` (:func:`pruneaudit.audit.findings.from_json`);
+    a file that is not a list of findings is one error naming it."""
+    rows = _read_json(path)
+    name = path.name.removesuffix(".findings.json")
+    if not isinstance(rows, list):
+        raise PruneAuditError(f"{path} must hold a list of findings: rebuild {name}")
+    out = []
+    for i, row in enumerate(rows):
+        try:
+            out.append(from_json(row))
+        except (TypeError, AttributeError, PruneAuditError) as err:
+            raise PruneAuditError(
+                f"{path}: row {i} is not a finding ({err}): rebuild {name}"
+            ) from None
+    return out
 
 
-def verdict_counts(rows: list[dict]) -> str:
-    """``2 reproduced, 1 not reproduced``: the verdicts of ``rows`` in the verdicts' order."""
-    counts = Counter(r.get("verdict", "") for r in rows)
-    order = [v for v in VERDICT_ORDER if counts[v]] + sorted(set(counts) - set(VERDICT_ORDER))
-    return ", ".join(f"{counts[v]} {v}" for v in order)
+def headline_rows(rows: Sequence[Finding]) -> list[Finding]:
+    """The rows a page marks as its headline (``headline``), else its first row."""
+    return [r for r in rows if r.headline] or list(rows[:1])
 
 
-def answer_line(rows: list[dict]) -> str:
-    """One line from a page's findings: the verdict counts and its headline finding(s) in
-    plain sentences (:func:`pruneaudit.book.findings_table.sentence`)."""
+def answer_line(rows: Sequence[Finding]) -> str:
+    """One line from a page's findings: the verdict counts, firm and borderline apart
+    (:func:`pruneaudit.audit.findings.verdict_counts`), and its headline finding(s) in plain
+    sentences (:func:`pruneaudit.book.findings_table.sentence`)."""
     if not rows:
         return "no findings recorded on this page yet"
-    noun = "finding" if len(rows) == 1 else "findings"
-    said = " ".join(_first_sentence(r) for r in headline_rows(rows))
-    return f"{len(rows)} {noun}: {verdict_counts(rows)}. Headline: {said}"
+    said = " ".join(sentence(r) for r in headline_rows(rows))
+    return f"{verdict_counts(rows)} Headline: {said}"
 
 
-def _finding(row: dict) -> Finding | None:
-    fields = {f.name for f in dataclasses.fields(Finding)}
-    known = {k: v for k, v in row.items() if k in fields}
-    if known.get("excess") is not None:
-        known["excess"] = tuple(known["excess"])
-    try:
-        return Finding(**{"paper": None, "ours": None, "ci_low": None, "ci_high": None,
-                          "source": "", **known})
-    except (TypeError, PruneAuditError):
-        return None
-
-
-def _first_sentence(row: dict) -> str:
-    finding = _finding(row)
-    if finding is None:
-        return f"{row.get('finding', '?')}: {row.get('verdict', '?')}."
-    return sentence(finding)
-
-
-def headline_cell(row: dict) -> str:
+def headline_cell(finding: Finding) -> str:
     """A headline row in a table cell: its name, ours with the 95% interval, the paper's value
     and the verdict (``D2.1 spread: 0.120 [0.070, 0.170]; paper 0.2; reproduced``)."""
-    finding = _finding(row)
-    if finding is None:
-        return f"{row.get('finding', '?')}: {row.get('verdict', '?')}"
     ident, label = short_name(finding)
     name = f"**{ident}** {label}" if ident else f"**{label}**"
     if finding.verdict == audit_findings.NOT_TESTABLE:
@@ -221,9 +201,7 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         name = path.name.removesuffix(".findings.json")
         if name.startswith("00_"):
             continue
-        rows = _read_json(path)
-        if not isinstance(rows, list):
-            raise PruneAuditError(f"{path} must hold a list of findings: rebuild {name}")
+        rows = read_findings(path)
         notebook = studies_dir / f"{name}.ipynb"
         title, question = _title_and_question(notebook)
         link = f"{{doc}}`{title} <{SITE_STUDIES}/{name}>`" if notebook.is_file() else title
@@ -326,39 +304,60 @@ def _phase_cells(record: dict) -> str:
     return " | ".join(f"{v:,.0f} s" for v in [*spent, other])
 
 
-def _stated(profile: str) -> dict[str, float]:
-    try:
-        return profile_measurement(profile)
-    except PruneAuditError:
-        return {}
+def read_profiles(names: Sequence[str] = PROFILE_NAMES) -> dict[str, Profile | None]:
+    """Each named profile read once (:class:`~pruneaudit.book.profiles.Profile`); None for one
+    that cannot be read (its pages then say it states nothing)."""
+    read: dict[str, Profile | None] = {}
+    for name in names:
+        try:
+            read[name] = Profile.read(name)
+        except PruneAuditError:
+            read[name] = None
+    return read
 
 
-def _stated_text(profile: str) -> str:
+def _stated(profile: str, read: Mapping[str, Profile | None]) -> dict[str, float]:
+    got = read.get(profile)
+    return dict(got.measured) if got is not None else {}
+
+
+def stated_total(profile: str, read: Mapping[str, Profile | None] | None = None) -> float:
+    """Seconds of the profile's stated cold build in all (its ``measured:`` section summed;
+    0 when it states none)."""
+    return sum(_stated(profile, read if read is not None else read_profiles([profile])).values())
+
+
+def _stated_text(profile: str, read: Mapping[str, Profile | None]) -> str:
     """What the profile file states as its measured cold build (``measured:``), or that it
     states none."""
-    stated = _stated(profile)
+    stated = _stated(profile, read)
     if not stated:
         return f"The profile file (`nbs/profiles/{profile}.yml`) states no measured build."
     return (
         f"The profile file (`nbs/profiles/{profile}.yml`, section `measured`) states a measured "
-        f"cold build of {_duration(sum(stated.values()))} in all (its comments say on what "
-        "machine)."
+        f"cold build of {_duration(sum(stated.values()))} in all (how and on what machine: "
+        "`benchmarks/out/profile_evidence.md`)."
     )
 
 
-def write_timings_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
+def write_timings_page(
+    studies_dir: str | os.PathLike = STUDIES,
+    profiles: Mapping[str, Profile | None] | None = None,
+) -> Path:
     """Write ``<studies_dir>/_timings.md``: per profile, each notebook's measured duration
     split into phases (training, evaluation, pruning, store I/O and the rest), the runs it added
     to the results store (a notebook that added none says so), Jupyter Book's assembly of the
-    pages, the total, the date and the cores of the build that measured it; return its path."""
+    pages, the total, the date and the cores of the build that measured it; return its path.
+    ``profiles``: the profiles already read (:func:`read_profiles`)."""
     studies_dir = Path(studies_dir)
+    profiles_read = read_profiles() if profiles is None else profiles
     studies_dir.mkdir(parents=True, exist_ok=True)
     records = load_timings(studies_dir)
     profiles = list(PROFILE_NAMES) + sorted({r["profile"] for r in records} - set(PROFILE_NAMES))
     parts = []
     for profile in profiles:
         rows = sorted((r for r in records if r["profile"] == profile), key=lambda r: r["notebook"])
-        stated = _stated_text(profile)
+        stated = _stated_text(profile, profiles_read)
         if not rows:
             parts.append(f"**{profile}**: no build of it measured on this machine yet. {stated}\n")
             continue
@@ -405,16 +404,23 @@ def _value(value: object) -> str:
     return f"`{text}`"
 
 
-def rerun_text(name: str, studies_dir: str | os.PathLike = STUDIES) -> str:
+def rerun_text(
+    name: str,
+    studies_dir: str | os.PathLike = STUDIES,
+    profiles: Mapping[str, Profile | None] | None = None,
+) -> str:
     """The "Re-run this page" fragment of notebook ``name``: the commands (from the
     repository's root, with the environment ``make setup`` makes), its parameters per profile
     (the ``parameters`` cell's defaults and each profile's values) and the measured duration
-    per profile (``_timings.json``; "not measured yet" when absent)."""
+    per profile (``_timings.json``; "not measured yet" when absent). ``profiles``: the profiles
+    already read (:func:`read_profiles`)."""
+    read = read_profiles() if profiles is None else profiles
     declared = declared_parameters(name)
     values: dict[str, dict[str, object]] = {}
     for profile in PROFILE_NAMES:
+        got = read.get(profile)
         try:
-            values[profile] = resolve_parameters(name, profile)
+            values[profile] = got.parameters(name) if got is not None else {}
         except PruneAuditError:
             values[profile] = {}
     lines = [
@@ -436,7 +442,7 @@ def rerun_text(name: str, studies_dir: str | os.PathLike = STUDIES) -> str:
     }
     for profile in PROFILE_NAMES:
         record = records.get(profile)
-        stated = _stated(profile).get(name)
+        stated = _stated(profile, read).get(name)
         if record is None:
             measured = "not measured yet"
         else:
@@ -467,14 +473,18 @@ def rerun_text(name: str, studies_dir: str | os.PathLike = STUDIES) -> str:
 
 
 def write_rerun_pages(
-    studies_dir: str | os.PathLike = STUDIES, names: list[str] | None = None
+    studies_dir: str | os.PathLike = STUDIES,
+    names: list[str] | None = None,
+    profiles: Mapping[str, Profile | None] | None = None,
 ) -> list[Path]:
     """Write ``_rerun_<name>.md`` (:func:`rerun_text`) for every notebook of ``nbs/`` (or
-    ``names``) into ``studies_dir``, for its page to ``{include}``; return the paths."""
+    ``names``) into ``studies_dir``, for its page to ``{include}``; return the paths. Each
+    profile is read once (``profiles``, else :func:`read_profiles`)."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
+    read = read_profiles() if profiles is None else profiles
     return [
-        _write(studies_dir / RERUN.format(name=name), rerun_text(name, studies_dir))
+        _write(studies_dir / RERUN.format(name=name), rerun_text(name, studies_dir, read))
         for name in (available_notebooks() if names is None else names)
     ]
 
@@ -542,9 +552,10 @@ def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
     front page's studies at a glance, the timings table, the methods page's findings by id and
     each notebook's "Re-run this page" fragment; return the fragments."""
     fold_injected_parameters(studies_dir)
+    read = read_profiles()
     return [
         write_front_page(studies_dir),
-        write_timings_page(studies_dir),
+        write_timings_page(studies_dir, read),
         write_definitions_page(studies_dir),
-        *write_rerun_pages(studies_dir),
+        *write_rerun_pages(studies_dir, profiles=read),
     ]
