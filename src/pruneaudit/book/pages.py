@@ -10,6 +10,9 @@
   (``_timings.md``) from ``_timings.json``, which the build writes (records with keys
   ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``), beside what each profile file
   states as its measured cold build.
+- :func:`write_measured_page`: the Reproducing page's stated cold builds (``_measured.md``),
+  generated from each profile's ``measured:`` section (the evidence behind them:
+  ``benchmarks/out/profile_evidence.md``).
 - :func:`write_definitions_page`: the methods page's *Findings by id* (``_definitions.md``), one
   anchor per finding id (:mod:`pruneaudit.book.finding_ids`).
 - :func:`write_rerun_pages`: per notebook, "Re-run this page" (``_rerun_<name>.md``): the
@@ -42,6 +45,9 @@ from pruneaudit.errors import PruneAuditError
 
 FRONT = "_front.md"
 TIMINGS = "_timings.md"
+MEASURED_PAGE = "_measured.md"
+#: Where the measurements behind the profiles' settings and stated builds are kept.
+EVIDENCE = "benchmarks/out/profile_evidence.md"
 #: Where the book's source root sees the studies folder (links and images in the fragment).
 SITE_STUDIES = "/book/studies"
 
@@ -336,7 +342,7 @@ def _stated_text(profile: str, read: Mapping[str, Profile | None]) -> str:
     return (
         f"The profile file (`nbs/profiles/{profile}.yml`, section `measured`) states a measured "
         f"cold build of {_duration(sum(stated.values()))} in all (how and on what machine: "
-        "`benchmarks/out/profile_evidence.md`)."
+        f"`{EVIDENCE}`)."
     )
 
 
@@ -389,6 +395,37 @@ def write_timings_page(
         ]
         parts.append("\n".join(lines) + "\n")
     return _write(studies_dir / TIMINGS, "\n".join(parts))
+
+
+def write_measured_page(
+    studies_dir: str | os.PathLike = STUDIES,
+    profiles: Mapping[str, Profile | None] | None = None,
+) -> Path:
+    """Write ``<studies_dir>/_measured.md``: each profile's stated cold build, seconds per
+    notebook and in all, from its ``measured:`` section (a profile that states none says so);
+    return its path."""
+    studies_dir = Path(studies_dir)
+    studies_dir.mkdir(parents=True, exist_ok=True)
+    read = read_profiles() if profiles is None else profiles
+    stating = [p for p in PROFILE_NAMES if _stated(p, read)]
+    none = [p for p in PROFILE_NAMES if p not in stating]
+    lines = []
+    if stating:
+        steps = list(dict.fromkeys(n for p in stating for n in _stated(p, read)))
+        lines += [
+            "| step | " + " | ".join(stating) + " |",
+            "|---|" + "---:|" * len(stating),
+        ]
+        for step in steps:
+            cells = [_stated(p, read).get(step) for p in stating]
+            lines.append(f"| {step} | "
+                         + " | ".join("" if c is None else _duration(c) for c in cells) + " |")
+        totals = [_duration(sum(_stated(p, read).values())) for p in stating]
+        lines += ["| **in all** | " + " | ".join(f"**{t}**" for t in totals) + " |", ""]
+    if none:
+        lines.append(f"No measured cold build stated by: {', '.join(none)}.")
+    lines.append(f"How, when and on what machine each was measured: `{EVIDENCE}`.")
+    return _write(studies_dir / MEASURED_PAGE, "\n".join(lines) + "\n")
 
 
 RERUN = "_rerun_{name}.md"
@@ -549,13 +586,15 @@ def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[P
 
 def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
     """What ``build`` runs before ``jupyter-book build``: fold the injected parameters, write the
-    front page's studies at a glance, the timings table, the methods page's findings by id and
-    each notebook's "Re-run this page" fragment; return the fragments."""
+    front page's studies at a glance, the timings table, the stated cold builds, the methods
+    page's findings by id and each notebook's "Re-run this page" fragment (each profile read
+    once); return the fragments."""
     fold_injected_parameters(studies_dir)
     read = read_profiles()
     return [
         write_front_page(studies_dir),
         write_timings_page(studies_dir, read),
+        write_measured_page(studies_dir, read),
         write_definitions_page(studies_dir),
         *write_rerun_pages(studies_dir, profiles=read),
     ]

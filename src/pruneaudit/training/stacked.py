@@ -36,29 +36,19 @@ Design
 * At the end every member's module receives its trained weights and masks (and the effective
   ``weight = weight_orig * weight_mask`` of pruned layers is recomputed).
 
-Speed (measured with ``benchmarks/training_speed.py`` and side-by-side variants on a
-2-core CPU; kept only what helped):
+Speed settings (what each sets; the measurements behind them, and the settings not kept, are in
+``benchmarks/out/profile_evidence.md``, section "Population trainer"):
 
-* members run in stacked blocks of at most :data:`BLOCK` = 8 (:func:`blocks`: ``ceil(K / 8)``
-  blocks of near-equal size): with all 30 LeNets in one pass the largest activations (conv1
-  output and its gradient, ~16 MB) are freshly allocated and page-faulted every step, which
-  dominated the profile; blocks of 6-10 were ~20% faster than one block of 30, blocks of 3
-  slower again (per-call overhead);
+* stacked blocks of at most :data:`BLOCK` = 8 members (:func:`blocks`: ``ceil(K / 8)`` blocks
+  of near-equal size), which bounds the activations allocated per step;
 * **blocks in parallel, one per thread.** The blocks are independent computations (own stack,
   optimizer, draws and hooks), so on the CPU up to ``torch.get_num_threads()`` of them train
   at once in Python threads (torch releases the GIL inside its kernels), each with
-  ``threads // workers`` intra-op threads. A LeNet block's kernels are too small to split well
-  over cores: two blocks of 8 took 28.6k images/s on 1 thread, 42.0k with 2 intra-op threads
-  and 52.3k as two threads of one block each (idle 2-core machine); in the real loop, K = 12
-  at 2 threads, 31.7k -> 39.3k images/s, and under ``OMP_WAIT_POLICY=PASSIVE`` (the book's
-  kernels) 19.5k -> 42.9k (``benchmarks/trainer_variants.py``). The split into blocks never
-  depends on the threads, so results are the same on any number of cores;
+  ``threads // workers`` intra-op threads. The split into blocks never depends on the threads,
+  so results are the same on any number of cores;
 * grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
-  in that layout): ~25-35% faster than the contiguous layout;
-* pool-before-ReLU (above). Not kept: raising glibc's mmap/trim thresholds (no measurable
-  gain), vmap over ``functional_call`` (about 3x slower than grouped convolutions), convolutions
-  as unfold + batched matmul (slower), ``torch.compile`` of the step (TorchInductor's CPU
-  backend: about 2x slower, its generated max-pool backward dominates).
+  in that layout);
+* pool-before-ReLU (above).
 
 Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) holds the
 stacked parameters, the data (moved once) and the per-epoch draws (made by the members' CPU
@@ -67,9 +57,9 @@ receive their weights at the end, so step hooks such as a GradualPruner act on C
 they do in a CPU run. On CUDA: blocks of :data:`CUDA_BLOCK` members (one LeNet step is a few
 small kernels, so fewer, wider launches; chosen by reasoning, not yet measured on a GPU), the
 default contiguous layout (``channels_last`` was measured only on the CPU) and TF32 off
-(:func:`pruneaudit.training.device.full_precision`). CUDA graphs and ``torch.compile`` are not
-used: neither could be measured here, and the per-step hook copies and varying last batch
-complicate graph capture; ``benchmarks/gpu_training.py`` measures what the trainer achieves.
+(:func:`pruneaudit.training.device.full_precision`); one CUDA graph per step unless
+``graphs=False`` (:mod:`pruneaudit.training.graphed`); ``benchmarks/gpu_training.py`` measures
+what the trainer achieves.
 
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of

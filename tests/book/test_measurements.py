@@ -1,0 +1,65 @@
+"""One home for measurements: the profiles' stated cold builds are the only source of the figures
+the README and the Reproducing page print, and the evidence lives in benchmarks/out."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pruneaudit.book import pages
+from pruneaudit.book.paths import PROFILES, REPO
+from pruneaudit.book.profiles import Profile
+
+EVIDENCE = REPO / pages.EVIDENCE
+
+
+def test_readme_states_the_cold_build_once_as_the_profile_measures_it() -> None:
+    readme = (REPO / "README.md").read_text()
+    said = re.findall(r"took (\d+ min \d+ s) of build", readme)
+    assert said == [pages._duration(pages.stated_total("quick"))]
+    assert "38.6 min" not in readme  # the old hand-typed figure
+
+
+def test_the_evidence_table_agrees_with_the_measured_section() -> None:
+    text = EVIDENCE.read_text()
+    section = text[text.index("## Quick profile: the cold build"):]
+    section = section[: section.index("\n## ", 1)]
+    rows = {
+        m.group(1): float(m.group(2).replace(",", ""))
+        for m in re.finditer(r"^\| ([\w-]+) \| ([\d,.]+) \|", section, flags=re.MULTILINE)
+    }
+    measured = Profile.read("quick").measured
+    assert set(rows) == set(measured)
+    for name, seconds in measured.items():
+        assert rows[name] == round(seconds), name
+
+
+def test_measured_page_from_the_profiles(tmp_path: Path) -> None:
+    custom = tmp_path / "q.yml"
+    custom.write_text("measured:\n  01_a: 60\n  jupyter-book: 30.4\n01_a: {}\n")
+    read = {"smoke": None, "quick": Profile.read(custom), "paper": Profile.read({"01_a": {}})}
+    text = pages.write_measured_page(tmp_path, read).read_text()
+    assert "| step | quick |" in text
+    assert "| 01_a | 1 min 00 s |" in text and "| jupyter-book | 30 s |" in text
+    assert "| **in all** | **1 min 30 s** |" in text
+    assert "No measured cold build stated by: smoke, paper." in text
+    assert pages.EVIDENCE in text
+    assert pages.stated_total("quick", read) == 90.4
+
+
+def test_the_repository_quick_profile_on_the_page(tmp_path: Path) -> None:
+    text = pages.write_measured_page(tmp_path).read_text()
+    total = pages._duration(sum(Profile.read("quick").measured.values()))
+    assert f"**{total}**" in text
+
+
+def test_profiles_and_trainer_point_to_the_evidence_instead_of_keeping_it() -> None:
+    assert EVIDENCE.is_file()
+    for name in ("quick", "paper"):
+        lines = (PROFILES / f"{name}.yml").read_text().splitlines()
+        comments = [line for line in lines if line.strip().startswith("#")]
+        settings = [line for line in lines if line.strip() and not line.strip().startswith("#")]
+        assert len(comments) < len(settings) / 2, name
+        assert pages.EVIDENCE in " ".join(comments).replace("# ", ""), name
+    stacked = (REPO / "src" / "pruneaudit" / "training" / "stacked.py").read_text()
+    assert "images/s" not in stacked and pages.EVIDENCE in stacked
