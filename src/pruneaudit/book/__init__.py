@@ -13,15 +13,12 @@ from __future__ import annotations
 from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
 from pruneaudit.book.notebook import (
     BUILD_DATE_ENV,
-    NOTEBOOK_ENV,
     OVERRIDES_ENV,
-    PAGE_DIR_ENV,
     PROFILE_ENV,
     VERSIONED,
     Page,
     banner_text,
     build_info,
-    library_versions,
     print_provenance,
     setup,
 )
@@ -29,21 +26,17 @@ from pruneaudit.book.pages import load_timings
 from pruneaudit.book.paths import (
     BOOK,
     MATHJAX,
-    MATHJAX_VERSION,
     NBS,
     PROFILE_NAMES,
     PROFILES,
     REPO,
     STUDIES,
     TIMINGS,
-    VENDOR,
 )
 from pruneaudit.book.profiles import (
     Parameter,
     Profile,
-    available_notebooks,
     check_common,
-    check_overrides,
     declared_parameters,
     load_profile,
     notebook_path,
@@ -57,14 +50,11 @@ from pruneaudit.book.profiles import (
 )
 from pruneaudit.book.progress import THREADS_ENV, Monitor, choose_threads, route_tqdm
 from pruneaudit.book.runner import (
-    KERNEL_NAME,
-    METADATA_KEY,
     add_banner,
     build,
     build_stamp,
     check_same_build,
     expected_duration,
-    kernel_name,
     main,
     read_stamp,
     record_timing,
@@ -74,23 +64,22 @@ from pruneaudit.book.runner import (
 
 __all__ = [
     # paths
-    "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX", "MATHJAX_VERSION",
+    "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX",
     "PROFILE_NAMES",
     # notebook
-    "PAGE_DIR_ENV", "NOTEBOOK_ENV", "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",
-    "library_versions", "print_provenance", "build_info", "banner_text",
+    "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",
+    "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
     "Parameter", "Profile", "load_profile", "profile_measurement", "profile_label", "notebook_path",
-    "available_notebooks",
     "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
-    "study_module", "validate_notebook", "check_overrides", "check_common",
+    "study_module", "validate_notebook", "check_common",
     # progress
     "THREADS_ENV", "Monitor", "choose_threads", "route_tqdm",
     # assets
     "vendor_assets", "write_benchmark_tables", "stage_sources",
     # runner
-    "KERNEL_NAME", "METADATA_KEY", "kernel_name", "strip_widgets", "build_stamp", "add_banner",
+    "strip_widgets", "build_stamp", "add_banner",
     "read_stamp", "run_notebook", "record_timing", "load_timings", "expected_duration",
     "check_same_build", "build", "main",
 ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pruneaudit.charts import format
 from pruneaudit.charts.figures import (
-    EMBED_OPTIONS,
     RENDERER,
     SCROLL_CUE,
     SELECTED,
@@ -20,7 +19,6 @@ from pruneaudit.charts.figures import (
     heatmap,
     image_data_url,
     image_gallery,
-    is_static,
     offline_renderer,
     pareto_chart,
     show_widget,
@@ -39,8 +37,6 @@ __all__ = [
     "STATIC_ENV",
     "RENDERER",
     "SELECTED",
-    "EMBED_OPTIONS",
-    "is_static",
     "vega_lite_version",
     "vega_bundle",
     "bundle_versions",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pruneaudit.compress.prune import (
-    MASK_SUFFIX,
     STRUCTURED_DIM,
     TECHNIQUE_TABLE,
     TECHNIQUES,
@@ -28,13 +27,11 @@ from pruneaudit.compress.prune import (
 from pruneaudit.compress.quantization import (
     CALIBRATION_SIZE,
     SCHEMES,
-    STATIC_BACKEND,
     Int8WeightConv2d,
-    calibration_batch,
     quantize,
     quantized_layers,
 )
-from pruneaudit.compress.reparam import ORIG_SUFFIX, is_pruned, pruned_tensors, pruning_hooks
+from pruneaudit.compress.reparam import is_pruned, pruned_tensors, pruning_hooks
 
 __all__ = [
     "TECHNIQUES",
@@ -42,8 +39,6 @@ __all__ = [
     "Technique",
     "TREATMENTS",
     "STRUCTURED_DIM",
-    "MASK_SUFFIX",
-    "ORIG_SUFFIX",
     "pruning_hooks",
     "is_pruned",
     "pruned_tensors",
@@ -64,9 +59,7 @@ __all__ = [
     "GradualPruner",
     "SCHEMES",
     "CALIBRATION_SIZE",
-    "STATIC_BACKEND",
     "Int8WeightConv2d",
-    "calibration_batch",
     "quantize",
     "quantized_layers",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pruneaudit.data.augment import (
-    CROP_PADDING,
     apply_augmentation,
     augment_batch,
     crop_padding,
@@ -19,13 +18,10 @@ from pruneaudit.data.corruptions import (
     relative_robustness,
 )
 from pruneaudit.data.datasets import (
-    CELEBA_PARTITIONS,
     CELEBA_TARGET,
     DATASETS,
     FOLDERS,
     QMNIST_META_COLUMNS,
-    QMNIST_SERIES,
-    SPLITS,
     DatasetSpec,
     ImageData,
     celeba_attributes,
@@ -43,12 +39,10 @@ from pruneaudit.data.splits import (
 __all__ = [
     "long_tail_counts",
     "long_tail_indices",
-    "SPLITS",
     "DatasetSpec",
     "DATASETS",
     "FOLDERS",
     "CELEBA_TARGET",
-    "QMNIST_SERIES",
     "QMNIST_META_COLUMNS",
     "ImageData",
     "read_idx",
@@ -56,9 +50,7 @@ __all__ = [
     "clear_cache",
     "train_val_split",
     "kmnist_split",
-    "CELEBA_PARTITIONS",
     "celeba_attributes",
-    "CROP_PADDING",
     "crop_padding",
     "normalize",
     "draw_augmentation",
