@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
-from pruneaudit.audit import findings as F
 from pruneaudit.runs import gpu_cost_text
 
 from .params import PAPER, STUDY
@@ -24,14 +23,14 @@ COEF_DEFINITION = (
 
 def coef_finding(
     fit: audit.ModelFit, term: str, name: str, metric: str, basis: str, df: int
-) -> F.Finding:
+) -> audit.Finding:
     """The finding ``name`` on one coefficient of ``fit`` (our ``term``, P's ``metric``) beside
     P's App. D value; not testable when the fit has no such term."""
     paper = audit.lookup(STUDY, "OLS coef: " + metric)
     definition = COEF_DEFINITION.format(term=metric)
     table = fit.table.set_index("term")
     if term not in table.index:
-        return F.not_testable(
+        return audit.not_testable(
             name,
             paper,
             source=paper.source,
@@ -40,13 +39,13 @@ def coef_finding(
             definition=definition,
         )
     row = table.loc[term]
-    return F.finding(
+    return audit.finding(
         name, row.coef, row.ci_low, row.ci_high, paper, source=paper.source, basis=basis, df=df,
         definition=definition,
     )
 
 
-def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
+def regression_findings(fit: audit.ModelFit) -> list[audit.Finding]:
     """D1.1-D1.4 from the clustered cross-term OLS fit: E, F, the adjusted R² beside P's 0.753,
     the a0 main effect (P 1.1384, "dominates") and its two shrinking cross terms."""
     frame = fit.result.model.data.frame
@@ -66,7 +65,7 @@ def regression_findings(fit: audit.ModelFit) -> list[F.Finding]:
     r2, lo, hi = audit.jackknife_adj_r2(model.exog, model.endog, groups)
     paper = audit.lookup(STUDY, "OLS Adj. R-squared")
     rows.append(
-        F.finding(
+        audit.finding(
             "D1.3 adjusted R² of the fit (P: 0.753)",
             r2,
             lo,
@@ -112,7 +111,7 @@ SPREAD_DEFINITION = (
 )
 
 
-def spread_finding(classes: pd.DataFrame, name: str, source: str) -> F.Finding:
+def spread_finding(classes: pd.DataFrame, name: str, source: str) -> audit.Finding:
     """The spread of class accuracies widens with pruning: change (dense → last iteration) of the
     max − min spread, averaged over the series that share a dense model (one per dataset, factor,
     model and seed: the independent units), Student-t interval over those units; direction only
@@ -120,8 +119,8 @@ def spread_finding(classes: pd.DataFrame, name: str, source: str) -> F.Finding:
     changes = spread_changes(classes)
     units = [c for c in ("dataset", "imbalance_factor", "model", "seed") if c in changes]
     per_unit = changes.groupby(units, observed=True)["change"].mean()
-    m, lo, hi = F.mean_interval(per_unit)
-    return F.finding(
+    m, lo, hi = audit.mean_interval(per_unit)
+    return audit.finding(
         name,
         m,
         lo,
@@ -138,7 +137,7 @@ def spread_finding(classes: pd.DataFrame, name: str, source: str) -> F.Finding:
     )
 
 
-def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> list[F.Finding]:
+def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> list[audit.Finding]:
     """D1.5 by imbalance factor and treatment: one :func:`spread_finding` per cell, so that a
     long tail whose dense spread is already near its ceiling shows apart from balanced pools."""
     classes = classes.drop(columns="n", errors="ignore")
@@ -159,7 +158,7 @@ def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> 
     return rows
 
 
-def findings(result: Result) -> list[F.Finding]:
+def findings(result: Result) -> list[audit.Finding]:
     """D1.1-D1.5 (methods page, *Study 1*) from the findings' fit and the tidy per-class frame,
     beside P."""
     return [*regression_findings(result.fits.ols_cluster), *spread_findings(result.classes)]
