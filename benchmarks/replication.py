@@ -19,7 +19,9 @@ Usage::
         [--save benchmarks/out/replication.md]
 
 ``--warm`` rebuilds over stores that already hold the runs (findings recomputed by the code of
-now); ``--compare-only`` builds nothing. Exits 1 when a row firm in both builds changes verdict.
+now); ``--recompute`` builds no page: it recomputes each study's findings from the stores through
+the study's own ``run`` and ``findings`` (what the page computes, without a kernel);
+``--compare-only`` builds nothing. Exits 1 when a row firm in both builds changes verdict.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from verdict_stability import build  # noqa: E402
 
 from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
+from pruneaudit.book.profiles import study_module, validate_notebook  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
+from pruneaudit.runs.store import ResultsStore  # noqa: E402
 
 STUDIES = ["02_qmnist_writers", "03_pareto_selection", "04_compression_impact", "05_robustness"]
 #: Share of equal-precision replications inside a correct 95% interval: P(|Z| < 1.96/sqrt 2).
@@ -56,6 +60,18 @@ def interval_kind(basis: str) -> str:
     if "student" in text or "welch" in text or "t interval" in text:
         return "Student t"
     return "other"
+
+
+def recompute(names: list[str], profile: str, overrides: dict, store: Path, out: Path) -> None:
+    """Write ``<out>/<name>.findings.json`` for each notebook from the runs in ``store``, through
+    its study's ``Params``, ``run`` and ``findings`` (runs missing from the store are trained)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        values = validate_notebook(name, profile, overrides)
+        module = study_module(name)
+        params = module.Params(**{k: values[k] for k in module.Params.names() if k in values})
+        result = module.run(params, ResultsStore(store), progress=False)
+        audit.write_findings_json(module.findings(result), out / f"{name}.findings.json")
 
 
 def load(out: Path, name: str) -> list[audit.Finding]:
@@ -137,13 +153,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--work", type=Path, default=Path("/tmp/replication"))
     parser.add_argument("--warm", action="store_true", help="rebuild over filled stores")
+    parser.add_argument("--recompute", action="store_true",
+                        help="findings from the stores through each study's run, no pages")
     parser.add_argument("--compare-only", action="store_true", help="build nothing")
     parser.add_argument("--save", type=Path, help="also write the tables here")
     args = parser.parse_args(argv)
     sets = {"default": {}, "other": seed_overrides(args.notebooks, args.profile, args.offset)}
     stores = [args.work / f"store_{k}" for k in sets]
     outs = [args.work / f"book_{k}" for k in sets]
-    if not args.compare_only:
+    if args.recompute:
+        for overrides, store, out in zip(sets.values(), stores, outs, strict=True):
+            recompute(args.notebooks, args.profile, overrides, store, out)
+    elif not args.compare_only:
         for (label, overrides), store, out in zip(sets.items(), stores, outs, strict=True):
             proc = build(args.notebooks, args.profile, args.threads, store, out, overrides,
                          cold=not args.warm)
