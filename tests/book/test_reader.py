@@ -1,5 +1,7 @@
 """The built book as a reader meets it, in headless Chromium: no raw float in any visible text
-or widget label, no page wider than a 390 px phone screen, the front page's summary table.
+or widget label, no page wider than a 390 px phone screen, the front page's summary table; on
+every study page the answer box within the first screen, no chart (the key figure included)
+shown twice, no visible code and the "Re-run this page" section.
 
 The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named by
 ``$PRUNEAUDIT_BOOK_HTML``; Chromium is the one ``tests/browsers.py`` finds.
@@ -8,6 +10,7 @@ The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import os
 import re
@@ -169,3 +172,87 @@ def test_browser_formats_numbers_like_python(browser) -> None:
         page.close()
     assert shown == [fmt.number(v) for v in PARITY_VALUES]
     assert texts == ["0.0417", "w 0.990 and 12", "5"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Study pages: answer first, each chart once, no code in the reader's way
+
+#: The first screen at a desktop width: the answer box must start above its bottom.
+FIRST_SCREEN = 900
+#: What a study page shows a reader at 1400 px: its answer boxes' tops (page coordinates), the
+#: ids of its charts and the visible code inputs (not in a closed <details>, not hidden).
+STUDY_VIEW = """() => ({
+    answers: [...document.querySelectorAll('.pa-answer')].map(
+        e => e.getBoundingClientRect().top + window.scrollY),
+    charts: [...document.querySelectorAll('.pruneaudit-chart')].map(e => e.id),
+    code: [...document.querySelectorAll('.cell_input')].filter(
+        e => !e.closest('details:not([open])') && e.checkVisibility()).map(
+        e => e.innerText.trim().split('\\n')[0].slice(0, 80)),
+})"""
+
+
+def study_pages(html: Path) -> list[str]:
+    """Every page of ``book/studies`` (the studies and the template)."""
+    return sorted(p.relative_to(html).as_posix() for p in (html / "book/studies").glob("*.html"))
+
+
+@pytest.fixture(scope="module")
+def study_views(browser, server: str, book_html: Path) -> dict[str, dict]:
+    """Each study page as :data:`STUDY_VIEW` reads it at 1400 px, the page scrolled to its top."""
+    views = {}
+    for path in study_pages(book_html):
+        page = _open(browser, server, path, 1400)
+        try:
+            views[path] = page.evaluate(STUDY_VIEW)
+        finally:
+            page.close()
+    assert views, "no study page in this build"
+    return views
+
+
+def repeated_charts(ids: list[str]) -> list[str]:
+    """The chart ids whose spec digest (``pa-vega-<digest>-<n>``, pruneaudit.charts) occurs
+    more than once: the same chart shown twice."""
+    digests = [re.sub(r"-\d+$", "", i) for i in ids]
+    return sorted({i for i, d in zip(ids, digests, strict=True) if digests.count(d) > 1})
+
+
+def test_repeated_chart_pattern() -> None:
+    assert repeated_charts(["pa-vega-ab12-1", "pa-vega-cd34-2", "pa-vega-ab12-3"]) == [
+        "pa-vega-ab12-1", "pa-vega-ab12-3"]
+    assert repeated_charts(["pa-vega-ab12-1", "pa-vega-cd34-2"]) == []
+
+
+def test_answer_box_on_the_first_screen(study_views: dict[str, dict]) -> None:
+    problems = []
+    for path, view in study_views.items():
+        if len(view["answers"]) != 1:
+            problems.append(f"{path}: {len(view['answers'])} answer boxes (want one)")
+        elif view["answers"][0] >= FIRST_SCREEN:
+            problems.append(f"{path}: answer box at {view['answers'][0]:.0f} px")
+    assert not problems, (
+        f"the answer must start within the first {FIRST_SCREEN} px at 1400 px:\n"
+        + "\n".join(problems)
+    )
+
+
+def test_no_chart_shown_twice(study_views: dict[str, dict]) -> None:
+    twice = {p: repeated_charts(v["charts"]) for p, v in study_views.items()}
+    assert not {p: t for p, t in twice.items() if t}, f"charts shown twice: {twice}"
+    assert all(v["charts"] for v in study_views.values()), "a study page shows no chart"
+
+
+def test_no_visible_code_on_study_pages(study_views: dict[str, dict]) -> None:
+    shown = {p: v["code"] for p, v in study_views.items() if v["code"]}
+    assert not shown, f"code cells a reader sees (tag them remove-input or hide-cell): {shown}"
+
+
+def test_study_pages_end_with_how_to_rerun_them(book_html: Path) -> None:
+    """Each study page includes its "Re-run this page" fragment: its own command."""
+    missing = []
+    for path in study_pages(book_html):
+        text = html.unescape(re.sub(r"<[^>]+>", "", (book_html / path).read_text()))
+        name = Path(path).stem
+        if "Re-run this page" not in text or f"pruneaudit.book run {name}" not in text:
+            missing.append(path)
+    assert not missing, f"no Re-run section with the page's own command: {missing}"

@@ -179,11 +179,18 @@ def test_the_bare_name_check_can_fail() -> None:
 
 @pytest.mark.parametrize("study", STUDIES)
 def test_the_main_cell_runs_the_study(study: str) -> None:
-    """The first cell after setup: run, show the findings, glue the numbers."""
-    main = [ln for ln in _after_setup(study)[0].splitlines() if ln.strip()]
+    """The first cell after setup: run, the findings, glue the numbers; the next three show the
+    answer, the key figure and the findings table, in that order (answer first)."""
+    cells = _after_setup(study)
+    main = [ln for ln in cells[0].splitlines() if ln.strip()]
     alias = main[0].partition("=")[2].strip().partition(".")[0]
     assert main == [
         f"result = {alias}.run(page.params, page.store)",
-        f"page.show_findings({alias}.findings(result))",
+        f"rows = {alias}.findings(result)",
         f"page.glue(**{alias}.numbers(result))",
+    ]
+    assert [c.strip() for c in cells[1:4]] == [
+        "page.show_answer(rows)",
+        f"page.show_key_figure({alias}.key_figure(result))",
+        "page.show_findings(rows)",
     ]

@@ -26,11 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
-
 from pruneaudit import charts, config, timing
 from pruneaudit.audit import findings as audit_findings
-from pruneaudit.book import findings_table, progress
+from pruneaudit.book import answer, findings_table, progress
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
 from pruneaudit.training.threads import follow_free_cores
@@ -121,15 +119,25 @@ class Page:
     page_dir: Path | None = None
     notebook: str | None = None
 
-    def show_findings(self, rows: Sequence[audit_findings.Finding]) -> pd.DataFrame:
-        """Display the findings, answer first (one plain sentence each), then how to read them
-        (a short note linking the methods page), the table (paper beside ours with its interval,
-        power, verdict; details on demand) and the verdict counts; when the page is built, also
-        write them as ``<page_dir>/<notebook>.findings.json``. Return the table as a frame."""
+    def show_answer(self, rows: Sequence[audit_findings.Finding]) -> None:
+        """Display the page's answer box, its first result under the title: the headline
+        findings in plain words with their numbers, the verdict counts (firm and borderline
+        apart) and the profile and date of the build (:func:`pruneaudit.book.answer.answer_html`).
+        """
+        from IPython.display import HTML, display
+
+        display(HTML(answer.answer_html(rows, build_info())))
+
+    def show_findings(self, rows: Sequence[audit_findings.Finding]) -> None:
+        """Display the findings once: how to read them (a short note linking the methods page),
+        the table (paper beside ours with its interval, direction, size, power, verdict; each
+        row's plain sentence and details on demand) and what its verdicts mean at this budget;
+        when the page is built, also write them as ``<page_dir>/<notebook>.findings.json``.
+        Nothing is returned, so a cell that ends with this call shows the findings once (the
+        rows as a frame: :func:`pruneaudit.audit.findings.findings_frame`)."""
         from IPython.display import HTML, Markdown, display
 
         info = build_info()
-        display(Markdown(findings_table.sentences(rows)))
         display(Markdown(findings_table.method_note()))
         display(HTML(findings_table.table_html(rows)))
         display(Markdown(audit_findings.summary_text(rows, info["profile"] if info else None)))
@@ -137,7 +145,6 @@ class Page:
             audit_findings.write_findings_json(
                 rows, self.page_dir / f"{self.notebook}.findings.json"
             )
-        return audit_findings.findings_frame(rows)
 
     def glue(self, **values: object) -> None:
         """Hand each value to the page's Markdown under its name (MyST-NB's ``glue``, not shown
@@ -148,9 +155,10 @@ class Page:
         for name, value in values.items():
             glue(name, value.item() if hasattr(value, "item") else value, display=False)
 
-    def show_key_figure(self, chart: object) -> object:
-        """Display ``chart`` (an Altair chart), the page's key figure, and when the page is built
-        also write it as ``<page_dir>/<notebook>.key.svg`` for the book's front page."""
+    def show_key_figure(self, chart: object) -> None:
+        """Display ``chart`` (an Altair chart), the page's key figure, once (nothing is returned,
+        so a cell that ends with this call shows it once), and when the page is built also write
+        it as ``<page_dir>/<notebook>.key.svg`` for the book's front page."""
         from IPython.display import display
 
         display(chart)
@@ -159,7 +167,6 @@ class Page:
 
             svg = vl_convert.vegalite_to_svg(chart.to_dict(), vl_version=charts.vega_lite_version())
             (self.page_dir / f"{self.notebook}.key.svg").write_text(svg)
-        return chart
 
 
 def phases_path(page_dir: str | os.PathLike, notebook: str) -> Path:

@@ -364,7 +364,9 @@ def numbers(result: Result) -> dict[str, float | int | str]:
     (:func:`~pruneaudit.studies.compression_impact.tables.headline_variant`): its name, the
     members per population, how the populations pair (``independent`` or ``paired``), the
     change of mean-member top-1 against the dense population (percentage points), the share of
-    PIEs, the count of significantly impacted classes, the count of classes and ``alpha``."""
+    PIEs, the count of significantly impacted classes, the count of classes and ``alpha``; and
+    what this build trained: ``epochs``, ``train_digits`` (``2,000``, or ``all``) and the series
+    named in advance as harder (``hard_group``)."""
     runs, alpha = result.runs, result.params.alpha
     top = headline_variant(runs)
     row = summary(runs, alpha).set_index("variant").loc[top.name]
@@ -377,4 +379,7 @@ def numbers(result: Result) -> dict[str, float | int | str]:
         "significant_classes": int(row["significant_classes"]),
         "classes": int(runs.num_classes),
         "alpha": float(alpha),
+        "epochs": int(result.params.epochs),
+        "train_digits": f"{result.params.train_size:,}" if result.params.train_size else "all",
+        "hard_group": str(result.params.hard_group),
     }

@@ -243,8 +243,11 @@ def _pick(row: pd.Series) -> str:
 
 def numbers(result: Result) -> dict[str, float | int | str]:
     """What the page's sentences cite: the floor (requested, used, how many passed), the two
-    picks and what the fairness pick trades, P's pick, and the training cost."""
+    picks and what the fairness pick trades, P's pick, the training cost, and what this build
+    trained (``model``, ``treatment_names``, ``seeds``, ``epochs``)."""
     cands, chosen = result.candidates, result.chosen
+    p = result.params
+    names = {"lenet": "LeNet", "alexnet": "AlexNet", "vgg11": "VGG11", "resnet18": "ResNet18"}
     fair, sparse = chosen.iloc[0], chosen.iloc[1]
     pruned = result.points.loc[result.points["iteration"] > 0, "accuracy"]
     return {
@@ -269,4 +272,8 @@ def numbers(result: Result) -> dict[str, float | int | str]:
         "unfairness_saved": float(sparse[UNFAIRNESS] - fair[UNFAIRNESS]),
         "paper_pick": F.lookup(STUDY, "sparsity").value,
         **cost_numbers(result.params),
+        "model": names.get(p.model, p.model),
+        "treatment_names": " and ".join(p.treatments),
+        "seeds": len(p.seeds),
+        "epochs": int(p.epochs),
     }

@@ -433,9 +433,12 @@ def table1(result: Result, *, seed: int = 0, n_resamples: int = 999) -> pd.DataF
 def numbers(result: Result) -> dict[str, float | int | str]:
     """The numbers the page's prose cites (glued into its Markdown by
     :meth:`pruneaudit.book.Page.glue`): top-line accuracy and sparsity, the writer most hurt, the
-    writers who collapse, the spread of writer-level changes (``*_points``: percentage points)
-    and the digits per writer."""
-    return {**_topline_numbers(result), **_writer_numbers(result), **_limit_numbers(result)}
+    writers who collapse, the spread of writer-level changes (``*_points``: percentage points),
+    the digits per writer and the training budget (``epochs``, ``lr``, ``batch_size``)."""
+    p = result.params
+    budget = {"epochs": int(p.epochs), "lr": float(p.lr), "batch_size": int(p.batch_size)}
+    return {**_topline_numbers(result), **_writer_numbers(result), **_limit_numbers(result),
+            **budget}
 
 
 def _topline_numbers(result: Result) -> dict[str, float | int]:

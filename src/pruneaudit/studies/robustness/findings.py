@@ -298,7 +298,8 @@ def numbers(result: Result) -> dict[str, float | int | str]:
     (:func:`headline_level`): its name, the relative top-1 change against the dense population
     under corruption (mean over the corruptions of H1's per-corruption change) and on the clean
     test set, the count of corruptions, and the corruption that hurts most with its change
-    (fractions)."""
+    (fractions); and what this build evaluated: ``members`` per population and ``severities``
+    per corruption."""
     table = result.relative
     top = headline_level(table["level"].unique())
     at = table[table["level"] == top].set_index("corruption")
@@ -310,4 +311,6 @@ def numbers(result: Result) -> dict[str, float | int | str]:
         "corruptions": int(len(at)),
         "worst_corruption": str(worst),
         "worst_change": float(at.loc[worst, "relative_change_pct"] / 100),
+        "members": int(result.params.members),
+        "severities": len(result.params.severities),
     }

@@ -1,0 +1,108 @@
+"""A study page's answer box: its headline rows, the verdict counts and the build line (hand
+cases), and the Page methods that show the answer, the findings and the key figure once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pruneaudit import audit
+from pruneaudit.book import answer, findings_table
+from pruneaudit.book.notebook import Page
+
+
+def _row(name: str = "D4.5 PIE accuracy minus all", **kw) -> audit.Finding:
+    base = dict(ours=-0.401, ci_low=-0.440, ci_high=-0.362, paper=-0.3694, source="H1; Table 6",
+                basis="K = 16 members per population")
+    return audit.finding(name=name, **{**base, **kw})
+
+
+def _untestable(name: str = "D4.9 celeba") -> audit.Finding:
+    return audit.not_testable(name, 0.1, source="H2", why="no images offline")
+
+
+def test_headline_rows_are_the_marked_ones_in_order() -> None:
+    rows = [_row("D4.1 a"), _row("D4.2 b", headline=True), _row("D4.3 c", headline=True)]
+    assert [r.finding for r in answer.headline_findings(rows)] == ["D4.2 b", "D4.3 c"]
+
+
+def test_without_marks_the_first_testable_row_is_the_headline() -> None:
+    rows = [_untestable(), _row("D4.2 b"), _row("D4.3 c")]
+    assert [r.finding for r in answer.headline_findings(rows)] == ["D4.2 b"]
+    assert answer.headline_findings([_untestable()]) == [_untestable()]
+    assert answer.headline_findings([]) == []
+
+
+def test_inline_markdown_becomes_escaped_html() -> None:
+    assert answer.markdown_inline("**D1.1** a < b: *reproduced*") == (
+        "<b>D1.1</b> a &lt; b: <i>reproduced</i>"
+    )
+    assert answer.markdown_inline("no marks") == "no marks"
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ({"profile": "smoke", "overrides": {}, "date": "2026-01-01 12:00 UTC"},
+         "Profile smoke, built 2026-01-01 12:00 UTC."),
+        ({"profile": "quick", "overrides": {"seeds": [1], "epochs": 2}, "date": "d"},
+         "Profile quick with seeds, epochs overridden, built d."),
+    ],
+)
+def test_build_line_names_the_profile_and_date(info: dict, expected: str) -> None:
+    assert answer.build_line(info) == expected
+
+
+def test_build_line_by_hand() -> None:
+    assert answer.build_line(None).startswith("Run by hand")
+
+
+def test_the_box_states_the_headline_the_counts_and_the_build() -> None:
+    headline = _row("D4.5 PIE accuracy minus all", headline=True)
+    rows = [_row("D4.1 classes"), headline, _untestable()]
+    box = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "today"})
+    assert box.startswith('<div class="admonition tip pa-answer">')
+    items = re.findall(r"<li>(.*?)</li>", box)
+    assert items == [answer.markdown_inline(findings_table.sentence(headline))]
+    assert items[0].startswith("<b>D4.5</b> PIE accuracy minus all: ours \u22120.401")
+    assert audit.verdict_counts(rows) in box and "3 findings:" in box
+    assert "Profile smoke, built today." in box
+
+
+def test_a_box_without_findings_says_so() -> None:
+    box = answer.answer_html([], None)
+    assert "No findings on this page." in box and "<li>" not in box
+
+
+def _page(tmp_path: Path | None = None) -> Page:
+    return Page(params=None, store=None, data_root=Path("."), provenance={},  # type: ignore[arg-type]
+                page_dir=tmp_path, notebook="01_x" if tmp_path else None)
+
+
+def test_page_shows_the_answer_then_the_table_without_a_sentence_list(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr("IPython.display.display",
+                        lambda *objs: shown.extend(o.data for o in objs))
+    rows = [_row("D4.1 classes", headline=True), replace(_row("D4.2 b"), headline=False)]
+    page = _page(tmp_path)
+    page.show_answer(rows)
+    assert len(shown) == 1 and 'class="admonition tip pa-answer"' in shown[0]
+    assert page.show_findings(rows) is None  # a cell ending with it shows no frame
+    table = [s for s in shown[1:] if "pa-findings-table" in s]
+    assert len(table) == 1
+    sentences = findings_table.sentences(rows)
+    assert not any(sentences in s for s in shown[1:]), "the sentence list is shown again"
+    assert (tmp_path / "01_x.findings.json").is_file()
+
+
+def test_show_key_figure_displays_once_and_returns_nothing(monkeypatch) -> None:
+    shown: list[object] = []
+    monkeypatch.setattr("IPython.display.display", lambda *objs: shown.extend(objs))
+    chart = object()
+    assert _page().show_key_figure(chart) is None
+    assert shown == [chart]
