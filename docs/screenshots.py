@@ -2,10 +2,12 @@
 
 Serves the HTML folder on 127.0.0.1, opens each page in headless Chromium (the one
 ``tests/browsers.py`` finds), refuses requests to other hosts, and saves
-``docs/screenshots/<label>-<page>-<width>.png``: the page's findings (the plain sentences and
-the table; ``--region page`` for the whole page)::
+``docs/screenshots/<label>-<page>-<width>.png``: the page's findings table (``--region
+findings``, the default), the first screen a reader meets (``--region screen``: the top
+900 px) or the whole page (``--region page``)::
 
     python docs/screenshots.py _build/html --label after
+    python docs/screenshots.py _build/html --label after-screen --region screen
     python docs/screenshots.py /tmp/old/_build/html --label before --pages 04_compression_impact
 """
 
@@ -24,6 +26,8 @@ OUT = Path(__file__).resolve().parent / "screenshots"
 #: The study pages: one per study notebook in nbs/.
 PAGES = study_notebooks()
 WIDTHS = (1400, 390)
+#: The height of the screen (the browser test's first screen).
+HEIGHT = 900
 #: The findings region: the cell that shows the findings table (the new class or the old
 #: Styler's caption "Findings...").
 FINDINGS = (
@@ -47,7 +51,8 @@ def screenshots(
     widths: tuple[int, ...] = WIDTHS,
     region: str = "findings",
 ) -> list[Path]:
-    """Save one PNG per study page and width of the book in ``html``; return their paths."""
+    """Save one PNG per study page and width of the book in ``html`` (``region``: ``findings``,
+    ``screen`` or ``page``); return their paths."""
     import sys
 
     from playwright.sync_api import sync_playwright
@@ -74,7 +79,7 @@ def screenshots(
                 if not (html / "book" / "studies" / f"{name}.html").is_file():
                     continue
                 for width in widths:
-                    page = browser.new_page(viewport={"width": width, "height": 1000})
+                    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
                     page.route(
                         "**/*",
                         lambda route: route.continue_()
@@ -88,7 +93,7 @@ def screenshots(
                     if region == "findings" and element is not None:
                         element.screenshot(path=str(target))
                     else:
-                        page.screenshot(path=str(target), full_page=True)
+                        page.screenshot(path=str(target), full_page=region != "screen")
                     _shrink(target)
                     saved.append(target)
                     page.close()
@@ -114,7 +119,7 @@ def main() -> None:
     parser.add_argument("--label", required=True, help="before or after")
     parser.add_argument("--pages", nargs="+", default=list(PAGES))
     parser.add_argument("--widths", nargs="+", type=int, default=list(WIDTHS))
-    parser.add_argument("--region", choices=("findings", "page"), default="findings")
+    parser.add_argument("--region", choices=("findings", "screen", "page"), default="findings")
     args = parser.parse_args()
     shots = screenshots(
         args.html, args.label, tuple(args.pages), widths=tuple(args.widths), region=args.region
