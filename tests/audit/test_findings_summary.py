@@ -62,5 +62,7 @@ def test_headlines_mark_the_first_row_of_each_id():
 
     from pruneaudit.errors import PruneAuditError
 
+    assert [r.headline for r in audit.mark_headlines(rows, ["D4.1 trend"])] == [
+        False, False, True, False]
     with pytest.raises(PruneAuditError, match="D9.9"):
         audit.mark_headlines(rows, ["D9.9"])

@@ -655,20 +655,21 @@ def not_testable(
     )
 
 
-def mark_headlines(rows: Sequence[Finding], ids: Sequence[str]) -> list[Finding]:
-    """``rows`` with ``headline`` set on the first row of each finding id in ``ids`` (``"D4.1"``
-    marks ``"D4.1 share of ..."``, not ``"D4.10 ..."``); an id no row has is an error."""
+def mark_headlines(rows: Sequence[Finding], names: Sequence[str]) -> list[Finding]:
+    """``rows`` with ``headline`` set on the first row each of ``names`` begins, as a whole word
+    (``"D4.1"`` marks ``"D4.1 share of ..."``, not ``"D4.10 ..."``; ``"D2.2 a writer"`` picks one
+    of two D2.2 rows); a name no row begins is an error."""
     marked, seen = [], set()
     for row in rows:
-        ident = re.match(r"D\d+\.\d+\b", row.finding)
-        key = ident.group(0) if ident else ""
-        if key in ids and key not in seen:
+        key = next((n for n in names if n not in seen
+                    and re.match(re.escape(n) + r"(?![\w.])", row.finding)), None)
+        if key is not None:
             seen.add(key)
             row = replace(row, headline=True)
         marked.append(row)
-    missing = [i for i in ids if i not in seen]
+    missing = [n for n in names if n not in seen]
     if missing:
-        raise PruneAuditError(f"no findings row has the headline id(s) {missing}")
+        raise PruneAuditError(f"no findings row begins with the headline name(s) {missing}")
     return marked
 
 

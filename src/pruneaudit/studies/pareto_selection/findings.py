@@ -227,14 +227,20 @@ def classes_findings(
 # --------------------------------------------------------------------------- the page
 
 
+#: The rows the page states first: the frontier mixes techniques (D3.1) and the fairness-weighted
+#: pick is fairer than the sparsest candidate (D3.2).
+HEADLINE = ("D3.1", "D3.2 fairness pick")
+
+
 def findings(result: Result) -> list[F.Finding]:
-    """D3.1-D3.3 of ``result`` (:func:`classes_findings`
-    at the floor used)."""
+    """D3.1-D3.3 of ``result`` (:func:`classes_findings` at the floor used); the headline rows
+    (:data:`HEADLINE`) marked."""
     p = result.params
-    return classes_findings(
+    rows = classes_findings(
         result.classes, result.candidates.floor_used, p.min_candidates, p.fairness_weight,
         p.sparsity_weight,
     )
+    return F.mark_headlines(rows, HEADLINE)
 
 
 def _pick(row: pd.Series) -> str:

@@ -158,10 +158,16 @@ def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> 
     return rows
 
 
+#: The rows the page states first: P's claims that a class's imbalance (D1.1) and entropy
+#: (D1.2) predict how much pruning costs it.
+HEADLINE = ("D1.1", "D1.2")
+
+
 def findings(result: Result) -> list[audit.Finding]:
     """D1.1-D1.5 (methods page, *Study 1*) from the findings' fit and the tidy per-class frame,
-    beside P."""
-    return [*regression_findings(result.fits.ols_cluster), *spread_findings(result.classes)]
+    beside P; the headline rows (:data:`HEADLINE`) marked."""
+    rows = [*regression_findings(result.fits.ols_cluster), *spread_findings(result.classes)]
+    return audit.mark_headlines(rows, HEADLINE)
 
 
 def numbers(result: Result) -> dict[str, float | int | str]:

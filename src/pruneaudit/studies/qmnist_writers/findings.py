@@ -356,15 +356,21 @@ def class_findings(class_dense: np.ndarray, class_pruned: np.ndarray) -> list[Fi
     return out
 
 
+#: The rows the page states first: top-line accuracy falls little (D2.1) while a writer the
+#: dense model gets right collapses (D2.2).
+HEADLINE = ("D2.1", "D2.2 a writer")
+
+
 def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[Finding]:
-    """The study's findings D2.1-D2.6 beside P's values, with intervals and verdicts."""
+    """The study's findings D2.1-D2.6 beside P's values, with intervals and verdicts; the
+    headline rows (:data:`HEADLINE`) marked."""
     w = result.writers
     labels = result.test.labels.numpy()
     _, acc_dense = seed_writer_accuracy(result.correct_dense, result.digits["writer"])
     _, acc_pruned = seed_writer_accuracy(result.correct_pruned, result.digits["writer"])
     series = w["series"].to_numpy()
     kw = {"seed": seed, "n_resamples": n_resamples}
-    return [
+    return audit.mark_headlines([
         topline_finding(result.correct_dense.mean(axis=1), result.correct_pruned.mean(axis=1)),
         group_drops_finding(w["accuracy_change"].to_numpy(), series, **kw),
         collapse_finding(acc_dense, acc_pruned),
@@ -380,7 +386,7 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
             seed_class_accuracy(result.correct_dense, labels, result.test.num_classes),
             seed_class_accuracy(result.correct_pruned, labels, result.test.num_classes),
         ),
-    ]
+    ], HEADLINE)
 
 # --------------------------------------------------------------------------- P's Table 1
 
