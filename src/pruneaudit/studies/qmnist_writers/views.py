@@ -85,7 +85,6 @@ def effects_view(result: Result) -> Styler:
         "unpruned), per series and for all writers; p: two-sided test of slope 0",
         pvalue=["pvalue"],
         decimals={"intercept": 4, "intercept_se": 4, "rvalue": 3},
-        formats={"slope": "{:+.2e}", "slope_se": "{:.2e}"},
         index=None,
     )
 
