@@ -40,6 +40,7 @@ from verdict_stability import build  # noqa: E402
 from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
 from pruneaudit.book.profiles import study_module, validate_notebook  # noqa: E402
+from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
 from pruneaudit.runs.store import ResultsStore  # noqa: E402
 
@@ -79,11 +80,12 @@ def load(out: Path, name: str) -> list[audit.Finding]:
 
 
 def _cell(row: audit.Finding) -> str:
+    """Ours and its interval, three significant digits (the book's reader formatter)."""
     if row.ours is None or not math.isfinite(row.ours):
         return "-"
     if row.ci_low is None or not math.isfinite(row.ci_low):
-        return f"{row.ours:.3g} [n/a]"
-    return f"{row.ours:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]"
+        return f"{number(row.ours)} [n/a]"
+    return f"{number(row.ours)} [{number(row.ci_low)}, {number(row.ci_high)}]"
 
 
 def _inside(row: audit.Finding, other: audit.Finding) -> bool | None:
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = table.drop(columns=["firm both", "same direction"]).copy()
     for col in ("stability (default)", "stability (other seeds)"):
         shown[col] = shown[col].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
-    shown["paper"] = shown["paper"].map(lambda v: "direction" if pd.isna(v) else f"{v:.3g}")
+    shown["paper"] = shown["paper"].map(lambda v: "direction" if pd.isna(v) else number(v))
     lines = [
         f"# Replication: {', '.join(args.notebooks)}, profile {args.profile}, default seeds vs "
         f"seeds + {args.offset}", "",
