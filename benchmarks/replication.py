@@ -40,8 +40,8 @@ from verdict_stability import build  # noqa: E402
 from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
 from pruneaudit.book.profiles import study_module, validate_notebook  # noqa: E402
-from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
+from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.runs.store import ResultsStore  # noqa: E402
 
 STUDIES = ["02_qmnist_writers", "03_pareto_selection", "04_compression_impact", "05_robustness"]
