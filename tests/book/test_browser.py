@@ -9,13 +9,8 @@ page go to ``<html>/../screenshots/``.
 
 from __future__ import annotations
 
-import functools
 import html.parser
-import http.server
-import os
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
@@ -25,64 +20,12 @@ from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
 pytestmark = pytest.mark.browser
 
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SELECTED = ".selected_marks path"
 BOUND_INPUTS = ".vega-bindings select, .vega-bindings input[type=range]"
 #: tqdm bars ("12%|", "3.2it/s", "model-epochs/s") and kernel warnings must not reach a page.
 NOISE = re.compile(r"\d%\||\bit/s\b|\d\s*s/it\b|model-epochs/s|Kernel is running over TCP")
 #: The study pages (the template is not a study): one per study notebook in nbs/.
 STUDIES = study_notebooks()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def book_html(request: pytest.FixtureRequest) -> Path:
-    """The HTML folder under test: ``$PRUNEAUDIT_BOOK_HTML`` if set, else the smoke build."""
-    given = os.environ.get("PRUNEAUDIT_BOOK_HTML")
-    if given:
-        path = Path(given).resolve()
-        assert (path / "index.html").is_file(), f"$PRUNEAUDIT_BOOK_HTML: no index.html in {path}"
-        return path
-    return request.getfixturevalue("smoke_book")
-
-
-@pytest.fixture(scope="module")
-def server(book_html: Path) -> Iterator[str]:
-    """The built HTML served on 127.0.0.1 at a free port."""
-    handler = functools.partial(_Quiet, directory=str(book_html))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from browsers import HOW, find_chromium
-    from playwright.sync_api import sync_playwright
-
-    found = find_chromium()
-    if found is None:
-        pytest.fail(HOW)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(found), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 class PageLog:

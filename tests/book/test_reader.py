@@ -9,21 +9,14 @@ The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named
 
 from __future__ import annotations
 
-import functools
 import html
-import http.server
-import os
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 #: What a formatted number never looks like: six decimals, or a zero-padded exponent.
 RAW_FLOAT = re.compile(r"\d\.\d{6}|e-0")
 #: The text a reader sees: the page's main column less code, scripts and styles.
@@ -36,46 +29,6 @@ VISIBLE_TEXT = """() => {
 }"""
 #: Each widget's label and shown value (Vega bindings: name, select options, slider value).
 WIDGET_TEXT = """() => [...document.querySelectorAll('.vega-bind')].map(b => b.innerText)"""
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def book_html(request: pytest.FixtureRequest) -> Path:
-    """``$PRUNEAUDIT_BOOK_HTML`` if set, else the smoke build."""
-    given = os.environ.get("PRUNEAUDIT_BOOK_HTML")
-    if given:
-        path = Path(given).resolve()
-        assert (path / "index.html").is_file(), f"$PRUNEAUDIT_BOOK_HTML: no index.html in {path}"
-        return path
-    return request.getfixturevalue("smoke_book")
-
-
-@pytest.fixture(scope="module")
-def server(book_html: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(book_html))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from browsers import HOW, find_chromium
-    from playwright.sync_api import sync_playwright
-
-    found = find_chromium()
-    if found is None:
-        pytest.fail(HOW)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(found), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def reader_pages(html: Path) -> list[str]:
