@@ -424,3 +424,10 @@ def test_grid_costs_at_the_store_rates(data_root, tmp_path):
     # dense 1 + 1 technique x 2 iterations x 1 epoch, per seed, per imbalance factor
     assert mine["model_epochs"].sum() == 2 * 3 * 2
     assert mine["rate"].str.contains("reference").all()
+
+
+def test_papers_techniques_are_named_not_read_from_the_registry():
+    from pruneaudit.compress.prune import TECHNIQUES
+    from pruneaudit.studies.population_ols.params import PAPER
+
+    assert len(PAPER["techniques"]) == 7 and set(PAPER["techniques"]) <= set(TECHNIQUES)
