@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
-from pruneaudit.audit import findings as F
 
 from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
 from .params import SOURCE, STUDY, cost_numbers
@@ -129,21 +128,21 @@ def pick_sparsities(
     return pd.DataFrame(rows, columns=["seed", "pick", "sparsest"])
 
 
-def _pick_finding(sparsities: pd.DataFrame, weight: float) -> F.Finding:
+def _pick_finding(sparsities: pd.DataFrame, weight: float) -> audit.Finding:
     """D3.2's comparator beside P's ~68%: the pick's sparsity (mean over seeds, Student-t
     interval), shown without a verdict: with unfairness made of noise alone, the fairness-weighted
     pick also lands below the sparsest candidate, so this number cannot fail under a null (the
     held-out gain row is D3.2's test)."""
-    m, lo, hi = F.mean_interval(sparsities["pick"])
+    m, lo, hi = audit.mean_interval(sparsities["pick"])
     sparsest = float(sparsities["sparsest"].mean())
-    paper = F.lookup("S3_Pareto_selection", "sparsity")  # P's selected point, read from Fig. 4a
-    return F.Finding(
+    paper = audit.lookup("S3_Pareto_selection", "sparsity")  # P's selected point, read from Fig. 4a
+    return audit.Finding(
         f"D3.2 the fairness pick's sparsity (P: {paper.value}; comparator)",
         paper.number,
         m,
         lo,
         hi,
-        F.NOT_TESTABLE,
+        audit.NOT_TESTABLE,
         SOURCE,
         f"comparator, no verdict: noise alone also moves the pick below the sparsest candidate "
         f"({sparsest:.1%} here), so this value cannot fail; Student-t over {len(sparsities)} "
@@ -160,7 +159,7 @@ def classes_findings(
     min_candidates: int,
     fairness_weight: float = 100.0,
     sparsity_weight: float = 1.0,
-) -> list[F.Finding]:
+) -> list[audit.Finding]:
     """D3.1-D3.3 (methods page, *Study 3*), each with a 95% interval over seeds or series; no
     interval (``inconclusive``) on fewer than 3 seeds or series."""
     seeds = sorted(classes["seed"].unique())
@@ -169,9 +168,9 @@ def classes_findings(
     counts = [
         frontier_techniques(_seed_points(per_seed, [s]), floor, min_candidates) for s in seeds
     ]
-    m, lo, hi = F.mean_interval(counts)
+    m, lo, hi = audit.mean_interval(counts)
     rows = [
-        F.finding(
+        audit.finding(
             "D3.1 Pareto set spans more than one technique",
             m, lo, hi, None,
             source=SOURCE, null=1.0, direction=1, smallest=ONE_MORE_TECHNIQUE,
@@ -188,9 +187,9 @@ def classes_findings(
         if len(seeds) > 1
         else pd.Series(dtype=float)
     )
-    m, lo, hi = F.mean_interval(gains)
+    m, lo, hi = audit.mean_interval(gains)
     rows.append(
-        F.finding(
+        audit.finding(
             "D3.2 fairness pick is fairer than the sparsest net",
             m, lo, hi, None,
             source=SOURCE, direction=1, smallest=0.01, df=max(len(gains) - 1, 1),
@@ -208,9 +207,9 @@ def classes_findings(
         )
     )
     slopes = unfairness_slopes(classes)["slope"].dropna()
-    m, lo, hi = F.mean_interval(slopes)
+    m, lo, hi = audit.mean_interval(slopes)
     rows.append(
-        F.finding(
+        audit.finding(
             "D3.3 unfairness rises with sparsity",
             m, lo, hi, None,
             source="P; Fig. 3c", direction=1, smallest=SMALLEST_SLOPE,
@@ -232,7 +231,7 @@ def classes_findings(
 HEADLINE = ("D3.1", "D3.2 fairness pick")
 
 
-def findings(result: Result) -> list[F.Finding]:
+def findings(result: Result) -> list[audit.Finding]:
     """D3.1-D3.3 of ``result`` (:func:`classes_findings` at the floor used); the headline rows
     (:data:`HEADLINE`) marked."""
     p = result.params
@@ -240,7 +239,7 @@ def findings(result: Result) -> list[F.Finding]:
         result.classes, result.candidates.floor_used, p.min_candidates, p.fairness_weight,
         p.sparsity_weight,
     )
-    return F.mark_headlines(rows, HEADLINE)
+    return audit.mark_headlines(rows, HEADLINE)
 
 
 def _pick(row: pd.Series) -> str:
@@ -276,7 +275,7 @@ def numbers(result: Result) -> dict[str, float | int | str]:
         "sparse_unfairness": float(sparse[UNFAIRNESS]),
         "sparsity_given_up": float(sparse["sparsity"] - fair["sparsity"]),
         "unfairness_saved": float(sparse[UNFAIRNESS] - fair[UNFAIRNESS]),
-        "paper_pick": F.lookup(STUDY, "sparsity").value,
+        "paper_pick": audit.lookup(STUDY, "sparsity").value,
         **cost_numbers(result.params),
         "model": names.get(p.model, p.model),
         "treatment_names": " and ".join(p.treatments),
