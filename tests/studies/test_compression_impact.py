@@ -185,6 +185,8 @@ def test_page_findings_and_numbers_read_the_parameters(runs, impact_params):
         "headline": "pruned 90%", "members": 3, "pairing": "independent",
         "top1_change_points": pytest.approx(100 * ((COMP == Y).mean() - (BASE == Y).mean())),
         "pie_share": pytest.approx(0.5), "significant_classes": 0, "classes": 3, "alpha": 0.1,
+        "epochs": params.epochs, "hard_group": "hsf4",
+        "train_digits": f"{params.train_size:,}" if params.train_size else "all",
     }
     assert all(isinstance(v, int | float | str) for v in numbers.values())
 

@@ -246,6 +246,7 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
         "headline": "pruned 90%", "corrupted_change": pytest.approx(-0.375),
         "clean_change": pytest.approx(0.85 / 0.95 - 1), "corruptions": 2,
         "worst_corruption": "rotate", "worst_change": pytest.approx(-0.5),
+        "members": params.members, "severities": len(params.severities),
     }
     assert robust.headline_level([0.0, 0.5, 0.95, 0.85]) == 0.95  # ties: the higher
     spec = robust.corruption_explorer(result).to_dict()
