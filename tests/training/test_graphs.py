@@ -22,18 +22,6 @@ RTOL, ATOL = 1e-5, 1e-6
 CUDA_RTOL, CUDA_ATOL = 1e-4, 1e-5
 
 
-@pytest.fixture(scope="module")
-def mnist(data_root) -> data.ImageData:
-    # 100 examples at batch 32: three full batches (graph replays) and a short one of 4
-    return data.load("mnist", "train", root=data_root).subset(range(100))
-
-
-@pytest.fixture(scope="module")
-def flippable(mnist) -> data.ImageData:
-    spec = data.DATASETS["fashion_mnist"]
-    return data.ImageData("flip", mnist.images, mnist.labels, mnist.classes, spec)
-
-
 def _models(arch: str, seeds) -> list[nn.Module]:
     return [build_model(arch, 10, 1, 28, seed=s) for s in seeds]
 

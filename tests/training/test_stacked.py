@@ -32,19 +32,6 @@ from pruneaudit.training import (
 RTOL, ATOL = 1e-5, 1e-6
 
 
-@pytest.fixture(scope="module")
-def mnist(data_root) -> data.ImageData:
-    # 100 examples at batch 32: three full batches and a short one of 4
-    return data.load("mnist", "train", root=data_root).subset(range(100))
-
-
-@pytest.fixture(scope="module")
-def flippable(mnist) -> data.ImageData:
-    """MNIST pixels under a spec that allows horizontal flips (exercises the flip draws)."""
-    spec = data.DATASETS["fashion_mnist"]
-    return data.ImageData("flip", mnist.images, mnist.labels, mnist.classes, spec)
-
-
 def _build(arch: str, seeds, image_size: int = 28) -> list[nn.Module]:
     return [build_model(arch, 10, 1, image_size, seed=s) for s in seeds]
 
