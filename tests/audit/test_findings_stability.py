@@ -156,3 +156,25 @@ def test_units_for_stability_is_the_fewest_that_make_the_row_firm():
     assert row.firm_at == need
     firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", df=5)
     assert firm.firm_at is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(finite, st.integers(1, 40).map(lambda k: k / 8), st.sampled_from([0.5, 1.0, -1.0]))
+def test_the_strided_quadrature_matches_every_node(centre, half, paper):
+    def rule(lo, hi):
+        return audit.verdict(lo, hi, paper)
+
+    def equivalence(lo, hi):  # five regions, as audit.similar's rule with margin 0.3
+        if -0.3 < lo <= hi < 0.3:
+            return audit.REPRODUCED
+        return audit.NOT_REPRODUCED if lo >= 0.3 or hi <= -0.3 else audit.INCONCLUSIVE
+
+    for r in (rule, equivalence):
+        fast = audit.stability(centre, centre - half, centre + half, r)
+        original = F.STABILITY_STRIDE
+        try:
+            F.STABILITY_STRIDE = 1
+            slow = audit.stability(centre, centre - half, centre + half, r)
+        finally:
+            F.STABILITY_STRIDE = original
+        assert abs(fast[0] - slow[0]) <= 0.008

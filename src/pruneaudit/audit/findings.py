@@ -88,6 +88,9 @@ SIZES = (ABOUT, SIZE_SMALLER, SIZE_LARGER, "")
 STABLE = 0.8
 #: Quadrature nodes of the replication's predictive distribution (:func:`stability`).
 STABILITY_NODES = 2000
+#: The rule is evaluated on every this many nodes, and on every node between two that differ: a
+#: verdict region narrower than this between two equal answers (under 0.8% of the mass) is missed.
+STABILITY_STRIDE = 16
 #: The power a verdict should have; below it, :func:`units_for_power` says what would reach it.
 TARGET_POWER = 0.8
 
@@ -273,7 +276,8 @@ def stability(
     ``ours + sqrt(2) * se * Z`` (Z a t on ``df`` or a standard normal: the truth's uncertainty
     and the replication's own noise), and its interval keeps our interval's distances from
     ``ours`` on each side. The probability is a deterministic quadrature over ``nodes``
-    quantiles of Z. None when there is no finite interval of positive width.
+    quantiles of Z (the rule evaluated where its answer changes, :data:`STABILITY_STRIDE`). None
+    when there is no finite interval of positive width.
     """
     values = (ours, ci_low, ci_high)
     if not all(v is not None and math.isfinite(v) for v in values) or not ci_high > ci_low:
@@ -284,10 +288,24 @@ def stability(
     z = dist.ppf((np.arange(nodes) + 0.5) / nodes)
     below, above = ours - ci_low, ci_high - ours
     said = rule(ci_low, ci_high)
+    centres = ours + math.sqrt(2) * se * z  # ascending: each answer holds on runs of nodes
+    got: list[str | None] = [None] * nodes
+
+    def at(i: int) -> str:
+        if got[i] is None:
+            got[i] = rule(float(centres[i] - below), float(centres[i] + above))
+        return got[i]
+
+    coarse = [*range(0, nodes - 1, STABILITY_STRIDE), nodes - 1]
+    for a, b in zip(coarse, coarse[1:], strict=False):
+        if at(a) == at(b):  # a run: the nodes between give the same answer
+            got[a + 1 : b] = [got[a]] * (b - a - 1)
+        else:
+            for i in range(a + 1, b):
+                at(i)
     answers: dict[str, int] = {}
-    for centre in ours + math.sqrt(2) * se * z:
-        got = rule(float(centre - below), float(centre + above))
-        answers[got] = answers.get(got, 0) + 1
+    for answer in got:
+        answers[answer] = answers.get(answer, 0) + 1
     same = answers.pop(said, 0)
     other = max(answers, key=answers.__getitem__) if answers else ""
     return same / nodes, other
