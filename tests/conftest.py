@@ -11,6 +11,9 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 
 torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
+# A notebook cell of the smoke profile takes seconds: one that has not answered in 15 minutes is
+# the rare lost kernel reply, and the runner runs its notebook again (book.runner).
+os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -363,3 +363,28 @@ def test_every_study_is_in_every_profile_and_the_toc(profile: str) -> None:
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     missing = [n for n in (TEMPLATE, *STUDIES) if f"book/studies/{n}" not in files]
     assert not missing, f"_toc.yml does not list {missing}"
+
+
+def test_a_cell_past_the_timeout_reruns_its_notebook_once(tmp_path, monkeypatch):
+    import papermill
+    from nbclient.exceptions import CellTimeoutError
+
+    real, calls = papermill.execute_notebook, []
+
+    def flaky(*args, **kwargs):
+        calls.append(kwargs["execution_timeout"])
+        if len(calls) == 1:
+            raise CellTimeoutError("no reply")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", flaky)
+    monkeypatch.setenv(runner.CELL_TIMEOUT_ENV, "300")
+    out = runner.run_notebook("00_template", "smoke", None, tmp_path)
+    assert out.is_file() and calls == [300.0, 300.0]
+    monkeypatch.setattr(papermill, "execute_notebook",
+                        lambda *a, **k: (_ for _ in ()).throw(CellTimeoutError("no reply")))
+    with pytest.raises(PruneAuditError, match="longer than .PRUNEAUDIT_CELL_TIMEOUT=300 s twice"):
+        runner.run_notebook("00_template", "smoke", None, tmp_path / "again")
+    monkeypatch.setenv(runner.CELL_TIMEOUT_ENV, "soon")
+    with pytest.raises(PruneAuditError, match="must be a number of seconds > 0, got 'soon'"):
+        runner.run_notebook("00_template", "smoke", None, tmp_path / "bad")

@@ -29,6 +29,7 @@ import contextlib
 import datetime
 import json
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -38,6 +39,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import yaml
+from nbclient.exceptions import CellTimeoutError
 
 from pruneaudit import charts, timing
 from pruneaudit.book import progress as book_progress
@@ -68,6 +70,11 @@ KERNEL_NAME = "python3"
 #: The kernel's own log above warnings only (its warning about TCP without encryption between
 #: two local processes says nothing to a user); errors and tracebacks still show.
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
+#: Seconds one cell may run before the notebook is run again once (unset: no limit). A kernel
+#: whose reply to a finished cell never reaches the client (a rare hang of papermill/nbclient,
+#: seen once under heavy load) then costs one rerun, not a build that never ends; the tests'
+#: smoke builds set it.
+CELL_TIMEOUT_ENV = "PRUNEAUDIT_CELL_TIMEOUT"
 #: Key of the executed notebook's metadata that records how it was built.
 METADATA_KEY = "pruneaudit"
 #: The timings record of the pages' assembly by Jupyter Book (beside the notebooks').
@@ -231,19 +238,34 @@ def run_notebook(
     # a machine that other processes keep busy a 2-thread build then ran 4-15x slower than at one
     # thread. Waiting passively costs nothing when idle; a value the user set is kept.
     env.setdefault("OMP_WAIT_POLICY", os.environ.get("OMP_WAIT_POLICY", "PASSIVE"))
-    monitor = book_progress.Monitor(name, _code_cells(name) + 1, progress_file, stream, tty)
+    timeout = _cell_timeout()
     try:
-        with _environment(**env), _quiet(), monitor:
-            papermill.execute_notebook(
-                str(notebook_path(name)),
-                str(partial),
-                parameters=params,
-                kernel_name=kernel_name(),
-                cwd=str(REPO),
-                progress_bar=False,
-                on_cell_start=monitor.cell_started,
-                extra_arguments=KERNEL_QUIET,
+        for attempt in (1, 2):
+            monitor = book_progress.Monitor(
+                name, _code_cells(name) + 1, progress_file, stream, tty
             )
+            try:
+                with _environment(**env), _quiet(), monitor:
+                    papermill.execute_notebook(
+                        str(notebook_path(name)),
+                        str(partial),
+                        parameters=params,
+                        kernel_name=kernel_name(),
+                        cwd=str(REPO),
+                        progress_bar=False,
+                        on_cell_start=monitor.cell_started,
+                        extra_arguments=KERNEL_QUIET,
+                        execution_timeout=timeout,
+                    )
+                break
+            except CellTimeoutError:
+                if attempt == 2:
+                    raise PruneAuditError(
+                        f"notebook {name}: a cell ran longer than ${CELL_TIMEOUT_ENV}="
+                        f"{timeout:g} s twice; raise or unset it"
+                    ) from None
+                print(f"[{name}] a cell ran past {timeout:g} s: running the notebook again",
+                      file=stream, flush=True)
     except papermill.PapermillExecutionError as err:
         os.replace(partial, failed)
         raise PruneAuditError(
@@ -261,6 +283,22 @@ def run_notebook(
     os.replace(partial, target)
     failed.unlink(missing_ok=True)
     return target
+
+
+def _cell_timeout() -> float | None:
+    """``$PRUNEAUDIT_CELL_TIMEOUT`` in seconds (:data:`CELL_TIMEOUT_ENV`), None when unset."""
+    text = os.environ.get(CELL_TIMEOUT_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise PruneAuditError(
+            f"${CELL_TIMEOUT_ENV} must be a number of seconds > 0, got {text!r}: fix or unset it"
+        )
+    return value
 
 
 @contextlib.contextmanager
