@@ -276,7 +276,7 @@ def stability(
     ``ours + sqrt(2) * se * Z`` (Z a t on ``df`` or a standard normal: the truth's uncertainty
     and the replication's own noise), and its interval keeps our interval's distances from
     ``ours`` on each side. The probability is a deterministic quadrature over ``nodes``
-    quantiles of Z (the rule evaluated where its answer changes, :data:`STABILITY_STRIDE`). None
+    quantiles of Z (the rule evaluated where its answer changes, ``STABILITY_STRIDE``). None
     when there is no finite interval of positive width.
     """
     values = (ours, ci_low, ci_high)
