@@ -3,7 +3,8 @@
 - :func:`write_front_page`: the intro's studies at a glance (``_front.md``): a summary table
   (study, question, headline finding with its interval, verdict counts, profile and build date)
   from ``<notebook>.findings.json`` (written by ``Page.show_findings``; rows marked
-  ``"headline": true`` are the headline, else the first row) and the executed notebook's
+  ``"headline": true`` are the headline, else the first testable row, as in the page's answer
+  box) and the executed notebook's
   ``metadata.pruneaudit``; then per study its question, answer and key figure
   ``<notebook>.key.svg`` (written by ``Page.show_key_figure``) at full width.
 - :func:`write_timings_page`: the Reproducing page's table of measured durations
@@ -37,6 +38,7 @@ from pruneaudit import timing
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding, from_json, verdict_counts
 from pruneaudit.book import finding_ids
+from pruneaudit.book.answer import headline_findings
 from pruneaudit.book.findings_table import ours_text, paper_text, sentence, short_name
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
@@ -131,18 +133,13 @@ def read_findings(path: Path) -> list[Finding]:
     return out
 
 
-def headline_rows(rows: Sequence[Finding]) -> list[Finding]:
-    """The rows a page marks as its headline (``headline``), else its first row."""
-    return [r for r in rows if r.headline] or list(rows[:1])
-
-
 def answer_line(rows: Sequence[Finding]) -> str:
     """One line from a page's findings: the verdict counts, firm and borderline apart
     (:func:`pruneaudit.audit.findings.verdict_counts`), and its headline finding(s) in plain
     sentences (:func:`pruneaudit.book.findings_table.sentence`)."""
     if not rows:
         return "no findings recorded on this page yet"
-    said = " ".join(sentence(r) for r in headline_rows(rows))
+    said = " ".join(sentence(r) for r in headline_findings(rows))
     return f"{verdict_counts(rows)} Headline: {said}"
 
 
@@ -191,7 +188,7 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
 
     First a summary table, one row per ``<name>.findings.json`` (the template ``00_*`` left out)
     in name order: the study (a link when the executed notebook ``<name>.ipynb`` is there), its
-    question, its headline finding with the interval (:func:`headline_rows`), the verdict
+    question, its headline finding with the interval (``answer.headline_findings``), the verdict
     counts, and the profile and date of the build that computed them; then a sentence on the
     ids; then per study its question, answer line and key figure ``<name>.key.svg`` at the
     text column's full width.
@@ -217,7 +214,7 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
             if stamp
             else "not recorded"
         )
-        headline = "<br>".join(headline_cell(r) for r in headline_rows(rows)) or "none yet"
+        headline = "<br>".join(headline_cell(r) for r in headline_findings(rows)) or "none yet"
         counts = verdict_counts(rows) if rows else "none yet"
         table.append(
             f"| {_cell(link)} | {_cell(question)} | {_cell(headline)} | {_cell(counts)} "
