@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from replication import EXPECTED_CAPTURE, interval_kind  # noqa: E402
 
 from pruneaudit import audit  # noqa: E402
-from pruneaudit.book.profiles import study_module, validate_notebook  # noqa: E402
+from pruneaudit.book.profiles import Profile, study_module  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
 from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.runs.store import ResultsStore  # noqa: E402
@@ -48,8 +48,7 @@ def pooled(stores: list[Path], profile: str, offset: int) -> dict:
     parts = []
     for store, overrides in zip(stores, ({}, seed_overrides([NAME], profile, offset)),
                                 strict=True):
-        values = validate_notebook(NAME, profile, overrides)
-        params = module.Params(**{k: values[k] for k in module.Params.names() if k in values})
+        params = Profile.read(profile, overrides).study_params(NAME)
         parts.append((params, module.run(params, ResultsStore(store), progress=False).runs))
     params, runs = parts[0]
     quantized = [c.scheme for c in runs.compressed if c.kind == "quantization"]

@@ -39,7 +39,7 @@ from verdict_stability import build  # noqa: E402
 
 from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
-from pruneaudit.book.profiles import study_module, validate_notebook  # noqa: E402
+from pruneaudit.book.profiles import Profile, study_module  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
 from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.runs.store import ResultsStore  # noqa: E402
@@ -68,9 +68,8 @@ def recompute(names: list[str], profile: str, overrides: dict, store: Path, out:
     its study's ``Params``, ``run`` and ``findings`` (runs missing from the store are trained)."""
     out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        values = validate_notebook(name, profile, overrides)
         module = study_module(name)
-        params = module.Params(**{k: values[k] for k in module.Params.names() if k in values})
+        params = Profile.read(profile, overrides).study_params(name)
         result = module.run(params, ResultsStore(store), progress=False)
         audit.write_findings_json(module.findings(result), out / f"{name}.findings.json")
 

@@ -158,3 +158,18 @@ def test_command_line_hands_one_profile_with_the_replication(
     assert profile.overrides["04_compression_impact.seeds"] == [1000, 1001, 1002]
     assert profile.overrides["05_robustness.reference_seeds"] == [7, 8]  # -p wins
     assert profile.values("05_robustness")["study4"]["seeds"] == [1000, 1001, 1002]
+
+
+def test_study_params_are_the_checked_params_of_each_page():
+    from pruneaudit.book.paths import study_notebooks
+    from pruneaudit.book.profiles import Profile, study_module
+
+    profile = Profile.read("smoke")
+    for name in study_notebooks():
+        params = profile.study_params(name)
+        assert isinstance(params, study_module(name).Params)
+        values = profile.values(name)
+        assert all(
+            getattr(params, k) == (tuple(v) if isinstance(v, list) else v)
+            for k, v in values.items() if k in params.names() and k != "study4"
+        )

@@ -230,7 +230,7 @@ class Profile:
         declared = self.declared(name)
         values = {k: p.default for k, p in declared.items() if p.default is not _NO_DEFAULT}
         values.update(params)
-        schema = {k: p.kind for k, p in declared.items() if p.kind is not None}
+        schema = self._schema(name)
         try:
             check_types(values, schema)
             params_type = getattr(study_module(name), "Params", None)
@@ -239,6 +239,18 @@ class Profile:
         except PruneAuditError as err:
             raise PruneAuditError(f"notebook {name}: {err}") from None
         return values
+
+    def _schema(self, name: str) -> dict[str, object]:
+        return {k: p.kind for k, p in self.declared(name).items() if p.kind is not None}
+
+    def study_params(self, name: str) -> object:
+        """The study's checked ``Params`` for notebook ``name`` (what its page's ``book.setup``
+        builds), for running a study without a kernel; an error for a notebook without one."""
+        params_type = getattr(study_module(name), "Params", None)
+        if params_type is None:
+            raise PruneAuditError(f"notebook {name} has no study Params to build")
+        values = self.values(name)
+        return params_type.from_namespace({**values, "__annotations__": self._schema(name)})
 
     def check(self, notebooks: Sequence[str] | None = None) -> list[str]:
         """Check a build of ``notebooks`` (default: the profile's) before any kernel starts and
