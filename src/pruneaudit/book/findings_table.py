@@ -218,10 +218,9 @@ def verdict_html(row: Finding) -> str:
         )
     else:
         labels = _label(row.verdict)
-    steady = stability_text(row)
-    if steady == "\u2014":
+    if not _finite(row.stability):
         return labels
-    return f'{labels}<br><span class="pa-stability">{html.escape(steady)}</span>'
+    return f'{labels}<br><span class="pa-stability">{html.escape(stability_text(row))}</span>'
 
 
 def source_html(source: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from pruneaudit.book.profiles import validate_notebook
+from pruneaudit.book.profiles import Profile, validate_notebook
 from pruneaudit.errors import PruneAuditError
 
 
@@ -25,7 +25,7 @@ def _seed_list(value: object) -> bool:
 
 
 def seed_overrides(
-    names: Sequence[str], profile: str | os.PathLike | Mapping, offset: int
+    names: Sequence[str], profile: str | os.PathLike | Mapping | Profile, offset: int
 ) -> dict[str, list[int]]:
     """``{"NAME.key": seeds + offset}`` for every seed list of the notebooks ``names`` under
     ``profile`` (its values over each parameters cell's defaults)."""
