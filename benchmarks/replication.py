@@ -30,6 +30,7 @@ import argparse
 import json
 import math
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -37,12 +38,13 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from verdict_stability import build  # noqa: E402
 
-from pruneaudit import audit  # noqa: E402
+from pruneaudit import audit, config  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
 from pruneaudit.book.profiles import Profile, study_module  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
 from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.runs.store import ResultsStore  # noqa: E402
+from pruneaudit.training.device import resolve_device  # noqa: E402
 
 STUDIES = ["02_qmnist_writers", "03_pareto_selection", "04_compression_impact", "05_robustness"]
 #: Share of equal-precision replications inside a correct 95% interval: P(|Z| < 1.96/sqrt 2).
@@ -70,8 +72,12 @@ def recompute(names: list[str], profile: str, overrides: dict, store: Path, out:
     for name in names:
         module = study_module(name)
         params = Profile.read(profile, overrides).study_params(name)
+        config.set_device(params.device)
+        start = time.perf_counter()
         result = module.run(params, ResultsStore(store), progress=False)
         audit.write_findings_json(module.findings(result), out / f"{name}.findings.json")
+        print(f"{name}: run and findings {time.perf_counter() - start:.0f} s "
+              f"on {resolve_device()} ({store.name})", flush=True)
 
 
 def load(out: Path, name: str) -> list[audit.Finding]:
