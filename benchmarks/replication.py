@@ -147,6 +147,7 @@ def capture(table: pd.DataFrame) -> pd.DataFrame:
     ]).dropna()
     long["inside"] = long["inside"].astype(bool)
     out = long.groupby("kind")["inside"].agg(pairs="size", captured="sum")
+    out = out.astype(int)
     out["capture"] = out["captured"] / out["pairs"]
     out["expected"] = EXPECTED_CAPTURE
     return out
@@ -164,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="findings from the stores through each study's run, no pages")
     parser.add_argument("--compare-only", action="store_true", help="build nothing")
     parser.add_argument("--save", type=Path, help="also write the tables here")
+    parser.add_argument("--note", default="", help="a line under the title (where it was built)")
     args = parser.parse_args(argv)
     sets = {"default": {}, "other": seed_overrides(args.notebooks, args.profile, args.offset)}
     stores = [args.work / f"store_{k}" for k in sets]
@@ -184,12 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     shown["paper"] = shown["paper"].map(lambda v: "direction" if pd.isna(v) else number(v))
     lines = [
         f"# Replication: {', '.join(args.notebooks)}, profile {args.profile}, default seeds vs "
-        f"seeds + {args.offset}", "",
+        f"seeds + {args.offset}", "", *([args.note, ""] if args.note else []),
         "Seed overrides of the second build: "
         + "; ".join(f"{k}={v}" for k, v in sets["other"].items()), "",
         "## Per study", "", summary(table).to_markdown(), "",
         "## Capture: one build's estimate inside the other's 95% interval", "",
-        capture(table).to_markdown(floatfmt=".2f"), "",
+        capture(table).to_markdown(floatfmt=("", ".0f", ".0f", ".2f", ".2f")), "",
         "## Row by row", "", shown.to_markdown(index=False), "",
     ]
     text = "\n".join(lines)
