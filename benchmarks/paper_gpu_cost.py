@@ -1,4 +1,4 @@
-"""How long ``PROFILE=paper`` trains, study by study, on the 2-core CPU and on one H100 GPU.
+"""How long ``PROFILE=paper`` trains, study by study, on the 2-core CPU and on one GPU.
 
 The workload is read from ``nbs/profiles/paper.yml`` and counted with the package's own cost
 functions (:func:`pruneaudit.runs.series.grid_cost` for the pruning series of Studies 1-3,
@@ -9,14 +9,12 @@ training images per model and epoch. The hours are ``images / rate``:
   ``train_population K=30`` on 2 threads); the other models at
   :func:`pruneaudit.runs.cost.seconds_per_10k` (the results store's recorded rate, else the
   reference rate measured on the project's 2-core CPU);
-* GPU: the rates **stated in the project's issue on GPU speed, measured on an H100 at commit
-  c53c458** (not measured by this script): ``train_population`` at K = 30, 219k LeNet images/s
-  (the eager step, the package as it was then); and, as a scenario, the stand-alone stacked
-  step with one CUDA graph per step at K = 30, 935k images/s (a LeNet-5 with about twice the
-  FLOPs of the package's LeNet, so conservative for it). No GPU rate was stated for AlexNet,
-  VGG11 or ResNet18: their GPU hours are LeNet's stated rate scaled by the ratio of training
-  FLOPs per image (analytic, :func:`gpu_training.train_flops_per_image`), an upper bound where a
-  larger network uses more of the card than launch-bound LeNet does.
+* GPU: LeNet's ``train_population`` rates at K = 30 measured by ``benchmarks/gpu_training.py
+  --device cuda`` (``benchmarks/out/gpu_training_cuda.csv``, the device named in its ``.md``):
+  the eager step and one CUDA graph per step (the trainer's default on CUDA). No GPU rate was
+  measured for AlexNet, VGG11 or ResNet18: their GPU hours are LeNet's measured rate scaled by
+  the ratio of training FLOPs per image (analytic, :func:`gpu_training.train_flops_per_image`),
+  an upper bound where a larger network uses more of the card than launch-bound LeNet does.
 
 Training only: evaluation, pruning and store I/O are not counted. Writes
 ``benchmarks/out/paper_gpu_cost.{md,csv}`` and ``book/_paper_gpu_cost.md`` (the fragment the
@@ -27,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -36,11 +35,10 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 BOOK = HERE.parent / "book"
 
-#: images/s of LeNet stated in the issue (H100, commit c53c458), by configuration.
-STATED_GPU = {
-    "trainer": (219_000.0, "train_population K=30, eager (stated: H100, c53c458)"),
-    "graph": (935_000.0, "stand-alone step, one CUDA graph per step, K=30 (stated: H100, "
-                         "c53c458; scenario)"),
+#: The measured GPU rows of benchmarks/out/gpu_training_cuda.csv used for LeNet, by column key.
+GPU_ROWS = {
+    "eager": "(b) train_population K=30 eager",
+    "graph": "(b) train_population K=30 graphs",
 }
 #: The measured CPU population row of benchmarks/out/training_speed.csv used for LeNet.
 CPU_ROW = "(c) train_population K=30"
@@ -58,6 +56,17 @@ def lenet_cpu_seconds_per_10k(path: Path = OUT / "training_speed.csv") -> tuple[
     table = pd.read_csv(path)
     row = table[table.configuration == CPU_ROW].iloc[0]
     return 60 / row.model_epochs_per_min, f"{CPU_ROW}, {int(row.threads)} threads ({path.name})"
+
+
+def lenet_gpu_rates(path: Path = OUT / "gpu_training_cuda.csv") -> tuple[dict, str]:
+    """Measured LeNet images/s of :data:`GPU_ROWS` and the device they were measured on."""
+    if not path.exists():
+        sys.exit(f"{path} is missing: run `python benchmarks/gpu_training.py --device cuda "
+                 "--images 12000 --ks 30,120` on a CUDA machine first")
+    table = pd.read_csv(path).set_index("configuration")
+    match = re.search(r"\((NVIDIA[^)]*)\)", path.with_suffix(".md").read_text())
+    device = match.group(1) if match else "a CUDA GPU"
+    return {key: float(table.loc[row, "images_per_s"]) for key, row in GPU_ROWS.items()}, device
 
 
 def workload(root: str | None) -> pd.DataFrame:
@@ -96,8 +105,9 @@ def workload(root: str | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["study", "model", "model_epochs", "images"])
 
 
-def costed(work: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """``work`` with CPU and GPU hours, and the lines saying where each rate comes from."""
+def costed(work: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str]:
+    """``work`` with CPU and GPU hours, the lines saying where each rate comes from, and the
+    GPU's name."""
     from pruneaudit.models import build_model
     from pruneaudit.runs.cost import seconds_per_10k
 
@@ -115,22 +125,24 @@ def costed(work: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             notes.append(f"CPU, {model}: {rate.text()}")
         scale[model] = flops(build_model(model, 10, 1, 28, seed=0), 1, 28) / lenet_flops
         if model != "lenet":
-            notes.append(f"GPU, {model}: LeNet's stated rate / {scale[model]:,.1f} (training "
-                         "FLOPs per image relative to LeNet; an upper bound)")
+            notes.append(f"GPU, {model}: LeNet's measured rate / {scale[model]:,.1f} "
+                         "(training FLOPs per image relative to LeNet; an upper bound)")
     out["cpu_hours"] = out.images / 10_000 * out.model.map(cpu) / 3600
-    for key, (images_per_s, label) in STATED_GPU.items():
+    rates, device = lenet_gpu_rates()
+    for key, images_per_s in rates.items():
         out[f"gpu_hours_{key}"] = out.images * out.model.map(scale) / images_per_s / 3600
-        notes.append(f"GPU {key}: LeNet {images_per_s:,.0f} images/s, {label}")
-    return out, notes
+        notes.append(f"GPU {key}: LeNet {images_per_s:,.0f} images/s, {GPU_ROWS[key]} "
+                     f"(measured on {device}, gpu_training_cuda.csv)")
+    return out, notes, device
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=None, help="data root (default: the setting)")
     args = parser.parse_args(argv)
-    table, notes = costed(workload(args.root))
+    table, notes, device = costed(workload(args.root))
     per_study = table.groupby("study", sort=True)[
-        ["model_epochs", "images", "cpu_hours", "gpu_hours_trainer", "gpu_hours_graph"]
+        ["model_epochs", "images", "cpu_hours", "gpu_hours_eager", "gpu_hours_graph"]
     ].sum().reset_index()
     per_study["models"] = table.groupby("study", sort=True).model.agg(", ".join).values
     total = per_study.sum(numeric_only=True)
@@ -140,8 +152,8 @@ def main(argv: list[str] | None = None) -> None:
         "models": per_study.models,
         "model-epochs": per_study.model_epochs.map("{:,.0f}".format),
         "CPU hours (2 cores)": per_study.cpu_hours.map("{:,.1f}".format),
-        "H100 hours, trainer as stated": per_study.gpu_hours_trainer.map("{:,.1f}".format),
-        "H100 hours, graph step as stated (scenario)": per_study.gpu_hours_graph.map(
+        f"{device} hours, eager step": per_study.gpu_hours_eager.map("{:,.1f}".format),
+        f"{device} hours, CUDA graph step (default)": per_study.gpu_hours_graph.map(
             "{:,.1f}".format),
     })
     print(shown.to_string(index=False))
@@ -150,9 +162,9 @@ def main(argv: list[str] | None = None) -> None:
     table.to_csv(OUT / "paper_gpu_cost.csv", index=False)
     text = (
         shown.to_markdown(index=False, disable_numparse=True) + "\n\nTraining only. Rates:\n\n"
-        + "".join(f"- {n}\n" for n in notes) + "\nThe GPU rates are those stated in the "
-        "project's issue on GPU speed (measured on an H100 at commit c53c458), not measured "
-        "here.\n"
+        + "".join(f"- {n}\n" for n in notes) + f"\nThe GPU rates were measured on one {device} "
+        "by `benchmarks/gpu_training.py --device cuda` (`benchmarks/out/gpu_training_cuda.md`), "
+        "float32; bf16 is not counted.\n"
     )
     (OUT / "paper_gpu_cost.md").write_text(text)
     (BOOK / "_paper_gpu_cost.md").write_text(text)
