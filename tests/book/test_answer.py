@@ -106,3 +106,35 @@ def test_show_key_figure_displays_once_and_returns_nothing(monkeypatch) -> None:
     chart = object()
     assert _page().show_key_figure(chart) is None
     assert shown == [chart]
+
+
+def _borderline(basis: str, units: int, firm_at: int | None) -> audit.Finding:
+    row = replace(_row(basis=basis), units=units, stability=0.6, firm_at=firm_at,
+                  alternative="same direction, smaller")
+    assert audit.is_borderline(row)
+    return row
+
+
+def test_firming_cost_scales_the_measured_time_by_the_units_needed() -> None:
+    row = _borderline("Student t over 8 seeds", 8, 20)
+    text = answer.firming_cost(row, 600.0, "quick")
+    assert text.startswith("About 20 seeds instead of 8 would make it firm")
+    assert "about 2.5 times this study's computation" in text
+    assert "roughly 25 min on 2 CPU cores where the quick profile took 10 min." in text
+    assert answer.firming_cost(row, None, None).endswith("computation.")  # nothing measured
+
+
+def test_firming_cost_is_empty_for_firm_rows_and_plain_for_classes() -> None:
+    firm = replace(_row(), units=16, stability=0.95, firm_at=None)
+    assert answer.firming_cost(firm, 600.0, "quick") == ""
+    assert answer.firming_cost(_borderline("over 8 seeds", 8, None), 600.0, "quick") == ""
+    classes = answer.firming_cost(_borderline("Clopper-Pearson over 10 classes", 10, 40), 60.0,
+                                  "quick")
+    assert classes.startswith("It rests on the task's 10 classes, which no budget raises")
+
+
+def test_the_box_adds_the_cost_to_a_borderline_headline() -> None:
+    row = replace(_borderline("Student t over 8 seeds", 8, 20), headline=True)
+    box = answer.answer_html([row], {"profile": "quick", "overrides": {}, "date": "d"}, 600.0)
+    assert "About 20 seeds instead of 8 would make it firm" in box
+    assert "where the quick profile took 10 min" in box

@@ -5,7 +5,8 @@ words with their numbers, the verdict counts and the build that computed them.
   testable row.
 - :func:`answer_html`: the box (HTML, an admonition the book's theme styles, class
   ``pa-answer``), from the rows and the build's profile and date
-  (:func:`pruneaudit.book.notebook.build_info`).
+  (:func:`pruneaudit.book.notebook.build_info`);
+- :func:`firming_cost`: what a borderline headline row would cost to make firm.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding
-from pruneaudit.book.findings_table import sentence
+from pruneaudit.book.findings_table import sentence, unit_word
 
 #: The box's class (the browser test finds the answer by it).
 ANSWER_CLASS = "pa-answer"
@@ -30,6 +31,28 @@ def headline_findings(rows: Sequence[Finding]) -> list[Finding]:
         return marked
     testable = [r for r in rows if r.verdict != audit_findings.NOT_TESTABLE]
     return (testable or list(rows))[:1]
+
+
+def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> str:
+    """For a borderline row with ``firm_at`` (units that would make it firm), what the
+    units that would make it firm cost: ``firm_at / units`` times the study's measured time on
+    the profile (``seconds``, from the profile's ``measured`` section; training and evaluation
+    scale about linearly in seeds and members, so this is a rough figure), or that no budget
+    raises them (classes of a task); empty otherwise."""
+    if not audit_findings.is_borderline(row) or row.firm_at is None or not row.units:
+        return ""
+    unit = unit_word(row)
+    if unit == "classes" or unit.endswith(" classes"):
+        return (f"It rests on the task's {row.units} classes, which no budget raises: "
+                "it stays borderline here.")
+    factor = row.firm_at / row.units
+    said = (f"About {row.firm_at:,} {unit} instead of {row.units} would make it firm if the "
+            f"estimate held: about {factor:.1f} times this study's computation")
+    if seconds:
+        minutes = factor * seconds / 60
+        said += (f", roughly {minutes:,.0f} min on 2 CPU cores where the {profile} profile "
+                 f"took {seconds / 60:,.0f} min")
+    return said + "."
 
 
 def markdown_inline(text: str) -> str:
@@ -50,10 +73,16 @@ def build_line(info: Mapping[str, object] | None) -> str:
     return f"Profile {info['profile']}{changed}, built {info['date']}."
 
 
-def answer_html(rows: Sequence[Finding], info: Mapping[str, object] | None) -> str:
-    """The answer box: each headline finding's plain sentence, the verdict counts (firm and
-    borderline apart, :func:`pruneaudit.audit.findings.verdict_counts`) and the build line."""
-    items = "".join(f"<li>{markdown_inline(sentence(r))}</li>" for r in headline_findings(rows))
+def answer_html(rows: Sequence[Finding], info: Mapping[str, object] | None,
+                seconds: float | None = None) -> str:
+    """The answer box: each headline finding's plain sentence (and, when borderline, what would
+    make it firm at what cost, :func:`firming_cost` with the study's measured ``seconds``), the
+    verdict counts (firm and borderline apart,
+    :func:`pruneaudit.audit.findings.verdict_counts`) and the build line."""
+    profile = str(info["profile"]) if info else None
+    said_of = [" ".join(filter(None, (sentence(r), firming_cost(r, seconds, profile))))
+               for r in headline_findings(rows)]
+    items = "".join(f"<li>{markdown_inline(text)}</li>" for text in said_of)
     said = f"<ul>{items}</ul>" if items else "<p>No findings on this page.</p>"
     return (
         f'<div class="admonition tip {ANSWER_CLASS}">'

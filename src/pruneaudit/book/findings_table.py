@@ -102,7 +102,7 @@ def power_text(row: Finding) -> str:
     return f"{row.power:.2f}" if _finite(row.power) else "\u2014"
 
 
-def _unit_word(row: Finding) -> str:
+def unit_word(row: Finding) -> str:
     """What the row's units are, from its basis ("... over 6 seeds" -> "seeds", "over 9 dense
     models" -> "dense models"), else "units"."""
     match = re.search(rf"\bover {row.units} ((?:[a-z-]+ )?[a-z-]+s)\b", row.basis or "")
@@ -115,7 +115,7 @@ def budget_text(row: Finding) -> str:
     if row.needed is None or row.units is None:
         return ""
     return (
-        f"about {row.needed:,} {_unit_word(row)} (this build: {row.units}) would give power "
+        f"about {row.needed:,} {unit_word(row)} (this build: {row.units}) would give power "
         f"{audit_findings.TARGET_POWER:g}"
     )
 
@@ -186,7 +186,7 @@ def sentence(row: Finding) -> str:
         )
         if row.firm_at is not None and row.units is not None:
             said += (
-                f"; about {row.firm_at:,} {_unit_word(row)} (this build: {row.units}) would make "
+                f"; about {row.firm_at:,} {unit_word(row)} (this build: {row.units}) would make "
                 "it firm if the estimate held"
             )
     budget = budget_text(row)

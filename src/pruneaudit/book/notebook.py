@@ -29,6 +29,7 @@ from pathlib import Path
 from pruneaudit import charts, config, timing
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.book import answer, findings_table, progress
+from pruneaudit.book.profiles import Profile
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
 from pruneaudit.training.threads import follow_free_cores
@@ -126,7 +127,11 @@ class Page:
         """
         from IPython.display import HTML, display
 
-        display(HTML(answer.answer_html(rows, build_info())))
+        info = build_info()
+        seconds = None
+        if info is not None and self.notebook is not None:
+            seconds = Profile.read(str(info["profile"])).measured.get(self.notebook)
+        display(HTML(answer.answer_html(rows, info, seconds)))
 
     def show_findings(self, rows: Sequence[audit_findings.Finding]) -> None:
         """Display the findings once: how to read them (a short note linking the methods page),
