@@ -30,7 +30,8 @@ or on the CPU a timed 4096 x 4096 matmul. The costs of Study 1, 2 and 3's publis
 (P) at each measured rate come from :func:`pruneaudit.runs.training_cost`. Prints the table and
 writes ``benchmarks/out/gpu_training_<device type>.{md,csv}``.
 
-Usage: ``python benchmarks/gpu_training.py [--device cuda] [--images 48000] [--ks 30,120]``;
+Usage: ``python benchmarks/gpu_training.py [--device cuda] [--images 48000] [--ks 30,120]``
+(``--report-only cuda`` rewrites the report from a run's saved tables);
 a quick check on a CPU: ``--device cpu --images 512 --ks 2,4``.
 """
 
@@ -301,6 +302,24 @@ def measure(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     return table, pd.DataFrame(costs), info
 
 
+def report(table: pd.DataFrame, costs: pd.DataFrame, info: str, ks: list[int]) -> str:
+    """The Markdown report of one run: the device line, the table (numbers as the book prints
+    them, :func:`pruneaudit.charts.format.number`), the targets as measured ratios and the
+    published protocols' hours at each rate."""
+    from pruneaudit.charts.format import number
+
+    shown = table.copy()
+    for col in shown.columns[1:]:
+        shown[col] = shown[col].map(number)
+    wide = costs.pivot(index="protocol", columns="configuration", values="hours")
+    return (
+        f"{info}\n\n{shown.to_markdown(index=False, disable_numparse=True)}\n\n"
+        "Targets, measured in this run:\n\n" + "".join(f"- {r}\n" for r in targets(table, ks))
+        + "\nHours of each published protocol at each measured rate:\n\n"
+        + wide.map(number).to_markdown(disable_numparse=True) + "\n"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:N")
@@ -309,14 +328,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ks", default="8,30", help="population sizes, comma-separated")
     parser.add_argument("--peak-tflops", type=float, default=None, help="device float32 peak")
     parser.add_argument("--root", default=None, help="data root (default: $PRUNEAUDIT_DATA)")
+    parser.add_argument("--report-only", metavar="KIND", default=None,
+                        help="measure nothing: rewrite benchmarks/out/gpu_training_KIND.md from "
+                             "that run's saved .csv files and device line (KIND: cuda, cpu)")
     args = parser.parse_args(argv)
-    table, costs, info = measure(args)
     ks = [int(s) for s in args.ks.split(",") if s.strip()]
-    ratios = targets(table, ks)
+    if args.report_only:
+        kind = args.report_only
+        table = pd.read_csv(OUT / f"gpu_training_{kind}.csv")
+        costs = pd.read_csv(OUT / f"gpu_training_{kind}_costs.csv")
+        info = (OUT / f"gpu_training_{kind}.md").read_text().splitlines()[0]
+        ks = sorted({int(m) for m in table.models if m > 1})
+        (OUT / f"gpu_training_{kind}.md").write_text(report(table, costs, info, ks))
+        return
+    table, costs, info = measure(args)
     print(info)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print("\nTargets, measured in this run:")
-    print("\n".join(ratios))
+    print("\n".join(targets(table, ks)))
     wide = costs.pivot(index="protocol", columns="configuration", values="hours")
     print("\nHours of each published protocol at each measured rate:")
     print(wide.to_string(float_format=lambda v: f"{v:,.2f}"))
@@ -324,13 +353,7 @@ def main(argv: list[str] | None = None) -> None:
     kind = info.split()[1].split(":")[0]
     table.to_csv(OUT / f"gpu_training_{kind}.csv", index=False)
     costs.to_csv(OUT / f"gpu_training_{kind}_costs.csv", index=False)
-    (OUT / f"gpu_training_{kind}.md").write_text(
-        f"{info}\n\n{table.to_markdown(index=False, floatfmt='.4g')}\n\n"
-        f"Targets, measured in this run:\n\n" + "".join(f"- {r}\n" for r in ratios) + "\n"
-        f"Hours of each published protocol at each measured rate:\n\n"
-        f"{wide.to_markdown(floatfmt=',.2f')}\n"
-    )
-
+    (OUT / f"gpu_training_{kind}.md").write_text(report(table, costs, info, ks))
 
 if __name__ == "__main__":
     sys.exit(main())

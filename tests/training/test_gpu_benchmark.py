@@ -85,20 +85,42 @@ def test_targets_are_ratios_of_one_run(bench):
     assert k120.endswith("(target >= 1.2M on an H100: met)")
 
 
-def test_paper_profile_workload_and_hours(data_root, tmp_path, monkeypatch):
-    """Hand-computed from nbs/profiles/paper.yml: Study 2 is 6 x 21 x 30 model-epochs of 48,000
-    digits, Study 4 30 x 8 x 30, Study 5 30 x 30; the GPU hours are images / the stated rate."""
+def _paper_cost_module():
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_gpu_cost.py"
     spec = importlib.util.spec_from_file_location("paper_gpu_cost", path)
     cost = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cost)
+    return cost
+
+
+def test_paper_profile_workload_and_hours(data_root, tmp_path, monkeypatch):
+    """Hand-computed from nbs/profiles/paper.yml: Study 2 is 6 x 21 x 30 model-epochs of 48,000
+    digits, Study 4 30 x 8 x 30, Study 5 30 x 30; the GPU hours are images / the measured rate."""
+    cost = _paper_cost_module()
     monkeypatch.setenv("PRUNEAUDIT_STORE", str(tmp_path))  # reference rates, no records
+    monkeypatch.setattr(cost, "lenet_gpu_rates",
+                        lambda: ({"eager": 250_000.0, "graph": 800_000.0}, "NVIDIA Test"))
     work = cost.workload(str(data_root)).set_index("study")
     assert work.loc["Study 2", "model_epochs"] == 6 * 21 * 30
     assert work.loc["Study 2", "images"] == 6 * 21 * 30 * 48_000
     assert work.loc["Study 4", "model_epochs"] == 30 * 8 * 30
     assert work.loc["Study 5", "model_epochs"] == 30 * 30
-    table, notes = cost.costed(work.reset_index())
+    table, notes, device = cost.costed(work.reset_index())
     s2 = table.set_index("study").loc["Study 2"]
-    assert s2.gpu_hours_trainer == pytest.approx(3780 * 48_000 / 219_000 / 3600)
-    assert any("stated: H100, c53c458" in n for n in notes)
+    assert s2.gpu_hours_eager == pytest.approx(3780 * 48_000 / 250_000 / 3600)
+    assert s2.gpu_hours_graph == pytest.approx(3780 * 48_000 / 800_000 / 3600)
+    assert device == "NVIDIA Test" and any("measured on NVIDIA Test" in n for n in notes)
+
+
+def test_paper_cost_reads_the_measured_gpu_rates(tmp_path):
+    cost = _paper_cost_module()
+    csv = tmp_path / "gpu_training_cuda.csv"
+    csv.write_text("configuration,images_per_s\n"
+                   "(b) train_population K=30 eager,250000\n"
+                   "(b) train_population K=30 graphs,800000\n"
+                   "(b) train_population K=120 graphs,900000\n")
+    csv.with_suffix(".md").write_text("device cuda (NVIDIA H200), torch 2.11\n")
+    rates, device = cost.lenet_gpu_rates(csv)
+    assert rates == {"eager": 250_000.0, "graph": 800_000.0} and device == "NVIDIA H200"
+    with pytest.raises(SystemExit, match="gpu_training.py --device cuda"):
+        cost.lenet_gpu_rates(tmp_path / "missing.csv")
