@@ -166,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare-only", action="store_true", help="build nothing")
     parser.add_argument("--save", type=Path, help="also write the tables here")
     parser.add_argument("--note", default="", help="a line under the title (where it was built)")
+    parser.add_argument("--title", default=None,
+                        help="the report's title when the second build is not the seed offset "
+                             "(with --compare-only: another precision, another device)")
     args = parser.parse_args(argv)
     sets = {"default": {}, "other": seed_overrides(args.notebooks, args.profile, args.offset)}
     stores = [args.work / f"store_{k}" for k in sets]
@@ -184,11 +187,13 @@ def main(argv: list[str] | None = None) -> int:
     for col in ("stability (default)", "stability (other seeds)"):
         shown[col] = shown[col].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
     shown["paper"] = shown["paper"].map(lambda v: "direction" if pd.isna(v) else number(v))
+    title = args.title or (f"Replication: {', '.join(args.notebooks)}, profile {args.profile}, "
+                           f"default seeds vs seeds + {args.offset}")
+    seeds = ("Seed overrides of the second build: "
+             + "; ".join(f"{k}={v}" for k, v in sets["other"].items()))
     lines = [
-        f"# Replication: {', '.join(args.notebooks)}, profile {args.profile}, default seeds vs "
-        f"seeds + {args.offset}", "", *([args.note, ""] if args.note else []),
-        "Seed overrides of the second build: "
-        + "; ".join(f"{k}={v}" for k, v in sets["other"].items()), "",
+        f"# {title}", "", *([args.note, ""] if args.note else []),
+        *([] if args.title else [seeds, ""]),
         "## Per study", "", summary(table).to_markdown(), "",
         "## Capture: one build's estimate inside the other's 95% interval", "",
         capture(table).to_markdown(floatfmt=("", ".0f", ".0f", ".2f", ".2f")), "",
