@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pruneaudit import audit
+from pruneaudit import errors as audit_errors
 from pruneaudit.audit import findings as F
 
 
@@ -178,3 +179,16 @@ def test_the_strided_quadrature_matches_every_node(centre, half, paper):
         finally:
             F.STABILITY_STRIDE = original
         assert abs(fast[0] - slow[0]) <= 0.008
+
+
+def test_widened_scales_both_distances_from_the_estimate():
+    assert audit.widened(1.0, 0.5, 2.0, 2.0) == (1.0, 0.0, 3.0)  # asymmetric: 0.5 and 1 doubled
+    assert audit.widened(1.0, 0.5, 2.0, 1.0) == (1.0, 0.5, 2.0)
+    with pytest.raises(audit_errors.PruneAuditError, match="at least 1"):
+        audit.widened(1.0, 0.5, 2.0, 0.5)
+
+
+@given(st.floats(-5, 5), st.floats(0, 3), st.floats(0, 3), st.floats(1, 4))
+def test_a_widened_interval_holds_the_original(ours, below, above, factor):
+    _, lo, hi = audit.widened(ours, ours - below, ours + above, factor)
+    assert lo <= ours - below + 1e-12 and hi >= ours + above - 1e-12

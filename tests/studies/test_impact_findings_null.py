@@ -199,3 +199,24 @@ def test_vectorized_welch_and_spearman_match_scipy():
     assert module._welch_share(a, b, 0.05) == np.mean(np.nan_to_num(p, nan=1) <= 0.05)
     x, v = np.array([0.5, 0.7, 0.9, 0.95]), np.array([3.0, 1.0, 3.0, 7.0])
     assert module._spearman(x, v) == pytest.approx(stats.spearmanr(x, v).statistic)
+
+
+def test_d411_interval_is_the_member_bootstrap_widened(monkeypatch):
+    rng = np.random.default_rng(2)
+    y, wrong = _task(rng, 2000)
+    groups = np.repeat(["hsf0", "hsf4"], 1000)
+    pb = np.where(groups == "hsf4", 0.90, 0.95)
+    base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pb - 0.03, y, wrong)
+
+    def d411():
+        rows = impact.exemplar_findings(y, base, comp, C, groups, n_perm=9, n_boot=49)
+        return next(r for r in rows if r.finding.startswith("D4.11"))
+
+    wide = d411()
+    monkeypatch.setattr(audit, "widened", lambda ours, lo, hi: (ours, lo, hi))
+    plain = d411()
+    assert wide.ours == plain.ours and "widened 2x" in wide.basis
+    assert wide.ci_high - wide.ours == pytest.approx(
+        audit.REPLICATION_WIDEN * (plain.ci_high - plain.ours))
+    assert wide.ours - wide.ci_low == pytest.approx(
+        audit.REPLICATION_WIDEN * (plain.ours - plain.ci_low))
