@@ -184,6 +184,7 @@ def test_the_strided_quadrature_matches_every_node(centre, half, paper):
 def test_widened_scales_both_distances_from_the_estimate():
     assert audit.widened(1.0, 0.5, 2.0, 2.0) == (1.0, 0.0, 3.0)  # asymmetric: 0.5 and 1 doubled
     assert audit.widened(1.0, 0.5, 2.0, 1.0) == (1.0, 0.5, 2.0)
+    assert audit.widened(1.0, 0.5, 2.0, 1.5) == (1.0, 0.25, 2.5)
     with pytest.raises(audit_errors.PruneAuditError, match="at least 1"):
         audit.widened(1.0, 0.5, 2.0, 0.5)
 

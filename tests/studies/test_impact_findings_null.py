@@ -16,6 +16,7 @@ import pytest
 
 from pruneaudit import audit
 from pruneaudit.studies import compression_impact as impact
+from pruneaudit.studies.compression_impact.findings import CIE_SET_WIDEN
 
 C = 10
 DRAWS = 200
@@ -213,10 +214,10 @@ def test_d411_interval_is_the_member_bootstrap_widened(monkeypatch):
         return next(r for r in rows if r.finding.startswith("D4.11"))
 
     wide = d411()
-    monkeypatch.setattr(audit, "widened", lambda ours, lo, hi: (ours, lo, hi))
+    monkeypatch.setattr(audit, "widened", lambda ours, lo, hi, factor: (ours, lo, hi))
     plain = d411()
-    assert wide.ours == plain.ours and "widened 2x" in wide.basis
+    assert wide.ours == plain.ours and "widened 1.5x" in wide.basis
     assert wide.ci_high - wide.ours == pytest.approx(
-        audit.REPLICATION_WIDEN * (plain.ci_high - plain.ours))
+        CIE_SET_WIDEN * (plain.ci_high - plain.ours))
     assert wide.ours - wide.ci_low == pytest.approx(
-        audit.REPLICATION_WIDEN * (plain.ours - plain.ci_low))
+        CIE_SET_WIDEN * (plain.ours - plain.ci_low))

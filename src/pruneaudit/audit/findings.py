@@ -396,20 +396,13 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, 
     return m, m - half, m + half
 
 
-#: How much wider :func:`widened` makes an interval known to hold a replication's estimate less
-#: often than a correct one (``benchmarks/interval_capture.py``: 0.69-0.70 where 0.83 is right,
-#: a standard error 0.56-0.73 of the spread between replications); 2 is more than either
-#: shortfall, so the widened interval errs on the wide side.
-REPLICATION_WIDEN = 2.0
-
-
 def widened(ours: float, ci_low: float, ci_high: float,
-            factor: float = REPLICATION_WIDEN) -> tuple[float, float, float]:
+            factor: float) -> tuple[float, float, float]:
     """``ours`` and its interval with both distances from ``ours`` times ``factor``: for an
     interval whose units cannot show variance a replication brings (rare collapsed seeds, rare
-    disagreements of new members), so that its verdict and stability do not claim more than a
-    replication would bear."""
-    if factor < 1:
+    disagreements of new members), measured by ``benchmarks/interval_capture.py``, so that its
+    verdict and stability do not claim more than a replication would bear."""
+    if not factor >= 1:
         raise PruneAuditError(f"widening factor must be at least 1, got {factor!r}")
     return ours, ours - (ours - ci_low) * factor, ours + (ci_high - ours) * factor
 

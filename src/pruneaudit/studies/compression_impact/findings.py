@@ -48,7 +48,13 @@ BOOT_BASIS = (
     "compressed drawn with replacement, modal labels and PIEs recomputed); beside it, the "
     "excess over {n_perm} balanced dense-vs-dense re-splits"
 )
-#: Why the D4.11 analogue's interval is widened (measured by ``benchmarks/interval_capture.py``).
+#: How much the D4.11 analogue's member-bootstrap interval is widened: in 30 splits of two
+#: 16-member builds' pooled members (quick profile) it held the other half's estimate 0.70 of
+#: the time, where a correct interval holds 0.83 (``benchmarks/out/interval_capture.md``): a
+#: standard error about 0.75 of the spread between halves (2 Phi(1.96 r / sqrt 2) - 1 = 0.70),
+#: so 1.5 is more than the shortfall.
+CIE_SET_WIDEN = 1.5
+#: Why the D4.11 analogue's interval is widened.
 CIE_SET_CAVEAT = (
     "; widened {factor:g}x: which examples enter the CIE set turns on rare disagreements that "
     "only new members bring, and ties at score 0 fill it at random, neither of which resampling "
@@ -212,8 +218,8 @@ def exemplar_findings(
         ours, lo, hi = normal_interval(observed[i], draws[:, i], k)
         caveat = ""
         if widen:
-            ours, lo, hi = audit.widened(ours, lo, hi)
-            caveat = CIE_SET_CAVEAT.format(factor=audit.REPLICATION_WIDEN)
+            ours, lo, hi = audit.widened(ours, lo, hi, CIE_SET_WIDEN)
+            caveat = CIE_SET_CAVEAT.format(factor=CIE_SET_WIDEN)
         return audit.finding(name, ours, lo, hi, paper, source=source,
                              basis=basis + caveat, unit=unit,
                              definition=definition, units=k,

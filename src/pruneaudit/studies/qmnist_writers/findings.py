@@ -81,7 +81,12 @@ def _masks(series: np.ndarray) -> dict[str, np.ndarray]:
     return {"hsf0": (s == "hsf0") * 1.0, "hsf4": (s == "hsf4") * 1.0, "all": np.ones(len(s))}
 
 
-#: Why D2.1's interval over seeds is widened (measured by ``benchmarks/interval_capture.py``).
+#: How much D2.1's t interval over seeds is widened: over random splits of two 16-seed builds'
+#: pooled seeds (quick profile, one collapsed seed in 32), the t interval held the other half's
+#: mean about 0.69 of the time, widened 1.5 times about as often as a correct interval (0.83)
+#: (``benchmarks/interval_capture.py``, ``benchmarks/out/interval_capture_writers.md``).
+HEAVY_TAIL_WIDEN = 1.5
+#: Why D2.1's interval over seeds is widened.
 HEAVY_TAIL_CAVEAT = (
     ", widened {factor:g}x: the seeds' changes are heavy-tailed (now and then a seed's pruned "
     "model collapses far below the others), and a build without such a seed has a t interval "
@@ -94,11 +99,11 @@ def topline_finding(dense_accuracy: Sequence[float], pruned_accuracy: Sequence[f
     dense = audit.lookup(STUDY, "test accuracy (mean of 6 replicates)", setting="0% sparsity")
     pruned = audit.lookup(STUDY, "test accuracy (mean of 6 replicates)", setting="~98.6% sparsity")
     change = np.asarray(pruned_accuracy, float) - np.asarray(dense_accuracy, float)
-    m, lo, hi = audit.widened(*audit.mean_interval(change))
+    m, lo, hi = audit.widened(*audit.mean_interval(change), HEAVY_TAIL_WIDEN)
     return audit.finding(
         "D2.1 test accuracy falls at ~98.6% sparsity (pruned − dense)",
         m, lo, hi, _derived(pruned.number - dense.number), source=pruned.source,
-        basis=BY_SEEDS + HEAVY_TAIL_CAVEAT.format(factor=audit.REPLICATION_WIDEN),
+        basis=BY_SEEDS + HEAVY_TAIL_CAVEAT.format(factor=HEAVY_TAIL_WIDEN),
         df=max(len(change) - 1, 1),
         unit="points",
         definition="mean over seeds of the pruned model's test accuracy minus its dense "
