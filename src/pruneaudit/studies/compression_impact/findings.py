@@ -58,7 +58,7 @@ CIE_SET_WIDEN = 1.5
 CIE_SET_CAVEAT = (
     "; widened {factor:g}x: which examples enter the CIE set turns on rare disagreements that "
     "only new members bring, and ties at score 0 fill it at random, neither of which resampling "
-    "the same members can show (benchmarks/out/interval_capture.md)"
+    "the same members can show (the appendix's interval-capture benchmark)"
 )
 #: Smallest effect of interest of the D4.11 analogue, a direction-only row (its power is
 #: against it).

@@ -90,7 +90,7 @@ HEAVY_TAIL_WIDEN = 1.5
 HEAVY_TAIL_CAVEAT = (
     ", widened {factor:g}x: the seeds' changes are heavy-tailed (now and then a seed's pruned "
     "model collapses far below the others), and a build without such a seed has a t interval "
-    "too narrow to hold a replication that has one (benchmarks/out/interval_capture_writers.md)"
+    "too narrow to hold a replication that has one (the appendix's interval-capture benchmark)"
 )
 
 
