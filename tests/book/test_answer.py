@@ -118,8 +118,7 @@ def _borderline(basis: str, units: int, firm_at: int | None) -> audit.Finding:
 def test_firming_cost_scales_the_measured_time_by_the_units_needed() -> None:
     row = _borderline("Student t over 8 seeds", 8, 20)
     text = answer.firming_cost(row, 600.0, "quick")
-    assert text.startswith("About 20 seeds instead of 8 would make it firm")
-    assert "about 2.5 times this study's computation" in text
+    assert text.startswith("Those 20 seeds would cost about 2.5 times this study's computation")
     assert "roughly 25 min on 2 CPU cores where the quick profile took 10 min." in text
     assert answer.firming_cost(row, None, None).endswith("computation.")  # nothing measured
 
@@ -136,5 +135,6 @@ def test_firming_cost_is_empty_for_firm_rows_and_plain_for_classes() -> None:
 def test_the_box_adds_the_cost_to_a_borderline_headline() -> None:
     row = replace(_borderline("Student t over 8 seeds", 8, 20), headline=True)
     box = answer.answer_html([row], {"profile": "quick", "overrides": {}, "date": "d"}, 600.0)
-    assert "About 20 seeds instead of 8 would make it firm" in box
+    assert "about 20 seeds (this build: 8) would make it firm" in box  # the sentence's
+    assert "Those 20 seeds would cost about 2.5 times" in box
     assert "where the quick profile took 10 min" in box

@@ -46,8 +46,8 @@ def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> st
         return (f"It rests on the task's {row.units} classes, which no budget raises: "
                 "it stays borderline here.")
     factor = row.firm_at / row.units
-    said = (f"About {row.firm_at:,} {unit} instead of {row.units} would make it firm if the "
-            f"estimate held: about {factor:.1f} times this study's computation")
+    said = (f"Those {row.firm_at:,} {unit} would cost about {factor:.1f} times this study's "
+            "computation")
     if seconds:
         minutes = factor * seconds / 60
         said += (f", roughly {minutes:,.0f} min on 2 CPU cores where the {profile} profile "
