@@ -355,5 +355,6 @@ def main(argv: list[str] | None = None) -> None:
     costs.to_csv(OUT / f"gpu_training_{kind}_costs.csv", index=False)
     (OUT / f"gpu_training_{kind}.md").write_text(report(table, costs, info, ks))
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -31,13 +31,11 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from replication import EXPECTED_CAPTURE, interval_kind  # noqa: E402
+from replication import EXPECTED_CAPTURE, interval_kind, run_study  # noqa: E402
 
 from pruneaudit import audit  # noqa: E402
-from pruneaudit.book.profiles import Profile, study_module  # noqa: E402
 from pruneaudit.book.replication import seed_overrides  # noqa: E402
 from pruneaudit.charts.format import number  # noqa: E402
-from pruneaudit.runs.store import ResultsStore  # noqa: E402
 from pruneaudit.studies.compression_impact.findings import (  # noqa: E402
     by_seed,
     class_findings,
@@ -62,13 +60,9 @@ WRITERS = "02_qmnist_writers"
 
 def results(name: str, stores: list[Path], profile: str, offset: int) -> list:
     """The study's parameters and result from each store (default seeds, then seeds + offset)."""
-    module = study_module(name)
-    out = []
-    for store, overrides in zip(stores, ({}, seed_overrides([name], profile, offset)),
-                                strict=True):
-        params = Profile.read(profile, overrides).study_params(name)
-        out.append((params, module.run(params, ResultsStore(store), progress=False)))
-    return out
+    return [run_study(name, profile, overrides, store)
+            for store, overrides in zip(stores, ({}, seed_overrides([name], profile, offset)),
+                                        strict=True)]
 
 
 def pooled(stores: list[Path], profile: str, offset: int) -> dict:
@@ -85,6 +79,7 @@ def pooled(stores: list[Path], profile: str, offset: int) -> dict:
                                                       if c.scheme == s)) for _, r in parts])
                       for s in quantized},
     }
+    out["units"] = len(out["base"])
     return out
 
 
@@ -109,7 +104,7 @@ def pooled_seeds(stores: list[Path], profile: str, offset: int) -> dict:
     pruned = np.concatenate([r.correct_pruned for r in parts])
     labels = first.test.labels.numpy()
     return {
-        "base": dense, "dense": dense, "pruned": pruned,
+        "units": len(dense), "dense": dense, "pruned": pruned,
         "writer_dense": seed_writer_accuracy(dense, first.digits["writer"])[1],
         "writer_pruned": seed_writer_accuracy(pruned, first.digits["writer"])[1],
         "class_dense": seed_class_accuracy(dense, labels, first.test.num_classes),
@@ -148,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load, recompute = STUDIES[args.study]
     data = load(args.stores, args.profile, args.offset)
-    total = len(data["base"])
+    total = data["units"]
     rng = np.random.default_rng(args.seed)
     records = []
     for split in range(args.splits):

@@ -65,17 +65,23 @@ def interval_kind(basis: str) -> str:
     return "other"
 
 
+def run_study(name: str, profile: str, overrides: dict, store: Path) -> tuple[object, object]:
+    """The study's checked ``Params`` under ``profile`` and ``overrides`` and its ``run`` on
+    ``store`` (runs missing from the store are trained, on the parameters' device)."""
+    params = Profile.read(profile, overrides).study_params(name)
+    config.set_device(params.device)
+    return params, study_module(name).run(params, ResultsStore(store), progress=False)
+
+
 def recompute(names: list[str], profile: str, overrides: dict, store: Path, out: Path) -> None:
     """Write ``<out>/<name>.findings.json`` for each notebook from the runs in ``store``, through
-    its study's ``Params``, ``run`` and ``findings`` (runs missing from the store are trained)."""
+    its study's ``Params``, ``run`` and ``findings`` (:func:`run_study`)."""
     out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        module = study_module(name)
-        params = Profile.read(profile, overrides).study_params(name)
-        config.set_device(params.device)
         start = time.perf_counter()
-        result = module.run(params, ResultsStore(store), progress=False)
-        audit.write_findings_json(module.findings(result), out / f"{name}.findings.json")
+        _, result = run_study(name, profile, overrides, store)
+        findings = study_module(name).findings(result)
+        audit.write_findings_json(findings, out / f"{name}.findings.json")
         print(f"{name}: run and findings {time.perf_counter() - start:.0f} s "
               f"on {resolve_device()} ({store.name})", flush=True)
 
