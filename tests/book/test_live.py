@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import config
-from pruneaudit.book import live
+from pruneaudit.book import live, notebook
 from pruneaudit.book.paths import NBS, REPO, STUDIES
+from pruneaudit.book.profiles import Profile, notebook_reads
 from pruneaudit.errors import PruneAuditError
 
 
@@ -32,7 +33,78 @@ def test_prepare_copies_notebooks_and_keeps_edits(tmp_path: Path) -> None:
     live.prepare_live(tmp_path)
     assert edited.read_text() == "edited"
     live.prepare_live(tmp_path, fresh=True)
-    assert edited.read_text() == (NBS / edited.name).read_text()
+    again = live.prepare_live(tmp_path / "again")
+    assert edited.read_text() == again[0].read_text() != "edited"
+
+
+def _parameters_cell(path: Path) -> str:
+    cells = json.loads(path.read_text())["cells"]
+    tagged = [c for c in cells if "parameters" in c["metadata"].get("tags", [])]
+    return "".join(tagged[0]["source"])
+
+
+def _run_parameters_cell(path: Path) -> dict:
+    namespace: dict = {}
+    code = compile(_parameters_cell(path), str(path), "exec", dont_inherit=True)  # as a kernel
+    exec(code, namespace)  # noqa: S102
+    return {k: v for k, v in namespace.items() if k != "__builtins__"}
+
+
+def test_copies_hold_the_profile_values(tmp_path: Path) -> None:
+    live.prepare_live(tmp_path, profile="smoke")
+    smoke = Profile.read("smoke")
+    for name in smoke.notebooks:
+        got = _run_parameters_cell(tmp_path / f"{name}.ipynb")
+        want = smoke.values(name)
+        for field in notebook_reads(name):
+            assert got.pop(field) is None, f"{name}: {field} is left for book.setup"
+            want.pop(field)
+        assert {k: got[k] for k in want} == want, name
+    assert (tmp_path / live.PROFILE_MARK).read_text().strip() == "smoke"
+    with pytest.raises(PruneAuditError, match="made for profile smoke.*--fresh"):
+        live.prepare_live(tmp_path, profile="quick")
+    live.prepare_live(tmp_path, profile="quick", fresh=True)
+    assert _run_parameters_cell(tmp_path / "02_qmnist_writers.ipynb")["seeds"] == (
+        Profile.read("quick").values("02_qmnist_writers")["seeds"])
+
+
+def test_with_values_keeps_comments_and_other_lines() -> None:
+    source = "a: int = 1  # one\nb: list[int] = [1,\n    2]\nc = 'x'\n"
+    assert live.with_values(source, {"a": 2, "b": [3], "c": "x"}) == (
+        "a: int = 2  # one\nb: list[int] = [3]\nc = 'x'\n")
+
+
+def test_study5_live_copy_runs_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a plain kernel (no runner, no study4 given) Study 5's page takes Study 4's parameters
+    from the profile its live copy was made for, or the one ``setup`` names, else quick."""
+    import torch
+
+    from pruneaudit import book
+    from pruneaudit.studies import robustness
+
+    live.prepare_live(tmp_path, profile="smoke")
+    namespace = _run_parameters_cell(tmp_path / "05_robustness.ipynb")
+    assert namespace["study4"] is None
+    monkeypatch.setenv(notebook.PAGE_PROFILE_ENV,
+                       live.live_environment({}, "smoke")[notebook.PAGE_PROFILE_ENV])
+    for key in (notebook.PROFILE_ENV, notebook.PAGE_DIR_ENV, notebook.NOTEBOOK_ENV):
+        monkeypatch.delenv(key, raising=False)
+    threads = torch.get_num_threads()
+    try:
+        page = book.setup(namespace, robustness.Params)
+    finally:
+        torch.set_num_threads(threads)
+    smoke = Profile.read("smoke")
+    assert page.params.study4 == smoke.study_params("04_compression_impact")
+    assert page.params == smoke.study_params("05_robustness")
+    assert page.params.populations().seeds == (0, 1)
+    monkeypatch.delenv(notebook.PAGE_PROFILE_ENV)
+    quick = notebook.read_upstream(namespace, robustness.Params)
+    assert quick["study4"] == Profile.read("quick").values("04_compression_impact")
+    named = notebook.read_upstream(namespace, robustness.Params, "smoke")
+    assert named["study4"] == smoke.values("04_compression_impact")
+    given = notebook.read_upstream({**namespace, "study4": {"x": 1}}, robustness.Params)
+    assert given["study4"] == {"x": 1}
 
 
 def test_refuses_book_studies() -> None:

@@ -1,20 +1,27 @@
 """Live mode for workshops: the study notebooks in JupyterLab on 127.0.0.1 (``make live``).
 
 JupyterLab works on copies of ``nbs/`` in the git-ignored folder ``live/`` (never on
-``book/studies/``, so autosave cannot overwrite the book's executed notebooks). A copy that
-exists is kept (a participant's edits survive a restart); ``--fresh`` replaces the copies.
+``book/studies/``, so autosave cannot overwrite the book's executed notebooks), made for one
+profile (``--profile``, default ``quick``): each copy's parameters cell holds that profile's
+values, and the kernels read other notebooks' parameters (Study 5's ``study4``) from it
+(``$PRUNEAUDIT_PAGE_PROFILE``, :func:`pruneaudit.book.setup`), so *Run All* on a copy runs what
+``python -m pruneaudit.book run NAME --profile PROFILE`` runs. A copy that exists is kept (a
+participant's edits survive a restart); ``--fresh`` replaces the copies, and is needed to change
+their profile.
 The server's kernels get absolute settings for the data root and the results store, so a kernel
 whose working directory is ``live/`` reads the same store as ``make book`` and trains nothing
 that is already there.
 
 Command line::
 
-    python -m pruneaudit.book.live [--port 8888] [--fresh] [--no-browser]
+    python -m pruneaudit.book.live [--profile quick] [--port 8888] [--fresh] [--no-browser]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import json
 import os
 import secrets
 import shutil
@@ -27,19 +34,73 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pruneaudit import config
+from pruneaudit.book.notebook import DEFAULT_PROFILE, PAGE_PROFILE_ENV
 from pruneaudit.book.paths import NBS, REPO
+from pruneaudit.book.profiles import Profile, notebook_reads
 from pruneaudit.errors import PruneAuditError
 
 #: The folder JupyterLab serves: copies of ``nbs/`` (git-ignored).
 LIVE = REPO / "live"
 HOST = "127.0.0.1"
+#: The file in the live folder naming the profile its copies were made for.
+PROFILE_MARK = ".profile"
 
 
-def prepare_live(live_dir: str | os.PathLike = LIVE, *, fresh: bool = False) -> list[Path]:
-    """Copy ``nbs/*.ipynb`` and ``nbs/profiles/`` into ``live_dir``; return the notebook copies.
+def with_values(source: str, values: Mapping[str, object]) -> str:
+    """A parameters cell's ``source`` with the literal of each name in ``values`` replaced by
+    that value (``epochs: int = 1`` -> ``epochs: int = 2``); lines already holding the value,
+    and comments, are kept."""
+    edits = []
+    for stmt in ast.parse(source).body:
+        target = stmt.target if isinstance(stmt, ast.AnnAssign) else (
+            stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None)
+        if not isinstance(target, ast.Name) or target.id not in values or stmt.value is None:
+            continue
+        if ast.literal_eval(stmt.value) != values[target.id]:
+            edits.append((stmt.value, repr(values[target.id])))
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line.encode()))
+    data = source.encode()
+    for node, text in sorted(edits, key=lambda e: e[0].lineno, reverse=True):
+        start = offsets[node.lineno - 1] + node.col_offset
+        end = offsets[node.end_lineno - 1] + node.end_col_offset
+        data = data[:start] + text.encode() + data[end:]
+    return data.decode()
 
-    Existing copies are kept unless ``fresh``. ``live_dir`` must not be ``book/studies`` (or
-    inside it): the live server would then autosave over the book's executed notebooks.
+
+def copy_for_profile(source: Path, target: Path, profile: Profile) -> None:
+    """Copy the notebook ``source`` to ``target`` with the profile's values in its cell tagged
+    ``parameters`` (the parameters it reads from other notebooks left for
+    :func:`pruneaudit.book.setup` to resolve); a byte copy when they are its defaults."""
+    values = profile.values(source.stem)
+    for name in notebook_reads(source.stem):
+        values.pop(name, None)
+    nb = json.loads(source.read_text())
+    changed = False
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code" and "parameters" in cell["metadata"].get("tags", []):
+            text = "".join(cell["source"])
+            new = with_values(text, values)
+            if new != text:
+                new = f"# This copy holds the {profile.label} profile's values (make live).\n" + new
+                cell["source"], changed = new.splitlines(keepends=True), True
+    if changed:
+        target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    else:
+        shutil.copy2(source, target)
+
+
+def prepare_live(
+    live_dir: str | os.PathLike = LIVE, *, fresh: bool = False, profile: str = DEFAULT_PROFILE
+) -> list[Path]:
+    """Copy ``nbs/*.ipynb`` (with ``profile``'s values: :func:`copy_for_profile`) and
+    ``nbs/profiles/`` into ``live_dir``; return the notebook copies.
+
+    Existing copies are kept unless ``fresh``; copies made for another profile are an error
+    naming ``--fresh``. ``live_dir`` must not be ``book/studies`` (or inside it): the live
+    server would then autosave over the book's executed notebooks.
     """
     live_dir = Path(live_dir).resolve()
     studies = (REPO / "book" / "studies").resolve()
@@ -51,13 +112,23 @@ def prepare_live(live_dir: str | os.PathLike = LIVE, *, fresh: bool = False) -> 
     sources = sorted(NBS.glob("*.ipynb"))
     if not sources:
         raise PruneAuditError(f"no notebooks in {NBS}: is this a complete clone?")
+    mark = live_dir / PROFILE_MARK
+    made_for = mark.read_text().strip() if mark.is_file() else DEFAULT_PROFILE
+    kept = [s for s in sources if (live_dir / s.name).exists()]
+    if kept and not fresh and made_for != profile:
+        raise PruneAuditError(
+            f"the copies in {live_dir} were made for profile {made_for}, not {profile}: add "
+            "--fresh to replace them (edits in them are lost), or use --profile " + made_for
+        )
+    read = Profile.read(profile)
     live_dir.mkdir(parents=True, exist_ok=True)
     copies = []
     for source in sources:
         target = live_dir / source.name
         if fresh or not target.exists():
-            shutil.copy2(source, target)
+            copy_for_profile(source, target, read)
         copies.append(target)
+    mark.write_text(profile + "\n")
     profiles = live_dir / "profiles"
     if fresh or not profiles.exists():
         shutil.copytree(NBS / "profiles", profiles, dirs_exist_ok=True)
@@ -69,11 +140,15 @@ def _absolute(value: str) -> str:
     return str(path if path.is_absolute() else (REPO / path).resolve())
 
 
-def live_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+def live_environment(
+    base: Mapping[str, str] | None = None, profile: str = DEFAULT_PROFILE
+) -> dict[str, str]:
     """The server's environment: ``base`` (default ``os.environ``) with absolute data and store
     settings (relative ones resolved against the repository), the package's ``src`` first on
-    ``PYTHONPATH``, and no ``$PRUNEAUDIT_STATIC`` (charts carry their own JavaScript live)."""
+    ``PYTHONPATH``, the copies' ``profile`` as ``$PRUNEAUDIT_PAGE_PROFILE`` and no
+    ``$PRUNEAUDIT_STATIC`` (charts carry their own JavaScript live)."""
     env = dict(os.environ if base is None else base)
+    env[PAGE_PROFILE_ENV] = profile
     env[config.STORE_ENV] = _absolute(env.get(config.STORE_ENV, "results"))
     if env.get(config.DATA_ENV):
         env[config.DATA_ENV] = _absolute(env[config.DATA_ENV])
@@ -124,22 +199,23 @@ def start_lab(
     token: str | None = None,
     open_browser: bool = True,
     fresh: bool = False,
+    profile: str = DEFAULT_PROFILE,
     wait: float = 60.0,
     log: str | os.PathLike | None = None,
 ) -> subprocess.Popen:
-    """Prepare ``live_dir`` and start JupyterLab on 127.0.0.1:``port``; return the process once
-    the server answers (or raise after ``wait`` seconds, the server stopped).
+    """Prepare ``live_dir`` for ``profile`` and start JupyterLab on 127.0.0.1:``port``; return
+    the process once the server answers (or raise after ``wait`` seconds, the server stopped).
 
     ``token`` None: a random one; the URL with it is printed.
     """
     _require_jupyterlab()
-    prepare_live(live_dir, fresh=fresh)
+    prepare_live(live_dir, fresh=fresh, profile=profile)
     token = token if token is not None else secrets.token_hex(16)
     out = open(log, "w") if log is not None else None  # noqa: SIM115
     process = subprocess.Popen(
         lab_command(live_dir, port, token=token, open_browser=open_browser),
         cwd=str(Path(live_dir).resolve()),
-        env=live_environment(),
+        env=live_environment(profile=profile),
         stdout=out,
         stderr=subprocess.STDOUT,
     )
@@ -188,11 +264,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``make live``: prepare ``live/`` and run JupyterLab until interrupted."""
     parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.live", description=__doc__)
     parser.add_argument("--port", type=int, default=8888)
+    parser.add_argument("--profile", default=DEFAULT_PROFILE,
+                        help="the profile whose values the copies hold (smoke, quick, paper)")
     parser.add_argument("--fresh", action="store_true", help="replace the copies in live/")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     args = parser.parse_args(argv)
     try:
-        process = start_lab(port=args.port, open_browser=not args.no_browser, fresh=args.fresh)
+        process = start_lab(port=args.port, open_browser=not args.no_browser, fresh=args.fresh,
+                            profile=args.profile)
     except PruneAuditError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

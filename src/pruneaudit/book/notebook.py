@@ -14,6 +14,13 @@ thread count
 log when the book's runner started the kernel, prints the banner (profile, overrides and build
 date, or "run by hand"), the parameters and library versions, turns on the offline chart renderer
 and returns a :class:`Page` with the results store.
+
+Every page runs alone (JupyterLab, or papermill with only its own parameters): a study that reads
+another notebook's parameters (``Params.READS``, e.g. Study 5's ``study4``) is given them by the
+book's runner; run otherwise, :func:`setup` resolves them itself from a profile
+(:func:`page_profile`: the one named in the call, else ``$PRUNEAUDIT_PAGE_PROFILE``, which
+``make live`` sets to the profile its copies were made for, else ``quick``, whose values the
+notebooks' parameters cells hold).
 """
 
 from __future__ import annotations
@@ -34,6 +41,11 @@ from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
 from pruneaudit.training.threads import follow_free_cores
 
+#: The profile a page run outside the book's runner reads other notebooks' parameters from
+#: (:func:`page_profile`); set by ``make live`` to the profile its copies were made for.
+PAGE_PROFILE_ENV = "PRUNEAUDIT_PAGE_PROFILE"
+#: The profile whose values the notebooks' parameters cells hold.
+DEFAULT_PROFILE = "quick"
 #: Set by :func:`pruneaudit.book.run_notebook` for the kernel: where the executed page goes.
 PAGE_DIR_ENV = "PRUNEAUDIT_PAGE_DIR"
 NOTEBOOK_ENV = "PRUNEAUDIT_NOTEBOOK"
@@ -188,16 +200,55 @@ def _write_phases_after_each_cell(path: Path) -> None:
         shell.events.register("post_run_cell", lambda _result: timing.write(path))
 
 
-def setup(namespace: Mapping[str, object], params_type: type[StudyParams]) -> Page:
+def page_profile(
+    profile: str | os.PathLike | None = None, environ: Mapping[str, str] | None = None
+) -> str:
+    """The profile a page run outside the book's runner reads other notebooks' parameters
+    from: ``profile`` if given, else ``$PRUNEAUDIT_PAGE_PROFILE``, else :data:`DEFAULT_PROFILE`."""
+    environ = os.environ if environ is None else environ
+    return str(profile or environ.get(PAGE_PROFILE_ENV) or DEFAULT_PROFILE)
+
+
+def read_upstream(
+    namespace: Mapping[str, object],
+    params_type: type[StudyParams],
+    profile: str | os.PathLike | None = None,
+) -> dict[str, object]:
+    """``namespace`` with every parameter the study reads from another notebook
+    (``Params.READS``: field -> notebook) that nobody passed (None) set to that notebook's
+    checked values under :func:`page_profile` (:meth:`Profile.values
+    <pruneaudit.book.profiles.Profile.values>`), each said in one line; the runner passes them.
+    """
+    reads = dict(getattr(params_type, "READS", None) or {})
+    missing = [name for name in reads if namespace.get(name) is None]
+    if not missing:
+        return dict(namespace)
+    chosen = page_profile(profile)
+    read = Profile.read(chosen)
+    out = dict(namespace)
+    for name in missing:
+        out[name] = read.values(reads[name])
+        print(f"{name}: notebook {reads[name]}'s parameters in profile {chosen} "
+              "(not passed by the book's runner)")
+    return out
+
+
+def setup(
+    namespace: Mapping[str, object],
+    params_type: type[StudyParams],
+    *,
+    profile: str | os.PathLike | None = None,
+) -> Page:
     """Build the study's parameters object from the notebook, print provenance, return a
     :class:`Page`.
 
     Pass ``globals()`` and the study's parameters class: its fields must be the names the
     parameters cell declares, typed
     (:meth:`pruneaudit.studies.params.StudyParams.from_namespace`); one error names every bad
-    value and every broken rule.
+    value and every broken rule. Parameters read from another notebook that the runner did not
+    pass come from ``profile`` (:func:`read_upstream`).
     """
-    params = params_type.from_namespace(namespace)
+    params = params_type.from_namespace(read_upstream(namespace, params_type, profile))
     config.set_device(params.device)
     info = build_info()
     print(banner_text(info))

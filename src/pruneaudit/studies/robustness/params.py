@@ -53,8 +53,9 @@ class Params(StudyParams):
     whose populations the page evaluates: the page declares which of them (its first
     ``members`` members at ``levels``), and :data:`READS` declares that ``study4`` holds the
     parameters of notebook ``04_compression_impact`` under the same build (profile and
-    overrides), which the book's runner resolves and passes (a mapping is built into
-    Study 4's :class:`~pruneaudit.studies.compression_impact.Params`)."""
+    overrides), which the book's runner resolves and passes; a page run otherwise resolves them
+    from a profile in :func:`pruneaudit.book.setup` (a mapping is built into Study 4's
+    :class:`~pruneaudit.studies.compression_impact.Params`)."""
 
     STUDY = "Study 5"
     #: The parameters this page reads from other notebooks: field name -> notebook.
@@ -92,9 +93,9 @@ class Params(StudyParams):
         ``levels`` (:meth:`pruneaudit.studies.compression_impact.Populations.subset`)."""
         if self.study4 is None:
             raise PruneAuditError(
-                "Study 5 evaluates Study 4's populations: run this page with the book's runner "
-                "(python -m pruneaudit.book run 05_robustness --profile ...), which passes Study "
-                "4's parameters, or give them as study4")
+                "Study 5 evaluates Study 4's populations: give Study 4's parameters as study4 "
+                "(book.setup resolves them from a profile, as does "
+                "Profile.read(profile).study_params('04_compression_impact'))")
         return Populations.from_params(self.study4).subset(self.members, self.levels)
 
     def as_dict(self) -> dict[str, Any]:
