@@ -21,6 +21,7 @@ from pruneaudit.audit.accuracy import (
     unfairness,
     unfairness_vs_sparsity,
 )
+from pruneaudit.audit.bounded import SCALES, bounded_interval
 from pruneaudit.audit.class_properties import (
     ArrayLike,
     class_counts,
@@ -148,6 +149,8 @@ from pruneaudit.audit.subgroups import (
 )
 
 __all__ = [
+    "SCALES",
+    "bounded_interval",
     "share_interval",
     "welch_interval",
     "VoteStatistic",
