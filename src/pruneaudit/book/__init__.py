@@ -6,61 +6,46 @@
 - :mod:`~pruneaudit.book.progress`: progress lines and torch's thread count while building.
 - :mod:`~pruneaudit.book.assets`: offline JavaScript, the benchmark fragment, staged sources.
 - :mod:`~pruneaudit.book.runner`: :func:`run_notebook`, :func:`build` and the command line.
+- :mod:`~pruneaudit.book.compute`: :func:`run_studies`, the studies' runs into the results
+  store without notebooks (the ``compute`` command).
+
+Names are imported when first used (PEP 562), so that ``import pruneaudit.book.compute`` (and
+the ``compute`` command) needs none of the notebook stack (nbformat, nbclient, papermill,
+Jupyter) that the runner and the notebooks' helpers import.
 """
 
 from __future__ import annotations
 
-from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
-from pruneaudit.book.notebook import (
-    BUILD_DATE_ENV,
-    OVERRIDES_ENV,
-    PROFILE_ENV,
-    VERSIONED,
-    Page,
-    banner_text,
-    build_info,
-    print_provenance,
-    setup,
-)
-from pruneaudit.book.pages import load_timings
-from pruneaudit.book.paths import (
-    BOOK,
-    MATHJAX,
-    NBS,
-    PROFILE_NAMES,
-    PROFILES,
-    REPO,
-    STUDIES,
-    TIMINGS,
-)
-from pruneaudit.book.profiles import (
-    Parameter,
-    Profile,
-    check_common,
-    declared_parameters,
-    load_profile,
-    notebook_path,
-    parse_overrides,
-    parse_parameters_cell,
-    profile_label,
-    profile_measurement,
-    resolve_parameters,
-    study_module,
-    validate_notebook,
-)
-from pruneaudit.book.progress import THREADS_ENV, Monitor, choose_threads, route_tqdm
-from pruneaudit.book.runner import (
-    add_banner,
-    build,
-    build_stamp,
-    check_same_build,
-    expected_duration,
-    main,
-    read_stamp,
-    record_timing,
-    run_notebook,
-    strip_widgets,
-)
+import importlib
+from typing import Any
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(
+        ("REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX", "PROFILE_NAMES"),
+        "paths",
+    ),
+    **dict.fromkeys(
+        ("PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED", "print_provenance",
+         "build_info", "banner_text", "Page", "setup"),
+        "notebook",
+    ),
+    **dict.fromkeys(
+        ("Parameter", "Profile", "load_profile", "profile_measurement", "profile_label",
+         "notebook_path", "parse_parameters_cell", "declared_parameters", "parse_overrides",
+         "resolve_parameters", "study_module", "validate_notebook", "check_common"),
+        "profiles",
+    ),
+    **dict.fromkeys(("THREADS_ENV", "Monitor", "choose_threads", "route_tqdm"), "progress"),
+    **dict.fromkeys(("vendor_assets", "write_benchmark_tables", "stage_sources"), "assets"),
+    "load_timings": "pages",
+    **dict.fromkeys(
+        ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook",
+         "record_timing", "expected_duration", "check_same_build", "build", "main"),
+        "runner",
+    ),
+    **dict.fromkeys(("Computed", "run_studies"), "compute"),
+}
 
 __all__ = [
     # paths
@@ -82,4 +67,20 @@ __all__ = [
     "strip_widgets", "build_stamp", "add_banner",
     "read_stamp", "run_notebook", "record_timing", "load_timings", "expected_duration",
     "check_same_build", "build", "main",
+    # compute
+    "Computed", "run_studies",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (then kept here)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

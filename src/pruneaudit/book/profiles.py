@@ -28,6 +28,7 @@ import ast
 import difflib
 import importlib
 import importlib.util
+import json
 import os
 import re
 import types
@@ -350,13 +351,15 @@ def _annotation(node: ast.expr, where: str) -> object:
 
 
 def declared_parameters(name: str) -> dict[str, Parameter]:
-    """The parameters declared in ``nbs/<name>.ipynb``'s cell tagged ``parameters``."""
-    import nbformat
-
-    nb = nbformat.read(notebook_path(name), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
-            return parse_parameters_cell(cell.source, f"notebook {name}, parameters cell")
+    """The parameters declared in ``nbs/<name>.ipynb``'s cell tagged ``parameters`` (the
+    notebook's JSON read as is: no notebook library needed)."""
+    nb = json.loads(notebook_path(name).read_text())
+    for cell in nb.get("cells", []):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.get("cell_type") == "code" and "parameters" in tags:
+            source = cell.get("source", "")
+            source = source if isinstance(source, str) else "".join(source)
+            return parse_parameters_cell(source, f"notebook {name}, parameters cell")
     raise PruneAuditError(f"notebook {name} has no cell tagged 'parameters'")
 
 
