@@ -71,30 +71,56 @@ def test_stability_is_a_probability_and_mirrors(centre, half, paper):
 
 
 def test_direction_and_size_make_the_verdict():
+    # paper 1.0, margin 0.25: band [0.75, 1.25]; negligible band (-0.25, 0.25)
     cases = {
-        (0.5, 1.5): (F.PAPERS_SIDE, F.ABOUT, audit.REPRODUCED),
-        (0.2, 0.8): (F.PAPERS_SIDE, F.SIZE_SMALLER, audit.SMALLER),
-        (1.2, 1.8): (F.PAPERS_SIDE, F.SIZE_LARGER, audit.LARGER),
-        (-0.5, 1.5): (F.CANT_TELL, F.ABOUT, audit.INCONCLUSIVE),
+        (0.8, 1.2): (F.PAPERS_SIDE, F.ABOUT, audit.REPRODUCED),
+        (0.5, 1.5): (F.PAPERS_SIDE, F.CANT_TELL, audit.SIZE_UNCLEAR),
+        (0.2, 0.7): (F.PAPERS_SIDE, F.SIZE_SMALLER, audit.SMALLER),
+        (1.3, 1.8): (F.PAPERS_SIDE, F.SIZE_LARGER, audit.LARGER),
+        (-0.5, 1.5): (F.CANT_TELL, F.CANT_TELL, audit.INCONCLUSIVE),
         (-0.5, 0.5): (F.CANT_TELL, F.SIZE_SMALLER, audit.NOT_REPRODUCED),
+        (-0.2, 0.2): (F.ABSENT, F.SIZE_SMALLER, audit.NOT_REPRODUCED),
         (-1.5, -0.5): (audit.OPPOSITE, F.SIZE_SMALLER, audit.OPPOSITE),
     }
     for (low, high), (direction, size, said) in cases.items():
-        row = audit.finding("x", (low + high) / 2, low, high, 1.0, source="s", basis="b")
+        row = audit.finding("x", (low + high) / 2, low, high, 1.0, source="s", basis="b",
+                            margin=0.25)
         assert (row.direction, row.size, row.verdict) == (direction, size, said)
+        assert row.paper_band == (0.75, 1.25) and row.margin == 0.25
 
 
-def test_the_papers_standard_error_widens_the_size_comparison():
-    # Ours 0.70 [0.60, 0.80] against 1.0: smaller; with the paper's se 0.2 the interval of
-    # ours minus the paper's is 0.1 +- sqrt(0.1^2 + (1.96 * 0.2)^2) = +-0.405, which holds 0.
-    assert audit.verdict(0.6, 0.8, 1.0) == audit.SMALLER
-    assert audit.verdict(0.6, 0.8, 1.0, paper_se=0.2) == audit.REPRODUCED
-    assert F.widening(0.6, 0.8, 0.2) == pytest.approx(
-        math.hypot(0.1, stats.norm.ppf(0.975) * 0.2) - 0.1
-    )
+def test_the_papers_standard_error_widens_its_band():
+    # Paper 1.0 with se 0.2 and no margin: band 1 +- 1.96 * 0.2 = [0.608, 1.392].
+    q = stats.norm.ppf(0.975)
+    assert audit.paper_band(1.0, 0.2, 0.0) == pytest.approx((1 - q * 0.2, 1 + q * 0.2))
+    assert audit.verdict(0.65, 0.8, 1.0) == audit.SMALLER
+    assert audit.verdict(0.65, 0.8, 1.0, paper_se=0.2) == audit.REPRODUCED
+    assert audit.verdict(0.6, 0.8, 1.0, paper_se=0.2) == audit.SIZE_UNCLEAR  # crosses 0.608
+    assert audit.verdict(0.6, 0.8, 1.0, paper_se=0.2, margin=0.01) == audit.REPRODUCED
     paper = audit.Published(1, "1.0", 1.0, "P", se=0.2)
-    row = audit.finding("x", 0.7, 0.6, 0.8, paper, source="s", basis="b")
+    row = audit.finding("x", 0.7, 0.65, 0.8, paper, source="s", basis="b")
     assert (row.verdict, row.paper_se) == (audit.REPRODUCED, 0.2)
+
+
+def test_without_a_printed_spread_the_papers_se_scales_ours_to_its_units():
+    # Ours: 16 seeds, t interval of half-width t_15 * 0.02; the paper: a mean of 6 replicates.
+    q = stats.t.ppf(0.975, 15)
+    row = audit.finding("D9.9 drop", -0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19,
+                        source="s", basis="seeds", df=15, margin=0.05, paper_units=6)
+    se = 0.02 * math.sqrt(16 / 6)
+    assert row.paper_se == pytest.approx(se)
+    half = stats.norm.ppf(0.975) * se + 0.05
+    assert row.paper_band == pytest.approx((-0.19 - half, -0.19 + half))
+    assert row.paper_units == 6 and row.verdict == audit.REPRODUCED
+    # One unit of the paper (one writer of one seed): the per-unit spread itself.
+    one = audit.finding("D9.9 drop", -0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19,
+                        source="s", basis="seeds", df=15, margin=0.0, paper_units=1)
+    assert one.paper_se == pytest.approx(0.02 * 4)
+    # The package's margins: D2.1 is a mean over 6 replicates with a 5-point margin.
+    drop = audit.finding("D2.1 test accuracy falls", -0.15, -0.2, -0.1, -0.19, source="s",
+                         basis="seeds", df=15)
+    assert (drop.margin, drop.paper_units) == (0.05, 6) and drop.margin_reason
+    assert drop.paper_se == pytest.approx(0.1 / (2 * q) * math.sqrt(16 / 6))
 
 
 def test_printed_standard_errors_are_read_from_the_published_table():
@@ -108,7 +134,7 @@ def test_borderline_rows_name_both_verdicts():
     row = audit.finding("x", 1.0, 0.02, 1.98, 2.5, source="s", basis="b")
     assert audit.is_borderline(row)
     assert audit.verdict_label(row) == f"borderline: {row.verdict} / {row.alternative}"
-    firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b")
+    firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", margin=0.3)
     assert audit.verdict_label(firm) == audit.REPRODUCED
 
 
@@ -121,7 +147,7 @@ def test_firm_rows_keep_their_verdict_in_simulated_replications():
     half = stats.norm.ppf(0.975) * se
 
     def rule(lo, hi):
-        return audit.verdict(lo, hi, paper)
+        return audit.verdict(lo, hi, paper, margin=0.8)
 
     truths = rng.uniform(-1.5, 3.0, n)
     original = truths + se * rng.standard_normal(n)

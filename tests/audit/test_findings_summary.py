@@ -1,5 +1,5 @@
 """The paragraph under a findings table: verdict counts, firm and borderline apart, and what
-'not reproduced' and 'borderline' mean."""
+'not reproduced', 'borderline' and 'size can't tell' mean."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pruneaudit import audit
 
 def _rows():
     return [
-        audit.finding("a", 2.5, 2.4, 2.6, 2.5, source="s", basis="b"),  # reproduced, firm
+        audit.finding("a", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", margin=0.3),  # reproduced
         audit.finding("b", 0.0, -0.1, 0.1, 2.5, source="s", basis="b"),  # not reproduced, firm
         audit.finding("c", 1.0, 0.02, 1.98, 2.5, source="s", basis="b"),  # smaller, borderline
         audit.not_testable("d", None, source="s", why="no CIFAR offline"),
@@ -44,8 +44,21 @@ def test_summary_of_the_paper_profile_or_without_failures_adds_nothing():
     assert audit.summary_text(_rows()[:1], "quick") == "1 finding: 1 firm (1 reproduced)."
 
 
+def test_counts_and_summary_name_size_cant_tell_and_not_comparable():
+    rows = [
+        audit.finding("e", 2.5, 1.5, 3.5, 2.5, source="s", basis="b", margin=0.3),
+        audit.not_comparable("f", 0.4, 0.3, 0.5, 0.2, source="s", why="another population"),
+    ]
+    assert rows[0].verdict == audit.SIZE_UNCLEAR and rows[1].verdict == audit.NOT_COMPARABLE
+    assert rows[1].direction == audit.findings.PAPERS_SIDE and rows[1].size == ""
+    assert audit.verdict_counts(rows).endswith("1 not comparable here.")
+    assert "size can't tell* row" in audit.summary_text(rows, "quick")
+
+
 def test_findings_round_trip_through_json(tmp_path):
-    rows = _rows()
+    rows = [*_rows(), audit.finding("D2.1 drop", -0.15, -0.2, -0.1, -0.19, source="s",
+                                    basis="seeds", df=15)]
+    assert rows[-1].paper_band is not None and rows[-1].margin == 0.05
     path = audit.write_findings_json(rows, tmp_path / "x.findings.json")
     import json
 

@@ -17,31 +17,46 @@ from pruneaudit.errors import PruneAuditError
 @pytest.mark.parametrize(
     ("low", "high", "expected"),
     [
-        (0.5, 1.5, audit.REPRODUCED),  # excludes 0, contains the paper's 1.0
-        (0.2, 0.8, audit.SMALLER),  # excludes 0, wholly below 1.0
-        (1.2, 1.8, audit.LARGER),  # excludes 0, wholly above 1.0
-        (-0.5, 1.5, audit.INCONCLUSIVE),  # contains both 0 and 1.0
-        (-0.5, 0.5, audit.NOT_REPRODUCED),  # contains 0, excludes 1.0
+        # paper 1.0 with margin 0.25: the band is [0.75, 1.25]
+        (0.8, 1.2, audit.REPRODUCED),  # excludes 0, wholly inside the band
+        (0.5, 1.5, audit.SIZE_UNCLEAR),  # excludes 0, holds the paper's value, leaves the band
+        (0.6, 0.9, audit.SIZE_UNCLEAR),  # excludes 0, straddles the band's near edge
+        (0.2, 0.7, audit.SMALLER),  # excludes 0, wholly below the band
+        (1.3, 1.8, audit.LARGER),  # excludes 0, wholly above the band
+        (-0.5, 1.5, audit.INCONCLUSIVE),  # contains both 0 and the band
+        (-0.5, 0.5, audit.NOT_REPRODUCED),  # contains 0, wholly below the band
+        (-0.2, 0.2, audit.NOT_REPRODUCED),  # inside the negligible band (-0.25, 0.25): absent
         (-1.5, -0.5, audit.OPPOSITE),  # excludes 0 on the other side
         (math.nan, math.nan, audit.INCONCLUSIVE),  # no interval: too few units
     ],
 )
 def test_verdict_scale_against_a_positive_paper_value(low, high, expected):
-    assert audit.verdict(low, high, 1.0) == expected
+    assert audit.verdict(low, high, 1.0, margin=0.25) == expected
+
+
+def test_without_a_margin_or_a_spread_no_interval_is_reproduced():
+    # The band is the paper's point: an interval of positive width cannot lie inside it.
+    assert audit.verdict(0.5, 1.5, 1.0) == audit.SIZE_UNCLEAR
+    assert audit.verdict(1.0, 1.0, 1.0) == audit.REPRODUCED
 
 
 def test_verdict_mirrors_for_a_paper_value_below_the_null():
-    assert audit.verdict(-1.5, -0.5, -1.0) == audit.REPRODUCED
-    assert audit.verdict(-0.8, -0.2, -1.0) == audit.SMALLER
-    assert audit.verdict(-1.8, -1.2, -1.0) == audit.LARGER
-    assert audit.verdict(0.5, 1.5, -1.0) == audit.OPPOSITE
+    kw = {"margin": 0.25}
+    assert audit.verdict(-1.2, -0.8, -1.0, **kw) == audit.REPRODUCED
+    assert audit.verdict(-0.7, -0.2, -1.0, **kw) == audit.SMALLER
+    assert audit.verdict(-1.8, -1.3, -1.0, **kw) == audit.LARGER
+    assert audit.verdict(-1.5, -0.5, -1.0, **kw) == audit.SIZE_UNCLEAR
+    assert audit.verdict(0.5, 1.5, -1.0, **kw) == audit.OPPOSITE
     assert audit.verdict(0.9, 1.2, 0.5, null=1.0) == audit.NOT_REPRODUCED
 
 
 def test_direction_only_findings_need_a_smallest_effect_to_say_no():
     assert audit.verdict(0.1, 0.3, None, direction=1) == audit.REPRODUCED
+    assert audit.verdict(0.01, 3.0, None, direction=1) == audit.REPRODUCED  # wide: still there
     assert audit.verdict(-0.1, 0.3, None, direction=1) == audit.INCONCLUSIVE
     assert audit.verdict(-0.1, 0.03, None, direction=1, smallest=0.05) == audit.NOT_REPRODUCED
+    assert audit.verdict(-0.04, 0.03, None, direction=1, smallest=0.05) == audit.NOT_REPRODUCED
+    assert audit.verdict(-0.1, 0.3, None, direction=1, smallest=0.05) == audit.INCONCLUSIVE
     assert audit.verdict(-0.3, -0.1, None, direction=1) == audit.OPPOSITE
     with pytest.raises(PruneAuditError, match="direction"):
         audit.verdict(0.1, 0.3, None)
@@ -60,25 +75,36 @@ def test_bad_intervals_and_paper_values_are_refused():
 finite = st.integers(-80, 80).map(lambda k: k / 8)
 
 
-@given(finite, finite, finite.filter(lambda p: p != 0), finite)
-def test_verdict_is_invariant_under_shift_and_mirror(a, b, paper, shift):
+margins = st.integers(0, 16).map(lambda k: k / 8)
+
+
+@given(finite, finite, finite.filter(lambda p: p != 0), finite, margins)
+def test_verdict_is_invariant_under_shift_and_mirror(a, b, paper, shift, margin):
     low, high = sorted((a, b))
-    once = audit.verdict(low, high, paper)
-    assert audit.verdict(low + shift, high + shift, paper + shift, null=shift) == once
-    assert audit.verdict(-high, -low, -paper) == once
+    once = audit.verdict(low, high, paper, margin=margin)
+    assert audit.verdict(low + shift, high + shift, paper + shift, null=shift,
+                         margin=margin) == once
+    assert audit.verdict(-high, -low, -paper, margin=margin) == once
 
 
-@given(finite, finite, finite.filter(lambda p: p != 0))
-def test_exactly_one_region_of_the_scale_holds(a, b, paper):
+@given(finite, finite, finite.filter(lambda p: p != 0), margins)
+def test_exactly_one_region_of_the_scale_holds(a, b, paper, margin):
     low, high = sorted((a, b))
     side = np.sign(paper)
-    contains_null = low <= 0 <= high
-    contains_paper = low <= paper <= high
-    said = audit.verdict(low, high, paper)
-    assert (said == audit.INCONCLUSIVE) == (contains_null and contains_paper)
-    assert (said == audit.NOT_REPRODUCED) == (contains_null and not contains_paper)
-    assert (said == audit.OPPOSITE) == (not contains_null and side * low < 0)
-    assert (said == audit.REPRODUCED) == (not contains_null and side * low > 0 and contains_paper)
+    band_low, band_high = paper - margin, paper + margin
+    inside_band = band_low <= low and high <= band_high
+    toward_null = side * (high if side > 0 else low) < side * (band_low if side > 0 else band_high)
+    excludes_null = side * low > 0 if side > 0 else side * high > 0
+    absent = margin > 0 and -margin < low and high < margin
+    said = audit.verdict(low, high, paper, margin=margin)
+    opposite = (high < 0) if side > 0 else (low > 0)
+    assert (said == audit.OPPOSITE) == opposite
+    assert (said == audit.REPRODUCED) == (excludes_null and inside_band)
+    undecided = not excludes_null and not opposite
+    assert (said == audit.NOT_REPRODUCED) == (undecided and (absent or toward_null))
+    assert (said == audit.INCONCLUSIVE) == (undecided and not absent and not toward_null)
+    sizes = (audit.SMALLER, audit.LARGER, audit.SIZE_UNCLEAR)
+    assert (said in sizes) == (excludes_null and not inside_band)
 
 
 def test_power_matches_a_brute_force_simulation():
@@ -119,9 +145,9 @@ def test_power_is_nan_without_an_interval_or_an_effect_and_rises_with_precision(
 def test_finding_carries_its_power_unit_and_definition():
     row = audit.finding(
         "D9.1 x", -0.3, -0.4, -0.2, -0.37, source="H1; Table 6", basis="seeds", df=4,
-        unit="points", definition="PIE accuracy minus all",
+        unit="points", definition="PIE accuracy minus all", margin=0.2,
     )
-    assert row.verdict == audit.REPRODUCED
+    assert row.verdict == audit.REPRODUCED and row.paper_band == pytest.approx((-0.57, -0.17))
     assert row.power == pytest.approx(audit.power(-0.4, -0.2, -0.37, df=4))
     assert row.unit == "points" and row.definition == "PIE accuracy minus all"
     assert list(audit.findings_frame([row]).columns) == list(audit.JSON_KEYS)

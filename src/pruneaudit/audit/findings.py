@@ -2,32 +2,35 @@
 
 A *finding* is one directional statement of a paper (D1.1, D1.2, ...: each study page lists its
 own) with the paper's value, ours with a 95% interval, and a verdict computed from that interval
-alone. With ``P`` the paper's effect and ``0`` the null, both on the paper's side of the null:
+alone, never from the point estimate. It is the pair of two answers, kept apart:
 
-- ``reproduced``: the interval excludes the null on the paper's side and contains ``P`` (for a
-  finding stated only as a direction, excluding the null suffices);
-- ``same direction, smaller`` / ``same direction, larger``: it excludes the null on the paper's
-  side and lies wholly below / above ``P``;
-- ``inconclusive``: it contains both the null and ``P`` (too few units to tell), or it could not
-  be computed (fewer units than an interval needs);
-- ``not reproduced``: it contains the null and excludes ``P``;
-- ``opposite``: it excludes the null on the other side;
-- ``not testable here``: the offline data or the budget cannot show it (a reason is required).
+- *direction* (:func:`direction_of`): ``paper's side`` when the interval excludes the null on the
+  paper's side, ``opposite`` on the other side, ``absent`` when it lies inside the negligible band
+  around the null (the row's margin, or its smallest effect of interest), else ``can't tell``;
+- *size* (:func:`size_of`) against the *paper's band* (:func:`paper_band`): the values a
+  replication of the paper itself could give, ``P ± (q * paper_se + margin)``, with ``paper_se``
+  the paper's printed standard error or, where it prints none, our per-unit spread scaled to the
+  paper's stated units (:func:`paper_se_from_units`), and ``margin`` the smallest difference a
+  reader of the paper would care about, fixed in advance per row with its reason (the package's
+  ``data/margins.csv``, :func:`margin_for`). ``about the paper's`` only when our whole interval
+  lies inside the band (an equivalence test, two one-sided), ``smaller`` / ``larger`` when it
+  lies wholly outside on one side, else ``can't tell``.
 
-A finding stated only as a direction has no ``P``: its interval containing the null is
-``inconclusive`` unless a smallest effect of interest is given, which then plays ``P``'s part.
-The verdict never looks at the point estimate. It is the pair of two answers, kept apart
-(:func:`direction_of`, :func:`size_of`): *direction* (is the effect there, on the paper's side:
-``paper's side``, ``can't tell`` or ``opposite``) and *size* against the paper's number
-(``about the paper's``, ``smaller``, ``larger``). Where the paper prints its own spread (a
-standard error; :attr:`Published.se`), "about the paper's" tests consistency with a replication
-of the paper: the interval is widened to that of ours minus the paper's.
+The verdict (:func:`combined`): ``reproduced`` = paper's side and about the paper's size (for a
+finding stated only as a direction, the paper's side suffices); ``same direction, smaller`` /
+``larger``; ``same direction, size can't tell`` (the interval overlaps an edge of the band: never
+``reproduced``); ``not reproduced`` = absent, or direction undecided and the interval wholly below
+the band; ``inconclusive`` = direction undecided otherwise (also when no interval could be
+computed); ``opposite``; ``not testable here`` and ``not comparable here`` (each with its reason).
+A direction-only finding's smallest effect of interest plays the band's near edge.
 
 The *stability* of a row (:func:`stability`) is the probability that an independent replication
-with the same units lands in the same verdict: the replication's estimate is the truth plus new
-noise, so it is drawn from the predictive spread around ours (twice the variance of ours), with
-an interval of our width around it. A row below :data:`STABLE` (fixed in advance) is
-*borderline* between its verdict and the most likely other one (:func:`verdict_label`).
+with the same units lands in the same verdict: the replication's estimate is the truth plus its
+build's effect plus new noise, so it is drawn around ours with variance ``2 * (se^2 + tau^2)``,
+``tau^2`` the between-build variance (:func:`between_sd`, estimated from the project's own
+independent builds, ``data/between_builds.csv``), with an interval of our width around it. A row
+below :data:`STABLE` (fixed in advance) is *borderline* between its verdict and the most likely
+other one (:func:`verdict_label`).
 
 The *power* of a row is the probability that an
 interval of the width we measured excludes the null on the paper's side if the true effect were
@@ -59,13 +62,22 @@ from pruneaudit.errors import PruneAuditError, check_choice
 REPRODUCED = "reproduced"
 SMALLER = "same direction, smaller"
 LARGER = "same direction, larger"
+#: The effect is on the paper's side but the interval overlaps an edge of the paper's band.
+SIZE_UNCLEAR = "same direction, size can't tell"
 INCONCLUSIVE = "inconclusive"
 NOT_REPRODUCED = "not reproduced"
 OPPOSITE = "opposite"
 NOT_TESTABLE = "not testable here"
-VERDICTS = (REPRODUCED, SMALLER, LARGER, INCONCLUSIVE, NOT_REPRODUCED, OPPOSITE, NOT_TESTABLE)
+#: Our quantity is not the paper's (another footing, another population): no size verdict.
+NOT_COMPARABLE = "not comparable here"
+VERDICTS = (
+    REPRODUCED, SMALLER, LARGER, SIZE_UNCLEAR, INCONCLUSIVE, NOT_REPRODUCED, OPPOSITE,
+    NOT_TESTABLE, NOT_COMPARABLE,
+)
 #: Verdicts that fail a finding (what a simulated null must give).
 FAILING = (INCONCLUSIVE, NOT_REPRODUCED, OPPOSITE)
+#: Verdicts that say nothing of the finding: the row's basis says why.
+UNTESTED = (NOT_TESTABLE, NOT_COMPARABLE)
 #: Units a finding's numbers are in: ``percent`` (a share shown in %), ``points`` (a difference of
 #: shares shown in percentage points), ``ratio`` or ``""`` (a plain number).
 UNITS = ("", "percent", "points", "ratio")
@@ -73,17 +85,19 @@ UNITS = ("", "percent", "points", "ratio")
 JSON_KEYS = (
     "finding", "paper", "ours", "ci_low", "ci_high", "verdict", "source", "power", "unit",
     "definition", "basis", "excess", "units", "needed", "direction", "size", "stability",
-    "direction_stability", "alternative", "paper_se", "headline", "firm_at",
+    "direction_stability", "alternative", "paper_se", "headline", "firm_at", "paper_band",
+    "margin", "margin_reason", "paper_units", "between_sd",
 )
 #: Answers to "is the effect there, on the paper's side?" (:func:`direction_of`).
 PAPERS_SIDE = "paper's side"
+ABSENT = "absent"
 CANT_TELL = "can't tell"
-DIRECTIONS = (PAPERS_SIDE, CANT_TELL, OPPOSITE)
-#: Answers to "how large, against the paper's number?" (:func:`size_of`; empty: no number).
+DIRECTIONS = (PAPERS_SIDE, ABSENT, CANT_TELL, OPPOSITE)
+#: Answers to "how large, against the paper's band?" (:func:`size_of`; empty: no number).
 ABOUT = "about the paper's"
 SIZE_SMALLER = "smaller"
 SIZE_LARGER = "larger"
-SIZES = (ABOUT, SIZE_SMALLER, SIZE_LARGER, "")
+SIZES = (ABOUT, SIZE_SMALLER, SIZE_LARGER, CANT_TELL, "")
 #: A verdict whose stability is below this (fixed before any build) is printed as borderline.
 STABLE = 0.8
 #: Quadrature nodes of the replication's predictive distribution (:func:`stability`).
@@ -101,6 +115,45 @@ def published() -> pd.DataFrame:
     ``metric``, ``value`` as printed, ``number``)."""
     with resources.files("pruneaudit.audit").joinpath("data/published.csv").open() as f:
         return pd.read_csv(f, dtype={"value": str})
+
+
+@cache
+def margins() -> pd.DataFrame:
+    """The margin of every testable numeric finding, fixed in advance (``finding``: the row's
+    name or the start of it, ``margin`` in the row's unit, ``paper_units``: how many units of the
+    row's kind the paper's number rests on, blank when not stated or of another kind,
+    ``reason``)."""
+    with resources.files("pruneaudit.audit").joinpath("data/margins.csv").open() as f:
+        table = pd.read_csv(f, dtype={"finding": str, "reason": str})
+    table["paper_units"] = table["paper_units"].astype("Int64")
+    return table
+
+
+@dataclass(frozen=True)
+class Margin:
+    """A row's margin (in its unit), the paper's units (None: not stated) and the reason."""
+
+    margin: float
+    paper_units: int | None
+    reason: str
+
+
+def _starts(name: str, key: str) -> bool:
+    """Whether ``name`` begins with ``key`` as a whole word (``D4.1`` does not begin
+    ``D4.10 ...``)."""
+    return re.match(re.escape(key) + r"(?![\w.])", name) is not None
+
+
+def margin_for(name: str) -> Margin | None:
+    """The margin of the finding called ``name`` (:func:`margins`: the longest key it begins
+    with, as a whole word), None when the table has none."""
+    table = margins()
+    hits = [r for r in table.itertuples() if _starts(name, r.finding)]
+    if not hits:
+        return None
+    row = max(hits, key=lambda r: len(r.finding))
+    units = None if pd.isna(row.paper_units) else int(row.paper_units)
+    return Margin(float(row.margin), units, str(row.reason))
 
 
 @dataclass(frozen=True)
@@ -148,20 +201,58 @@ def printed_se(note: object) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def _side_and_target(
-    paper: float | None, null: float, direction: int, smallest: float | None
-) -> tuple[float, float | None]:
-    """The paper's side of the null (+1 or -1) and its effect as a distance on that side (the
-    paper's value, else ``smallest``, else None)."""
+def _quantile(df: float | None, level: float = 0.95) -> float:
+    """The two-sided ``level`` quantile of a t on ``df`` (normal when None)."""
+    return _normal_quantile(level) if df is None else float(stats.t.ppf(0.5 + level / 2, df))
+
+
+def interval_se(ci_low: float, ci_high: float, *, df: float | None = None,
+                level: float = 0.95) -> float:
+    """The standard error behind a ``level`` interval: its width over twice the t (``df``) or
+    normal quantile; NaN without a finite interval."""
+    if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
+        return math.nan
+    return (ci_high - ci_low) / (2 * _quantile(df, level))
+
+
+def paper_se_from_units(
+    ci_low: float, ci_high: float, units: int | None, paper_units: int | None, *,
+    df: float | None = None,
+) -> float | None:
+    """The paper's standard error from our per-unit spread: our standard error
+    (:func:`interval_se`) times ``sqrt(units / paper_units)``; None when either count is
+    unknown or there is no interval of positive width."""
+    if units is None or paper_units is None or not units > 0 or not paper_units > 0:
+        return None
+    se = interval_se(ci_low, ci_high, df=df)
+    if not (math.isfinite(se) and se > 0):
+        return None
+    return se * math.sqrt(units / paper_units)
+
+
+def paper_band(
+    paper: float, paper_se: float | None, margin: float, level: float = 0.95
+) -> tuple[float, float]:
+    """The values a replication of the paper could give, ``paper ± (q * paper_se + margin)``
+    (``q`` the normal ``level`` quantile; no spread term without ``paper_se``)."""
+    if not margin >= 0:
+        raise PruneAuditError(f"margin must be >= 0, got {margin!r}")
+    if paper_se is not None and not paper_se >= 0:
+        raise PruneAuditError(f"paper_se must be >= 0, got {paper_se!r}")
+    half = (0.0 if paper_se is None else _normal_quantile(level) * paper_se) + margin
+    return paper - half, paper + half
+
+
+def _side(paper: float | None, null: float, direction: int) -> float:
+    """The paper's side of the null (+1 or -1): the sign of ``paper - null``, else
+    ``direction``."""
     if paper is not None:
         side = float(np.sign(paper - null))
         if side == 0:
             raise PruneAuditError(f"the paper's value {paper} equals the null {null}: no direction")
-        return side, side * (paper - null)
+        return side
     if direction in (1, -1):
-        if smallest is not None and not smallest > 0:
-            raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
-        return float(direction), smallest
+        return float(direction)
     raise PruneAuditError("give the paper's value or a direction of +1 or -1")
 
 
@@ -172,16 +263,6 @@ def _oriented(ci_low: float, ci_high: float, side: float, null: float) -> tuple[
     return low, high
 
 
-def widening(ci_low: float, ci_high: float, paper_se: float | None, level: float = 0.95) -> float:
-    """How much each end of ``[ci_low, ci_high]`` moves out so that it becomes the interval of
-    ours minus the paper's, when the paper prints a standard error: the half-width ``h`` becomes
-    ``sqrt(h^2 + (q * paper_se)^2)`` with ``q`` the normal quantile; 0 without one."""
-    if paper_se is None or not paper_se > 0:
-        return 0.0
-    half = (ci_high - ci_low) / 2
-    return math.hypot(half, _normal_quantile(level) * paper_se) - half
-
-
 @cache
 def _normal_quantile(level: float) -> float:
     """The two-sided ``level`` quantile of the standard normal."""
@@ -189,53 +270,77 @@ def _normal_quantile(level: float) -> float:
 
 
 def direction_of(
-    ci_low: float, ci_high: float, *, side: int, null: float = 0.0
+    ci_low: float, ci_high: float, *, side: int, null: float = 0.0,
+    negligible: float | None = None,
 ) -> str:
     """Is the effect there, on the paper's ``side`` (+1 or -1) of ``null``? ``paper's side``
-    when the interval excludes the null on that side, ``opposite`` on the other, else
-    ``can't tell`` (also when there is no interval)."""
+    when the interval excludes the null on that side, ``opposite`` on the other, ``absent`` when
+    it lies inside ``(null - negligible, null + negligible)``, else ``can't tell`` (also when
+    there is no interval)."""
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return CANT_TELL
     low, high = _oriented(ci_low, ci_high, side, null)
-    return PAPERS_SIDE if low > 0 else OPPOSITE if high < 0 else CANT_TELL
+    if low > 0:
+        return PAPERS_SIDE
+    if high < 0:
+        return OPPOSITE
+    if negligible is not None and negligible > 0 and -negligible < low and high < negligible:
+        return ABSENT
+    return CANT_TELL
 
 
 def size_of(
     ci_low: float,
     ci_high: float,
-    target: float | None,
+    band: tuple[float, float] | None,
     *,
     side: int,
-    null: float = 0.0,
-    paper_se: float | None = None,
 ) -> str:
-    """How large, against the paper's effect ``target`` (a distance from ``null`` on the paper's
-    ``side``): ``smaller`` / ``larger`` when the interval (widened by :func:`widening` for the
-    paper's own spread) lies wholly below / above it, else ``about the paper's``; empty when
-    there is no ``target`` or no interval."""
-    if target is None or not (math.isfinite(ci_low) and math.isfinite(ci_high)):
+    """How large, against the paper's ``band`` (:func:`paper_band`) on the paper's ``side``:
+    ``about the paper's`` when the whole interval lies inside it, ``smaller`` / ``larger`` when
+    it lies wholly nearer to / farther from the null than the band, else ``can't tell``; empty
+    when there is no band or no interval. A band may be open on the far side (``inf``): a
+    direction-only finding's smallest effect of interest."""
+    if band is None or not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return ""
-    low, high = _oriented(ci_low, ci_high, side, null)
-    wide = widening(ci_low, ci_high, paper_se)
-    if high + wide < target:
-        return SIZE_SMALLER
-    if low - wide > target:
-        return SIZE_LARGER
-    return ABOUT
+    low, high = sorted(band)
+    if low <= ci_low and ci_high <= high:
+        return ABOUT
+    if ci_high < low:
+        return SIZE_SMALLER if side > 0 else SIZE_LARGER
+    if ci_low > high:
+        return SIZE_LARGER if side > 0 else SIZE_SMALLER
+    return CANT_TELL
 
 
 def combined(direction: str, size: str, *, has_paper: bool) -> str:
-    """The verdict (module doc) of a direction and a size: the effect on the paper's side is
-    *reproduced* at about the paper's size (or when only a direction is stated), else *same
-    direction, smaller/larger*; undecided direction is *not reproduced* when the interval is
-    wholly below the paper's effect, else *inconclusive*."""
+    """The verdict (module doc) of a direction and a size: on the paper's side, *reproduced*
+    about the paper's size (or when only a direction is stated), else *same direction, smaller
+    / larger / size can't tell*; *absent* is *not reproduced*; an undecided direction is *not
+    reproduced* when the interval lies wholly below the band, else *inconclusive*."""
     if direction == OPPOSITE:
         return OPPOSITE
     if direction == PAPERS_SIDE:
-        if not has_paper or size in (ABOUT, ""):
+        if not has_paper or size == ABOUT:
             return REPRODUCED
-        return SMALLER if size == SIZE_SMALLER else LARGER
+        return {SIZE_SMALLER: SMALLER, SIZE_LARGER: LARGER}.get(size, SIZE_UNCLEAR)
+    if direction == ABSENT:
+        return NOT_REPRODUCED
     return NOT_REPRODUCED if size == SIZE_SMALLER else INCONCLUSIVE
+
+
+def _band(
+    paper: float | None, side: float, null: float, smallest: float | None,
+    paper_se: float | None, margin: float,
+) -> tuple[float, float] | None:
+    """The paper's band, or for a direction-only finding with a smallest effect of interest the
+    effects at least that large on the paper's side (open on the far side); else None."""
+    if paper is not None:
+        return paper_band(paper, paper_se, margin)
+    if smallest is None:
+        return None
+    edge = null + side * smallest
+    return (edge, math.inf) if side > 0 else (-math.inf, edge)
 
 
 def verdict_rule(
@@ -245,17 +350,22 @@ def verdict_rule(
     direction: int = 0,
     smallest: float | None = None,
     paper_se: float | None = None,
+    margin: float = 0.0,
 ) -> Callable[[float, float], str]:
     """The verdict of an interval's ends ``(ci_low, ci_high)`` against one paper value, as a
-    function: the arguments are checked and the paper's side worked out once (a stability
-    quadrature calls it thousands of times). Arguments as :func:`verdict`'s."""
-    side, target = _side_and_target(paper, null, direction, smallest)
+    function: the arguments are checked and the paper's side and band worked out once (a
+    stability quadrature calls it thousands of times). Arguments as :func:`verdict`'s."""
+    side = _side(paper, null, direction)
+    if smallest is not None and not smallest > 0:
+        raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
+    band = _band(paper, side, null, smallest, paper_se, margin)
+    negligible = smallest if smallest is not None else (margin or None)
 
     def rule(ci_low: float, ci_high: float) -> str:
         if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
             return INCONCLUSIVE
-        said = direction_of(ci_low, ci_high, side=int(side), null=null)
-        size = size_of(ci_low, ci_high, target, side=int(side), null=null, paper_se=paper_se)
+        said = direction_of(ci_low, ci_high, side=int(side), null=null, negligible=negligible)
+        size = size_of(ci_low, ci_high, band, side=int(side))
         return combined(said, size, has_paper=paper is not None)
 
     return rule
@@ -270,16 +380,21 @@ def verdict(
     direction: int = 0,
     smallest: float | None = None,
     paper_se: float | None = None,
+    margin: float = 0.0,
 ) -> str:
     """The verdict of an interval ``[ci_low, ci_high]`` against the paper's value (module doc).
 
     The paper's side of ``null`` is the sign of ``paper - null``, or ``direction`` (+1 or -1)
     when ``paper`` is None (a finding stated as a direction only); ``smallest`` is then the
-    smallest effect of interest (an absolute distance from the null), if any. ``paper_se``: the
-    paper's own standard error, which widens the comparison with its value (:func:`size_of`).
+    smallest effect of interest (an absolute distance from the null), if any. ``paper_se`` (the
+    paper's own standard error) and ``margin`` (fixed in advance) make the paper's band
+    (:func:`paper_band`); ``margin`` (or ``smallest``) is also the negligible band around the
+    null that makes the effect *absent*. Without either, the band is the paper's point and no
+    interval of positive width is *reproduced*.
     """
     return verdict_rule(
-        paper, null=null, direction=direction, smallest=smallest, paper_se=paper_se
+        paper, null=null, direction=direction, smallest=smallest, paper_se=paper_se,
+        margin=margin,
     )(ci_low, ci_high)
 
 
@@ -292,28 +407,34 @@ def stability(
     df: float | None = None,
     level: float = 0.95,
     nodes: int = STABILITY_NODES,
+    between_sd: float = 0.0,
 ) -> tuple[float | None, str]:
     """The probability that an independent replication with the same units gives the same
     answer as ``rule(ci_low, ci_high)``, and the most likely other answer ("" if none).
 
-    The replication's estimate is the truth plus new noise: with ``se`` the interval's
-    half-width over the ``level`` quantile (Student t on ``df``, normal when None), it is
-    ``ours + sqrt(2) * se * Z`` (Z a t on ``df`` or a standard normal: the truth's uncertainty
-    and the replication's own noise), and its interval keeps our interval's distances from
-    ``ours`` on each side. The probability is a deterministic quadrature over ``nodes``
-    quantiles of Z (the rule evaluated where its answer changes, ``STABILITY_STRIDE``). None
-    when there is no finite interval of positive width.
+    The replication's estimate is the truth plus its build's effect plus new noise: with ``se``
+    the interval's half-width over the ``level`` quantile (Student t on ``df``, normal when
+    None) and ``between_sd`` the standard deviation of a build's effect (the spread between
+    independent builds beyond sampling: seed sets, devices; :func:`between_sd`), it is
+    ``ours + sqrt(2 * (se^2 + between_sd^2)) * Z`` (Z a t on ``df`` or a standard normal: the
+    truth's uncertainty given ours, our build's effect and the replication's own), and its
+    interval keeps our interval's distances from ``ours`` on each side. The probability is a
+    deterministic quadrature over ``nodes`` quantiles of Z (the rule evaluated where its answer
+    changes, ``STABILITY_STRIDE``). None when there is no finite interval of positive width.
     """
     values = (ours, ci_low, ci_high)
     if not all(v is not None and math.isfinite(v) for v in values) or not ci_high > ci_low:
         return None, ""
+    if not between_sd >= 0:
+        raise PruneAuditError(f"between_sd must be >= 0, got {between_sd!r}")
     dist = stats.norm if df is None else stats.t(df)
     q = float(dist.ppf(0.5 + level / 2))
     se = (ci_high - ci_low) / (2 * q)
     z = dist.ppf((np.arange(nodes) + 0.5) / nodes)
     below, above = ours - ci_low, ci_high - ours
     said = rule(ci_low, ci_high)
-    centres = ours + math.sqrt(2) * se * z  # ascending: each answer holds on runs of nodes
+    spread = math.sqrt(2 * (se**2 + between_sd**2))
+    centres = ours + spread * z  # ascending: each answer holds on runs of nodes
     got: list[str | None] = [None] * nodes
 
     def at(i: int) -> str:
@@ -485,20 +606,25 @@ def units_for_stability(
     t: bool = True,
     target: float = STABLE,
     most: int = 10_000,
+    between_sd: float = 0.0,
 ) -> int | None:
     """The fewest units at which a row with our estimate would be firm (:func:`stability` at
     least ``target``) if the estimate held: the interval's distances from ``ours`` shrink as
-    ``sqrt(units/n)`` (for a t interval, with the quantile on ``n - 1`` df). None when the row is
-    already firm, cannot be computed, or needs more than ``most`` units."""
+    ``sqrt(units/n)`` (for a t interval, with the quantile on ``n - 1`` df), and so does the
+    between-build spread ``between_sd`` (modelled as a multiple of the sampling spread,
+    :func:`between_sd`). None when the row is already firm, cannot be computed, or needs more
+    than ``most`` units."""
     if units < 2 or not all(map(math.isfinite, (ours, ci_low, ci_high))):
         return None
 
     def steady(n: int) -> float:
-        scale = math.sqrt(units / n)
+        shrink = math.sqrt(units / n)
+        scale = shrink
         if t:
             scale *= float(stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1))
         low, high = ours - (ours - ci_low) * scale, ours + (ci_high - ours) * scale
-        value, _ = stability(ours, low, high, rule, df=n - 1 if t else None, nodes=500)
+        value, _ = stability(ours, low, high, rule, df=n - 1 if t else None, nodes=500,
+                             between_sd=between_sd * shrink)
         return -1.0 if value is None else value
 
     if steady(units) >= target:
@@ -559,14 +685,59 @@ class Finding:
     #: Units at which a borderline row would be firm if its estimate held
     #: (:func:`units_for_stability`).
     firm_at: int | None = None
+    #: The values a replication of the paper could give (:func:`paper_band`), [low, high]; None
+    #: for a finding without a paper value.
+    paper_band: tuple[float, float] | None = None
+    #: The smallest difference a reader of the paper would care about, fixed in advance (the
+    #: band's margin and the negligible band around the null), with its reason.
+    margin: float | None = None
+    margin_reason: str = ""
+    #: How many units the paper's number rests on, when stated (and of our units' kind).
+    paper_units: int | None = None
+    #: The spread between independent builds beyond sampling used by the stability
+    #: (:func:`between_sd`).
+    between_sd: float | None = None
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
         check_choice("unit", self.unit, UNITS)
         check_choice("direction", self.direction, (*DIRECTIONS, ""))
         check_choice("size", self.size, SIZES)
-        if self.verdict == NOT_TESTABLE and not self.basis:
-            raise PruneAuditError(f"finding {self.finding!r} is not testable: say why in basis")
+        if self.verdict in UNTESTED and not self.basis:
+            raise PruneAuditError(f"finding {self.finding!r} is {self.verdict}: say why in basis")
+
+
+@cache
+def between_builds() -> pd.DataFrame:
+    """The spread between the project's independent builds beyond sampling, per study (``study``:
+    a notebook name, or ``all``): ``ratio`` = between-build variance / sampling variance of a
+    row, with the ``pairs`` of row estimates and ``builds`` it rests on (written by
+    :func:`pruneaudit.audit.between_builds.write_ratios`)."""
+    with resources.files("pruneaudit.audit").joinpath("data/between_builds.csv").open() as f:
+        return pd.read_csv(f)
+
+
+def between_ratio(name: str) -> float:
+    """The between-build variance ratio for the finding called ``name``: its study's (the
+    notebook numbered like ``D<k>.``), else the pooled ``all``; 0 when the table has neither."""
+    table = between_builds()
+    match = re.match(r"D(\d+)\.", name)
+    if match:
+        mine = table[table.study.str.startswith(f"{int(match.group(1)):02d}_")]
+        if len(mine):
+            return max(float(mine.ratio.iloc[0]), 0.0)
+    pooled = table[table.study == "all"]
+    return max(float(pooled.ratio.iloc[0]), 0.0) if len(pooled) else 0.0
+
+
+def between_sd(name: str, ci_low: float, ci_high: float, *, df: float | None = None) -> float:
+    """The standard deviation of a build's effect on the finding called ``name``: the square
+    root of its study's :func:`between_ratio` times the row's sampling standard error
+    (:func:`interval_se`); 0 without a finite interval."""
+    se = interval_se(ci_low, ci_high, df=df)
+    if not math.isfinite(se):
+        return 0.0
+    return math.sqrt(between_ratio(name)) * se
 
 
 def finding(
@@ -587,18 +758,26 @@ def finding(
     excess: tuple[float, float, float] | None = None,
     units: int | None = None,
     headline: bool = False,
+    margin: Margin | float | None = None,
+    paper_units: int | None = None,
+    between: float | None = None,
 ) -> Finding:
     """A :class:`Finding` whose verdict (:func:`verdict`) and power (:func:`power`, against the
     paper's effect or ``smallest``; ``df`` of the interval's t, None for normal or bootstrap
     intervals) are computed from the interval. ``units``: how many units the interval rests on
     (default ``df + 1`` for a t interval); with it, a row below :data:`TARGET_POWER` also says
-    how many units would reach it (:func:`units_for_power`). The row also carries its direction and
-    size (:func:`direction_of`, :func:`size_of`; the paper's standard error, when ``paper`` is a
-    :class:`Published` that prints one, widens the size comparison) and the stability of its
-    verdict and of its direction (:func:`stability`). ``headline``: the page states this row
-    first."""
+    how many units would reach it (:func:`units_for_power`).
+
+    With a paper value the row carries the paper's band (:func:`paper_band`): its ``margin``
+    (a :class:`Margin`, or a number with ``paper_units``; by default the package's table,
+    :func:`margin_for`, by the row's name; 0 when it has none) and the paper's standard error
+    (printed, when ``paper`` is a :class:`Published` that prints one, else from ``units`` and
+    the paper's units, :func:`paper_se_from_units`). The row also carries its direction and
+    size (:func:`direction_of`, :func:`size_of`) and the stability of its verdict and of its
+    direction (:func:`stability`) with the between-build spread ``between`` (a standard
+    deviation in the row's unit; by default :func:`between_sd`). ``headline``: the page states
+    this row first."""
     value = None if paper is None else float(paper)
-    paper_se = paper.se if isinstance(paper, Published) else None
     effect = value - null if value is not None else smallest
     if units is None and df is not None:
         units = round(df) + 1
@@ -608,19 +787,38 @@ def finding(
         else None
     )
     ours, ci_low, ci_high = float(ours), float(ci_low), float(ci_high)
-    side, target = _side_and_target(value, null, direction, smallest)
+    if margin is None:
+        margin = margin_for(name)
+    if isinstance(margin, Margin):
+        paper_units = margin.paper_units if paper_units is None else paper_units
+        reason, margin = margin.reason, margin.margin
+    else:
+        reason = ""
+    if value is None:  # a direction-only finding: its smallest effect of interest, no band
+        margin, reason, paper_units = None, "", None
+    paper_se = paper.se if isinstance(paper, Published) else None
+    if paper_se is None and value is not None:
+        paper_se = paper_se_from_units(ci_low, ci_high, units, paper_units, df=df)
+    side = _side(value, null, direction)
     rule = verdict_rule(
-        value, null=null, direction=direction, smallest=smallest, paper_se=paper_se
+        value, null=null, direction=direction, smallest=smallest, paper_se=paper_se,
+        margin=margin or 0.0,
     )
+    band = paper_band(value, paper_se, margin or 0.0) if value is not None else None
+    negligible = smallest if smallest is not None else (margin or None)
 
     def rule_direction(low: float, high: float) -> str:
-        return direction_of(low, high, side=int(side), null=null)
+        return direction_of(low, high, side=int(side), null=null, negligible=negligible)
 
-    finite = math.isfinite(ci_low) and math.isfinite(ci_high)
-    steady, other = stability(ours, ci_low, ci_high, rule, df=df)
-    steady_direction, _ = stability(ours, ci_low, ci_high, rule_direction, df=df)
+    spread = between_sd(name, ci_low, ci_high, df=df) if between is None else float(between)
+    steady, other = stability(ours, ci_low, ci_high, rule, df=df, between_sd=spread)
+    steady_direction, _ = stability(
+        ours, ci_low, ci_high, rule_direction, df=df, between_sd=spread
+    )
     firm_at = (
-        units_for_stability(ours, ci_low, ci_high, rule, units, t=df is not None)
+        units_for_stability(
+            ours, ci_low, ci_high, rule, units, t=df is not None, between_sd=spread
+        )
         if units is not None and steady is not None and steady < STABLE
         else None
     )
@@ -640,15 +838,46 @@ def finding(
         units,
         needed,
         direction=rule_direction(ci_low, ci_high),
-        size=size_of(ci_low, ci_high, target, side=int(side), null=null, paper_se=paper_se)
-        if finite
-        else "",
+        size=size_of(ci_low, ci_high, band, side=int(side)) if value is not None else "",
         stability=_plain(steady),
         direction_stability=_plain(steady_direction),
         alternative=other,
-        paper_se=paper_se,
+        paper_se=_plain(paper_se),
         headline=headline,
         firm_at=firm_at,
+        paper_band=None if band is None else (float(band[0]), float(band[1])),
+        margin=margin,
+        margin_reason=reason,
+        paper_units=paper_units,
+        between_sd=_plain(spread) if steady is not None else None,
+    )
+
+
+def not_comparable(
+    name: str,
+    ours: float,
+    ci_low: float,
+    ci_high: float,
+    paper: Published | float | None,
+    *,
+    source: str,
+    why: str,
+    null: float = 0.0,
+    direction: int = 0,
+    unit: str = "",
+    definition: str = "",
+) -> Finding:
+    """A :class:`Finding` whose quantity is not the paper's (another footing, another
+    population): our estimate, interval and direction (when the paper's side is known), no size
+    and no verdict of its own (``not comparable here``); ``why`` is its basis."""
+    value = None if paper is None else float(paper)
+    ours, ci_low, ci_high = float(ours), float(ci_low), float(ci_high)
+    said = ""
+    if value is not None or direction in (1, -1):
+        said = direction_of(ci_low, ci_high, side=int(_side(value, null, direction)), null=null)
+    return Finding(
+        name, value, ours, ci_low, ci_high, NOT_COMPARABLE, source, why, unit=unit,
+        definition=definition, direction=said,
     )
 
 
@@ -682,11 +911,13 @@ def similar(
             return NOT_REPRODUCED
         return INCONCLUSIVE
 
-    steady, other = stability(float(ours), float(ci_low), float(ci_high), rule)
+    spread = between_sd(name, float(ci_low), float(ci_high))
+    steady, other = stability(float(ours), float(ci_low), float(ci_high), rule, between_sd=spread)
     return Finding(
         name, None, float(ours), float(ci_low), float(ci_high), rule(ci_low, ci_high), source,
         basis, unit=unit, definition=definition, stability=_plain(steady), alternative=other,
-        headline=headline,
+        headline=headline, margin=float(margin),
+        between_sd=_plain(spread) if steady is not None else None,
     )
 
 
@@ -732,7 +963,7 @@ def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
 def verdict_counts(rows: Sequence[Finding]) -> str:
     """The one line that counts a page's verdicts, firm and borderline apart, e.g. ``14
     findings: 9 firm (5 reproduced, 4 not reproduced), 3 borderline, 2 not testable here.``"""
-    testable = [r for r in rows if r.verdict != NOT_TESTABLE]
+    testable = [r for r in rows if r.verdict not in UNTESTED]
     firm = [r for r in testable if not is_borderline(r)]
     counts = {v: sum(r.verdict == v for r in firm) for v in VERDICTS}
     parts = []
@@ -741,8 +972,10 @@ def verdict_counts(rows: Sequence[Finding]) -> str:
         parts.append(f"{len(firm)} firm ({said})")
     if len(firm) < len(testable):
         parts.append(f"{len(testable) - len(firm)} borderline")
-    if len(testable) < len(rows):
-        parts.append(f"{len(rows) - len(testable)} {NOT_TESTABLE}")
+    for untested in UNTESTED:
+        n = sum(r.verdict == untested for r in rows)
+        if n:
+            parts.append(f"{n} {untested}")
     noun = "finding" if len(rows) == 1 else "findings"
     return f"{len(rows)} {noun}: {', '.join(parts) or 'none'}."
 
@@ -756,6 +989,13 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
             f" A *borderline* row would change verdict in more than {1 - STABLE:.0%} of "
             "replications with as many units (another seed set, another device): it names both "
             "verdicts it sits between."
+        )
+    if any(r.verdict == SIZE_UNCLEAR for r in rows):
+        text += (
+            " A *same direction, size can't tell* row shows the effect on the paper's side, but "
+            "its interval crosses an edge of the paper's band (the values a replication of the "
+            "paper could give, widened by a margin fixed in advance): *reproduced* needs the "
+            "whole interval inside the band."
         )
     if any(r.verdict == INCONCLUSIVE for r in rows):
         text += (
@@ -776,8 +1016,9 @@ def from_json(item: dict) -> Finding:
     """A :class:`Finding` from one object of ``<notebook>.findings.json`` (keys it does not
     know are left out; missing ones take their defaults)."""
     known = {k: v for k, v in item.items() if k in JSON_KEYS}
-    if known.get("excess") is not None:
-        known["excess"] = tuple(known["excess"])
+    for key in ("excess", "paper_band"):
+        if known.get(key) is not None:
+            known[key] = tuple(known[key])
     base = {"paper": None, "ours": None, "ci_low": None, "ci_high": None, "source": ""}
     return Finding(**{**base, **known})
 

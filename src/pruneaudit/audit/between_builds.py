@@ -1,0 +1,229 @@
+"""The spread between independent builds beyond sampling, and how well stabilities predict it.
+
+Two builds of a study with disjoint seed sets (on one device or two) give each row an estimate
+with a 95% interval. Under sampling alone their difference has variance ``se_a^2 + se_b^2`` (each
+``se`` an interval's half-width over 1.96); each build also carries its own effect of variance
+``tau^2`` (another device's rounding, a collapse one seed set has and the other has not), so
+``E[(a - b)^2] = se_a^2 + se_b^2 + 2 tau^2``. Modelling ``tau^2`` as a multiple ``ratio`` of a
+row's sampling variance (a dispersion factor, as in quasi-likelihood), the method-of-moments
+estimate over ``m`` pairs of row estimates is
+
+    ratio = max(0, mean((a - b)^2 / (se_a^2 + se_b^2)) - 1),
+
+per study and pooled (``all``), stored in ``pruneaudit/audit/data/between_builds.csv``
+(:func:`write_ratios`) and read by :func:`pruneaudit.audit.findings.between_sd`. Builds that
+share their seeds are not independent and form no pair.
+
+:func:`keep_rates` checks the stabilities against the builds: for every ordered pair of
+independent builds (A, B) and every row firm in A (stability at least ``STABLE``), whether B
+gives A's verdict, beside the mean of A's stabilities (the predicted keep rate).
+
+Formulas: the book's methods page, section *Findings and verdicts* (stability between builds).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pruneaudit.audit import findings as F
+from pruneaudit.errors import PruneAuditError
+
+#: Columns of the long frame of builds (:func:`report_builds`).
+BUILD_COLUMNS = (
+    "study", "finding", "kind", "paper", "build", "seeds", "ours", "ci_low", "ci_high",
+    "verdict", "stability",
+)
+#: Columns of ``data/between_builds.csv``.
+RATIO_COLUMNS = ("study", "ratio", "pairs", "builds")
+#: Columns of the calibration table (:func:`keep_rates`).
+CALIBRATION_COLUMNS = ("study", "builds", "firm_pairs", "firm_kept", "predicted_keep")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def parse_number(text: str) -> float:
+    """A number as the replication reports print it (``-0.0456``, ``1.11 × 10⁻⁴``, ``−0.2``);
+    NaN for ``-``, ``n/a`` or ``direction``."""
+    text = text.strip().replace("−", "-")
+    if text in ("-", "", "n/a", "direction", "nan"):
+        return math.nan
+    match = re.fullmatch(r"(-?[0-9.]+) × 10(\S+)", text)
+    if match:
+        return float(match.group(1)) * 10 ** int(match.group(2).translate(_SUPERSCRIPT))
+    try:
+        return float(text)
+    except ValueError as err:
+        raise PruneAuditError(f"cannot read {text!r} as a number") from err
+
+
+def parse_cell(text: str) -> tuple[float, float, float]:
+    """``(ours, low, high)`` from a cell ``0.300 [0.0667, 0.652]`` (NaN ends for ``[n/a]``)."""
+    match = re.fullmatch(r"(.+?) \[(.+?)(?:, (.+))?\]", text.strip())
+    if not match:
+        return parse_number(text), math.nan, math.nan
+    low = parse_number(match.group(2))
+    high = parse_number(match.group(3)) if match.group(3) else math.nan
+    return parse_number(match.group(1)), low, high
+
+
+def _markdown_table(text: str, heading: str) -> pd.DataFrame:
+    """The pipe table under ``heading`` in a markdown report, as text cells."""
+    lines = text.splitlines()
+    try:
+        start = lines.index(heading)
+    except ValueError as err:
+        raise PruneAuditError(f"the report has no section {heading!r}") from err
+    rows = [ln for ln in lines[start + 1:] if ln.startswith("|")]
+    end = next((i for i, ln in enumerate(lines[start + 1:]) if ln.startswith("## ")), None)
+    if end is not None:
+        rows = [ln for ln in lines[start + 1:start + 1 + end] if ln.startswith("|")]
+    cells = [[c.strip() for c in _split_row(ln)] for ln in rows]
+    header, body = cells[0], cells[2:]
+    return pd.DataFrame(body, columns=header)
+
+
+def _split_row(line: str) -> list[str]:
+    """The cells of a pipe-table row; a ``|`` between two spaces of text inside a cell (``mean
+    |tilt|``) is kept when the row would otherwise have too many cells."""
+    return line.strip().strip("|").split(" | ")
+
+
+@dataclass(frozen=True)
+class Build:
+    """One build in a replication report: its label (device, precision) and its seed set."""
+
+    label: str
+    seeds: str
+
+
+def report_builds(text: str, first: Build, second: Build) -> pd.DataFrame:
+    """The long frame (:data:`BUILD_COLUMNS`) of the two builds of one replication report
+    (``benchmarks/replication.py``: its ``Row by row`` table, columns "default" for ``first``
+    and "other seeds" for ``second``)."""
+    table = _markdown_table(text, "## Row by row")
+    out = []
+    for build, tag in ((first, "default"), (second, "other seeds")):
+        for row in table.itertuples(index=False):
+            cells = dict(zip(table.columns, row, strict=True))
+            ours, low, high = parse_cell(cells[f"ours ({tag})"])
+            verdict = cells[f"verdict ({tag})"]
+            if verdict.startswith("borderline: "):
+                verdict = verdict.removeprefix("borderline: ").split(" / ")[0]
+            out.append({
+                "study": cells["study"], "finding": cells["finding"], "kind": cells["kind"],
+                "paper": parse_number(cells["paper"]), "build": build.label,
+                "seeds": build.seeds, "ours": ours, "ci_low": low, "ci_high": high,
+                "verdict": verdict, "stability": parse_number(cells[f"stability ({tag})"]),
+            })
+    return pd.DataFrame(out, columns=list(BUILD_COLUMNS))
+
+
+def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The builds of several reports, each (study, finding, build) once (the first report that
+    holds it wins: a build shown in two reports is one build)."""
+    frame = pd.concat(frames, ignore_index=True)
+    return frame.drop_duplicates(["study", "finding", "build"], keep="first").reset_index(
+        drop=True
+    )
+
+
+def independent_pairs(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every unordered pair of builds with disjoint seed sets that both hold a row with a finite
+    interval of positive width: ``study, finding, kind, build_a, build_b, a, b, se_a, se_b, z2``
+    with ``z2 = (a - b)^2 / (se_a^2 + se_b^2)`` (``se``: half-width / 1.96)."""
+    rows = []
+    ok = frame[np.isfinite(frame.ci_low) & np.isfinite(frame.ci_high)
+               & (frame.ci_high > frame.ci_low) & np.isfinite(frame.ours)]
+    for (study, finding), group in ok.groupby(["study", "finding"], sort=False):
+        for a, b in itertools.combinations(group.itertuples(index=False), 2):
+            if a.seeds == b.seeds:
+                continue
+            se_a = F.interval_se(a.ci_low, a.ci_high)
+            se_b = F.interval_se(b.ci_low, b.ci_high)
+            rows.append({
+                "study": study, "finding": finding, "kind": a.kind, "build_a": a.build,
+                "build_b": b.build, "a": a.ours, "b": b.ours, "se_a": se_a, "se_b": se_b,
+                "z2": (a.ours - b.ours) ** 2 / (se_a**2 + se_b**2),
+            })
+    return pd.DataFrame(rows, columns=[
+        "study", "finding", "kind", "build_a", "build_b", "a", "b", "se_a", "se_b", "z2"])
+
+
+def variance_ratio(z2: Sequence[float]) -> float:
+    """The method-of-moments between-build variance ratio (module doc) of standardized squared
+    differences ``z2``; NaN without any."""
+    z2 = np.asarray(z2, dtype=float)
+    return max(float(z2.mean()) - 1.0, 0.0) if len(z2) else math.nan
+
+
+def ratios(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per study and ``all``: the between-build variance ratio, its pairs of row estimates and
+    the builds they come from (:data:`RATIO_COLUMNS`)."""
+    out = []
+    for study, group in [*pairs.groupby("study"), ("all", pairs)]:
+        builds = set(group.build_a) | set(group.build_b)
+        out.append({"study": study, "ratio": round(variance_ratio(group.z2), 4),
+                    "pairs": len(group), "builds": len(builds)})
+    return pd.DataFrame(out, columns=list(RATIO_COLUMNS))
+
+
+def write_ratios(pairs: pd.DataFrame, path: str | Path) -> Path:
+    """Write :func:`ratios` of ``pairs`` as CSV (the package's ``data/between_builds.csv``)."""
+    path = Path(path)
+    ratios(pairs).to_csv(path, index=False)
+    return path
+
+
+def keep_rates(
+    frame: pd.DataFrame,
+    rules: Mapping[str, Callable[[float, float], str]],
+    ratio: Callable[[str], float],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """How often firm rows keep their verdict in another independent build, beside what their
+    stabilities predict. ``rules``: the verdict rule of each finding (rows without one are left
+    out); ``ratio``: the between-build variance ratio of a study. Every build's verdict and
+    stability are recomputed with the rule (normal intervals). Returns the calibration table
+    (:data:`CALIBRATION_COLUMNS`, one row per study and ``all``) and the instances (one per
+    ordered pair of independent builds and row: ``firm``, ``kept``, ``predicted``)."""
+    known = frame[frame.finding.isin(list(rules))].copy()
+    verdicts, steadies = [], []
+    for row in known.itertuples(index=False):
+        rule = rules[row.finding]
+        if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
+            verdicts.append(F.INCONCLUSIVE)
+            steadies.append(math.nan)
+            continue
+        spread = math.sqrt(ratio(row.study)) * F.interval_se(row.ci_low, row.ci_high)
+        steady, _ = F.stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread)
+        verdicts.append(rule(row.ci_low, row.ci_high))
+        steadies.append(math.nan if steady is None else steady)
+    known["new_verdict"], known["new_stability"] = verdicts, steadies
+    instances = []
+    for (study, finding), group in known.groupby(["study", "finding"], sort=False):
+        for a, b in itertools.permutations(group.itertuples(index=False), 2):
+            if a.seeds == b.seeds:
+                continue
+            firm = bool(np.isfinite(a.new_stability) and a.new_stability >= F.STABLE)
+            instances.append({
+                "study": study, "finding": finding, "build_a": a.build, "build_b": b.build,
+                "verdict_a": a.new_verdict, "verdict_b": b.new_verdict, "firm": firm,
+                "kept": a.new_verdict == b.new_verdict, "predicted": a.new_stability,
+            })
+    inst = pd.DataFrame(instances)
+    out = []
+    for study, group in [*inst.groupby("study"), ("all", inst)]:
+        firm = group[group.firm]
+        builds = set(group.build_a) | set(group.build_b)
+        out.append({
+            "study": study, "builds": len(builds), "firm_pairs": len(firm),
+            "firm_kept": int(firm.kept.sum()),
+            "predicted_keep": round(float(firm.predicted.mean()), 3) if len(firm) else math.nan,
+        })
+    return pd.DataFrame(out, columns=list(CALIBRATION_COLUMNS)), inst
