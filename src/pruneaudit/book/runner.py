@@ -4,7 +4,12 @@ Command line::
 
     python -m pruneaudit.book build --profile quick [-p key=value ...] [--only NAME ...]
                                     [--path-output DIR] [--no-execute] [--allow-mixed]
+                                    [--import FILE]
     python -m pruneaudit.book run NAME --profile smoke [-p key=value ...]
+    python -m pruneaudit.book compute --profile quick [--device cuda] [--export FILE] ...
+
+``build --import FILE`` first adds the results a ``compute --export FILE`` wrote (no checkpoints)
+to the store; ``compute`` (:mod:`pruneaudit.book.compute`) runs the studies without notebooks.
 
 The profile is read once into a :class:`~pruneaudit.book.profiles.Profile` (with the ``-p``
 overrides), which resolves and validates every notebook's parameters once and is handed on to
@@ -42,6 +47,7 @@ import yaml
 from nbclient.exceptions import CellTimeoutError
 
 from pruneaudit import charts, timing
+from pruneaudit.book import compute
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
 from pruneaudit.book.notebook import (
@@ -531,9 +537,11 @@ def replication_overrides(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``build`` the book or ``run`` one notebook."""
+    """Command line: ``build`` the book, ``run`` one notebook or ``compute`` the studies
+    (:mod:`pruneaudit.book.compute`)."""
     parser = argparse.ArgumentParser(prog="python -m pruneaudit.book", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    compute.add_parser(sub)
     for command in ("build", "run"):
         p = sub.add_parser(command)
         if command == "run":
@@ -553,7 +561,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "--allow-mixed", action="store_true",
                 help="assemble pages built with different profiles or overrides",
             )
+            p.add_argument("--import", dest="results", metavar="FILE",
+                           help="first add the results of FILE (compute --export) to the store")
     args = parser.parse_args(argv)
+    if args.command == compute.COMMAND:
+        return compute.command(args)
     try:
         overrides = parse_overrides(args.params)
         profile = Profile.read(args.profile)
@@ -566,6 +578,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(run_notebook(args.name, profile, progress=True))
         else:
             start = time.perf_counter()
+            if args.results:
+                added, had = compute.import_results(profile, args.only, args.results)
+                print(f"imported {added} runs from {args.results} ({had} already stored)")
             html = build(
                 profile, args.only, None, args.path_output,
                 execute=not args.no_execute, allow_mixed=args.allow_mixed,

@@ -30,6 +30,15 @@ code that trained on the CPU only: it counts as a CPU run. The store does not de
 device itself (it imports no domain module): the code that makes a run passes ``env``
 (:func:`pruneaudit.training.device.environment`); a run saved without it has no ``env.json``.
 
+Light results: :meth:`ResultsStore.export_results` writes every finished run's files but its
+checkpoint (``spec.json``, the two parquet tables, ``env.json``) to one zip archive, with a
+manifest ``pruneaudit-results.json`` listing the run folders; the archive is written under a
+temporary name and renamed. :meth:`ResultsStore.import_results` checks the whole archive first
+(readable, every file's CRC, the manifest, each run's files and its spec against its folder's
+key) and then writes each run it lacks by the protocol above (whole or not at all). A run
+imported so has no checkpoint: what is computed from its tables needs none, but a series cannot
+be continued from it.
+
 Keys of older stores: the package version was once part of every key (``RunSpec.version``). A
 run written then keeps its folder, named by its key of that time: the spec's fields plus
 ``version`` = one of :data:`LEGACY_VERSIONS`. The store looks a spec up under its current key,
@@ -46,10 +55,12 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import shutil
 import socket
 import time
 import uuid
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +90,12 @@ _DONE = "DONE"
 LEGACY_VERSIONS: tuple[str, ...] = ("0.1.0",)
 #: A tmp folder from another host (or whose owner cannot be checked) is stale after this long.
 STALE_AFTER_S = 24 * 3600
+#: The manifest of a results archive (:meth:`ResultsStore.export_results`) and its format.
+ARCHIVE_MANIFEST = "pruneaudit-results.json"
+ARCHIVE_FORMAT = 1
+#: A run's files in a results archive: all but its checkpoint (``env.json`` when it has one).
+_LIGHT = (*_FILES, _ENV)
+_ARCHIVED_RUN = re.compile(r"runs/([0-9a-f]{64})/([a-z.]+)")
 
 
 @dataclass(frozen=True)
@@ -366,6 +383,63 @@ class ResultsStore:
             )
         return self.save(spec, *out)
 
+    # -- light results ---------------------------------------------------------------------
+    def export_results(self, path: str | os.PathLike) -> int:
+        """Write every finished run without its checkpoint to the zip archive ``path`` (see the
+        module docstring); return the number of runs. ``path`` appears whole or not at all."""
+        path = Path(path)
+        folders = [done.parent for done in self._done_files()]
+        if not folders:
+            raise PruneAuditError(
+                f"the results store {str(self.root)!r} has no finished run to export; compute "
+                "the studies into it first (python -m pruneaudit.book compute)"
+            )
+        manifest = {"format": ARCHIVE_FORMAT, "checkpoints": False,
+                    "runs": [f.name for f in folders]}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.partial")
+        try:
+            with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr(ARCHIVE_MANIFEST, json.dumps(manifest, indent=1) + "\n")
+                for folder in folders:
+                    for name in _LIGHT:
+                        if (folder / name).is_file():
+                            archive.write(folder / name, f"runs/{folder.name}/{name}")
+            _fsync_file(partial)
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
+        return len(folders)
+
+    def import_results(self, path: str | os.PathLike) -> tuple[int, int]:
+        """Add the runs of a results archive (:meth:`export_results`) that this store lacks;
+        return (runs added, runs already here). The archive is checked whole before any run is
+        written; one clear error names what is wrong with it."""
+        path = Path(path)
+        self.check_writable()
+        with _open_archive(path) as archive:
+            runs = _archived_runs(archive, path)
+            added = 0
+            for name, files in runs.items():
+                if self._finished(self._folder(name)):
+                    continue
+                tmp = self._tmp_dir(name)
+                tmp.mkdir(parents=True)
+                try:
+                    for file in files:
+                        (tmp / file).write_bytes(archive.read(f"runs/{name}/{file}"))
+                        _fsync_file(tmp / file)
+                    (tmp / _DONE).write_text(name + "\n")
+                    _fsync_file(tmp / _DONE)
+                    _fsync_dir(tmp)
+                    self._publish(tmp, self._folder(name))
+                finally:
+                    if tmp.exists():
+                        shutil.rmtree(tmp, ignore_errors=True)
+                added += 1
+        self._legacy = None  # legacy runs may have come in
+        return added, len(runs) - added
+
     # -- reading -----------------------------------------------------------------------------
     def has(self, spec_or_key: RunSpec | str) -> bool:
         """Whether a finished run exists (under its current or its legacy key)."""
@@ -440,6 +514,71 @@ class ResultsStore:
         if table == "predictions":
             out = _with_spec_columns(out, specs, [len(f) for f in frames])
         return out
+
+
+def _open_archive(path: Path) -> zipfile.ZipFile:
+    """The results archive ``path``, opened and checked readable (every file's CRC)."""
+    again = "export it again (python -m pruneaudit.book compute --profile P --export FILE)"
+    if not path.is_file():
+        raise PruneAuditError(f"results archive {str(path)!r} does not exist; {again}")
+    try:
+        archive = zipfile.ZipFile(path)
+        bad = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise PruneAuditError(
+            f"results archive {str(path)!r} is not a readable zip archive ({err}); {again}"
+        ) from None
+    if bad is not None:
+        archive.close()
+        raise PruneAuditError(f"results archive {str(path)!r} is corrupt (file {bad}); {again}")
+    return archive
+
+
+def _archived_runs(archive: zipfile.ZipFile, path: Path) -> dict[str, list[str]]:
+    """Run folder name -> its files in a results archive, every run checked: the manifest lists
+    exactly the archive's runs, each has its tables and a spec whose key (current or legacy) is
+    its folder's name."""
+
+    def refuse(problem: str) -> PruneAuditError:
+        return PruneAuditError(
+            f"results archive {str(path)!r} {problem}; it was not written by "
+            "ResultsStore.export_results (compute --export) or was altered: export it again"
+        )
+
+    names = archive.namelist()
+    if ARCHIVE_MANIFEST not in names:
+        raise refuse(f"has no {ARCHIVE_MANIFEST}")
+    try:
+        manifest = json.loads(archive.read(ARCHIVE_MANIFEST))
+        listed = list(manifest["runs"])
+        version = manifest["format"]
+    except (ValueError, KeyError, TypeError):
+        raise refuse(f"has an unreadable {ARCHIVE_MANIFEST}") from None
+    if version != ARCHIVE_FORMAT:
+        raise refuse(f"has format {version!r}, this version reads format {ARCHIVE_FORMAT}")
+    runs: dict[str, list[str]] = {}
+    for name in names:
+        if name == ARCHIVE_MANIFEST:
+            continue
+        match = _ARCHIVED_RUN.fullmatch(name)
+        if match is None or match[2] not in _LIGHT:
+            raise refuse(f"holds {name!r}, which is not a run's results file")
+        runs.setdefault(match[1], []).append(match[2])
+    if sorted(runs) != sorted(listed):
+        raise refuse(f"lists {len(listed)} runs in its manifest but holds {len(runs)}")
+    for key, files in runs.items():
+        missing = [f for f in _FILES if f not in files]
+        if missing:
+            raise refuse(f"lacks {', '.join(missing)} of run {key}")
+        try:
+            fields = json.loads(archive.read(f"runs/{key}/spec.json"))
+            RunSpec.from_dict(fields)
+            own = canonical_key(fields)  # a folder's name: the key of the spec as written
+        except (ValueError, TypeError, PruneAuditError) as err:
+            raise refuse(f"has an unreadable spec.json for run {key} ({err})") from None
+        if key != own:
+            raise refuse(f"holds run {key} whose spec.json has the key {own}")
+    return runs
 
 
 def _with_spec_columns(

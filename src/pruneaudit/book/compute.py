@@ -1,0 +1,265 @@
+"""The studies' computations without notebooks: every selected study's runs into the results store.
+
+Command line::
+
+    python -m pruneaudit.book compute --profile quick [--device auto|cpu|cuda|cuda:N]
+                                      [--only NAME ...] [-p key=value ...] [--export FILE]
+
+For each selected notebook (default: the profile's), in build order, :func:`run_studies` builds
+the study's checked ``Params`` from the profile as the page's ``book.setup`` builds them
+(:meth:`Profile.study_params <pruneaudit.book.profiles.Profile.study_params>`; the profile, the
+overrides and every notebook's parameters are checked first, with the same one-line errors as
+``build``; a study that reads another's parameters, Study 5 Study 4's, resolves them from the
+same profile) and calls its ``run(params, store)``, which trains what the results store lacks.
+A notebook whose study has no ``run`` (the template's synthetic curves) has nothing to compute.
+``--device`` is ``-p device=...`` for every selected study. A later ``build`` with the same
+profile and overrides over that store trains nothing.
+
+``--export FILE`` then writes the runs of that store without their checkpoints to one archive
+(:meth:`ResultsStore.export_results <pruneaudit.runs.store.ResultsStore.export_results>`), a
+few MB that ``build --import FILE`` adds to another machine's store
+(:func:`import_results`), so that a GPU machine's results come back light and the book is
+rendered elsewhere. A store made only of imported runs renders the book, but cannot extend a
+series (a further pruning round starts from a checkpoint): compute that in the full store.
+
+Progress is printed as ``build`` prints it (:class:`pruneaudit.book.progress.Monitor`): the
+study's training bars as lines, then ``computed NAME (seconds, new runs)``. This module imports
+none of the notebook stack (nbformat, nbclient, papermill, Jupyter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from pruneaudit import config
+from pruneaudit.book import progress as book_progress
+from pruneaudit.book.profiles import Profile, parse_overrides, study_module
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs.store import ResultsStore
+
+#: The command of :func:`main` (``python -m pruneaudit.book compute``).
+COMMAND = "compute"
+#: The parameter ``--device`` sets.
+DEVICE = "device"
+
+
+@dataclass(frozen=True)
+class Computed:
+    """One study computed: its notebook, results store, seconds and the runs it added to the
+    store (0: it found every run it needed stored)."""
+
+    notebook: str
+    store: Path
+    seconds: float
+    new_runs: int
+
+
+def study_run(name: str) -> Callable | None:
+    """The ``run(params, store, *, progress)`` of notebook ``name``'s study (None: it has none)."""
+    return getattr(study_module(name), "run", None)
+
+
+def run_studies(
+    profile: str | os.PathLike | Mapping | Profile,
+    notebooks: Sequence[str] | None = None,
+    overrides: Mapping[str, object] | None = None,
+    *,
+    progress: bool = True,
+    stream: TextIO | None = None,
+) -> list[Computed]:
+    """Run the study of every selected notebook (default: the profile's) into the results store,
+    in build order; return what each computed.
+
+    ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own) or
+    what :meth:`Profile.read <pruneaudit.book.profiles.Profile.read>` takes. Every parameter is
+    checked before anything runs. Each study runs on its ``device`` parameter, with torch's
+    thread count chosen as a page's setup chooses it; ``progress`` prints its progress to
+    ``stream`` (default stdout). Notebooks whose study has no ``run`` are skipped (said).
+    """
+    profile = Profile.read(profile, overrides)
+    names = profile.check(notebooks)
+    stream = stream if stream is not None else sys.stdout
+    say = (lambda text: print(text, file=stream, flush=True)) if progress else (lambda text: None)
+    todo = [(name, study_run(name)) for name in names]
+    threads, why = _set_threads()
+    say(f"profile {profile.label}: computing {', '.join(n for n, r in todo if r)}; "
+        f"torch threads {threads} ({why})")
+    done = []
+    for name, run in todo:
+        if run is None:
+            say(f"{name}: nothing to compute (its study has no run)")
+            continue
+        params = profile.study_params(name)
+        store = ResultsStore(params.store)
+        before = len(store.keys())
+        start = time.perf_counter()
+        with _device(params.device), _monitor(name, progress, stream):
+            run(params, store, progress=progress)
+        seconds = time.perf_counter() - start
+        new = len(store.keys()) - before
+        done.append(Computed(name, store.root, seconds, new))
+        say(f"computed {name} ({seconds:.1f} s, {new} new runs in {store.root})")
+    return done
+
+
+def results_store(
+    profile: str | os.PathLike | Mapping | Profile, notebooks: Sequence[str] | None = None
+) -> ResultsStore:
+    """The results store of the selected notebooks (default: the profile's), from their
+    ``store`` parameter; one error when they name several."""
+    profile = Profile.read(profile)
+    names = profile.check(notebooks)
+    roots: dict[Path, list[str]] = {}
+    for name in names:
+        if "store" in profile.declared(name):
+            root = ResultsStore(profile.values(name)["store"]).root
+            roots.setdefault(root, []).append(name)
+    if len(roots) > 1:
+        parts = "; ".join(f"{root} ({', '.join(n)})" for root, n in roots.items())
+        raise PruneAuditError(
+            f"the selected notebooks use different results stores: {parts}; give them one "
+            "(-p store=DIR) or select the notebooks of one store (--only)"
+        )
+    return ResultsStore(next(iter(roots), None))
+
+
+def export_results(
+    profile: str | os.PathLike | Mapping | Profile,
+    notebooks: Sequence[str] | None,
+    path: str | os.PathLike,
+) -> int:
+    """Export the selected notebooks' results store without checkpoints to the archive ``path``
+    (:meth:`ResultsStore.export_results <pruneaudit.runs.store.ResultsStore.export_results>`);
+    return the number of runs."""
+    return results_store(profile, notebooks).export_results(path)
+
+
+def import_results(
+    profile: str | os.PathLike | Mapping | Profile,
+    notebooks: Sequence[str] | None,
+    path: str | os.PathLike,
+) -> tuple[int, int]:
+    """Add the runs of the archive ``path`` to the selected notebooks' results store
+    (:meth:`ResultsStore.import_results <pruneaudit.runs.store.ResultsStore.import_results>`);
+    return (runs added, runs it already had)."""
+    return results_store(profile, notebooks).import_results(path)
+
+
+def _set_threads() -> tuple[int, str]:
+    """Torch's thread count as a page's setup sets it: chosen from the free cores (or
+    ``$PRUNEAUDIT_THREADS``), then following the free cores before each population."""
+    import torch
+
+    from pruneaudit.training.threads import fixed_threads, follow_free_cores
+
+    threads, why = book_progress.choose_threads()
+    torch.set_num_threads(threads)
+    follow_free_cores(fixed_threads() is None)
+    return threads, why
+
+
+@contextlib.contextmanager
+def _device(value: str) -> Iterator[None]:
+    """This process's device setting is ``value`` (as a page's setup makes it) for a study."""
+    saved = os.environ.get(config.DEVICE_ENV)
+    config.set_device(value)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(config.DEVICE_ENV, None)
+        else:
+            os.environ[config.DEVICE_ENV] = saved
+
+
+@contextlib.contextmanager
+def _monitor(name: str, progress: bool, stream: TextIO) -> Iterator[None]:
+    """While a study runs: its training bars as ``build`` prints a notebook's (progress lines
+    through a file tailed by :class:`~pruneaudit.book.progress.Monitor`); tqdm is restored
+    after. Nothing when ``progress`` is off."""
+    if not progress:
+        yield
+        return
+    import tqdm.auto
+
+    tty = stream.isatty()
+    progress_file = Path(os.environ.get("TMPDIR", "/tmp")) / f".{name}.{os.getpid()}.progress"
+    saved = {m: m.tqdm for n, m in list(sys.modules.items())
+             if n.startswith("pruneaudit") and hasattr(m, "tqdm")}
+    saved_auto = tqdm.auto.tqdm
+    interval = os.environ.get(book_progress.INTERVAL_ENV)
+    os.environ[book_progress.INTERVAL_ENV] = "1" if tty else "10"
+    monitor = book_progress.Monitor(name, 1, progress_file, stream, tty)
+    try:
+        with monitor:
+            book_progress.route_tqdm(progress_file)
+            monitor.cell_started({"cell_type": "code", "source": "run"}, 0)
+            yield
+    finally:
+        tqdm.auto.tqdm = saved_auto
+        for module, bar in saved.items():
+            module.tqdm = bar
+        if interval is None:
+            os.environ.pop(book_progress.INTERVAL_ENV, None)
+        else:
+            os.environ[book_progress.INTERVAL_ENV] = interval
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``compute`` command to the book's command line (``sub``: its subparsers)."""
+    p = sub.add_parser(
+        COMMAND, help="run the studies into the results store, without notebooks",
+        description="Run each selected study's run(params, store) into the results store "
+        "(no notebook, no Jupyter); a later build with the same profile trains nothing.",
+    )
+    p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
+    p.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="compute only these notebooks")
+    p.add_argument("--device", help="auto, cpu, cuda or cuda:N for every study (-p device=...)")
+    p.add_argument("--export", metavar="FILE",
+                   help="then write the store's results without checkpoints to FILE (a zip)")
+    return p
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the parsed ``compute`` command; print one-line errors; return the exit status."""
+    try:
+        overrides = parse_overrides(args.params)
+        if args.device is not None:
+            if DEVICE in overrides:
+                raise PruneAuditError(
+                    f"--device {args.device} and -p device={overrides[DEVICE]} both set the "
+                    "device; give one"
+                )
+            overrides[DEVICE] = config.device_setting(args.device)
+        profile = Profile.read(args.profile, overrides)
+        store = results_store(profile, args.only) if args.export else None
+        start = time.perf_counter()
+        done = run_studies(profile, args.only)
+        new = sum(c.new_runs for c in done)
+        print(f"computed {len(done)} studies in {time.perf_counter() - start:.1f} s: "
+              f"{new} new runs", flush=True)
+        if store is not None:
+            count = store.export_results(args.export)
+            size = Path(args.export).stat().st_size / 1e6
+            print(f"exported {count} runs without checkpoints to {args.export} ({size:.1f} MB)")
+    except PruneAuditError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: ``compute`` alone (what ``python -m pruneaudit.book compute`` runs, without
+    importing the runner)."""
+    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return command(parser.parse_args(argv))
