@@ -15,6 +15,7 @@ from pruneaudit import charts
 from pruneaudit.charts import format as fmt
 
 RAW = re.compile(r"\d\.\d{6}|e-0")
+M = fmt.MINUS
 
 
 @pytest.mark.parametrize(
@@ -23,7 +24,9 @@ RAW = re.compile(r"\d\.\d{6}|e-0")
         (0.0416666666667, "0.0417"),
         (0.9900990099009901, "0.990"),
         (2.19345, "2.19"),
-        (-12.345, "-12.3"),
+        (-12.345, "\u221212.3"),
+        (-0.0004, "\u22124 × 10⁻⁴"),
+        (-2193.0, "\u22122,193"),
         (123.456, "123"),
         (12345.6, "12,300"),
         (0.9996, "1.00"),
@@ -31,7 +34,7 @@ RAW = re.compile(r"\d\.\d{6}|e-0")
         (170.0, "170"),
         (2193.0, "2,193"),
         (1.79e-04, "1.79 × 10⁻⁴"),
-        (-2.5e-07, "-2.5 × 10⁻⁷"),
+        (-2.5e-07, "\u22122.5 × 10⁻⁷"),
         (0.0, "0"),
         (float("nan"), "n/a"),
         (None, "n/a"),
@@ -44,7 +47,9 @@ def test_number_by_hand(value: float | None, shown: str) -> None:
 def test_units_pvalues_and_booleans() -> None:
     assert fmt.percent(0.1234) == "12.3%"
     assert fmt.percent(0.1234, sign=True) == "+12.3%"
-    assert fmt.points(-0.05) == "-5.0 pts"
+    assert fmt.points(-0.05) == f"{M}5.0 pts" and fmt.points(0.025) == "+2.5 pts"
+    assert fmt.points(-0.0001) == "+0.0 pts"  # no minus zero
+    assert fmt.percent(-0.1234) == f"{M}12.3%" and fmt.percent(-0.0001) == "0.0%"
     assert fmt.pvalue(1.79e-4) == "< 0.001"
     assert fmt.pvalue(0.0321) == "0.032"
     assert (fmt.yes_no(True), fmt.yes_no(False), fmt.cell(True)) == ("yes", "no", "yes")
@@ -55,8 +60,9 @@ def test_raw_floats_inside_text() -> None:
     assert fmt.clean_text("170.000000 / 2193.000000") == "170 / 2,193"
     assert fmt.clean_text("0.000000 / 0.500000") == "0 / 0.500"
     assert fmt.clean_text("w = 0.9900990099009901, p 1.79e-04") == "w = 0.990, p 1.79 × 10⁻⁴"
-    # short numbers, versions and dates are left as written
-    kept = "v3.2.2 on 2026-11-20, 0.95 and 12"
+    assert fmt.clean_text("b -0.18270001 and 9.0000") == f"b {M}0.183 and 9"
+    # short numbers, four chosen decimals, versions and dates are left as written
+    kept = "v3.2.2 on 2026-11-20, 0.95, \u22120.0075 and 12"
     assert fmt.clean_text(kept) == kept
 
 
@@ -67,6 +73,59 @@ def test_headers() -> None:
     assert fmt.header("accuracy_change") == "accuracy change"
     assert fmt.header("top-1 (ours)") == "top-1 (ours)"
     assert fmt.header(3) == "3"
+    assert fmt.header("rsquared_adj") == "adjusted R²" and fmt.header("rmse") == "RMSE"
+    assert fmt.header("sign_E") == "sign of E"
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("np.exp(sparsity)", "e^sparsity"),
+        ("np.exp(sparsity):accuracy0", "e^sparsity × accuracy0"),
+        ("accuracy0:weight_treatment[T.rewind]", "accuracy0 × weight treatment = rewind"),
+        ("a0:C(treatment)[T.rewind]", "a0 × treatment = rewind"),
+        ("C(technique)[T.l1_structured]", "technique = l1_structured"),
+        ("class_entropy", "class entropy"),
+        ("exp_sparsity:a0", "e^sparsity × a0"),
+        ("Intercept", "intercept"),
+        ("np.log(n)", "log n"),
+    ],
+)
+def test_model_terms_get_reader_names(raw: str, shown: str) -> None:
+    assert fmt.term(raw) == shown
+    assert "np." not in shown and "C(" not in shown and "[T." not in shown
+
+
+def test_places_show_the_half_width_to_two_significant_digits() -> None:
+    assert fmt.places(-0.440, -0.362) == 3  # half-width 0.039
+    assert fmt.places(-0.440, -0.362, 100) == 1  # 3.9 points
+    assert fmt.places(0.0075, 0.0119) == 4  # 0.0022: capped at four decimals
+    assert fmt.places(0.0, 40.0) == 0  # 20
+    assert fmt.places(math.nan, 1.0) is None and fmt.places(1.0, 1.0) is None
+    assert fmt.places(None, None) is None
+
+
+def test_fixed_and_same_precision_by_hand() -> None:
+    assert fmt.fixed(-0.401, 1, 100) == f"{M}40.1"
+    assert fmt.fixed(-0.0001, 2) == "0.00"  # no negative zero
+    assert fmt.fixed(12345.678, 1) == "12,345.7"
+    assert fmt.fixed(None, 2) == "n/a" and fmt.fixed(0.123456, None) == "0.123"
+    assert fmt.fixed(0.0, 4) == "0" and fmt.fixed(0.0, 3) == "0.000"
+    # the paper's -36.94 points shown as precisely as ours, not more
+    assert fmt.same_precision([-0.401, -0.440, -0.362, -0.3694], -0.440, -0.362, 100) == [
+        f"{M}40.1", f"{M}44.0", f"{M}36.2", f"{M}36.9"]
+    # a small value keeps one significant digit beside a wide interval
+    assert fmt.same_precision([5.2, -10.0, 20.0, 0.02], -10.0, 20.0) == [
+        "5.20", f"{M}10.00", "20.00", "0.02"]
+    # without an interval, three significant digits of the first value
+    assert fmt.same_precision([1.0, None, 0.753], None, None) == ["1.00", "n/a", "0.75"]
+    # below the last decimal shown: a power of ten rather than a false 0
+    assert fmt.same_precision([0.5, 0.00001], 0.0, 1.0) == ["0.50", "1 × 10⁻⁵"]
+    assert fmt.same_precision([0.0, 0.0], None, None) == ["0", "0"]
+
+
+def test_signs() -> None:
+    assert [fmt.sign(v) for v in (2.0, -0.5, 0.0, None)] == ["+", M, "0", "n/a"]
 
 
 def _significant(text: str) -> int:
@@ -81,10 +140,14 @@ def _significant(text: str) -> int:
 def test_no_float_shows_more_than_three_digits(value: float) -> None:
     shown = fmt.number(value)
     assert not RAW.search(shown), shown
+    assert "-" not in shown, shown  # a true minus sign, never a hyphen
+    if value < 0 and shown not in ("0", "n/a"):
+        assert shown.startswith(M)
     if math.isfinite(value) and not value.is_integer():
         assert _significant(shown) <= 3, (value, shown)
         if fmt.TINY <= abs(value) < fmt.HUGE:  # the value to three digits
-            assert float(shown.replace(",", "")) == pytest.approx(value, rel=5e-3)
+            back = float(shown.replace(",", "").replace(M, "-"))
+            assert back == pytest.approx(value, rel=5e-3)
 
 
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5))
@@ -119,3 +182,20 @@ def test_chart_html_formats_tooltips_and_slider_values() -> None:
     html = charts.chart_html({"mark": "point"})
     assert "formatTooltip: paTooltip" in html and "function paNumber" in html
     assert "input[type=range]" in html
+
+
+def _shown_as_decimals(value: float) -> bool:
+    return value == 0 or abs(value) >= 10.0**-fmt.MAX_PLACES
+
+
+@given(st.floats(-1e6, 1e6).filter(_shown_as_decimals), st.floats(1e-4, 1e6),
+       st.floats(-1e6, 1e6).filter(_shown_as_decimals), st.sampled_from([1.0, 100.0]))
+def test_numbers_beside_an_interval_share_their_decimals(centre, half, paper, scale) -> None:
+    low, high = centre - half, centre + half
+    if not all(_shown_as_decimals(v) for v in (low, high)):
+        return
+    shown = fmt.same_precision([centre, low, high, paper], low, high, scale)
+    decimals = {len(s.partition(".")[2]) for s, v in zip(shown, [centre, low, high, paper],
+                                                       strict=True) if v != 0}
+    assert len(decimals) == 1, shown  # one precision for ours, its interval and the paper's
+    assert all("-" not in s and not re.search(r"\.\d{5}|e[-+]", s) for s in shown), shown

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import re
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pruneaudit import audit
+from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies import population_ols as po
 from pruneaudit.studies.population_ols.findings import (
@@ -400,11 +401,18 @@ def test_views_tables_and_figures():
     html = po.views.class_shares_view(result).to_html()
     assert "Table 2." in html and "%" in html
     html = po.views.coefficients_view(result).to_html()
-    ours = result.coefficients["ours"].iloc[0]
-    assert "Table 3." in html and f"{ours:.4f}" in html
+    first = result.coefficients.iloc[0]
+    ours = charts.format.same_precision([first.ours], first.ci_low, first.ci_high)[0]
+    assert "Table 3." in html and ours in html
+    assert "np.exp" not in html and "e^sparsity" in html  # reader names of the terms
     html = po.views.hypotheses_view(result).to_html()
-    assert "Table 4." in html and "e-" in html
-    assert "Table 5." in po.views.comparison_view(result).to_html()
+    assert "Table 4." in html
+    html = po.views.comparison_view(result).to_html()
+    assert "Table 5." in html and "adjusted R²" in html and "rsquared" not in html
+    for view in (po.views.coefficients_view, po.views.hypotheses_view,
+                 po.views.comparison_view):  # numbers as the book writes them
+        cells = re.sub(r"<style.*?</style>|<[^>]+>", " ", view(result).to_html(), flags=re.S)
+        assert not charts.format.RAW_FLOAT.search(cells) and "-0." not in cells
     explorer = po.key_figure(result).to_dict()
     assert explorer["title"].startswith("OLS coefficients") and explorer["params"][0]["bind"]
     for chart in (

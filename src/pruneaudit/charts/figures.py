@@ -175,6 +175,9 @@ def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "
     if (window.innerWidth < 700) {{
       opt.config = {{legend: {{orient: "bottom", columns: 3}}}};
     }}
+    if (window.paFitSpec) {{  // the book's reader.js: drawn for a narrow box's width
+      spec = window.paFitSpec(spec, document.getElementById(id));
+    }}
     window.vegaEmbed("#" + id, spec, opt).then(function (result) {{
       (window.pruneauditViews = window.pruneauditViews || {{}})[id] = result.view;
       readable(document.getElementById(id));
@@ -273,7 +276,7 @@ def accuracy_curves(
         if color is None
         else alt.Color(f"{color}:Q", title=fmt.header(color), scale=alt.Scale(scheme="viridis"))
     )
-    tips = [f"{series}:N", alt.Tooltip(f"{x}:Q", format=".3f"), alt.Tooltip(f"{y}:Q", format=".3f")]
+    tips = [f"{series}:N", f"{x}:Q", f"{y}:Q"]  # numbers by the book's formatter (paText)
     tips += [f"{t}" for t in tooltip]
     base = alt.Chart(data).encode(
         x=alt.X(f"{x}:Q", title=fmt.header(x)),
@@ -404,7 +407,7 @@ def pareto_chart(
         .transform_filter("datum.rank == 1")
     )
     marker = chosen.mark_point(size=400, shape="diamond", filled=False, strokeWidth=3, color="red")
-    marker = marker.encode(**enc, tooltip=[*tips, alt.Tooltip("value:Q", format=".4f")])
+    marker = marker.encode(**enc, tooltip=[*tips, "value:Q"])
     text = chosen.mark_text(dx=12, dy=-12, align="left", color="red").encode(
         **enc, text=f"{label}:N"
     )
@@ -648,7 +651,7 @@ def table(
     spec |= {c: functools.partial(fmt.percent, sign=True) for c in signed_percent}
     spec |= {c: fmt.points for c in points}
     spec |= {c: fmt.pvalue for c in pvalue}
-    spec |= {c: f"{{:.{d}f}}" for c, d in places.items()}
+    spec |= {c: functools.partial(fmt.fixed, decimals=d) for c, d in places.items()}
     spec |= dict(formats or {})
     styler = ReaderTable(df).format(spec, na_rep=fmt.MISSING).set_caption(caption)
     styler = styler.format_index(fmt.cell, axis="index")

@@ -6,9 +6,18 @@
 - :func:`number`: at most three significant digits (``0.0417``, ``2.19``, ``12,300``),
   integral values as integers with thousands separators (counts: ``2,193``), values below
   0.001 (or from 10¹⁵ on) as ``1.79 × 10⁻⁴`` (never ``1.79e-04`` nor ``0.000179``), ``n/a``
-  when missing.
-- :func:`percent`, :func:`points`, :func:`pvalue`, :func:`yes_no`: shares in %, differences of
-  shares in percentage points, p-values (``< 0.001``, else two significant digits), booleans.
+  when missing. Every negative number has a true minus sign (``−12.3``, :data:`MINUS`), never
+  a hyphen; no number is shown as ``−0``.
+- :func:`places`, :func:`fixed`, :func:`same_precision`, :func:`interval_columns`: numbers
+  that stand beside an interval (an estimate, its interval and the paper's value) share one
+  number of decimals, the one that shows the interval's half-width to two significant digits
+  (``−40.1 [−44.0, −36.2]`` beside the paper's ``−36.9``, never ``−36.94``).
+- :func:`percent`, :func:`points`, :func:`pvalue`, :func:`yes_no`, :func:`sign`: shares in %,
+  differences of shares in percentage points, p-values (``< 0.001``, else two significant
+  digits), booleans, signs (``+`` / ``−`` / ``0``).
+- :func:`term`: a model term as statsmodels names it as a reader label
+  (``np.exp(sparsity):accuracy0`` -> ``e^sparsity × accuracy0``, ``C(treatment)[T.rewind]``
+  -> ``treatment = rewind``).
 - :func:`cell`: any table value by its type; :func:`clean_text`: raw floats inside a string
   (``170.000000 / 2193.000000`` -> ``170 / 2,193``) rewritten with :func:`number`.
 - :data:`JS_FORMAT`: the same rule in JavaScript, which :func:`pruneaudit.charts.chart_html`
@@ -23,9 +32,16 @@ import copy
 import math
 import numbers
 import re
+from collections.abc import Sequence
+
+import pandas as pd
 
 #: Significant digits a reader sees.
 DIGITS = 3
+#: The minus sign of every negative number shown (U+2212, not the hyphen).
+MINUS = "\u2212"
+#: The most decimals :func:`places` gives (a narrower interval is shown to these).
+MAX_PLACES = 4
 MISSING = "n/a"
 #: Below ``TINY`` or from ``HUGE`` on, a number is written with a power of ten.
 TINY = 1e-3
@@ -51,7 +67,20 @@ LABELS: dict[str, str] = {
     "paper_term": "term in the paper",
     "abs_tilt": "|tilt|",
     "top1": "top-1",
-    "unfairness_max_min": "unfairness (max - min)",
+    "unfairness_max_min": "unfairness (max \u2212 min)",
+    "exp_sparsity": "e^sparsity",
+    "rsquared": "R²",
+    "rsquared_adj": "adjusted R²",
+    "sign_E": "sign of E",
+    "sign_F": "sign of F",
+    "outside_01": "predictions outside [0, 1]",
+    "corr_target_pred": "correlation of target and prediction",
+    "bse": "SE",
+    "tvalues": "t",
+    "pvalues": "p",
+    "params": "coefficient",
+    "nobs": "observations",
+    "df_resid": "residual df",
 }
 #: Words of a column name written as readers know them (the general rule of :func:`header`).
 WORDS: dict[str, str] = {
@@ -70,6 +99,9 @@ WORDS: dict[str, str] = {
     "ols": "OLS",
     "glm": "GLM",
     "r2": "R²",
+    "rmse": "RMSE",
+    "mae": "MAE",
+    "corr": "correlation",
     "top1": "top-1",
     "acc": "accuracy",
     "abs": "absolute",
@@ -78,8 +110,49 @@ WORDS: dict[str, str] = {
     "hsf4": "hsf4",
 }
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-#: A float literal as Python or pandas print it: four or more decimals, or an exponent.
-RAW_FLOAT = re.compile(r"(?<![\w.])-?\d+(?:\.\d{4,}(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)(?![\w.])")
+#: A float literal as Python or pandas print it, never as this module writes one: five or more
+#: decimals (``0.09034``), four or more decimals that are all zeros (``9.0000``), or an exponent
+#: (``1.79e-04``). Four decimals (``0.0417``, ``−0.0075``) are a precision the book shows.
+RAW_FLOAT = re.compile(
+    r"(?<![\w.])-?\d+(?:\.(?:\d{5,}|0{4})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)(?![\w.])"
+)
+
+
+#: How statsmodels writes a transform in a formula term, and how a reader reads it.
+_TRANSFORMS = (
+    (re.compile(r"^np\.exp\((.+)\)$"), "e^{0}"),
+    (re.compile(r"^np\.log\((.+)\)$"), "log {0}"),
+    (re.compile(r"^I\((.+)\)$"), "{0}"),
+    (re.compile(r"^Q\(['\"](.+)['\"]\)$"), "{0}"),
+)
+#: A categorical level as patsy writes it: ``C(var)[T.level]`` or ``var[T.level]``.
+_LEVEL = re.compile(r"^(?:C\((?P<c>[^)]+)\)|(?P<v>[^\[]+))\[T\.(?P<level>.+)\]$")
+
+
+def term(name: object) -> str:
+    """A model term as statsmodels or patsy write it, as a reader label: interactions ``a:b``
+    as ``a × b``, ``np.exp(x)`` as ``e^x``, ``C(x)[T.v]`` and ``x[T.v]`` as ``x = v``,
+    ``Intercept`` as ``intercept``, each part by :func:`header`."""
+    parts = []
+    for part in str(name).split(":"):
+        part = part.strip()
+        if part == "Intercept":
+            parts.append("intercept")
+            continue
+        level = _LEVEL.match(part)
+        if level:
+            var = level.group("c") or level.group("v")
+            parts.append(f"{term(var)} = {level.group('level')}")
+            continue
+        for pattern, shown in _TRANSFORMS:
+            inner = pattern.match(part)
+            if inner:
+                part = shown.format(term(inner.group(1)))
+                break
+        else:
+            part = header(part)
+        parts.append(part)
+    return " \u00d7 ".join(parts)
 
 
 def header(name: object) -> str:
@@ -102,6 +175,15 @@ def _missing(value: object) -> bool:
         return False
 
 
+def _signed(text: str) -> str:
+    """``text`` (a formatted number) with a true minus sign; ``−0``, ``−0.00`` lose theirs."""
+    if text.startswith("-"):
+        if not any(c in "123456789" for c in text.split("e")[0].split("×")[0]):
+            return text[1:]
+        return MINUS + text[1:]
+    return text
+
+
 def number(value: float | None, digits: int = DIGITS) -> str:
     """``value`` with at most ``digits`` significant digits (module doc); integral values
     in full with thousands separators."""
@@ -111,33 +193,111 @@ def number(value: float | None, digits: int = DIGITS) -> str:
     if v == 0:
         return "0"
     if v.is_integer() and abs(v) < HUGE:
-        return f"{int(v):,}"
+        return _signed(f"{int(v):,}")
     if abs(v) < TINY or abs(v) >= HUGE:
         mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
         if "." in mantissa:
             mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+        return _signed(f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}")
     places = digits - 1 - math.floor(math.log10(abs(v)))
     rounded = round(v, places)
     if rounded != 0 and math.floor(math.log10(abs(rounded))) > math.floor(math.log10(abs(v))):
         places -= 1  # 0.9996 -> 1.00 would show four digits
         rounded = round(v, places)
     text = f"{rounded:,.{max(places, 0)}f}"
-    return "0" if float(text.replace(",", "")) == 0 else text
+    return "0" if float(text.replace(",", "")) == 0 else _signed(text)
 
 
-def percent(value: float | None, places: int = 1, sign: bool = False) -> str:
-    """A share in percent with ``places`` decimals (``12.3%``; ``+12.3%`` with ``sign``)."""
+def places(low: float | None, high: float | None, scale: float = 1.0) -> int | None:
+    """The decimals that show an interval's half-width (times ``scale``, the display unit:
+    100 for percent) to two significant digits, between 0 and :data:`MAX_PLACES`; None when
+    there is no finite interval of positive width (then each number gets :func:`number`'s
+    significant digits)."""
+    if _missing(low) or _missing(high) or not float(high) > float(low):  # type: ignore[arg-type]
+        return None
+    half = (float(high) - float(low)) / 2 * abs(scale)  # type: ignore[arg-type]
+    return int(min(MAX_PLACES, max(0, 1 - math.floor(math.log10(half)))))
+
+
+def fixed(value: float | None, decimals: int | None, scale: float = 1.0) -> str:
+    """``value * scale`` with ``decimals`` decimals, thousands separators and a true minus
+    (no ``−0.0``); by :func:`number` when ``decimals`` is None; ``n/a`` when missing."""
     if _missing(value):
         return MISSING
-    return f"{float(value) * 100:{'+' if sign else ''}.{places}f}%"  # type: ignore[arg-type]
+    v = float(value) * scale  # type: ignore[arg-type]
+    if decimals is None:
+        return number(v)
+    if v == 0 and decimals >= MAX_PLACES:
+        return "0"  # not 0.0000, which reads as a raw float
+    return _signed(f"{v:,.{decimals}f}")
 
 
-def points(value: float | None, places: int = 1) -> str:
-    """A difference of shares in signed percentage points (``-5.0 pts``)."""
+def same_precision(
+    values: Sequence[float | None], low: float | None, high: float | None, scale: float = 1.0
+) -> list[str]:
+    """``values`` (an estimate, the interval's ends, the paper's value...) each by :func:`fixed`
+    with one number of decimals: :func:`places` of ``[low, high]`` or, without an interval,
+    the decimals that show the first nonzero value to :data:`DIGITS` significant digits; raised
+    (up to :data:`MAX_PLACES`) so that no nonzero value reads as 0. A value still too small for
+    that is written by :func:`number` (a power of ten)."""
+    decimals = places(low, high, scale)
+    finite = [abs(float(v) * scale) for v in values if not _missing(v) and float(v) != 0]
+    if decimals is None:
+        if not finite:
+            return [MISSING if _missing(v) else "0" for v in values]
+        decimals = max(0, DIGITS - 1 - math.floor(math.log10(finite[0])))
+    shown = [f for f in finite if f >= 0.5 * 10.0**-MAX_PLACES]
+    if shown:
+        decimals = max(decimals, -math.floor(math.log10(min(shown))))
+    decimals = min(decimals, MAX_PLACES)
+    tiny = 0.5 * 10.0**-decimals
+    return [
+        number(float(v) * scale)
+        if not _missing(v) and 0 < abs(float(v) * scale) < tiny
+        else fixed(v, decimals, scale)
+        for v in values
+    ]
+
+
+def interval_columns(
+    frame: pd.DataFrame, columns: Sequence[str], low: str = "ci_low", high: str = "ci_high",
+    scale: float = 1.0,
+) -> pd.DataFrame:
+    """A copy of ``frame`` whose ``columns`` (an estimate, the interval's ends ``low`` and
+    ``high``, the paper's value...) are text, each row by :func:`same_precision` of its own
+    interval: a table's one rule for numbers that stand beside an interval."""
+    out = frame.copy()
+    shown = [
+        same_precision([row[c] for c in columns], row[low], row[high], scale)
+        for _, row in frame.iterrows()
+    ]
+    for i, column in enumerate(columns):
+        out[column] = [texts[i] for texts in shown]
+    return out
+
+
+def sign(value: float | None) -> str:
+    """The sign of ``value``: ``+``, ``−`` or ``0`` (``n/a`` when missing)."""
     if _missing(value):
         return MISSING
-    return f"{float(value) * 100:+.{places}f} pts"  # type: ignore[arg-type]
+    v = float(value)  # type: ignore[arg-type]
+    return "+" if v > 0 else MINUS if v < 0 else "0"
+
+
+def percent(value: float | None, decimals: int = 1, sign: bool = False) -> str:
+    """A share in percent with ``decimals`` decimals (``12.3%``; ``+12.3%`` with ``sign``)."""
+    if _missing(value):
+        return MISSING
+    text = _signed(f"{float(value) * 100:{'+' if sign else ''}.{decimals}f}")  # type: ignore
+    return f"{'+' if sign and text in ('0', '0.' + '0' * decimals) else ''}{text}%"
+
+
+def points(value: float | None, decimals: int = 1) -> str:
+    """A difference of shares in signed percentage points (``−5.0 pts``, ``+2.5 pts``)."""
+    if _missing(value):
+        return MISSING
+    text = _signed(f"{float(value) * 100:+.{decimals}f}")  # type: ignore[arg-type]
+    return f"{'' if text[0] in '+' + MINUS else '+'}{text} pts"
 
 
 def pvalue(value: float | None) -> str:
@@ -216,14 +376,16 @@ JS_FORMAT = r"""
 function paNumber(v) {
   if (v === null || v === undefined || !isFinite(v)) return "n/a";
   if (v === 0) return "0";
-  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString("en-US");
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) {
+    return v.toLocaleString("en-US").replace("-", "\u2212");
+  }
   if (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e15) {
     var parts = v.toExponential(2).split("e"), m = parts[0];
     if (m.indexOf(".") >= 0) m = m.replace(/0+$/, "").replace(/\.$/, "");
     var sup = {"-": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3",
       "4": "\u2074", "5": "\u2075", "6": "\u2076", "7": "\u2077", "8": "\u2078", "9": "\u2079"};
     var e = String(parseInt(parts[1], 10)).split("").map(function (c) { return sup[c]; });
-    return m + " \u00d7 10" + e.join("");
+    return m.replace("-", "\u2212") + " \u00d7 10" + e.join("");
   }
   var places = 2 - Math.floor(Math.log10(Math.abs(v)));
   var r = Number(v.toFixed(Math.max(places, 0)));
@@ -235,19 +397,22 @@ function paNumber(v) {
   }
   if (r === 0) return "0";
   return r.toLocaleString("en-US", {minimumFractionDigits: Math.max(places, 0),
-                                    maximumFractionDigits: Math.max(places, 0)});
+                                    maximumFractionDigits: Math.max(places, 0)})
+    .replace("-", "\u2212");
 }
 function paText(s) {
   if (typeof s === "number") return paNumber(s);
   if (typeof s !== "string") return s;
   if (/^-?\d+(\.\d+)?(e[-+]?\d+)?$/.test(s.trim())) return paNumber(Number(s));
-  return s.replace(/(^|[^\w.])(-?\d+(?:\.\d{4,}(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+))(?![\w.])/g,
+  return s.replace(
+    /(^|[^\w.])(-?\d+(?:\.(?:\d{5,}|0{4})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+))(?![\w.])/g,
     function (all, pre, num) { return pre + paNumber(Number(num)); });
 }
 """
 
 __all__ = [
-    "DIGITS", "MISSING", "TINY", "HUGE", "LABELS", "WORDS", "RAW_FLOAT", "JS_FORMAT",
-    "header", "number", "percent", "points", "pvalue", "yes_no", "clean_text", "cell",
-    "readable_titles",
+    "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "LABELS", "WORDS", "RAW_FLOAT",
+    "JS_FORMAT", "header", "term", "number", "places", "fixed", "same_precision",
+    "interval_columns", "sign",
+    "percent", "points", "pvalue", "yes_no", "clean_text", "cell", "readable_titles",
 ]

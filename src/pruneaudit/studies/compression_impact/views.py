@@ -185,7 +185,7 @@ def key_figure(result: Result) -> alt.Chart:
             y=alt.Y("value:Q", title=None),
             color=alt.Color("kind:N"),
             column=alt.Column("measure:N", title=None),
-            tooltip=["variant", "measure", alt.Tooltip("value:Q", format=".2f")],
+            tooltip=["variant", "measure", "value:Q"],
         )
         .properties(width=260, height=220,
                     title="Top-1 barely moves while the compressed and dense populations "

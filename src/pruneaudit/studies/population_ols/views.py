@@ -10,6 +10,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from pruneaudit import audit, charts
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
 from .fits import comparison_table, hypothesis_table
@@ -31,17 +32,21 @@ def class_shares_view(result: Result) -> Styler:
     shares = result.stats.pivot_table(
         index="class", columns=["dataset", "imbalance_factor"], values="fraction"
     )
+    shares = shares.rename(columns=fmt.cell, level="imbalance_factor")
+    shares.columns = shares.columns.set_names([fmt.header(n) for n in shares.columns.names])
     caption = "Table 2. Share of each class in the training pool, per dataset and imbalance factor."
-    return charts.table(shares, caption, index=True).format("{:.1%}", na_rep="n/a")
+    return charts.table(shares, caption, index=True).format(fmt.percent, na_rep=fmt.MISSING)
 
 
 def coefficients_view(result: Result) -> Styler:
     """Table 3: the coefficients beside P's
-    (:func:`~pruneaudit.studies.population_ols.fits.coefficient_table`), four decimals."""
+    (:func:`~pruneaudit.studies.population_ols.fits.coefficient_table`), terms by their reader
+    names, each row's numbers to the precision of its interval."""
     caption = "Table 3. Every term both fits have: P's coefficient beside ours (95% interval)."
-    return charts.table(result.coefficients, caption).format(
-        "{:.4f}", subset=["paper", "ours", "ci_low", "ci_high"], na_rep="n/a"
-    )
+    table = fmt.interval_columns(result.coefficients, ["paper", "ours", "ci_low", "ci_high"])
+    table = table.assign(term=table["term"].map(fmt.term),
+                         paper_term=table["paper_term"].map(fmt.term))
+    return charts.table(table, caption)
 
 
 def hypotheses_view(result: Result) -> Styler:
@@ -49,17 +54,16 @@ def hypotheses_view(result: Result) -> Styler:
     ``alpha``."""
     caption = "Table 4. One-tailed tests of E > 0 and F < 0; GLM on logit scale."
     table = hypothesis_table(result.fits, result.params.alpha)
-    return charts.table(table, caption, pvalue=["p"], decimals=["stat"]).format(
-        "{:.4g}", subset=["coef"], na_rep="n/a"
-    )
+    return charts.table(table.assign(term=table["term"].map(fmt.term)), caption, pvalue=["p"],
+                        decimals=["stat"])
 
 
 def comparison_view(result: Result) -> Styler:
-    """Table 5: :func:`~pruneaudit.studies.population_ols.fits.comparison_table`, four
-    decimals."""
+    """Table 5: :func:`~pruneaudit.studies.population_ols.fits.comparison_table`, three
+    significant digits, counts in full, signs as + and −."""
     caption = "Table 5. Fit quality of OLS and GLM, linear terms and with cross terms."
     return charts.table(comparison_table(result.fits), caption, index=True).format(
-        "{:.4f}", na_rep="n/a"
+        fmt.sign, subset=["sign_E", "sign_F"]
     )
 
 
@@ -127,6 +131,7 @@ def spread_figure(result: Result) -> alt.LayerChart:
 def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
     """Explorer: pick a term in the drop-down ('all' shows every term); ours (dot, 95% interval)
     beside P's printed coefficient (red diamond). Works in the static page (a Vega parameter)."""
+    table = table.assign(paper_term=table["paper_term"].map(fmt.term))
     long = pd.concat(
         [
             table.assign(source="ours", coef=table["ours"]),
@@ -148,9 +153,9 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
         tooltip=[
             "paper_term",
             "source",
-            alt.Tooltip("coef:Q", format=".4f"),
-            alt.Tooltip("ci_low:Q", format=".4f"),
-            alt.Tooltip("ci_high:Q", format=".4f"),
+            "coef:Q",  # the book's formatter writes the numbers (charts.format)
+            "ci_low:Q",
+            "ci_high:Q",
         ],
     )
     bars = (

@@ -105,8 +105,7 @@ def key_figure(result: Result) -> alt.Chart:
         y=alt.Y("corruption:N", sort="x", title=None),
         color=alt.Color("level_name:N", title="population"),
         yOffset="level_name:N",
-        tooltip=["corruption", "level_name", alt.Tooltip("relative_change_pct:Q", format=".2f"),
-                 alt.Tooltip("clean_change_pct:Q", format=".2f")],
+        tooltip=["corruption", "level_name", "relative_change_pct:Q", "clean_change_pct:Q"],
     )
     return bars.properties(width=420, height=22 * table["corruption"].nunique() * max(
         1, table["level_name"].nunique()) // 2 + 60,
