@@ -45,3 +45,38 @@ def test_the_command_line_replication_moves_the_seeds_of_what_a_notebook_reads()
     study4 = values["study4"]
     seeds = study4["seeds"] if isinstance(study4, dict) else study4.seeds
     assert min(seeds) >= 1000 and min(values["reference_seeds"]) >= 1000
+
+
+def _row(name, verdict, low, high, stability):
+    from pruneaudit import audit
+
+    return audit.Finding(name, 1.0, (low + high) / 2, low, high, verdict, "P",
+                         "95% Student-t interval over seeds", stability=stability,
+                         alternative="inconclusive")
+
+
+def test_builds_are_compared_in_every_pair_and_firm_disagreements_listed():
+    from pruneaudit import audit
+    from pruneaudit.book.replication import compare_builds, firm_disagreements, pair_summary
+
+    books = {
+        "default": [_row("D9.1 x", audit.REPRODUCED, 0.8, 1.2, 0.95),
+                    _row("D9.2 y", audit.SMALLER, 0.2, 0.4, 0.5)],
+        "other": [_row("D9.1 x", audit.REPRODUCED, 0.85, 1.15, 0.9),
+                  _row("D9.2 y", audit.SMALLER, 0.25, 0.45, 0.9)],
+        "other2000": [_row("D9.1 x", audit.SIZE_UNCLEAR, 0.6, 1.3, 0.9),
+                      audit.not_testable("D9.2 y", 1.0, source="P", why="no data")],
+    }
+    table = compare_builds("09_x", books)
+    pairs = set(zip(table.A, table.B, strict=True))
+    # every pair, not only each against the first build
+    assert pairs == {("default", "other"), ("default", "other2000"), ("other", "other2000")}
+    assert len(table) == 2 + 1 + 1  # the untestable row of the third build forms no pair
+    flips = firm_disagreements(table)
+    assert set(zip(flips.A, flips.B, strict=True)) == {("default", "other2000"),
+                                                      ("other", "other2000")}
+    assert set(flips.finding) == {"D9.1 x"}
+    summary = pair_summary(table)
+    assert summary.loc[("09_x", "default", "other"), "firm in both"] == 1  # D9.2 borderline in A
+    assert summary.loc[("09_x", "default", "other2000"), "firm in both, verdicts differ"] == 1
+    assert bool(table.loc[0, "B in A's interval"]) and bool(table.loc[0, "A in B's interval"])

@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,26 +103,39 @@ class Build:
     seeds: str
 
 
-def report_builds(text: str, first: Build, second: Build) -> pd.DataFrame:
-    """The long frame (:data:`BUILD_COLUMNS`) of the two builds of one replication report
-    (``benchmarks/replication.py``: its ``Row by row`` table, columns "default" for ``first``
-    and "other seeds" for ``second``)."""
+def report_builds(text: str, first: Build, second: Build | None = None) -> pd.DataFrame:
+    """The long frame (:data:`BUILD_COLUMNS`) of the builds of one replication report
+    (``benchmarks/replication.py``: its ``Row by row`` table). A report of two builds has
+    columns "default" (``first``) and "other seeds" (``second``); a report of every pair has
+    columns ``A`` and ``B`` naming each row's builds, and ``first`` gives the seed set of the
+    build labelled ``default`` (the others are labelled by their seed set)."""
     table = _markdown_table(text, "## Row by row")
+    paired = "A" in table.columns
+    tags = (("A", "(A)"), ("B", "(B)")) if paired else (("default", "(default)"),
+                                                        ("other seeds", "(other seeds)"))
     out = []
-    for build, tag in ((first, "default"), (second, "other seeds")):
-        for row in table.itertuples(index=False):
-            cells = dict(zip(table.columns, row, strict=True))
-            ours, low, high = parse_cell(cells[f"ours ({tag})"])
-            verdict = cells[f"verdict ({tag})"]
+    for row in table.itertuples(index=False):
+        cells = dict(zip(table.columns, row, strict=True))
+        for i, (key, tag) in enumerate(tags):
+            if paired:
+                label = cells[key]
+                build = first if label == "default" else Build(label, label)
+            else:
+                build = first if i == 0 else second
+                if build is None:
+                    raise PruneAuditError("a report of two builds needs both builds")
+            ours, low, high = parse_cell(cells[f"ours {tag}"])
+            verdict = cells[f"verdict {tag}"]
             if verdict.startswith("borderline: "):
                 verdict = verdict.removeprefix("borderline: ").split(" / ")[0]
             out.append({
                 "study": cells["study"], "finding": cells["finding"], "kind": cells["kind"],
                 "paper": parse_number(cells["paper"]), "build": build.label,
                 "seeds": build.seeds, "ours": ours, "ci_low": low, "ci_high": high,
-                "verdict": verdict, "stability": parse_number(cells[f"stability ({tag})"]),
+                "verdict": verdict, "stability": parse_number(cells[f"stability {tag}"]),
             })
-    return pd.DataFrame(out, columns=list(BUILD_COLUMNS))
+    frame = pd.DataFrame(out, columns=list(BUILD_COLUMNS))
+    return frame.drop_duplicates(["study", "finding", "build"]).reset_index(drop=True)
 
 
 def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -183,27 +196,33 @@ def write_ratios(pairs: pd.DataFrame, path: str | Path) -> Path:
 
 def keep_rates(
     frame: pd.DataFrame,
-    rules: Mapping[str, Callable[[float, float], str]],
+    rule_for: Callable[[object], Callable[[float, float], str] | None],
     ratio: Callable[[str], float],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """How often firm rows keep their verdict in another independent build, beside what their
-    stabilities predict. ``rules``: the verdict rule of each finding (rows without one are left
-    out); ``ratio``: the between-build variance ratio of a study. Every build's verdict and
-    stability are recomputed with the rule (normal intervals). Returns the calibration table
-    (:data:`CALIBRATION_COLUMNS`, one row per study and ``all``) and the instances (one per
-    ordered pair of independent builds and row: ``firm``, ``kept``, ``predicted``)."""
-    known = frame[frame.finding.isin(list(rules))].copy()
-    verdicts, steadies = [], []
-    for row in known.itertuples(index=False):
-        rule = rules[row.finding]
+    stabilities predict. ``rule_for(row)``: the verdict rule of one build's row (a row of
+    ``frame``; None leaves it out); ``ratio(study)``: the between-build variance ratio. Every
+    build's verdict and stability (normal interval, :func:`pruneaudit.audit.findings.stability`
+    with the between-build spread) are recomputed with the rule. Returns the calibration table
+    (:data:`CALIBRATION_COLUMNS`, one row per study and ``all``) and the instances, one per
+    ordered pair of independent builds (A, B) and row: ``firm`` (in A), ``kept`` (B gives A's
+    verdict), ``predicted`` (A's stability)."""
+    verdicts, steadies, kept_rows = [], [], []
+    for row in frame.itertuples(index=False):
+        rule = rule_for(row)
+        if rule is None:
+            continue
+        kept_rows.append(row)
         if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
             verdicts.append(F.INCONCLUSIVE)
             steadies.append(math.nan)
             continue
         spread = math.sqrt(ratio(row.study)) * F.interval_se(row.ci_low, row.ci_high)
-        steady, _ = F.stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread)
+        steady, _ = F.stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread,
+                                nodes=800)
         verdicts.append(rule(row.ci_low, row.ci_high))
         steadies.append(math.nan if steady is None else steady)
+    known = pd.DataFrame(kept_rows, columns=frame.columns)
     known["new_verdict"], known["new_stability"] = verdicts, steadies
     instances = []
     for (study, finding), group in known.groupby(["study", "finding"], sort=False):
@@ -216,7 +235,9 @@ def keep_rates(
                 "verdict_a": a.new_verdict, "verdict_b": b.new_verdict, "firm": firm,
                 "kept": a.new_verdict == b.new_verdict, "predicted": a.new_stability,
             })
-    inst = pd.DataFrame(instances)
+    inst = pd.DataFrame(instances, columns=[
+        "study", "finding", "build_a", "build_b", "verdict_a", "verdict_b", "firm", "kept",
+        "predicted"])
     out = []
     for study, group in [*inst.groupby("study"), ("all", inst)]:
         firm = group[group.firm]

@@ -717,17 +717,21 @@ def between_builds() -> pd.DataFrame:
         return pd.read_csv(f)
 
 
+def between_ratio_of_study(study: str) -> float:
+    """The between-build variance ratio of the study ``study`` (a notebook name, or its
+    ``NN_`` prefix), else the pooled ``all``; 0 when the table has neither."""
+    table = between_builds()
+    mine = table[table.study.str.startswith(study)]
+    if len(mine) == 0:
+        mine = table[table.study == "all"]
+    return max(float(mine.ratio.iloc[0]), 0.0) if len(mine) else 0.0
+
+
 def between_ratio(name: str) -> float:
     """The between-build variance ratio for the finding called ``name``: its study's (the
     notebook numbered like ``D<k>.``), else the pooled ``all``; 0 when the table has neither."""
-    table = between_builds()
     match = re.match(r"D(\d+)\.", name)
-    if match:
-        mine = table[table.study.str.startswith(f"{int(match.group(1)):02d}_")]
-        if len(mine):
-            return max(float(mine.ratio.iloc[0]), 0.0)
-    pooled = table[table.study == "all"]
-    return max(float(pooled.ratio.iloc[0]), 0.0) if len(pooled) else 0.0
+    return between_ratio_of_study(f"{int(match.group(1)):02d}_" if match else "all")
 
 
 def between_sd(name: str, ci_low: float, ci_high: float, *, df: float | None = None) -> float:

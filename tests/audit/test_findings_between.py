@@ -1,0 +1,160 @@
+"""Stability with a spread between builds: simulated builds with a known between-build variance,
+its estimate from pairs of builds, and the reading of the replication reports."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from pruneaudit import audit
+from pruneaudit.audit import between_builds as BB
+from pruneaudit.audit import findings as F
+
+Q = stats.norm.ppf(0.975)
+PAPER, MARGIN = 1.0, 0.5
+
+
+def rule(low: float, high: float) -> str:
+    return audit.verdict(low, high, PAPER, margin=MARGIN)
+
+
+def _builds(rng, truths, se, tau, n_builds):
+    """Each build's estimate of each row: the truth, the build's own effect, sampling noise."""
+    return truths[None] + tau * rng.standard_normal((n_builds, truths.size)) + (
+        se * rng.standard_normal((n_builds, truths.size)))
+
+
+def _stated_and_kept(estimates, se, between):
+    half = Q * se
+    stated, kept = [], []
+    for est, rep in zip(estimates[0], estimates[1], strict=True):
+        steady, _ = audit.stability(est, est - half, est + half, rule, nodes=400,
+                                    between_sd=between)
+        stated.append(steady)
+        kept.append(rule(rep - half, rep + half) == rule(est - half, est + half))
+    return np.array(stated), np.array(kept)
+
+
+def test_stability_with_the_between_build_spread_matches_simulated_builds():
+    rng = np.random.default_rng(3)
+    se, tau, n = 0.25, 0.25, 1500
+    truths = rng.uniform(-3.0, 5.0, n)
+    estimates = _builds(rng, truths, se, tau, 2)
+    stated, kept = _stated_and_kept(estimates, se, tau)
+    firm = stated >= audit.STABLE
+    assert firm.sum() > 200
+    assert kept.mean() == pytest.approx(stated.mean(), abs=0.03)
+    assert kept[firm].mean() == pytest.approx(stated[firm].mean(), abs=0.03)
+    assert kept[firm].mean() >= audit.STABLE
+    # Sampling alone claims too much when builds differ beyond it.
+    naive, _ = _stated_and_kept(estimates, se, 0.0)
+    assert naive.mean() - kept.mean() > 0.04
+
+
+def test_without_a_between_build_spread_the_two_models_agree():
+    rng = np.random.default_rng(4)
+    se, n = 0.25, 1200
+    truths = rng.uniform(-3.0, 5.0, n)
+    estimates = _builds(rng, truths, se, 0.0, 2)
+    stated, kept = _stated_and_kept(estimates, se, 0.0)
+    assert kept.mean() == pytest.approx(stated.mean(), abs=0.03)
+
+
+def test_the_variance_ratio_recovers_a_known_one():
+    rng = np.random.default_rng(5)
+    n, ratio = 6000, 0.8
+    se_a, se_b = rng.uniform(0.05, 0.5, n), rng.uniform(0.05, 0.5, n)
+    tau = np.sqrt(ratio * (se_a**2 + se_b**2) / 2)
+    diff = np.sqrt(se_a**2 + se_b**2 + 2 * tau**2) * rng.standard_normal(n)
+    z2 = diff**2 / (se_a**2 + se_b**2)
+    assert BB.variance_ratio(z2) == pytest.approx(ratio, abs=0.1)
+    assert BB.variance_ratio(rng.standard_normal(n) ** 2) == pytest.approx(0.0, abs=0.06)
+    assert math.isnan(BB.variance_ratio([]))
+
+
+def _frame(rng, n_rows, n_builds, se, ratio, study="09_sim"):
+    tau = math.sqrt(ratio) * se
+    truths = rng.uniform(-3.0, 5.0, n_rows)
+    estimates = _builds(rng, truths, se, tau, n_builds)
+    rows = []
+    for b in range(n_builds):
+        for r in range(n_rows):
+            est = float(estimates[b, r])
+            rows.append({"study": study, "finding": f"D9.{r} row", "kind": "Student t",
+                         "paper": PAPER, "build": f"build {b}", "seeds": f"set {b}",
+                         "ours": est, "ci_low": est - Q * se, "ci_high": est + Q * se,
+                         "verdict": "", "stability": math.nan})
+    return pd.DataFrame(rows, columns=list(BB.BUILD_COLUMNS))
+
+
+def test_keep_rates_over_all_pairs_of_four_simulated_builds_match_the_prediction():
+    """The whole chain on simulated builds with a known between-build variance: the ratio is
+    estimated from every pair of four independent builds, and the stabilities it gives predict
+    how often firm rows keep their verdict in each other build."""
+    rng = np.random.default_rng(6)
+    n = 1000
+    frame = _frame(rng, n, 4, 0.25, 1.0)
+    pairs = BB.independent_pairs(frame)
+    assert len(pairs) == n * 6  # every unordered pair of the four builds
+    estimated = BB.variance_ratio(pairs.z2)
+    assert estimated == pytest.approx(1.0, abs=0.25)
+    table, inst = BB.keep_rates(frame, lambda row: rule, lambda study: estimated)
+    assert len(inst) == n * 12  # ordered pairs
+    everything = table.set_index("study").loc["all"]
+    kept = everything.firm_kept / everything.firm_pairs
+    assert everything.builds == 4 and everything.firm_pairs > 1000
+    assert kept == pytest.approx(everything.predicted_keep, abs=0.03)
+    assert inst.kept.mean() == pytest.approx(inst.predicted.mean(), abs=0.02)  # all rows
+    _, naive = BB.keep_rates(frame, lambda row: rule, lambda study: 0.0)
+    assert naive.predicted.mean() > inst.kept.mean() + 0.03
+
+
+def test_builds_that_share_their_seeds_form_no_pair():
+    rng = np.random.default_rng(7)
+    frame = _frame(rng, 5, 3, 0.25, 0.0)
+    frame.loc[frame.build == "build 2", "seeds"] = "set 0"
+    pairs = BB.independent_pairs(frame)
+    assert set(map(frozenset, zip(pairs.build_a, pairs.build_b, strict=True))) == {
+        frozenset({"build 0", "build 1"}), frozenset({"build 1", "build 2"})}
+
+
+REPORT = """# Replication
+
+## Row by row
+
+| study   | finding            | kind      | paper     | ours (default)        | verdict (default)                       |   stability (default) | ours (other seeds)              | verdict (other seeds)   |   stability (other seeds) |
+|:--------|:-------------------|:----------|:----------|:----------------------|:----------------------------------------|----------------------:|:--------------------------------|:------------------------|--------------------------:|
+| 02_x    | D2.5 mean |tilt| x | Student t | direction | -0.0711 [-0.103, -0.0395] | reproduced                          |                  0.96 | 1.11 × 10⁻⁴ [-0.00157, 0.00171] | borderline: inconclusive / not reproduced |   0.51 |
+| 02_x    | D2.1 drop          | Student t | -0.190    | -0.145 [n/a]          | inconclusive                            |                     - | −0.125 [−0.169, −0.0808]        | opposite                |                      0.75 |
+"""  # noqa: E501
+
+
+def test_a_replication_report_is_read_build_by_build():
+    frame = BB.report_builds(REPORT, BB.Build("cpu", "default"), BB.Build("gpu", "+1000"))
+    assert list(frame.columns) == list(BB.BUILD_COLUMNS) and len(frame) == 4
+    first = frame.iloc[0]
+    assert (first.finding, first.build, first.seeds) == ("D2.5 mean |tilt| x", "cpu", "default")
+    assert math.isnan(first.paper) and first.ours == -0.0711 and first.stability == 0.96
+    small = frame[(frame.build == "gpu") & (frame.finding == "D2.5 mean |tilt| x")].iloc[0]
+    assert small.ours == pytest.approx(1.11e-4) and small.verdict == "inconclusive"
+    missing = frame[(frame.build == "cpu") & (frame.finding == "D2.1 drop")].iloc[0]
+    assert math.isnan(missing.ci_low) and math.isnan(missing.stability)
+    assert frame.iloc[3].ci_low == -0.169 and frame.iloc[3].paper == -0.19
+
+
+def test_the_package_reads_its_between_build_ratios_by_study():
+    table = F.between_builds()
+    assert list(table.columns) == list(BB.RATIO_COLUMNS) and (table.ratio >= 0).all()
+    assert "all" in set(table.study)
+    for study in table.study:
+        if study != "all":
+            assert F.between_ratio(f"D{int(study[:2])}.1 x") == table.set_index(
+                "study").ratio[study]
+    se = F.interval_se(-1.0, 1.0)
+    assert F.between_sd("D5.1 x", -1.0, 1.0) == pytest.approx(
+        math.sqrt(F.between_ratio("D5.1 x")) * se)
+    assert F.between_sd("D5.1 x", math.nan, 1.0) == 0.0
