@@ -158,3 +158,25 @@ def test_the_package_reads_its_between_build_ratios_by_study():
     assert F.between_sd("D5.1 x", -1.0, 1.0) == pytest.approx(
         math.sqrt(F.between_ratio("D5.1 x")) * se)
     assert F.between_sd("D5.1 x", math.nan, 1.0) == 0.0
+
+
+def test_between_from_groups_recovers_a_known_spread_between_builds():
+    rng = np.random.default_rng(11)
+    tau, sd, n, builds = 0.05, 0.1, 16, 400
+    groups = [rng.normal(tau * rng.standard_normal(), sd, n) for _ in range(builds)]
+    assert audit.between_from_groups(groups) == pytest.approx(tau, abs=0.01)
+    same = [rng.normal(0.0, sd, n) for _ in range(builds)]
+    assert audit.between_from_groups(same) < 0.015
+    assert audit.between_from_groups([[1.0, 2.0]]) == 0.0  # one group: no spread between
+    assert audit.between_from_groups([[1.0, 2.0], [np.nan, 3.0], [4.0, 5.0]]) == pytest.approx(
+        math.sqrt(max(np.var([1.5, 4.5], ddof=1) - 0.25, 0)))
+
+
+def test_with_between_adds_the_spread_in_quadrature():
+    ours, low, high = 1.0, 1.0 - Q * 0.3, 1.0 + Q * 0.6  # asymmetric
+    _, lo2, hi2 = audit.with_between(ours, low, high, 0.6)
+    se = F.interval_se(low, high)
+    factor = math.hypot(se, 0.6) / se
+    assert (lo2, hi2) == pytest.approx((ours - Q * 0.3 * factor, ours + Q * 0.6 * factor))
+    assert audit.with_between(ours, low, high, 0.0) == (ours, low, high)
+    assert math.isnan(audit.with_between(ours, math.nan, high, 0.2)[1])  # none stays none

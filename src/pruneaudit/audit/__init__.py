@@ -79,6 +79,7 @@ from pruneaudit.audit.findings import (
     Finding,
     Margin,
     Published,
+    between_from_groups,
     between_ratio,
     between_sd,
     bootstrap_interval,
@@ -107,6 +108,7 @@ from pruneaudit.audit.findings import (
     verdict_counts,
     verdict_label,
     widened,
+    with_between,
     write_findings_json,
 )
 from pruneaudit.audit.image_properties import (
@@ -297,4 +299,6 @@ __all__ = [
     "between_ratio",
     "between_sd",
     "not_comparable",
+    "between_from_groups",
+    "with_between",
 ]

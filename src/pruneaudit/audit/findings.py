@@ -528,6 +528,35 @@ def widened(ours: float, ci_low: float, ci_high: float,
     return ours, ours - (ours - ci_low) * factor, ours + (ci_high - ours) * factor
 
 
+def between_from_groups(groups: Sequence[Sequence[float]]) -> float:
+    """The standard deviation between groups beyond their sampling (e.g. each group the per-seed
+    values of one build): the one-way random-effects method-of-moments estimate
+    ``tau^2 = max(0, var(group means) - mean(var within / n))``, each group with at least two
+    finite values; 0 with fewer than two such groups."""
+    kept = [x[np.isfinite(x)] for x in (np.asarray(g, dtype=float) for g in groups)]
+    kept = [x for x in kept if len(x) >= 2]
+    if len(kept) < 2:
+        return 0.0
+    means = np.array([x.mean() for x in kept])
+    sampling = np.mean([x.var(ddof=1) / len(x) for x in kept])
+    return math.sqrt(max(float(means.var(ddof=1) - sampling), 0.0))
+
+
+def with_between(
+    ours: float, ci_low: float, ci_high: float, between_sd: float, *, df: float | None = None
+) -> tuple[float, float, float]:
+    """``ours`` and its interval with a between-build spread added in quadrature: each distance
+    from ``ours`` is scaled by ``sqrt(se^2 + between_sd^2) / se`` (``se``: :func:`interval_se`),
+    the interval of the truth averaged over builds (a modelled widening, where :func:`widened`
+    takes a fixed factor)."""
+    if not between_sd >= 0:
+        raise PruneAuditError(f"between_sd must be >= 0, got {between_sd!r}")
+    se = interval_se(ci_low, ci_high, df=df)
+    if not (math.isfinite(se) and se > 0) or between_sd == 0:
+        return ours, ci_low, ci_high
+    return widened(ours, ci_low, ci_high, math.hypot(se, between_sd) / se)
+
+
 def bootstrap_interval(
     data: Sequence[np.ndarray],
     statistic: Callable[..., float],
