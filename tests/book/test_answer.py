@@ -3,6 +3,7 @@ cases), and the Page methods that show the answer, the findings and the key figu
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -65,9 +66,9 @@ def test_the_box_states_the_headline_the_counts_and_the_build() -> None:
     rows = [_row("D4.1 classes"), headline, _untestable()]
     box = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "today"})
     assert box.startswith('<div class="admonition tip pa-answer">')
-    items = re.findall(r"<li>(.*?)</li>", box)
-    assert items == [answer.markdown_inline(findings_table.sentence(headline))]
-    assert items[0].startswith("<b>D4.5</b> PIE accuracy minus all: ours \u22120.401")
+    said = re.findall(r'<span class="pa-sentence">(.*?)</span>', box)
+    assert said == [answer.markdown_inline(findings_table.sentence(headline))]
+    assert said[0].startswith("<b>D4.5</b> PIE accuracy minus all: the effect is there")
     assert audit.verdict_counts(rows) in box and "3 findings:" in box
     assert "Profile smoke, built today." in box
 
@@ -115,26 +116,58 @@ def _borderline(basis: str, units: int, firm_at: int | None) -> audit.Finding:
     return row
 
 
-def test_firming_cost_scales_the_measured_time_by_the_units_needed() -> None:
+def test_firming_cost_names_the_units_and_scales_the_measured_time() -> None:
     row = _borderline("Student t over 8 seeds", 8, 20)
-    text = answer.firming_cost(row, 600.0, "quick")
-    assert text.startswith("Those 20 seeds would cost about 2.5 times this study's computation")
-    assert "roughly 25 min on 2 CPU cores where the quick profile took 10 min." in text
+    assert answer.firming_cost(row, 600.0, "quick") == (
+        "To make it firm: about 20 seeds (this build: 8), about 2.5\u00d7 this study's "
+        "computation, roughly 25 min on 2 CPU cores (the quick profile took 10 min)."
+    )
     assert answer.firming_cost(row, None, None).endswith("computation.")  # nothing measured
+    members = _borderline("Welch interval over the members (16 pruned and 16 dense models)", 16,
+                          40)
+    assert answer.firming_cost(members, 60.0, "smoke").startswith(
+        "To make it firm: about 40 dense models (this build: 16), about 2.5\u00d7")
 
 
-def test_firming_cost_is_empty_for_firm_rows_and_plain_for_classes() -> None:
+def test_firming_cost_is_empty_for_firm_rows() -> None:
     firm = replace(_row(), units=16, stability=0.95, firm_at=None)
     assert answer.firming_cost(firm, 600.0, "quick") == ""
     assert answer.firming_cost(_borderline("over 8 seeds", 8, None), 600.0, "quick") == ""
-    classes = answer.firming_cost(_borderline("Clopper-Pearson over 10 classes", 10, 40), 60.0,
-                                  "quick")
-    assert classes.startswith("It rests on the task's 10 classes, which no budget raises")
 
 
-def test_the_box_adds_the_cost_to_a_borderline_headline() -> None:
+@pytest.mark.parametrize(
+    ("basis", "units", "rests_on", "instead"),
+    [
+        ("Clopper-Pearson over the 10 classes", 10, "10 classes", "another task with more "
+         "classes"),
+        # D1.2: its units are (dataset, class) clusters, which more seeds cannot buy
+        ("95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
+         "class): CV3 jackknife, Student t on 29 df): 30 clusters, 1,234 rows", 30,
+         "30 clusters", "another dataset or another task"),
+        ("cluster jackknife over the 30 (dataset, class) clusters", 30,
+         "30 (dataset, class) clusters", "another dataset or another task"),
+    ],
+)
+def test_rows_on_classes_or_clusters_say_no_budget_raises_them(basis, units, rests_on,
+                                                                instead) -> None:
+    row = _borderline(basis, units, 1_123)
+    said = answer.firming_cost(row, 60.0, "quick")
+    assert said == (f"It rests on {rests_on}, which no budget raises (more seeds cannot make it "
+                    f"firm); {instead} would.")
+    assert "min" not in said and "\u00d7" not in said and "1,123" not in said  # no cost offered
+
+
+def test_units_of_unknown_kind_get_no_cost() -> None:
+    row = _borderline("a statistic of its own", 6, 20)
+    said = answer.firming_cost(row, 600.0, "quick")
+    assert said == "About 20 units (this build: 6) would make it firm if the estimate held."
+
+
+def test_the_box_puts_the_cost_on_its_own_line_under_the_sentence() -> None:
     row = replace(_borderline("Student t over 8 seeds", 8, 20), headline=True)
     box = answer.answer_html([row], {"profile": "quick", "overrides": {}, "date": "d"}, 600.0)
-    assert "about 20 seeds (this build: 8) would make it firm" in box  # the sentence's
-    assert "Those 20 seeds would cost about 2.5 times" in box
-    assert "where the quick profile took 10 min" in box
+    sentence = re.findall(r'<span class="pa-sentence">(.*?)</span>', box)[0]
+    assert not re.search(r"\b(seeds|min)\b", sentence)  # the sentence names no cost
+    cost = re.findall(r'<span class="pa-cost">(.*?)</span>', box)
+    assert cost == [html.escape(answer.firming_cost(row, 600.0, "quick"))]
+    assert "about 20 seeds (this build: 8)" in cost[0] and "the quick profile took 10 min" in box

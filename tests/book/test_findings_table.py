@@ -1,115 +1,314 @@
-"""The findings table for people: rounding, units, sentences and the HTML (hand cases)."""
+"""The findings for people: one sentence per finding (hand cases, and properties over every
+combination of direction, size, stability, interval and unit), numbers to one precision, and
+the table with its details."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
+from dataclasses import replace
 
 import pytest
 
 from pruneaudit import audit
+from pruneaudit.audit import findings as F
 from pruneaudit.book import findings_table as ft
+from pruneaudit.charts import format as fmt
+
+M = fmt.MINUS
 
 
-def _row(**kw):
-    base = dict(source="H1; Table 6", basis="K = 16 members per population")
-    return audit.finding(**{**dict(name="D4.5 PIE accuracy minus all", ours=-0.401,
-                                   ci_low=-0.440, ci_high=-0.362, paper=-0.3694), **base, **kw})
+def _row(**kw) -> audit.Finding:
+    """A row with its answers given (not computed), to pin each sentence by hand."""
+    base = dict(finding="D4.5 PIE accuracy minus all", paper=-0.3694, ours=-0.401,
+                ci_low=-0.440, ci_high=-0.362, verdict=F.REPRODUCED, source="H1; Table 6",
+                basis="K = 16 members per population", direction=F.PAPERS_SIDE, size=F.ABOUT,
+                stability=0.93, unit="points")
+    return audit.Finding(**{**base, **kw})
+
+
+def _words(text: str) -> int:
+    return len(text.replace("*", "").split())
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def test_ours_and_the_papers_value_share_one_precision_and_true_minus_signs():
+    row = _row()
+    assert ft.ours_text(row) == f"{M}40.1 pts [{M}44.0, {M}36.2]"
+    assert ft.paper_text(row) == f"{M}36.9 pts"  # not -36.94 beside -40.1
+    plain = _row(unit="")
+    assert ft.ours_text(plain) == f"{M}0.401 [{M}0.440, {M}0.362]"
+    assert ft.paper_text(plain) == f"{M}0.369"
+    assert ft.paper_text(_row(paper=None)) == "\u2014"
+    assert ft.ours_text(_row(ours=None, ci_low=None, ci_high=None)) == "\u2014"
+
+
+def test_a_row_without_an_interval_says_so_and_shows_no_brackets():
+    row = _row(ours=-0.15, ci_low=math.nan, ci_high=math.nan, paper=-0.19, verdict=F.INCONCLUSIVE,
+               direction=F.CANT_TELL, size="", stability=None)
+    assert ft.ours_text(row) == f"{M}15.0 pts (no interval: too few units)"
+    assert ft.paper_text(row) == f"{M}19.0 pts"
+    said = ft.sentence(row)
+    assert "[" not in said and "interval" not in said
+    every = _row(ours=0.0, ci_low=0.0, ci_high=0.0, verdict=F.INCONCLUSIVE,
+                 direction=F.CANT_TELL, size=F.CANT_TELL, stability=None, paper=-0.19)
+    assert ft.ours_text(every) == "0.0 pts (every unit the same)"  # never 0.000 [0.000, 0.000]
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def test_sentences_by_hand():
+    assert ft.sentence(_row()) == (
+        f"**D4.5** PIE accuracy minus all: the effect is there, as large as the paper's "
+        f"{M}36.9 pts (ours {M}40.1 [{M}44.0, {M}36.2]). A replication would agree."
+    )
+    smaller = _row(verdict=F.SMALLER, size=F.SIZE_SMALLER, stability=0.62,
+                   alternative=F.REPRODUCED, ci_low=-0.30, ci_high=-0.20, ours=-0.25)
+    assert ft.sentence(smaller) == (
+        f"**D4.5** PIE accuracy minus all: the effect is there, smaller than the paper's "
+        f"{M}36.9 pts (ours {M}25.0 [{M}30.0, {M}20.0]). A replication could say *reproduced*."
+    )
+    topline = _row(finding="D2.1 test accuracy falls (pruned − dense)", paper=-0.19, ours=-0.038,
+                   ci_low=-0.09, ci_high=0.014, verdict=F.NOT_REPRODUCED, direction=F.CANT_TELL,
+                   size=F.SIZE_SMALLER, stability=0.62, alternative=F.SIZE_UNCLEAR)
+    assert ft.sentence(topline) == (
+        f"**D2.1** test accuracy falls: can't tell if the effect is there; smaller than the "
+        f"paper's {M}19.0 pts (ours {M}3.8 [{M}9.0, 1.4]). A replication could say *there, size "
+        "unclear*."
+    )
+    undecided = _row(finding="D1.2 entropy coefficient F < 0", paper=-0.1, ours=-0.05,
+                     ci_low=-0.11, ci_high=0.004, verdict=F.INCONCLUSIVE, direction=F.CANT_TELL,
+                     size=F.CANT_TELL, stability=0.97, unit="")
+    assert ft.sentence(undecided) == (
+        f"**D1.2** entropy coefficient F < 0: can't tell if the effect is there (ours {M}0.050 "
+        f"[{M}0.110, 0.004]; the paper's {M}0.100). More units are needed to tell."
+    )
+    assert ft.stability_text(undecided) == "stays undecided (0.97)"  # never "firm"
+    assert ft.stability_text(_row()) == "firm (0.93)"
+    reversed_ = _row(ours=0.031, ci_low=0.01, ci_high=0.052, verdict=F.OPPOSITE,
+                     direction=F.OPPOSITE, size="", stability=0.99)
+    assert ft.sentence(reversed_) == (
+        f"**D4.5** PIE accuracy minus all: the effect is reversed, unlike the paper's {M}36.9 pts "
+        "(ours 3.1 [1.0, 5.2]). A replication would agree."
+    )
+    direction_only = _row(finding="D3.1 Pareto set spans more than one technique", paper=None,
+                          ours=1.0, ci_low=math.nan, ci_high=math.nan, verdict=F.INCONCLUSIVE,
+                          direction=F.CANT_TELL, size="", stability=None, unit="")
+    assert ft.sentence(direction_only) == (
+        "**D3.1** Pareto set spans more than one technique: can't tell if the effect is there "
+        "(ours 1.00, too few units to tell)."
+    )
+
+
+def test_claims_of_no_difference_and_rows_that_cannot_be_compared():
+    same = _row(finding="D2.2 group-level drops are similar: (a − b) / c", paper=None, ours=0.12,
+                ci_low=-0.2, ci_high=0.4, direction="", size="", margin=0.5, unit="")
+    assert ft.sentence(same) == (
+        "**D2.2** group-level drops are similar: no material difference, as the paper says (ours "
+        f"0.12 [{M}0.20, 0.40]; margin ±0.50). A replication would agree."
+    )
+    other = _row(verdict=F.NOT_COMPARABLE, size="", stability=None, basis="another footing")
+    assert ft.sentence(other) == (
+        f"**D4.5** PIE accuracy minus all: the effect is there (ours {M}40.1 pts [{M}44.0, "
+        f"{M}36.2]); not comparable with the paper's number."
+    )
+    gone = audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2", why="no images offline")
+    assert ft.sentence(gone) == "**D4.7** CelebA: not testable here (no images offline)."
+
+
+def test_a_long_name_is_cut_to_keep_the_sentence_short():
+    long = _row(finding="D4.4 analogue: share of classes significantly impacted on a 10-class "
+                "task with many more words in its name")
+    said = ft.sentence(long)
+    assert said.startswith("**D4.4** analogue: the effect is there")  # cut at its colon
+    longer = _row(finding="D9.9 " + " ".join(f"w{i}" for i in range(20)))
+    said = ft.sentence(longer)
+    assert _words(said) <= ft.SENTENCE_WORDS and "\u2026" in said
+
+
+# Every combination the rules can produce: (direction, size) pairs with the verdict they make.
+_UNITS = ("", "percent", "points", "ratio")
+_STABILITY = ((0.95, ""), (0.55, F.SMALLER), (0.6, F.SIZE_UNCLEAR), (None, ""))
+_INTERVALS = (
+    (-0.0401, -0.0902, 0.0123),  # crosses the null
+    (-0.401, -0.4404, -0.3617),  # on the paper's side
+    (0.00031, 0.00012, 0.00051),  # tiny, reversed
+    (-12.3, -20.04, -4.61),  # wide
+    (-0.15, math.nan, math.nan),  # no interval
+    (0.0, 0.0, 0.0),  # every unit the same
+)
+_NAME = "D2.1 test accuracy falls at ~98.6% sparsity (pruned − dense), per seed"
+
+
+def _grid():
+    for direction, size, stab, ends, unit, paper in itertools.product(
+        F.DIRECTIONS, F.SIZES, _STABILITY, _INTERVALS, _UNITS, (-0.3694, None)
+    ):
+        if paper is None and size not in ("", F.CANT_TELL):
+            continue
+        verdict = F.combined(direction, size, has_paper=paper is not None)
+        steady, other = stab
+        yield _row(finding=_NAME, direction=direction, size=size, verdict=verdict,
+                   stability=steady, alternative=other, ours=ends[0], ci_low=ends[1],
+                   ci_high=ends[2], unit=unit, paper=paper)
+    for verdict, ends in itertools.product((F.REPRODUCED, F.NOT_REPRODUCED, F.INCONCLUSIVE),
+                                           _INTERVALS):
+        yield _row(finding=_NAME, paper=None, direction="", size="", margin=0.05,
+                   verdict=verdict, ours=ends[0], ci_low=ends[1], ci_high=ends[2])
+        yield _row(finding=_NAME, verdict=F.NOT_COMPARABLE, ours=ends[0], ci_low=ends[1],
+                   ci_high=ends[2], stability=None)
+
+
+_NUMBER = re.compile(rf"(?<![\w.]){M}?\d[\d,]*(?:\.(\d+))?(?![\w.])")
+
+
+@pytest.mark.parametrize("row", list(_grid()), ids=lambda r: f"{r.verdict}-{r.unit}")
+def test_every_sentence_reads(row):
+    said = ft.sentence(row)
+    claim = said.split(": ", 1)[1]  # after the finding's name
+    assert _words(said) <= ft.SENTENCE_WORDS, said
+    assert "firm" not in said  # so never "firm" beside "can't tell"
+    if not ft.has_interval(row):
+        assert "interval" not in said and "[" not in said, said
+    assert "-" not in claim.replace("D2.1", ""), said  # true minus signs only
+    assert not fmt.RAW_FLOAT.search(said), said
+    # ours, its interval and the paper's value to one precision (the margin aside)
+    numbers = claim.split("; margin")[0]
+    places = {m.group(1) and len(m.group(1)) or 0 for m in _NUMBER.finditer(numbers)
+              if not re.fullmatch(rf"{M}?0", m.group(0))}
+    assert len(places) <= 1, said
+    # the direction is said first
+    if row.direction and row.verdict != F.NOT_COMPARABLE:
+        assert claim.startswith(ft.DIRECTION_WORDS[row.direction]), said
+
+
+# --------------------------------------------------------------------------- units
 
 
 @pytest.mark.parametrize(
-    ("low", "high", "unit", "expected"),
+    ("basis", "units", "word", "bought"),
     [
-        (-0.440, -0.362, "", 3),  # half-width 0.039 -> 0.039 (2 significant digits)
-        (-0.440, -0.362, "points", 1),  # 3.9 points -> 3.9
-        (0.0075, 0.0119, "", 4),  # 0.0022 -> capped at 4 decimals
-        (0.0, 40.0, "", 0),  # 20 -> 20
-        (math.nan, 1.0, "", 3),  # no interval
-        (1.0, 1.0, "", 3),  # no width
+        ("per-seed change, Student-t over 6 seeds", 6, "seeds", True),
+        ("mean over 6 dense models (each averaged over its series)", 6, "dense models", True),
+        ("95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
+         "class): CV3 jackknife, Student t on 29 df): 30 clusters, 1,234 rows", 30, "clusters",
+         False),
+        ("cluster jackknife over the 30 (dataset, class) clusters, Student t", 30,
+         "(dataset, class) clusters", False),
+        ("Clopper-Pearson over the 10 classes; null = alpha = 0.05", 10, "classes", False),
+        ("95% percentile bootstrap over writers (writer accuracy = mean over seeds)", 400,
+         "writers", False),
+        ("Welch interval over the members (4 pruned and 4 dense models, df 5.2)", 4,
+         "dense models", True),
+        ("something else", 6, "units", None),
     ],
 )
-def test_decimals_keep_two_significant_digits_of_the_half_width(low, high, unit, expected):
-    assert ft.decimals(low, high, unit) == expected
+def test_the_units_are_named_from_the_basis(basis, units, word, bought):
+    got = ft.units_of(_row(basis=basis, units=units))
+    assert (got.word, got.bought) == (word, bought)
+    assert bool(got.instead) == (bought is False)
 
 
-def test_numbers_use_the_papers_unit_and_a_true_minus():
-    assert ft.number(-0.401, "points", 1) == "\u221240.1 pts"
-    assert ft.number(0.0097, "percent", 2) == "0.97%"
-    assert ft.number(-0.0001, "", 2) == "0.00"  # no negative zero
-    assert ft.number(None) == "\u2014" and ft.number(math.nan) == "\u2014"
-    row = _row(unit="points")
-    assert ft.ours_text(row) == "\u221240.1 pts [\u221244.0, \u221236.2]"
-    assert ft.paper_text(row) == "\u221236.94 pts"
-    assert ft.ours_text(_row()) == "\u22120.401 [\u22120.440, \u22120.362]"
+def test_what_makes_a_row_firm_names_its_units():
+    seeds = _row(basis="Student t over 8 seeds", units=8, firm_at=20)
+    assert ft.firm_text(seeds) == (
+        "about 20 seeds (this build: 8) would make it firm if the estimate held")
+    classes = _row(basis="Clopper-Pearson over the 10 classes", units=10, firm_at=40)
+    assert ft.firm_text(classes) == (
+        "it rests on 10 classes, which no budget raises (more seeds cannot make it firm); "
+        "another task with more classes would")
+    assert ft.firm_text(_row()) == ""
 
 
-def test_a_row_without_interval_or_power_says_so():
-    row = audit.finding("D2.1 x", -0.15, math.nan, math.nan, -0.19, source="P; Sec. 4.1",
-                        basis="two seeds")
-    assert ft.ours_text(row).endswith("[no interval]")
-    assert ft.power_text(row) == "\u2014"
-    assert row.verdict == audit.INCONCLUSIVE
-
-
-def test_sentences_say_what_was_found_and_what_the_verdict_means():
-    said = ft.sentence(_row(unit="points"))
-    assert said.startswith("**D4.5** PIE accuracy minus all: ours \u221240.1 pts")
-    assert "the paper: \u221236.94 pts" in said
-    assert "The effect is there, on the paper's side (firm); about the paper's size." in said
-    # Its interval sits near the paper's value: a replication would often call it larger.
-    assert "*borderline: reproduced / same direction, larger*" in said
-    assert ft.MEANING[audit.REPRODUCED] in said and "keep this verdict only 60%" in said
-    firm = _row(ours=-0.37, ci_low=-0.38, ci_high=-0.36, paper=-0.3694)
-    assert "*reproduced*: " + ft.MEANING[audit.REPRODUCED] in ft.sentence(firm)
-    assert ft.stability_text(firm) == f"firm ({firm.stability:.2f})"
-    gone = audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2", why="no images offline")
-    assert ft.sentence(gone) == "**D4.7** CelebA: not testable here (no images offline)."
-    assert set(ft.MEANING) == set(audit.VERDICTS)
+# --------------------------------------------------------------------------- the table
 
 
 def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
-    rows = [_row(unit="points", definition="mean-member top-1 on PIEs minus on all <test>",
-                 excess=(0.11, 0.05, 0.17)),
-            audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2", why="no images")]
-    page = ft.table_html(rows)
+    row = _row(definition="mean-member top-1 on PIEs minus on all <test>",
+               excess=(0.11, 0.05, 0.17), paper_band=(-0.42, -0.32), margin=0.03,
+               margin_reason="three points", power=0.91, stability=0.6,
+               alternative=F.LARGER, units=16, basis="Welch over 16 members", firm_at=40)
+    page = ft.table_html([row, audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2",
+                                                  why="no images")])
     assert page.count('<tr class="pa-row">') == 2 and page.count('class="pa-details"') == 2
     assert "&lt;test&gt;" in page and "<test>" not in page  # text is escaped
     assert "Beyond dense-vs-dense noise:</b> 11.0 pts [5.0, 17.0]" in page
+    assert f"<b>The paper's band:</b> {M}42.0 to {M}32.0 pts (margin 3.0 pts: three points)" in page
+    assert "power 0.91" in page and "about 40 members (this build: 16) would make it firm" in page
     assert '<a href="../intro.html">H1</a>; Table 6' in page
     assert '<a href="../methods_audit.html#finding-d4-5">D4.5</a>' in page
     for verdict in audit.VERDICTS:  # every verdict has its label class in the legend
-        slug = verdict.replace(",", "").replace(" ", "-")
-        assert f'pa-v-{slug}"' in page
-    assert "pa-v-reproduced" in page and "pa-v-not-testable-here" in page
-    # Direction first, size second, and the borderline row names both verdicts it sits between.
+        assert f'pa-v-{ft._slug(verdict)}"' in page
     assert '<td data-label="Effect there?">yes</td>' in page
-    assert "about the paper&#x27;s</td>" in page
+    assert "<th>Power</th>" not in page  # power is in the details, beside what it means
     assert 'borderline:</span> <span class="pa-verdict pa-v-reproduced">' in page
     assert "borderline (0.60)" in page
+    assert set(ft.MEANING) == set(audit.VERDICTS)
 
 
-def test_an_underpowered_inconclusive_row_says_what_would_resolve_it():
+def test_high_power_beside_cant_tell_is_explained():
+    row = _row(verdict=F.NOT_REPRODUCED, direction=F.CANT_TELL, size=F.SIZE_SMALLER,
+               power=1.0, ci_low=-0.09, ci_high=0.014, ours=-0.038, paper=-0.19)
+    details = ft.table_html([row])
+    assert "power 1.00" in details and "any effect here is likely smaller" in details
+
+
+def test_an_underpowered_row_says_in_its_details_what_would_resolve_it():
     # 6 seeds, -0.196 [-0.41, 0.017] against -0.19: t power about 0.46
     row = audit.finding("D2.1 accuracy falls", -0.196, -0.41, 0.017, -0.19, source="P; Fig. 7",
                         basis="per-seed change, Student-t over 6 seeds", df=5)
-    assert row.verdict == audit.INCONCLUSIVE and row.units == 6
-    assert row.needed == audit.units_for_power(-0.41, 0.017, -0.19, 6)
-    said = ft.sentence(row)
-    assert said.endswith(
-        f"at this budget; about {row.needed} seeds (this build: 6) would give power 0.8."
-    )
-    assert "would give power 0.8" in ft.table_html([row])
-    # a row with the power it needs says nothing of the budget
-    assert ft.budget_text(_row(df=15)) == "" and "budget" not in ft.sentence(_row(df=15))
+    assert row.units == 6 and row.needed == audit.units_for_power(-0.41, 0.017, -0.19, 6)
+    assert ft.budget_text(row) == f"about {row.needed} seeds (this build: 6) would give power 0.8"
+    assert ft.budget_text(row) in ft.table_html([row])
+    assert "power" not in ft.sentence(row)  # the sentence leaves power to the details
+    assert ft.budget_text(replace(row, needed=None)) == ""
 
 
-@pytest.mark.parametrize(
-    ("basis", "word"),
-    [
-        ("per-seed change, Student-t over 6 seeds", "seeds"),
-        ("mean over 6 dense models (each averaged over its series)", "dense models"),
-        ("jackknife over 6 (dataset, class) clusters", "units"),
-    ],
+# --------------------------------------------------------------------------- a whole page
+
+#: What a reader must never see in a page's findings: Python's raw floats (five or more
+#: decimals, four zeros, exponents), trailing zeros of an interval of no width, model terms as
+#: statsmodels writes them, result attributes, and hyphens for minus signs.
+_NOT_FOR_READERS = re.compile(
+    r"\d\.\d{5}|\.0000\b|\de[-+]?\d|\[(\S+), \1\]|np\.|\[T\.|\bC\(|rsquared|_adj\b"
+    r"|(?<![\w.\-+/])-\d"
 )
-def test_the_units_are_named_from_the_basis(basis, word):
-    row = audit.finding("D9.9 x", -0.1, -0.3, 0.1, -0.2, source="P", basis=basis, df=5)
-    assert ft.budget_text(row).startswith(f"about {row.needed} {word} (this build: 6)")
+
+
+def _visible(page: str) -> str:
+    """The text of ``page``'s HTML a browser shows (tags dropped, entities read)."""
+    import html as html_lib
+
+    return html_lib.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", page, flags=re.S))
+
+
+def test_the_pattern_catches_what_readers_must_not_see():
+    for bad in ("0.09034", "9.0000", "1.79e-04", "0.000 [0.000, 0.000]", "np.exp(sparsity)",
+                "weight_treatment[T.rewind]", "C(treatment)", "rsquared adj", "(-0.1827"):
+        assert _NOT_FOR_READERS.search(bad), bad
+    for good in (f"{M}0.183 [{M}0.2, 0.05]", "0.0417", "top-1, K-1, 2026-11-20, e^sparsity"):
+        assert not _NOT_FOR_READERS.search(good), good
+
+
+def test_study_1_findings_page_shows_no_raw_float_or_model_term():
+    """The answer box and findings table of Study 1 computed from a simulated population (the
+    study's own test population, with P's effects) read as the book writes numbers."""
+    import numpy as np
+    from studies.test_population_ols import population, result_of
+
+    from pruneaudit.book import answer
+    from pruneaudit.studies import population_ols as po
+
+    runs, stats = population(np.random.default_rng(10), mode="effect")
+    rows = po.findings(result_of(runs, stats))
+    page = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "d"}, 60.0)
+    page += ft.table_html(rows)
+    text = _visible(page)
+    assert "D1.1" in text and "D1.4" in text
+    assert not _NOT_FOR_READERS.search(text), _NOT_FOR_READERS.search(text)
+    for row in rows:
+        assert _words(ft.sentence(row)) <= ft.SENTENCE_WORDS

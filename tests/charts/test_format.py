@@ -96,6 +96,17 @@ def test_model_terms_get_reader_names(raw: str, shown: str) -> None:
     assert "np." not in shown and "C(" not in shown and "[T." not in shown
 
 
+def test_model_terms_inside_text_get_reader_names() -> None:
+    said = fmt.clean_text("coefficient of np.exp(sparsity):accuracy0 in the OLS (P: 0.09034)")
+    assert said == "coefficient of e^sparsity × accuracy0 in the OLS (P: 0.0903)"
+    assert fmt.clean_text("the term accuracy0:weight_treatment[T.rewind] of P") == (
+        "the term accuracy0 × weight treatment = rewind of P")
+    assert fmt.clean_text("raw gap -0.123 [-0.2, -0.05], clipped to [-1, 1]") == (
+        f"raw gap {M}0.123 [{M}0.2, {M}0.05], clipped to [{M}1, 1]")
+    kept = "P: its whole population; e^sparsity; top-1 (%), K-1, +/- 1.96, 2026-11-20"
+    assert fmt.clean_text(kept) == kept
+
+
 def test_places_show_the_half_width_to_two_significant_digits() -> None:
     assert fmt.places(-0.440, -0.362) == 3  # half-width 0.039
     assert fmt.places(-0.440, -0.362, 100) == 1  # 3.9 points

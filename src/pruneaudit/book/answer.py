@@ -6,7 +6,9 @@ words with their numbers, the verdict counts and the build that computed them.
 - :func:`answer_html`: the box (HTML, an admonition the book's theme styles, class
   ``pa-answer``), from the rows and the build's profile and date
   (:func:`pruneaudit.book.notebook.build_info`);
-- :func:`firming_cost`: what a borderline headline row would cost to make firm.
+- :func:`firming_cost`: what would make a borderline headline row firm, named by the units it
+  rests on: more of them and their cost when computation buys them (seeds, members), or that no
+  budget raises them and what would (a task's classes, (dataset, class) clusters).
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from collections.abc import Mapping, Sequence
 
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding
-from pruneaudit.book.findings_table import sentence, unit_word
+from pruneaudit.book.findings_table import firm_text, sentence, units_of
 
 #: The box's class (the browser test finds the answer by it).
 ANSWER_CLASS = "pa-answer"
+#: The class of each headline sentence in the box, and of the line under it that says what
+#: would make a borderline row firm.
+SENTENCE_CLASS = "pa-sentence"
+COST_CLASS = "pa-cost"
 
 
 def headline_findings(rows: Sequence[Finding]) -> list[Finding]:
@@ -34,24 +40,27 @@ def headline_findings(rows: Sequence[Finding]) -> list[Finding]:
 
 
 def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> str:
-    """For a borderline row with ``firm_at`` (units that would make it firm), what the
-    units that would make it firm cost: ``firm_at / units`` times the study's measured time on
-    the profile (``seconds``, from the profile's ``measured`` section; training and evaluation
-    scale about linearly in seeds and members, so this is a rough figure), or that no budget
-    raises them (classes of a task); empty otherwise."""
+    """For a borderline row with ``firm_at`` (units that would make it firm), one line that
+    names its units (:func:`pruneaudit.book.findings_table.units_of`). Units that computation
+    buys (seeds, members, models): how many would make it firm and what they cost,
+    ``firm_at / units`` times the study's measured time on the profile (``seconds``, from the
+    profile's ``measured`` section; training and evaluation scale about linearly in seeds and
+    members, so this is a rough figure). Units no budget raises (the task's classes,
+    (dataset, class) clusters, writers): that more seeds cannot make it firm, and what would.
+    Units of unknown kind: how many, without a cost. Empty for other rows."""
     if not audit_findings.is_borderline(row) or row.firm_at is None or not row.units:
         return ""
-    unit = unit_word(row)
-    if unit == "classes" or unit.endswith(" classes"):
-        return (f"It rests on the task's {row.units} classes, which no budget raises: "
-                "it stays borderline here.")
+    units = units_of(row)
+    said = firm_text(row)
+    if units.bought is not True:
+        return f"{said[0].upper()}{said[1:]}."
     factor = row.firm_at / row.units
-    said = (f"Those {row.firm_at:,} {unit} would cost about {factor:.1f} times this study's "
-            "computation")
+    said = (f"To make it firm: about {row.firm_at:,} {units.word} (this build: {row.units:,}), "
+            f"about {factor:,.1f}\u00d7 this study's computation")
     if seconds:
         minutes = factor * seconds / 60
-        said += (f", roughly {minutes:,.0f} min on 2 CPU cores where the {profile} profile "
-                 f"took {seconds / 60:,.0f} min")
+        said += (f", roughly {minutes:,.0f} min on 2 CPU cores (the {profile} profile took "
+                 f"{seconds / 60:,.0f} min)")
     return said + "."
 
 
@@ -75,14 +84,17 @@ def build_line(info: Mapping[str, object] | None) -> str:
 
 def answer_html(rows: Sequence[Finding], info: Mapping[str, object] | None,
                 seconds: float | None = None) -> str:
-    """The answer box: each headline finding's plain sentence (and, when borderline, what would
-    make it firm at what cost, :func:`firming_cost` with the study's measured ``seconds``), the
-    verdict counts (firm and borderline apart,
-    :func:`pruneaudit.audit.findings.verdict_counts`) and the build line."""
+    """The answer box: each headline finding's sentence (class :data:`SENTENCE_CLASS`) and,
+    when borderline, a line under it on what would make it firm (:data:`COST_CLASS`,
+    :func:`firming_cost` with the study's measured ``seconds``), the verdict counts
+    (:func:`pruneaudit.audit.findings.verdict_counts`) and the build line."""
     profile = str(info["profile"]) if info else None
-    said_of = [" ".join(filter(None, (sentence(r), firming_cost(r, seconds, profile))))
-               for r in headline_findings(rows)]
-    items = "".join(f"<li>{markdown_inline(text)}</li>" for text in said_of)
+    items = ""
+    for row in headline_findings(rows):
+        cost = firming_cost(row, seconds, profile)
+        cost_html = f'<br><span class="{COST_CLASS}">{html.escape(cost)}</span>' if cost else ""
+        items += (f'<li><span class="{SENTENCE_CLASS}">{markdown_inline(sentence(row))}</span>'
+                  f"{cost_html}</li>")
     said = f"<ul>{items}</ul>" if items else "<p>No findings on this page.</p>"
     return (
         f'<div class="admonition tip {ANSWER_CLASS}">'

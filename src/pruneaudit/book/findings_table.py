@@ -1,17 +1,23 @@
-"""A study page's findings for people: plain sentences first, then one compact table.
+"""A study page's findings for people: one plain sentence per finding, then one compact table.
 
-- :func:`sentences`: one sentence per finding, generated from the row (what we found, beside the
-  paper's number, and what the verdict means).
-- :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval in
-  one cell, direction first, size second, power, verdict as a coloured label with its stability:
-  *firm* or *borderline* between two verdicts) and, under each, a ``<details>`` row with the
-  plain sentence, the definition, what the interval is over, the source and the excess over a
-  noise null; a legend of the verdicts follows. Styles: ``book/_static/findings.css``.
+- :func:`sentence`: the one sentence of a finding, the same in the answer box, the findings table
+  and the front page. At most about 30 words, in this order: is the effect there (*there*,
+  *absent*, *reversed*, or *can't tell*), its size against the paper's number (ours and the
+  paper's in the same unit and to the same precision, :func:`pruneaudit.charts.format.
+  same_precision`), and whether a replication with as many units would keep the verdict
+  (*a replication could say X* when it is borderline). Power, the paper's band, the units that
+  would make a row firm and what they cost stay in the row's details.
+- :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval
+  in one cell, direction first, size second, verdict as a coloured label with its stability)
+  and, under each, a ``<details>`` row with the sentence, the definition, what the interval is
+  over, the paper's band and margin, the power, the source and the excess over a noise null; a
+  legend of the verdicts follows. Styles: ``book/_static/findings.css``.
+- :func:`units_of`: what a row's units are (seeds, members, classes, (dataset, class)
+  clusters...) and whether more computation buys more of them.
 
 Numbers are shown in the paper's unit (:data:`pruneaudit.audit.UNITS`: shares in %, differences
-of shares in percentage points) and rounded to the precision the interval supports: the
-interval's half-width keeps two significant digits (at most four decimals). The reading rules
-are in the methods page, section *Findings and verdicts*.
+of shares in percentage points) by the book's one formatter (:mod:`pruneaudit.charts.format`).
+The reading rules are in the methods page, section *Findings and verdicts*.
 """
 
 from __future__ import annotations
@@ -20,31 +26,79 @@ import html
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding
 from pruneaudit.book import finding_ids
+from pruneaudit.charts import format as fmt
 
-MINUS = "\u2212"
+MINUS = fmt.MINUS
+DASH = "\u2014"
 #: Where a page's findings link: the methods section and the papers' list (from a study page).
 METHODS_LINK = "../methods_audit.html#findings-and-verdicts-pruneaudit-audit-findings"
+PAPERS_LINK = "../intro.html"
+#: The most words of a sentence (its finding's name included: a name is cut to fit, with ``…``,
+#: down to :data:`NAME_WORDS` words; the table shows it whole).
+SENTENCE_WORDS = 30
+NAME_WORDS = 4
 #: The direction column's short answers (:data:`pruneaudit.audit.findings.DIRECTIONS`).
 DIRECTION_LABELS = {
     audit_findings.PAPERS_SIDE: "yes",
+    audit_findings.ABSENT: "no (absent)",
     audit_findings.CANT_TELL: "can't tell",
     audit_findings.OPPOSITE: "opposite",
 }
-PAPERS_LINK = "../intro.html"
+#: The size column's short answers (:data:`pruneaudit.audit.findings.SIZES`).
+SIZE_LABELS = {
+    audit_findings.ABOUT: "the paper's",
+    audit_findings.SIZE_SMALLER: "smaller",
+    audit_findings.SIZE_LARGER: "larger",
+    audit_findings.CANT_TELL: "can't tell",
+    "": "",
+}
+#: What each verdict means (the legend under the table).
 MEANING = {
-    audit_findings.REPRODUCED: "our interval excludes no effect and contains the paper's value",
-    audit_findings.SMALLER: "same direction as the paper, but smaller",
-    audit_findings.LARGER: "same direction as the paper, but larger",
+    audit_findings.REPRODUCED: "the effect is there and our whole interval lies inside the "
+    "paper's band (the values a replication of the paper could give)",
+    audit_findings.SMALLER: "the effect is there, but our interval lies below the paper's band",
+    audit_findings.LARGER: "the effect is there, but our interval lies above the paper's band",
+    audit_findings.SIZE_UNCLEAR: "the effect is there, but our interval crosses an edge of the "
+    "paper's band: more units would tell its size",
     audit_findings.INCONCLUSIVE: "too few units to tell: our interval holds both no effect and "
-    "the paper's value",
-    audit_findings.NOT_REPRODUCED: "our interval holds no effect and excludes the paper's value",
+    "effects of the paper's size",
+    audit_findings.NOT_REPRODUCED: "no effect, or one smaller than the paper's band: our "
+    "interval holds no effect and lies below the band",
     audit_findings.OPPOSITE: "the effect goes the other way",
     audit_findings.NOT_TESTABLE: "it cannot be tested here",
+    audit_findings.NOT_COMPARABLE: "our quantity is not the paper's: no size verdict",
 }
+#: Is the effect there: the sentence's first answer (:data:`DIRECTION_LABELS` in words).
+DIRECTION_WORDS = {
+    audit_findings.PAPERS_SIDE: "the effect is there",
+    audit_findings.ABSENT: "the effect is absent",
+    audit_findings.OPPOSITE: "the effect is reversed",
+    audit_findings.CANT_TELL: "can't tell if the effect is there",
+}
+#: Its size against the paper's number: the sentence's second answer (before the number).
+SIZE_WORDS = {
+    audit_findings.ABOUT: "as large as the paper's",
+    audit_findings.SIZE_SMALLER: "smaller than the paper's",
+    audit_findings.SIZE_LARGER: "larger than the paper's",
+    audit_findings.CANT_TELL: "size unclear against the paper's",
+}
+#: A verdict in a word or two, for "a replication could say ...".
+SHORT_VERDICT = {
+    audit_findings.REPRODUCED: "reproduced",
+    audit_findings.SMALLER: "smaller",
+    audit_findings.LARGER: "larger",
+    audit_findings.SIZE_UNCLEAR: "there, size unclear",
+    audit_findings.INCONCLUSIVE: "can't tell",
+    audit_findings.NOT_REPRODUCED: "not reproduced",
+    audit_findings.OPPOSITE: "reversed",
+}
+#: Verdicts that leave the question open: a replication that keeps one still does not tell.
+UNDECIDED = (audit_findings.INCONCLUSIVE, audit_findings.SIZE_UNCLEAR)
 _SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
 
 
@@ -52,61 +106,111 @@ def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
-def decimals(ci_low: float | None, ci_high: float | None, unit: str = "") -> int:
-    """Decimals that show the interval's half-width (in the display unit) to two significant
-    digits, between 0 and 4; 3 when there is no interval of positive width."""
-    scale = _SCALE[unit][0]
-    if not (_finite(ci_low) and _finite(ci_high)) or ci_high <= ci_low:
-        return 3
-    half = (ci_high - ci_low) / 2 * scale
-    return int(min(4, max(0, 1 - math.floor(math.log10(half)))))
+def has_interval(row: Finding) -> bool:
+    """Whether ``row`` has a finite 95% interval of positive width."""
+    return _finite(row.ci_low) and _finite(row.ci_high) and row.ci_high > row.ci_low
 
 
-def number(value: float | None, unit: str = "", places: int = 3, suffix: bool = True) -> str:
-    """``value`` in the display unit with ``places`` decimals and a true minus sign (the unit's
-    suffix unless ``suffix`` is False), ``—`` if missing."""
-    if not _finite(value):
-        return "\u2014"
-    scale, end = _SCALE[unit]
-    text = f"{value * scale:.{places}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace("-", MINUS) + (end if suffix else "")
+# --------------------------------------------------------------------------- numbers
 
 
-def paper_text(row: Finding) -> str:
-    """The paper's value in the row's unit (four significant digits), ``—`` when it prints
-    only a direction."""
-    if not _finite(row.paper):
-        return "\u2014"
+@dataclass(frozen=True)
+class Shown:
+    """A row's numbers as text, all in its unit and to one precision: ours, the interval's
+    ends (empty without an interval) and the paper's value (empty without one); ``suffix`` is
+    the unit's (``%``, `` pts`` or empty)."""
+
+    ours: str
+    low: str
+    high: str
+    paper: str
+    suffix: str
+
+
+def shown(row: Finding) -> Shown:
+    """``row``'s numbers to one precision (:func:`pruneaudit.charts.format.same_precision` of
+    ours, its interval and the paper's value), in the row's unit."""
     scale, suffix = _SCALE[row.unit]
-    return f"{row.paper * scale:.4g}".replace("-", MINUS) + suffix
+    interval = has_interval(row)
+    low, high = (row.ci_low, row.ci_high) if interval else (None, None)
+    values = [row.ours, low, high, row.paper]
+    texts = fmt.same_precision([v if _finite(v) else None for v in values], low, high, scale)
+    ours, lo, hi, paper = (t if _finite(v) else "" for t, v in zip(texts, values, strict=True))
+    return Shown(ours, lo if interval else "", hi if interval else "", paper, suffix)
 
 
 def ours_text(row: Finding) -> str:
-    """Ours with its interval in one string, e.g. ``−0.39 [−0.45, −0.33]`` or
-    ``−40.1 pts [−44.0, −36.2]`` (the unit once, after the estimate)."""
-    if not _finite(row.ours):
-        return "\u2014"
-    places = decimals(row.ci_low, row.ci_high, row.unit)
-    ours = number(row.ours, row.unit, places)
-    if not (_finite(row.ci_low) and _finite(row.ci_high)):
-        return f"{ours} [no interval]"
-    low = number(row.ci_low, row.unit, places, suffix=False)
-    high = number(row.ci_high, row.unit, places, suffix=False)
-    return f"{ours} [{low}, {high}]"
+    """Ours with its interval in one string, e.g. ``−0.401 [−0.440, −0.362]`` or
+    ``−40.1 pts [−44.0, −36.2]`` (the unit once, after the estimate); ``—`` without an
+    estimate; ``1.00 (no interval: too few units)``, ``0 pts (every unit the same)``."""
+    s = shown(row)
+    if not s.ours:
+        return DASH
+    if s.low:
+        return f"{s.ours}{s.suffix} [{s.low}, {s.high}]"
+    if _finite(row.ci_low) and row.ci_low == row.ci_high:
+        return f"{s.ours}{s.suffix} (every unit the same)"
+    return f"{s.ours}{s.suffix} (no interval: too few units)"
+
+
+def paper_text(row: Finding) -> str:
+    """The paper's value in the row's unit, to the precision of ours, ``—`` when it prints
+    only a direction."""
+    s = shown(row)
+    return f"{s.paper}{s.suffix}" if s.paper else DASH
 
 
 def power_text(row: Finding) -> str:
     """The row's power with two decimals, ``—`` when unknown."""
-    return f"{row.power:.2f}" if _finite(row.power) else "\u2014"
+    return f"{row.power:.2f}" if _finite(row.power) else DASH
+
+
+# --------------------------------------------------------------------------- units
+
+
+@dataclass(frozen=True)
+class Units:
+    """What a row's units are: ``word`` (``seeds``, ``(dataset, class) clusters``), whether
+    computation buys more of them (``bought``: True, False, or None when not known) and, for
+    units no budget raises, what would (``instead``)."""
+
+    word: str
+    bought: bool | None
+    instead: str = ""
+
+
+#: Units that more computation buys (more seeds, more members, more models), by their last word.
+BOUGHT = ("seeds", "members", "models", "series", "populations", "runs", "replicates")
+#: Units fixed by the task or its data, by their last word, and what would raise them.
+FIXED = {
+    "classes": "another task with more classes",
+    "clusters": "another dataset or another task",
+    "writers": "another dataset with more writers",
+    "corruptions": "another benchmark with more corruptions",
+}
+
+
+def units_of(row: Finding) -> Units:
+    """What ``row``'s units are, from its basis (``"... over 6 seeds"`` -> seeds, ``"over 9
+    dense models"`` -> dense models, ``"30 (dataset, class) clusters"`` -> (dataset, class)
+    clusters, ``"over writers"`` -> writers), else ``units`` (not known)."""
+    basis = row.basis or ""
+    match = None
+    if row.units is not None:  # "30 (dataset, class) clusters", "9 dense models", "6 seeds"
+        match = re.search(rf"(?<![\d,.]){row.units} ((?:\([^)]*\) )?(?:dense )?[a-z-]+s)\b",
+                          basis)
+    if match is None:  # "over seeds", "over the members"
+        match = re.search(r"\bover (?:the |our )?((?:dense )?[a-z-]+s)\b", basis)
+    word = match.group(1) if match else "units"
+    last = word.split()[-1]
+    if last in FIXED:
+        return Units(word, False, FIXED[last])
+    return Units(word, True if last in BOUGHT else None)
 
 
 def unit_word(row: Finding) -> str:
-    """What the row's units are, from its basis ("... over 6 seeds" -> "seeds", "over 9 dense
-    models" -> "dense models"), else "units"."""
-    match = re.search(rf"\bover {row.units} ((?:[a-z-]+ )?[a-z-]+s)\b", row.basis or "")
-    return match.group(1) if match else "units"
+    """What the row's units are (:func:`units_of`), e.g. ``seeds``; ``units`` when unknown."""
+    return units_of(row).word
 
 
 def budget_text(row: Finding) -> str:
@@ -120,84 +224,129 @@ def budget_text(row: Finding) -> str:
     )
 
 
+# --------------------------------------------------------------------------- the sentence
+
+
 def short_name(row: Finding) -> tuple[str, str]:
     """The finding's id (``D4.5``, or empty) and the rest of its name."""
     match = re.match(r"(D\d+\.\d+)\s*(.*)", row.finding)
     return (match.group(1), match.group(2)) if match else ("", row.finding)
 
 
-DIRECTION_WORDS = {
-    audit_findings.PAPERS_SIDE: "the effect is there, on the paper's side",
-    audit_findings.CANT_TELL: "we cannot tell whether the effect is there",
-    audit_findings.OPPOSITE: "the effect goes the other way",
-}
-SIZE_WORDS = {
-    audit_findings.ABOUT: "about the paper's size",
-    audit_findings.SIZE_SMALLER: "smaller than the paper's",
-    audit_findings.SIZE_LARGER: "larger than the paper's",
-}
+def sentence_name(row: Finding, words: int = SENTENCE_WORDS) -> str:
+    """The name a sentence repeats: up to the first `` (`` or ``:`` (the table has the rest),
+    at most ``words`` words with the id (``…`` where cut)."""
+    ident, label = short_name(row)
+    label = re.split(r"\s+\(|:\s", label, maxsplit=1)[0].strip(" ;,")
+    kept = label.split()
+    room = max(words, 1) - (1 if ident else 0)
+    if len(kept) > room:
+        label = " ".join(kept[:room]) + "\u2026"
+    return f"**{ident}** {label}" if ident else f"**{label}**"
 
 
-def stability_text(row: Finding) -> str:
-    """``firm (0.93)`` or ``borderline (0.64)``: the share of replications with as many units
-    that keep the verdict (:func:`pruneaudit.audit.findings.stability`); ``—`` when unknown."""
-    if not _finite(row.stability):
-        return "—"
-    said = "borderline" if audit_findings.is_borderline(row) else "firm"
-    return f"{said} ({row.stability:.2f})"
-
-
-def _direction_and_size(row: Finding) -> str:
-    """``the effect is there, on the paper's side (firm); smaller than the paper's``."""
-    if not row.direction:
+def _size(row: Finding, s: Shown) -> str:
+    """The size clause with the paper's number: ``smaller than the paper's −19.0 pts``, or for
+    an absent or reversed effect ``unlike the paper's −19.0 pts``; empty when the paper prints
+    no number, when there is no interval, or when the direction is undecided and the size too
+    (the numbers then say the paper's value)."""
+    if not (s.paper and s.low):
         return ""
-    text = DIRECTION_WORDS[row.direction]
-    if _finite(row.direction_stability):
-        text += " (firm)" if row.direction_stability >= audit_findings.STABLE else (
-            f" (a replication would say otherwise {1 - row.direction_stability:.0%} of the time)"
-        )
-    if row.size and row.direction != audit_findings.OPPOSITE:
-        text += f"; {SIZE_WORDS[row.size]}"
-        if row.paper_se:
-            text += " (allowing for the paper's own standard error)"
-    return text
+    paper = f"{s.paper}{s.suffix}"
+    if row.direction in (audit_findings.ABSENT, audit_findings.OPPOSITE):
+        return f"unlike the paper's {paper}"
+    if row.direction == audit_findings.CANT_TELL and row.size != audit_findings.SIZE_SMALLER:
+        return ""
+    words = SIZE_WORDS.get(row.size, "")
+    return f"{words} {paper}" if words else ""
+
+
+def _ours(row: Finding, s: Shown, paper_said: bool) -> str:
+    """``ours −3.8 [−9.0, 1.4]`` (the unit only where the paper's number has not said it,
+    which then follows: ``ours −5.0 pts [−12.0, 2.0]; the paper's −6.0 pts``)."""
+    if s.low:
+        said = f"ours {s.ours}{'' if paper_said else s.suffix} [{s.low}, {s.high}]"
+    elif _finite(row.ci_low) and row.ci_low == row.ci_high:
+        said = f"ours {s.ours}{s.suffix}, every unit the same"
+    else:
+        said = f"ours {s.ours}{s.suffix}, too few units to tell"
+    if s.paper and not paper_said:
+        said += f"; the paper's {s.paper}{s.suffix}"
+    return said
+
+
+def replication(row: Finding) -> str:
+    """Whether a replication with as many units would keep the verdict: ``A replication could
+    say *smaller*.`` when borderline, ``A replication would agree.`` when firm, ``More units
+    are needed to tell.`` when it would stay undecided; empty when unknown."""
+    if not _finite(row.stability):
+        return ""
+    if audit_findings.is_borderline(row):
+        other = SHORT_VERDICT.get(row.alternative, "")
+        return f"A replication could say *{other}*." if other else ""
+    if row.verdict in UNDECIDED:
+        return "More units are needed to tell."
+    return "A replication would agree."
+
+
+def _claim(row: Finding, s: Shown) -> str:
+    """The answer of a row with an estimate: direction, size and the numbers."""
+    if not row.direction and row.margin and row.paper is None:  # a claim of no difference
+        margin = fmt.fixed(row.margin, fmt.places(row.ci_low, row.ci_high)) if s.low else \
+            fmt.number(row.margin)
+        said = {
+            audit_findings.REPRODUCED: "no material difference, as the paper says",
+            audit_findings.NOT_REPRODUCED: "a material difference, unlike the paper",
+        }.get(row.verdict, "can't tell if the difference is material")
+        return f"{said} ({_ours(row, s, False)}; margin ±{margin})"
+    direction = DIRECTION_WORDS.get(row.direction or audit_findings.CANT_TELL)
+    size = "" if row.verdict == audit_findings.NOT_COMPARABLE else _size(row, s)
+    joint = "; " if row.direction == audit_findings.CANT_TELL else ", "
+    said = f"{direction}{joint}{size}" if size else direction
+    if row.verdict == audit_findings.NOT_COMPARABLE:
+        s = Shown(s.ours, s.low, s.high, "", s.suffix)  # no size beside the paper's number
+        return f"{said} ({_ours(row, s, False)}); not comparable with the paper's number"
+    return f"{said} ({_ours(row, s, bool(size))})"
 
 
 def sentence(row: Finding) -> str:
-    """One plain sentence (Markdown) for ``row``: what we found, the paper's value, direction
-    first and size second, the verdict and what it means, and whether a replication would keep
-    it."""
-    ident, label = short_name(row)
-    head = f"**{ident}** {label}" if ident else f"**{label}**"
+    """The one sentence (Markdown) of ``row``, e.g. ``**D2.1** test accuracy falls at ~98.6%
+    sparsity: can't tell if the effect is there; smaller than the paper's −19.0 pts (ours −3.8
+    [−9.0, 1.4]). A replication could say *smaller*.`` (module doc). A row not testable here
+    says why."""
     if row.verdict == audit_findings.NOT_TESTABLE:
-        return f"{head}: not testable here ({row.basis.rstrip('.')})."
-    paper = (
-        f"the paper: {paper_text(row)}" if _finite(row.paper) else "the paper states a direction"
-    )
-    said = f"{head}: ours {ours_text(row)} ({paper})."
-    parts = _direction_and_size(row)
-    if parts:
-        said += f" {parts[0].upper()}{parts[1:]}."
-    said += f" *{audit_findings.verdict_label(row)}*: {MEANING[row.verdict]}"
-    if audit_findings.is_borderline(row):
-        said += (
-            f"; a replication with as many units would keep this verdict only "
-            f"{row.stability:.0%} of the time (else most likely *{row.alternative}*)"
-        )
-        if row.firm_at is not None and row.units is not None:
-            said += (
-                f"; about {row.firm_at:,} {unit_word(row)} (this build: {row.units}) would make "
-                "it firm if the estimate held"
-            )
-    budget = budget_text(row)
-    if row.verdict == audit_findings.INCONCLUSIVE and budget:
-        return f"{said} at this budget; {budget}."
-    return f"{said}."
+        why = fmt.clean_text(re.split(r"[;(]|:\s", row.basis, maxsplit=1)[0].strip().rstrip("."))
+        rest = f"not testable here ({why})."
+    else:
+        s = shown(row)
+        if not s.ours:
+            rest = f"{DIRECTION_WORDS[audit_findings.CANT_TELL]} (no estimate)."
+        else:
+            rest = " ".join(filter(None, (f"{_claim(row, s)}.", replication(row))))
+    room = max(NAME_WORDS, SENTENCE_WORDS - len(rest.split()))
+    return f"{sentence_name(row, room)}: {rest}"
 
 
 def sentences(rows: Sequence[Finding]) -> str:
     """The answer first: one sentence per finding, as a Markdown list."""
     return "\n".join(f"- {sentence(r)}" for r in rows)
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def stability_text(row: Finding) -> str:
+    """``firm (0.93)``, ``borderline (0.64)``, or for a firm undecided verdict ``stays
+    undecided (0.97)`` (never *firm* beside *can't tell*): the share of replications with as
+    many units that keep the verdict (:func:`pruneaudit.audit.findings.stability`); ``—`` when
+    unknown."""
+    if not _finite(row.stability):
+        return DASH
+    if audit_findings.is_borderline(row):
+        said = "borderline"
+    else:
+        said = "stays undecided" if row.verdict in UNDECIDED else "firm"
+    return f"{said} ({row.stability:.2f})"
 
 
 def _slug(verdict: str) -> str:
@@ -233,34 +382,78 @@ def source_html(source: str) -> str:
     )
 
 
+def band_text(row: Finding) -> str:
+    """The paper's band in the row's unit and precision, with its margin and reason, e.g.
+    ``−44.5 to −29.4 pts (margin 5.0 pts: ...)``; empty without a band."""
+    if row.paper_band is None or not all(map(_finite, row.paper_band)):
+        return ""
+    scale, suffix = _SCALE[row.unit]
+    interval = has_interval(row)
+    low, high = (row.ci_low, row.ci_high) if interval else (None, None)
+    a, b, margin = fmt.same_precision([*row.paper_band, row.margin or 0.0], low, high, scale)
+    said = f"{a} to {b}{suffix}"
+    if row.margin:
+        reason = f": {fmt.clean_text(row.margin_reason)}" if row.margin_reason else ""
+        said += f" (margin {margin}{suffix}{reason})"
+    return said
+
+
 def _details(row: Finding) -> str:
-    parts = [sentence(row).replace("**", "").replace("*", "")]
+    parts = [html.escape(sentence(row).replace("**", "").replace("*", ""))]
     if row.definition:
-        parts.append(f"<b>Definition:</b> {html.escape(row.definition)}")
+        parts.append(f"<b>Definition:</b> {html.escape(fmt.clean_text(row.definition))}")
     if row.basis:
-        said = "Why" if row.verdict == audit_findings.NOT_TESTABLE else "Interval over"
-        parts.append(f"<b>{said}:</b> {html.escape(row.basis)}")
+        said = "Why" if row.verdict in audit_findings.UNTESTED else "Interval over"
+        parts.append(f"<b>{said}:</b> {html.escape(fmt.clean_text(row.basis))}")
+    band = band_text(row)
+    if band:
+        parts.append(f"<b>The paper's band:</b> {html.escape(band)}")
+    if _finite(row.stability) or _finite(row.power):
+        said = [f"replications with as many units keep this verdict: "
+                f"{html.escape(stability_text(row))}"] if _finite(row.stability) else []
+        if _finite(row.power):
+            said.append(f"power {power_text(row)} (the chance that an interval this wide shows "
+                        "the paper's effect if it is real)")
+            if (row.direction == audit_findings.CANT_TELL
+                    and row.power >= audit_findings.TARGET_POWER):
+                said[-1] += (": an effect of the paper's size would likely have shown, so "
+                             "any effect here is likely smaller")
+        budget = budget_text(row)
+        if budget:
+            said.append(html.escape(budget))
+        if row.firm_at is not None and row.units is not None:
+            said.append(html.escape(firm_text(row)))
+        parts.append("<b>Stability and power:</b> " + "; ".join(said))
     if row.source:
         parts.append(f"<b>Source:</b> {source_html(row.source)}")
-    budget = budget_text(row)
-    if budget:
-        parts.append(f"<b>Power:</b> {power_text(row)}; {html.escape(budget)}")
     if row.excess is not None and all(map(_finite, row.excess)):
         est, low, high = row.excess
-        places = decimals(low, high, row.unit)
-        parts.append(
-            "<b>Beyond dense-vs-dense noise:</b> "
-            f"{number(est, row.unit, places)} [{number(low, row.unit, places, False)}, "
-            f"{number(high, row.unit, places, False)}]"
-        )
+        scale, suffix = _SCALE[row.unit]
+        e, lo, hi = fmt.same_precision([est, low, high], low, high, scale)
+        parts.append(f"<b>Beyond dense-vs-dense noise:</b> {e}{suffix} [{lo}, {hi}]")
     return "<br>".join(parts)
+
+
+def firm_text(row: Finding) -> str:
+    """What would make a borderline row firm, named by its units: ``about 142 seeds (this
+    build: 16) would make it firm if the estimate held``, or for units no budget raises (the
+    task's classes, (dataset, class) clusters) that more computation cannot and what would;
+    empty without ``firm_at``."""
+    if row.firm_at is None or row.units is None:
+        return ""
+    units = units_of(row)
+    if units.bought is False:
+        return (f"it rests on {row.units:,} {units.word}, which no budget raises (more seeds "
+                f"cannot make it firm); {units.instead} would")
+    return (f"about {row.firm_at:,} {units.word} (this build: {row.units:,}) would make it "
+            "firm if the estimate held")
 
 
 def table_html(rows: Sequence[Finding]) -> str:
     """The findings table (HTML) with a details row under each finding and a verdict legend."""
     head = (
         "<thead><tr><th>Finding</th><th>Paper</th><th>Ours [95% interval]</th>"
-        "<th>Effect there?</th><th>Size vs paper</th><th>Power</th><th>Verdict</th></tr>"
+        "<th>Effect there?</th><th>Size vs paper</th><th>Verdict</th></tr>"
         "</thead>"
     )
     body = []
@@ -275,25 +468,23 @@ def table_html(rows: Sequence[Finding]) -> str:
         body.append(
             "<tr class=\"pa-row\">"
             f'<td data-label="Finding">{name}</td>'
-            f'<td data-label="Paper">{paper_text(row)}</td>'
-            f'<td data-label="Ours [95% interval]">{ours_text(row)}</td>'
+            f'<td data-label="Paper">{html.escape(paper_text(row))}</td>'
+            f'<td data-label="Ours [95% interval]">{html.escape(ours_text(row))}</td>'
             f'<td data-label="Effect there?">{direction}</td>'
-            f'<td data-label="Size vs paper">{html.escape(row.size or "")}</td>'
-            f'<td data-label="Power">{power_text(row)}</td>'
+            f'<td data-label="Size vs paper">{html.escape(SIZE_LABELS.get(row.size, ""))}</td>'
             f'<td data-label="Verdict">{verdict_html(row)}</td></tr>'
         )
-        details = _details(row)
-        if details:
-            body.append(
-                '<tr class="pa-details"><td colspan="7"><details><summary>In plain words, and '
-                f"how this row is computed</summary>{details}</details></td></tr>"
-            )
+        body.append(
+            '<tr class="pa-details"><td colspan="6"><details><summary>In plain words, and '
+            f"how this row is computed</summary>{_details(row)}</details></td></tr>"
+        )
     legend = " ".join(
         f"{_label(v)} {html.escape(MEANING[v])}." for v in audit_findings.VERDICTS
     ) + (
         f" <b>firm</b> / <b>borderline</b>: a replication with as many units (another seed "
         f"set, another device) keeps the verdict with at least / less than "
-        f"{audit_findings.STABLE:.0%} probability; a borderline row names both verdicts."
+        f"{audit_findings.STABLE:.0%} probability; a borderline row names both verdicts; an "
+        "undecided verdict that a replication would keep <b>stays undecided</b>."
     )
     return (
         '<div class="pa-findings"><table class="pa-findings-table">'
@@ -303,12 +494,12 @@ def table_html(rows: Sequence[Finding]) -> str:
 
 
 def method_note() -> str:
-    """The short note under the table: how verdicts and power are read, with the methods link."""
+    """The short note under the table: how verdicts are read, with the methods link."""
     return (
         "How to read it: first, is the effect there on the paper's side (our 95% interval "
-        "excludes no effect)? Then its size against the paper's value. The verdict joins both; "
-        "*firm* or *borderline* says whether a replication with as many units would keep it; "
-        "the power is the chance that an interval as wide as ours would show the paper's effect "
-        "if it were real. Details: "
+        "excludes no effect)? Then its size against the paper's band (the values a replication "
+        "of the paper could give): *reproduced* needs our whole interval inside it. *Firm* or "
+        "*borderline* says whether a replication with as many units would keep the verdict; "
+        "each row's details give its band, power and what more units would settle. Details: "
         f"[methods, Findings and verdicts]({METHODS_LINK})."
     )

@@ -19,7 +19,8 @@
   (``np.exp(sparsity):accuracy0`` -> ``e^sparsity × accuracy0``, ``C(treatment)[T.rewind]``
   -> ``treatment = rewind``).
 - :func:`cell`: any table value by its type; :func:`clean_text`: raw floats inside a string
-  (``170.000000 / 2193.000000`` -> ``170 / 2,193``) rewritten with :func:`number`.
+  (``170.000000 / 2193.000000`` -> ``170 / 2,193``) rewritten with :func:`number`, model terms
+  inside it (``coefficient of np.exp(sparsity):accuracy0``) with :func:`term`.
 - :data:`JS_FORMAT`: the same rule in JavaScript, which :func:`pruneaudit.charts.chart_html`
   applies to chart tooltips and the value shown beside a slider in the browser.
 - :func:`readable_titles`: a Vega-Lite spec whose encodings without a title get
@@ -110,6 +111,8 @@ WORDS: dict[str, str] = {
     "hsf4": "hsf4",
 }
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: A hyphen used as the minus sign of a number (not in ``2026-11-20``, ``top-1``, ``K-1``).
+_HYPHEN_MINUS = re.compile(r"(?<![\w.\-+/])-(?=\.?\d)")
 #: A float literal as Python or pandas print it, never as this module writes one: five or more
 #: decimals (``0.09034``), four or more decimals that are all zeros (``9.0000``), or an exponent
 #: (``1.79e-04``). Four decimals (``0.0417``, ``−0.0075``) are a precision the book shows.
@@ -127,6 +130,13 @@ _TRANSFORMS = (
 )
 #: A categorical level as patsy writes it: ``C(var)[T.level]`` or ``var[T.level]``.
 _LEVEL = re.compile(r"^(?:C\((?P<c>[^)]+)\)|(?P<v>[^\[]+))\[T\.(?P<level>.+)\]$")
+
+
+_SPECIAL = r"(?:np\.\w+\([^()\s]*\)|C\([^()\s]*\)\[T\.[^\]\s]+\]|[A-Za-z_]\w*\[T\.[^\]\s]+\])"
+_PART = rf"(?:{_SPECIAL}|[A-Za-z_]\w*)"
+#: A model term as statsmodels writes it inside prose: a chain of ``:``-joined parts of which at
+#: least one is a transform or a categorical level (``np.exp(sparsity):accuracy0``).
+MODEL_TERM = re.compile(rf"(?<![\w.])(?:{_PART}:)*{_SPECIAL}(?::{_PART})*(?![\w(\[])")
 
 
 def term(name: object) -> str:
@@ -313,8 +323,12 @@ def yes_no(value: object) -> str:
 
 
 def clean_text(text: str) -> str:
-    """``text`` with every raw float literal (:data:`RAW_FLOAT`) written by :func:`number`."""
-    return RAW_FLOAT.sub(lambda m: number(float(m.group(0))), text)
+    """``text`` with every raw float literal (:data:`RAW_FLOAT`) written by :func:`number`,
+    every model term as statsmodels writes it (:data:`MODEL_TERM`) by :func:`term`, and a
+    hyphen that stands for a minus sign (``[-1, 1]``, ``gap -0.12``) as a minus sign."""
+    text = MODEL_TERM.sub(lambda m: term(m.group(0)), text)
+    text = RAW_FLOAT.sub(lambda m: number(float(m.group(0))), text)
+    return _HYPHEN_MINUS.sub(MINUS, text)
 
 
 def cell(value: object) -> str:
@@ -412,6 +426,7 @@ function paText(s) {
 
 __all__ = [
     "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "LABELS", "WORDS", "RAW_FLOAT",
+    "MODEL_TERM",
     "JS_FORMAT", "header", "term", "number", "places", "fixed", "same_precision",
     "interval_columns", "sign",
     "percent", "points", "pvalue", "yes_no", "clean_text", "cell", "readable_titles",
