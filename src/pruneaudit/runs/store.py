@@ -61,6 +61,7 @@ import socket
 import time
 import uuid
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -524,7 +525,7 @@ def _open_archive(path: Path) -> zipfile.ZipFile:
     try:
         archive = zipfile.ZipFile(path)
         bad = archive.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError) as err:
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as err:
         raise PruneAuditError(
             f"results archive {str(path)!r} is not a readable zip archive ({err}); {again}"
         ) from None
