@@ -32,6 +32,17 @@ def test_counts_split_firm_and_borderline():
     assert audit.verdict_counts([]) == "0 findings: none."
 
 
+def test_counts_never_call_an_undecided_verdict_firm():
+    firm_inconclusive = audit.finding("e", 1.25, -40.0, 42.5, 2.5, source="s", basis="b")
+    assert firm_inconclusive.verdict == audit.INCONCLUSIVE
+    assert not audit.is_borderline(firm_inconclusive)  # a replication would not tell either
+    reversed_ = audit.finding("f", -2.5, -2.6, -2.4, 2.5, source="s", basis="b")
+    rows = [firm_inconclusive] * 4 + [reversed_]
+    said = audit.verdict_counts(rows)
+    assert said == "5 findings: 1 firm (1 opposite), 4 inconclusive."
+    assert "firm (4 inconclusive" not in said
+
+
 def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile():
     text = audit.summary_text(_rows(), "quick")
     assert text.startswith(audit.verdict_counts(_rows()))

@@ -993,18 +993,29 @@ def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))
 
 
+#: Verdicts that leave the question open: a row that keeps one is not called *firm*.
+UNDECIDED = (INCONCLUSIVE, SIZE_UNCLEAR)
+
+
 def verdict_counts(rows: Sequence[Finding]) -> str:
     """The one line that counts a page's verdicts, firm and borderline apart, e.g. ``14
-    findings: 9 firm (5 reproduced, 4 not reproduced), 3 borderline, 2 not testable here.``"""
+    findings: 8 firm (5 reproduced, 3 not reproduced), 1 inconclusive, 3 borderline, 2 not
+    testable here.`` A verdict that leaves the question open (:data:`UNDECIDED`) is counted by
+    its name, never as *firm*."""
     testable = [r for r in rows if r.verdict not in UNTESTED]
-    firm = [r for r in testable if not is_borderline(r)]
+    steady = [r for r in testable if not is_borderline(r)]
+    firm = [r for r in steady if r.verdict not in UNDECIDED]
     counts = {v: sum(r.verdict == v for r in firm) for v in VERDICTS}
     parts = []
     if firm:
         said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         parts.append(f"{len(firm)} firm ({said})")
-    if len(firm) < len(testable):
-        parts.append(f"{len(testable) - len(firm)} borderline")
+    for undecided in UNDECIDED:
+        n = sum(r.verdict == undecided for r in steady)
+        if n:
+            parts.append(f"{n} {undecided}")
+    if len(steady) < len(testable):
+        parts.append(f"{len(testable) - len(steady)} borderline")
     for untested in UNTESTED:
         n = sum(r.verdict == untested for r in rows)
         if n:

@@ -97,8 +97,6 @@ SHORT_VERDICT = {
     audit_findings.NOT_REPRODUCED: "not reproduced",
     audit_findings.OPPOSITE: "reversed",
 }
-#: Verdicts that leave the question open: a replication that keeps one still does not tell.
-UNDECIDED = (audit_findings.INCONCLUSIVE, audit_findings.SIZE_UNCLEAR)
 _SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
 
 
@@ -284,7 +282,7 @@ def replication(row: Finding) -> str:
     if audit_findings.is_borderline(row):
         other = SHORT_VERDICT.get(row.alternative, "")
         return f"A replication could say *{other}*." if other else ""
-    if row.verdict in UNDECIDED:
+    if row.verdict in audit_findings.UNDECIDED:
         return "More units are needed to tell."
     return "A replication would agree."
 
@@ -345,7 +343,7 @@ def stability_text(row: Finding) -> str:
     if audit_findings.is_borderline(row):
         said = "borderline"
     else:
-        said = "stays undecided" if row.verdict in UNDECIDED else "firm"
+        said = "stays undecided" if row.verdict in audit_findings.UNDECIDED else "firm"
     return f"{said} ({row.stability:.2f})"
 
 
