@@ -76,6 +76,9 @@ VERDICTS = (
 )
 #: Verdicts that fail a finding (what a simulated null must give).
 FAILING = (INCONCLUSIVE, NOT_REPRODUCED, OPPOSITE)
+#: The margin reason of a row with a paper value whose margin the package's table does not
+#: state: its band is the paper's own spread alone (a point without one).
+NO_MARGIN = "no margin stated in advance: the band is the paper's own spread alone"
 #: Verdicts that say nothing of the finding: the row's basis says why.
 UNTESTED = (NOT_TESTABLE, NOT_COMPARABLE)
 #: Units a finding's numbers are in: ``percent`` (a share shown in %), ``points`` (a difference of
@@ -829,6 +832,8 @@ def finding(
         reason = ""
     if value is None:  # a direction-only finding: its smallest effect of interest, no band
         margin, reason, paper_units = None, "", None
+    elif margin is None:
+        reason = NO_MARGIN
     paper_se = paper.se if isinstance(paper, Published) else None
     if paper_se is None and value is not None:
         paper_se = paper_se_from_units(ci_low, ci_high, units, paper_units, df=df)
