@@ -149,7 +149,7 @@ ROW_RULES: dict[str, dict | None] = {
 def _row_rule(row) -> object:
     """The verdict rule of one build's committed row (:data:`ROW_RULES`, the package's margins),
     or None."""
-    keys = [k for k in ROW_RULES if F._starts(row.finding, k)]
+    keys = [k for k in ROW_RULES if F.begins_with(row.finding, k)]
     if not keys:
         return None
     spec = ROW_RULES[max(keys, key=len)]
@@ -195,6 +195,12 @@ def calibrate() -> int:
     flips = inst[inst.firm & ~inst.kept]
     lines = [
         "# Stability calibration: committed replications", "",
+        "Builds: " + "; ".join(f"{f}: {a.label} / {b.label}" for f, a, b in REPORTS) + ". A "
+        "pair is two builds with disjoint seed sets; `builds` counts the builds entering a "
+        "study's pairs (a device or precision variant of one seed set counts once per variant), "
+        "and every study has two seed sets only (default and + 1000), so no study has four "
+        "mutually independent builds. The ratios are estimated from the same pairs the keep "
+        "rates count (in-sample).", "",
         "Between-build variance ratio per study (written to the package's "
         "data/between_builds.csv):", "", ratios.to_markdown(index=False), "",
         "Independent seed sets per study:", "", seeds.to_frame().to_markdown(), "",

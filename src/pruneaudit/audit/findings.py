@@ -141,7 +141,7 @@ class Margin:
     reason: str
 
 
-def _starts(name: str, key: str) -> bool:
+def begins_with(name: str, key: str) -> bool:
     """Whether ``name`` begins with ``key`` as a whole word (``D4.1`` does not begin
     ``D4.10 ...``)."""
     return re.match(re.escape(key) + r"(?![\w.])", name) is not None
@@ -151,7 +151,7 @@ def margin_for(name: str) -> Margin | None:
     """The margin of the finding called ``name`` (:func:`margins`: the longest key it begins
     with, as a whole word), None when the table has none."""
     table = margins()
-    hits = [r for r in table.itertuples() if _starts(name, r.finding)]
+    hits = [r for r in table.itertuples() if begins_with(name, r.finding)]
     if not hits:
         return None
     row = max(hits, key=lambda r: len(r.finding))
@@ -1048,8 +1048,8 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
         )
     if any(r.verdict == INCONCLUSIVE for r in rows):
         text += (
-            " An *inconclusive* row's interval holds both no effect and the paper's: this budget "
-            "has too few units to tell."
+            " An *inconclusive* row's interval holds no effect and reaches the paper's band: "
+            "this budget has too few units to tell."
         )
     if any(r.verdict == NOT_REPRODUCED for r in rows) and profile != "paper":
         run = f"the {profile} profile" if profile else "parameters below the paper's"
