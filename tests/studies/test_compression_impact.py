@@ -14,6 +14,41 @@ from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations
 from pruneaudit.runs import cost as runs_cost
 from pruneaudit.studies import compression_impact as impact
+from pruneaudit.studies.compression_impact.findings import runs_findings
+from pruneaudit.studies.compression_impact.params import POPULATION_KEYS, Populations
+from pruneaudit.studies.compression_impact.published import h1_class_table, h1_pie_table
+from pruneaudit.studies.compression_impact.run import (
+    PRUNING,
+    QUANTIZATION,
+    Compressed,
+    ImpactRuns,
+    variant_name,
+)
+from pruneaudit.studies.compression_impact.tables import (
+    PIE_CATEGORIES,
+    celeba_representation,
+    cie_accuracy,
+    cie_threshold,
+    class_tests,
+    over_indexing,
+    pie_accuracy,
+    pie_examples,
+    recall_curves,
+    subgroup_metrics,
+    summary,
+)
+from pruneaudit.studies.compression_impact.views import (
+    cie_view,
+    class_change_view,
+    class_table_view,
+    gallery_chart,
+    gallery_explorer,
+    over_index_view,
+    pie_table_view,
+    protocol_view,
+    recall_view,
+    subgroup_view,
+)
 
 # N = 6 examples, C = 3 classes, K = 3 members; series hsf0 for the first three.
 Y = np.array([0, 1, 2, 0, 1, 2])
@@ -56,21 +91,21 @@ def _image_data(n: int, series: list[str]) -> data.ImageData:
 
 
 @pytest.fixture()
-def runs() -> impact.ImpactRuns:
+def runs() -> ImpactRuns:
     base = _spec(train_size=100, test_size=6)
-    pruned = impact.Compressed("pruned 90%", impact.PRUNING, 0.9, None,
+    pruned = Compressed("pruned 90%", PRUNING, 0.9, None,
                                _population(base, COMP, 0.9))
-    quant = impact.Compressed("float16", impact.QUANTIZATION, None, "float16",
+    quant = Compressed("float16", QUANTIZATION, None, "float16",
                               _population(base, BASE))
     train_series = ["hsf0"] * 3 + ["hsf4"]  # train shares 3/4, 1/4
-    return impact.ImpactRuns(
+    return ImpactRuns(
         _population(base, BASE), (pruned, quant), _image_data(6, SERIES),
         _image_data(4, train_series),
     )
 
 
 def test_summary_counts_pies_and_accuracy(runs):
-    table = impact.summary(runs).set_index("variant")
+    table = summary(runs).set_index("variant")
     assert table.loc["pruned 90%", "pie"] == 3
     assert table.loc["pruned 90%", "pie_share"] == pytest.approx(0.5)
     assert table.loc["float16", "pie"] == 0  # identical predictions
@@ -82,7 +117,7 @@ def test_summary_counts_pies_and_accuracy(runs):
 
 
 def test_class_tests_match_population_module(runs):
-    tests = impact.class_tests(runs)
+    tests = class_tests(runs)
     assert len(tests) == 2 * 3
     assert set(tests["variant"]) == {"pruned 90%", "float16"}
     pruned = tests[tests.variant == "pruned 90%"].set_index("class")
@@ -93,7 +128,7 @@ def test_class_tests_match_population_module(runs):
 
 
 def test_pie_accuracy_on_pie_subset(runs):
-    acc = impact.pie_accuracy(runs)
+    acc = pie_accuracy(runs)
     row = acc[(acc.variant == "pruned 90%") & (acc.subset == "pie")].set_index("population")
     # PIEs 2, 3, 4: the baseline's modal labels are right on all, the compressed on none.
     assert row.loc["baseline", "modal_accuracy"] == 1.0
@@ -102,7 +137,7 @@ def test_pie_accuracy_on_pie_subset(runs):
 
 
 def test_jaccard_selects_what_taxicab_selects(runs):
-    table = impact.cie_accuracy(runs, percentiles=(50, 90), seed=3)
+    table = cie_accuracy(runs, percentiles=(50, 90), seed=3)
     assert table["same_as_taxicab"].all()
     # top 50 % of 6 examples = 3 examples
     assert set(table.loc[table.percentile == 50, "n"]) == {3}
@@ -111,9 +146,9 @@ def test_jaccard_selects_what_taxicab_selects(runs):
 def test_over_indexing_uses_h2_taxicab_threshold(runs):
     # Taxicab scores (hand-computed from the votes): [0, 2, 4, 2, 4, 2]; H2's Fig. 2 CIE set is
     # the top 20 % (80th percentile): ceil(6 * 0.2) = 2 examples, 2 (hsf0) and 4 (hsf4).
-    assert impact.cie_threshold() == 80
+    assert cie_threshold() == 80
     np.testing.assert_array_equal(audit.taxicab_scores(BASE, COMP, 3), [0, 2, 4, 2, 4, 2])
-    table = impact.over_indexing(runs, names=["pruned 90%"]).set_index("value")
+    table = over_indexing(runs, names=["pruned 90%"]).set_index("value")
     assert (table["percentile"] == 80).all()
     assert table.loc["hsf4", "cie_share"] == pytest.approx(1 / 2)
     assert table.loc["hsf4", "train_share"] == pytest.approx(1 / 4)
@@ -123,7 +158,7 @@ def test_over_indexing_uses_h2_taxicab_threshold(runs):
 
 
 def test_subgroup_error_rate_and_macro_rates(runs):
-    table = impact.subgroup_metrics(runs, names=["pruned 90%"])
+    table = subgroup_metrics(runs, names=["pruned 90%"])
     err = table[(table.metric == "error_rate") & (table.group == "series=hsf4")].iloc[0]
     assert err["baseline"] == pytest.approx(np.mean(BASE[:, 3:] != Y[3:]))
     assert err["compressed"] == pytest.approx(np.mean(COMP[:, 3:] != Y[3:]))
@@ -138,26 +173,26 @@ def test_subgroup_error_rate_and_macro_rates(runs):
     assert overall["normalized_difference"] == pytest.approx(expected)
 
 
-def _result(runs: impact.ImpactRuns, params: impact.Params) -> impact.Result:
-    return impact.Result(params, impact.Populations.from_params(params), runs)
+def _result(runs: ImpactRuns, params: impact.Params) -> impact.Result:
+    return impact.Result(params, Populations.from_params(params), runs)
 
 
 def test_pie_examples_categories_and_captions(runs, impact_params):
-    frame = impact.pie_examples(runs, "pruned 90%", per_category=None)
+    frame = pie_examples(runs, "pruned 90%", per_category=None)
     assert sorted(frame["index"]) == [2, 3, 4]
-    assert set(frame["category"]) == {impact.PIE_CATEGORIES[0]}
+    assert set(frame["category"]) == {PIE_CATEGORIES[0]}
     assert frame["image"].str.startswith("data:image/png;base64,").all()
     first = frame.set_index("index").loc[2]
     assert first["caption"] == "true 2\nbase 2\ncomp 1"
     assert first["series"] == "hsf0"
-    assert impact.pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
+    assert pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
     result = _result(runs, impact_params())
-    impact.gallery_chart(result, "pruned 90%").to_dict()  # a valid spec
-    impact.gallery_chart(result, "float16", impact.PIE_CATEGORIES[2]).to_dict()  # no PIE
+    gallery_chart(result, "pruned 90%").to_dict()  # a valid spec
+    gallery_chart(result, "float16", PIE_CATEGORIES[2]).to_dict()  # no PIE
 
 
 def test_findings_cover_d41_to_d411_with_verdicts(runs):
-    rows = impact.runs_findings(runs, n_perm=19, n_boot=19)
+    rows = runs_findings(runs, n_perm=19, n_boot=19)
     ids = [r.finding.split(" ")[0] for r in rows]
     assert sorted(set(ids), key=lambda i: int(i.split(".")[1])) == [
         f"D4.{i}" for i in range(1, 12)]
@@ -174,8 +209,8 @@ def test_findings_cover_d41_to_d411_with_verdicts(runs):
 
 def test_page_findings_and_numbers_read_the_parameters(runs, impact_params):
     params = impact_params(n_perm=19, n_boot=19, tie_seed=2, alpha=0.1)
-    result = impact.Result(params, impact.Populations.from_params(params), runs)
-    expected = impact.runs_findings(runs, 0.1, "series", hard_group="hsf4", n_perm=19,
+    result = impact.Result(params, Populations.from_params(params), runs)
+    expected = runs_findings(runs, 0.1, "series", hard_group="hsf4", n_perm=19,
                                     n_boot=19, seed=2)
     expected = audit.mark_headlines(expected, ["D4.1", "D4.5"])
     assert repr(impact.findings(result)) == repr(expected)  # NaN-safe
@@ -195,13 +230,13 @@ def test_bad_inputs(runs):
     with pytest.raises(PruneAuditError, match="unknown compressed variant"):
         runs.get("pruned 50%")
     with pytest.raises(PruneAuditError, match="no group column"):
-        impact.subgroup_metrics(runs, group="writer_age")
+        subgroup_metrics(runs, group="writer_age")
     with pytest.raises(PruneAuditError, match="either a pruning level or"):
-        impact.variant_name()
+        variant_name()
 
 
 def test_recall_curves_start_at_the_baseline(runs):
-    curves = impact.recall_curves(runs)
+    curves = recall_curves(runs)
     assert sorted(curves["level"].unique()) == [0.0, 0.9]  # quantized variants are not curves
     at = curves.set_index(["level", "class"])
     assert at.loc[(0.9, 2), "recall"] == pytest.approx(0.5)
@@ -210,7 +245,7 @@ def test_recall_curves_start_at_the_baseline(runs):
 
 
 def test_celeba_representation(data_root):
-    table = impact.celeba_representation(str(data_root)).set_index("group")
+    table = celeba_representation(str(data_root)).set_index("group")
     assert table.loc["all", "share"] == 1.0
     parts = [f"{a}Male & {b}Young" for a in ("", "not ") for b in ("", "not ")]
     assert table.loc[parts, "n"].sum() == table.loc["all", "n"]
@@ -223,7 +258,7 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch, impact_params)
                            test_size=150, data_root=str(data_root), store=str(tmp_path))
     store = ResultsStore(tmp_path)
     result = impact.run(params, store, progress=False)
-    assert result.params is params and result.populations == impact.Populations(
+    assert result.params is params and result.populations == Populations(
         _spec(train_size=320, test_size=150), (0, 1), (0.5,))
     runs = result.runs
     assert runs.names == ["pruned 50%", *schemes]
@@ -235,7 +270,7 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch, impact_params)
         np.testing.assert_array_equal(runs.get(scheme).population.sparsity, [0.0, 0.0])
     assert runs.baseline.preds.shape == (2, 150)
     assert runs.get("pruned 50%").population.sparsity == pytest.approx([0.5, 0.5], abs=0.02)
-    table = impact.summary(runs)
+    table = summary(runs)
     assert table["compressed_top1"].between(0, 1).all()
     # the training recorded its rate in the store: the protocol table states it
     protocol = impact.protocol_table(result)
@@ -272,21 +307,21 @@ def test_params_name_every_broken_rule_once(impact_params):
 
 
 def test_h1_tables_and_explorer(runs, impact_params):
-    t2 = impact.h1_class_table(runs).set_index("variant")
+    t2 = h1_class_table(runs).set_index("variant")
     assert t2.loc["pruned 90%", "H1 ImageNet significant classes (of 1,000)"] == 637
     assert t2.loc["float16", "H1 ImageNet significant classes (of 1,000)"] == 58
     assert t2.loc["pruned 90%", "PIEs (ours)"] == "3 of 6"
-    t6 = impact.h1_pie_table(runs).set_index("variant")
+    t6 = h1_pie_table(runs).set_index("variant")
     # dense members on the PIEs 2, 3, 4: 3 + 2 + 2 right of 9 (H1's values are member means)
     assert t6.loc["pruned 90%", "dense on PIEs"] == pytest.approx(7 / 9)
     assert t6.loc["pruned 90%", "H1 ImageNet on PIEs"] == pytest.approx(0.3981)
-    spec = impact.gallery_explorer(_result(runs, impact_params(gallery_size=2))).to_dict()
+    spec = gallery_explorer(_result(runs, impact_params(gallery_size=2))).to_dict()
     names = {p["name"] for p in spec["params"]}
     assert {"level_shown", "class_shown"} <= names
 
 def test_protocol_table_states_the_training_rate(runs, impact_params, tmp_path):
     params = impact_params(store=str(tmp_path))  # a store that has recorded no training
-    result = impact.Result(params, impact.Populations.from_params(params), runs)
+    result = impact.Result(params, Populations.from_params(params), runs)
     protocol = impact.protocol_table(result)
     assert "independent" in protocol.loc["populations", "this page"]
     rate = runs_cost.seconds_per_10k("lenet", str(tmp_path))
@@ -295,18 +330,18 @@ def test_protocol_table_states_the_training_rate(runs, impact_params, tmp_path):
     ours = runs_cost.training_cost(3 * 2 * 1, len(runs.train), rate.seconds_per_10k)
     assert protocol.loc["training hours at that rate", "this page"] == f"{ours.hours:.2f}"
     impact.key_figure(result).to_dict()
-    for view in (impact.protocol_view, impact.class_table_view, impact.class_change_view,
-                 impact.recall_view, impact.pie_table_view, impact.cie_view,
-                 impact.subgroup_view, impact.over_index_view):
+    for view in (protocol_view, class_table_view, class_change_view,
+                 recall_view, pie_table_view, cie_view,
+                 subgroup_view, over_index_view):
         assert view(result) is not None, view.__name__
 
 
 def test_populations_one_definition_for_study_5(impact_params):
     params = impact_params(augment=False, levels=[0.5, 0.9])
-    pops = impact.Populations.from_params(params)
+    pops = Populations.from_params(params)
     assert pops.seeds == (0, 1, 2) and pops.levels == (0.5, 0.9) and pops.spec.epochs == 1
     assert pops.spec == _spec(augment=False, train_size=100, test_size=6)
-    assert set(impact.POPULATION_KEYS) <= set(impact.Params.names())
+    assert set(POPULATION_KEYS) <= set(impact.Params.names())
     sub = pops.subset(2, [0.9])
     assert sub.seeds == (0, 1) and sub.levels == (0.9,) and sub.spec == pops.spec
     with pytest.raises(PruneAuditError, match="not Study 4's levels"):
@@ -314,4 +349,4 @@ def test_populations_one_definition_for_study_5(impact_params):
     with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
         pops.subset(4)
     with pytest.raises(PruneAuditError, match="made from its Params"):
-        impact.Populations.from_params({"seeds": [0, 1]})
+        Populations.from_params({"seeds": [0, 1]})

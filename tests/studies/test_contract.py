@@ -1,8 +1,9 @@
 """The study contract: every study package has the same modules for the same roles, the same
 signatures and exports, and its notebook reads its parameters only through ``page.params``.
 
-Walks the packages of :mod:`pruneaudit.studies` (the template, a module, is not a study), so a
-new study is checked without being listed here.
+Walks the packages of :mod:`pruneaudit.studies`, the template's included (a new study starts as a
+copy of it), so a new study is checked without being listed here; each failure names the role
+that is missing and the template's module that holds it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import importlib.util
 import inspect
 import json
 import pkgutil
+import sys
 import typing
 from pathlib import Path
 from types import ModuleType
@@ -20,14 +22,26 @@ from types import ModuleType
 import pytest
 
 import pruneaudit.studies
-from pruneaudit.book.paths import NBS, study_notebooks
-from pruneaudit.studies.params import StudyParams
+from pruneaudit.book.paths import NBS, TEMPLATE, study_notebooks
+from pruneaudit.book.profiles import Profile
+from pruneaudit.studies.params import StudyParams, Workload
 
 STUDIES = sorted(m.name for m in pkgutil.iter_modules(pruneaudit.studies.__path__) if m.ispkg)
-#: The four modules of the contract and the roles they hold.
-MODULES = ("params", "run", "findings", "views")
-#: What every study package exports.
-EXPORTS = ("Params", "Result", "run", "findings", "numbers", "key_figure")
+#: The modules of the contract and the roles they hold.
+MODULES = {
+    "params": "the page's Params (its fields, rules) and cost(params), the workload",
+    "run": "run(params, store, *, progress) and the Result it returns",
+    "findings": "findings(result) and numbers(result), the numbers the prose cites",
+    "protocol": "protocol_table(result), the protocol run beside the published one",
+    "views": "every table and chart of the page, each a function of the Result; key_figure",
+}
+#: What every study package exports (``__all__``), and the module each comes from.
+HOMES = {"Params": "params", "cost": "params", "Result": "run", "run": "run",
+         "findings": "findings", "numbers": "findings", "protocol_table": "protocol",
+         "key_figure": "views"}
+EXPORTS = (*HOMES, "views")
+#: The longest a study module and a function in it may be, in lines.
+MAX_MODULE, MAX_FUNCTION = 400, 80
 
 
 def _module(study: str, name: str) -> ModuleType:
@@ -47,17 +61,54 @@ def _notebook(study: str) -> Path:
 
 
 def test_the_studies_are_the_study_notebooks() -> None:
-    """One registry: every study notebook has its package and every package its notebook."""
+    """One registry: every study notebook has its package and every package its notebook (the
+    template's included)."""
     assert STUDIES, "no study package found"
-    assert sorted(stem.split("_", 1)[1] for stem in study_notebooks()) == STUDIES
+    assert "template" in STUDIES, "the template is a study package"
+    stems = [TEMPLATE, *study_notebooks()]
+    assert sorted(stem.split("_", 1)[1] for stem in stems) == STUDIES
+
+
+def missing_roles(study: str) -> list[str]:
+    """What ``study``'s package lacks of the contract's modules and exports, in words."""
+    base = f"pruneaudit.studies.{study}"
+    problems = [
+        f"{study} has no {name}.py: it holds {role} (copy studies/template/{name}.py)"
+        for name, role in MODULES.items() if importlib.util.find_spec(f"{base}.{name}") is None
+    ]
+    exported = list(getattr(importlib.import_module(base), "__all__", []))
+    problems += [f"{study}.__all__ lacks {name}" for name in EXPORTS if name not in exported]
+    problems += [f"{study}.__all__ has {name}, which is not in the contract (keep it in its "
+                 "module)" for name in exported if name not in EXPORTS]
+    return problems
 
 
 @pytest.mark.parametrize("study", STUDIES)
-def test_the_four_modules_exist(study: str) -> None:
-    for name in MODULES:
-        assert importlib.util.find_spec(f"pruneaudit.studies.{study}.{name}"), (
-            f"{study} has no {name}.py"
-        )
+def test_the_modules_and_exports_exist(study: str) -> None:
+    assert not missing_roles(study), missing_roles(study)
+
+
+def test_a_missing_role_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study package without protocol.py and cost is told what to add."""
+    package = tmp_path / "pruneaudit_fake_study"
+    package.mkdir()
+    for name in ("params", "run", "findings", "views"):
+        (package / f"{name}.py").write_text("")
+    (package / "__init__.py").write_text(
+        '__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",'
+        ' "protocol_table", "extra"]\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(pruneaudit.studies, "__path__", [str(tmp_path)])
+    monkeypatch.setitem(sys.modules, "pruneaudit.studies.pruneaudit_fake_study",
+                        importlib.import_module("pruneaudit_fake_study"))
+    problems = missing_roles("pruneaudit_fake_study")
+    assert problems == [
+        "pruneaudit_fake_study has no protocol.py: it holds protocol_table(result), the protocol "
+        "run beside the published one (copy studies/template/protocol.py)",
+        "pruneaudit_fake_study.__all__ lacks cost",
+        "pruneaudit_fake_study.__all__ has extra, which is not in the contract (keep it in its "
+        "module)",
+    ]
 
 
 @pytest.mark.parametrize("study", STUDIES)
@@ -90,6 +141,7 @@ def test_run_signature(study: str) -> None:
 @pytest.mark.parametrize("study", STUDIES)
 @pytest.mark.parametrize(("module", "function"), [
     ("findings", "findings"), ("findings", "numbers"), ("views", "key_figure"),
+    ("protocol", "protocol_table"),
 ])
 def test_findings_numbers_and_key_figure_take_one_result(
     study: str, module: str, function: str
@@ -104,13 +156,57 @@ def test_findings_numbers_and_key_figure_take_one_result(
 def test_the_package_exports_the_contract(study: str) -> None:
     package = importlib.import_module(f"pruneaudit.studies.{study}")
     assert package.__doc__, f"{study} has no docstring"
-    homes = {"Params": "params", "Result": "run", "run": "run", "findings": "findings",
-             "numbers": "findings", "key_figure": "views"}
-    for name in EXPORTS:
-        assert getattr(package, name) is getattr(_module(study, homes[name]), name), name
-        assert name in package.__all__, f"{study}.__all__ lacks {name}"
-    private = [n for n in package.__all__ if n.startswith("_")]
-    assert not private, f"{study} re-exports private names {private}"
+    for name, home in HOMES.items():
+        assert getattr(package, name) is getattr(_module(study, home), name), name
+    assert package.views is _module(study, "views")
+    assert sorted(package.__all__) == sorted(EXPORTS), f"{study}.__all__: {package.__all__}"
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_cost_states_the_workload(study: str) -> None:
+    """``cost(params)`` takes the study's Params and returns one Workload per architecture,
+    counted on the smoke profile's parameters (whole, non-negative counts)."""
+    cost = _module(study, "params").cost
+    assert [p.name for p in _required(cost)] == ["params"]
+    assert typing.get_type_hints(cost)["params"] is _module(study, "params").Params
+    notebook = _notebook(study).stem
+    work = cost(Profile.read("smoke").study_params(notebook))
+    assert isinstance(work, list) and all(isinstance(w, Workload) for w in work)
+    for w in work:
+        counts = [w.models, w.model_epochs, w.images, w.evaluations]
+        assert all(isinstance(n, int) and n >= 0 for n in counts), w
+        assert w.model_epochs >= w.models and w.evaluations >= w.models, w
+
+
+def _too_long(path: Path) -> list[str]:
+    text = path.read_text()
+    found = [f"{path.parent.name}/{path.name}: {text.count(chr(10))} lines"
+             ] if text.count("\n") > MAX_MODULE else []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines = node.end_lineno - node.lineno + 1
+            if lines > MAX_FUNCTION:
+                found.append(f"{path.parent.name}/{path.name}: {node.name}() {lines} lines")
+    return found
+
+
+#: Over the limits now, to be split with the findings' current rework (listed, so that no other
+#: module or function grows past them unnoticed).
+OVER_LIMITS = {"robustness/findings.py: findings_from_accuracy() 117 lines"}
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_no_module_or_function_is_too_long(study: str) -> None:
+    folder = Path(pruneaudit.studies.__path__[0]) / study
+    found = [hit for path in sorted(folder.glob("*.py")) for hit in _too_long(path)]
+    assert not [hit for hit in found if hit not in OVER_LIMITS], found
+
+
+def test_the_length_check_can_fail(tmp_path: Path) -> None:
+    path = tmp_path / "views.py"
+    path.write_text("def f():\n" + "    x = 1\n" * MAX_FUNCTION + "\n" * MAX_MODULE)
+    assert _too_long(path) == [f"{tmp_path.name}/views.py: {MAX_FUNCTION + MAX_MODULE + 1} lines",
+                               f"{tmp_path.name}/views.py: f() {MAX_FUNCTION + 1} lines"]
 
 
 def _private_imports(path: Path) -> list[str]:

@@ -17,21 +17,28 @@ from threadpoolctl import threadpool_limits
 
 from pruneaudit import data, runs
 from pruneaudit.runs.store import RunSpec
-from pruneaudit.studies import compression_impact as impact
-from pruneaudit.studies import robustness as robust
+from pruneaudit.studies.compression_impact.findings import (
+    class_findings,
+    exemplar_findings,
+    runs_findings,
+)
+from pruneaudit.studies.compression_impact.run import PRUNING, Compressed, ImpactRuns
+from pruneaudit.studies.compression_impact.trends import trend_findings
+from pruneaudit.studies.robustness.findings import findings_from_accuracy
+from pruneaudit.studies.robustness.run import CLEAN, NATURAL
 
 C = 10
 
 
 def _accuracy(rng, k: int = 4) -> pd.DataFrame:
     """Study 5's tidy member accuracies: levels 0-90%, every test set, pruning lowers them."""
-    names = (robust.CLEAN, robust.NATURAL, *data.CORRUPTIONS)
+    names = (CLEAN, NATURAL, *data.CORRUPTIONS)
     level, name, seed = (a.ravel() for a in np.meshgrid((0.0, 0.5, 0.7, 0.9), names, range(k),
                                                         indexing="ij"))
     return pd.DataFrame({
         "level": level.astype(float), "seed": seed + (1000 * level).astype(int),
         "sparsity": level.astype(float), "corruption": name,
-        "severity": np.where(np.isin(name, [robust.CLEAN, robust.NATURAL]), 0, 1),
+        "severity": np.where(np.isin(name, [CLEAN, NATURAL]), 0, 1),
         "accuracy": 0.6 * (1 - 0.2 * level) + rng.normal(0, 0.02, level.size),
     })
 
@@ -59,11 +66,11 @@ def _analysis(threads: int) -> list[dict]:
     torch.set_num_threads(threads)
     try:
         with threadpool_limits(limits=threads):
-            rows = impact.class_findings(y, base, pruned[0.9], {"dynamic_int8": pruned[0.5]}, C)
-            rows += impact.exemplar_findings(y, base, pruned[0.9], C, groups, hard="hsf4",
+            rows = class_findings(y, base, pruned[0.9], {"dynamic_int8": pruned[0.5]}, C)
+            rows += exemplar_findings(y, base, pruned[0.9], C, groups, hard="hsf4",
                                              n_perm=19, n_boot=49, seed=3)
-            rows += impact.trend_findings(y, base, pruned, C, n_boot=49, seed=3)
-            rows += robust.findings_from_accuracy(accuracy, n_boot=99, seed=3)
+            rows += trend_findings(y, base, pruned, C, n_boot=49, seed=3)
+            rows += findings_from_accuracy(accuracy, n_boot=99, seed=3)
     finally:
         torch.set_num_threads(before)
     return [dataclasses.asdict(r) for r in rows]
@@ -89,18 +96,18 @@ def _impact_runs(rng, order: np.ndarray):
         specs = tuple(RunSpec("qmnist", "lenet", seed=int(s)) for s in order)
         return runs.Population(specs, preds[order], y, pd.DataFrame(), np.full(len(order), level))
 
-    compressed = tuple(impact.Compressed(f"pruned {t:g}", impact.PRUNING, t, None,
+    compressed = tuple(Compressed(f"pruned {t:g}", PRUNING, t, None,
                                          population(p, t)) for t, p in pruned.items())
-    return impact.ImpactRuns(population(base, 0.0), compressed, test, test)
+    return ImpactRuns(population(base, 0.0), compressed, test, test)
 
 
 def test_study4_findings_do_not_depend_on_the_order_members_are_listed_in():
     k = 6
-    first = impact.runs_findings(_impact_runs(np.random.default_rng(5), np.arange(k)),
+    first = runs_findings(_impact_runs(np.random.default_rng(5), np.arange(k)),
                                  n_perm=19, n_boot=49)
     shuffled = np.random.default_rng(0).permutation(k)
     assert list(shuffled) != list(range(k))
-    second = impact.runs_findings(_impact_runs(np.random.default_rng(5), shuffled), n_perm=19,
+    second = runs_findings(_impact_runs(np.random.default_rng(5), shuffled), n_perm=19,
                                   n_boot=49)
     dump = [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in first]
     assert dump == [json.dumps(dataclasses.asdict(r), sort_keys=True) for r in second]

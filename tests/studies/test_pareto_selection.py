@@ -335,14 +335,14 @@ def test_params_name_every_broken_rule_once():
 
 def test_protocol_and_views():
     params = ps.Params(**PARAMS)
-    table = ps.params.protocol_table(params).set_index("setting")
-    assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
-    assert table.loc["treatments", "same"] == "?"
     runs = simulated_runs(np.random.default_rng(2), seeds=2, widen=0.3)
     points = ps.frames.operating_points(runs)
     cands = ps.frames.candidates(points, 0.999, 3)
     result = ps.Result(params, runs, points, cands, ps.frames.mark_frontiers(cands.frame),
                        ps.frames.picks(cands.frame))
+    table = ps.protocol_table(result).set_index("setting")
+    assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
+    assert table.loc["treatments", "same"] == "?"
     html = ps.views.picks_view(result).to_html()
     assert "Table 2." in html and "%" in html
     assert "Table 3." in ps.views.candidates_view(result).to_html()

@@ -337,7 +337,7 @@ def test_params_frozen_and_dense_budget():
 
 
 def test_protocol_table():
-    table = po.params.protocol_table(po.Params(**PARAMS)).set_index("setting")
+    table = po.protocol_table(SimpleNamespace(params=po.Params(**PARAMS))).set_index("setting")
     assert table.loc["iterations", "this run"] == "2 (sparsity 36.0%)"
     assert table.loc["imbalance factors (long tail)", "this run"] == "1, 10"
     assert set(table["same"]) <= {"yes", "NO"}

@@ -13,8 +13,37 @@ from pruneaudit import audit, data, training
 from pruneaudit import runs as runs_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, populations
-from pruneaudit.studies import compression_impact as impact
 from pruneaudit.studies import robustness as robust
+from pruneaudit.studies.compression_impact.params import Populations
+from pruneaudit.studies.robustness.findings import (
+    H1_CORRUPTIONS,
+    findings_from_accuracy,
+    h1_relative,
+    headline_level,
+    runs_findings,
+)
+from pruneaudit.studies.robustness.params import check_grid
+from pruneaudit.studies.robustness.run import (
+    CLEAN,
+    RobustnessRuns,
+    accuracy_by_severity,
+    accuracy_frame,
+    corruption_examples,
+    mean_accuracy,
+    most_hurt,
+    natural_adversarial,
+    relative_robustness,
+)
+from pruneaudit.studies.robustness.run import reference_wrong as robust_reference_wrong
+from pruneaudit.studies.robustness.tables import h1_corruption_table
+from pruneaudit.studies.robustness.views import (
+    corruption_explorer,
+    corruption_table_view,
+    examples_view,
+    natural_view,
+    protocol_view,
+    severity_view,
+)
 
 Y = np.array([0, 1, 2, 0, 1])
 
@@ -41,11 +70,11 @@ def _population(preds, level=0.0, seeds=None):
 
 
 @pytest.fixture()
-def runs() -> robust.RobustnessRuns:
+def runs() -> RobustnessRuns:
     rows = (
-        _rows(0.0, robust.CLEAN, 0, [0.9, 1.0])
-        + _rows(0.5, robust.CLEAN, 0, [0.95, 0.95])
-        + _rows(0.9, robust.CLEAN, 0, [0.9, 0.8])
+        _rows(0.0, CLEAN, 0, [0.9, 1.0])
+        + _rows(0.5, CLEAN, 0, [0.95, 0.95])
+        + _rows(0.9, CLEAN, 0, [0.9, 0.8])
         # dense: 0.8 and 0.5 at severities 1, 2
         + _rows(0.0, "fog", 1, [0.7, 0.9]) + _rows(0.0, "fog", 2, [0.5, 0.5])
         + _rows(0.5, "fog", 1, [0.8, 0.8]) + _rows(0.5, "fog", 2, [0.5, 0.5])
@@ -61,11 +90,11 @@ def runs() -> robust.RobustnessRuns:
         0.5: _population([[0, 1, 2, 1, 1], [0, 1, 2, 1, 1]], 0.5),  # 2 of 4
         0.9: _population([[0, 2, 2, 1, 1], [0, 2, 2, 1, 1]], 0.9),  # 0 of 4
     }
-    return robust.RobustnessRuns(pops, pd.DataFrame(rows), reference)
+    return RobustnessRuns(pops, pd.DataFrame(rows), reference)
 
 
 def test_relative_robustness_hand_computed(runs):
-    table = robust.relative_robustness(runs).set_index(["level", "corruption"])
+    table = relative_robustness(runs).set_index(["level", "corruption"])
     # fog at 0.9: ratios 0.4/0.8 = 0.5 and 0.5/0.5 = 1 -> mean 0.75 -> -25 %
     assert table.loc[(0.9, "fog"), "mean_ratio"] == pytest.approx(0.75)
     assert table.loc[(0.9, "fog"), "relative_change_pct"] == pytest.approx(-25.0)
@@ -78,37 +107,37 @@ def test_relative_robustness_hand_computed(runs):
 
 
 def test_most_hurt_ranks_most_negative_first(runs):
-    ranked = robust.most_hurt(robust.relative_robustness(runs), top=1)
+    ranked = most_hurt(relative_robustness(runs), top=1)
     assert list(ranked["corruption"]) == ["rotate", "rotate"]
     assert list(ranked["rank"]) == [1, 1]
 
 
 def test_mean_accuracy_averages_members(runs):
-    means = robust.mean_accuracy(runs).set_index(["level", "corruption", "severity"])
+    means = mean_accuracy(runs).set_index(["level", "corruption", "severity"])
     assert means.loc[(0.0, "fog", 1), "accuracy"] == pytest.approx(0.8)
     assert means.loc[(0.0, "fog", 1), "members"] == 2
-    assert means.loc[(0.9, robust.CLEAN, 0), "level_name"] == "pruned 90%"
+    assert means.loc[(0.9, CLEAN, 0), "level_name"] == "pruned 90%"
 
 
 def test_accuracy_by_severity_averages_corruptions(runs):
-    table = robust.accuracy_by_severity(runs).set_index(["level", "severity"])
+    table = accuracy_by_severity(runs).set_index(["level", "severity"])
     assert table.loc[(0.0, 1), "accuracy"] == pytest.approx((0.8 + 0.5) / 2)
     assert table.loc[(0.9, 0), "accuracy"] == pytest.approx(0.85)
 
 
 def test_corruption_examples(data_root):
     test = data.load("qmnist", "test", root=str(data_root)).subset(np.arange(3))
-    frame = robust.corruption_examples(test, 1, ["fog", "rotate"], [1, 5])
+    frame = corruption_examples(test, 1, ["fog", "rotate"], [1, 5])
     assert len(frame) == 1 + 2 * 2
     assert frame["image"].str.startswith("data:image/png;base64,").all()
     assert frame.iloc[0]["caption"] == "clean"
     with pytest.raises(PruneAuditError, match="index must be in 0..2"):
-        robust.corruption_examples(test, 3, ["fog"], [1])
+        corruption_examples(test, 3, ["fog"], [1])
 
 
 def test_natural_adversarial_subset(runs):
-    np.testing.assert_array_equal(robust.reference_wrong(runs), [False, True, False, True, False])
-    table = robust.natural_adversarial(runs).set_index(["subset", "level"])
+    np.testing.assert_array_equal(robust_reference_wrong(runs), [False, True, False, True, False])
+    table = natural_adversarial(runs).set_index(["subset", "level"])
     assert table.loc[("reference_wrong", 0.0), "n"] == 2
     assert table.loc[("reference_wrong", 0.0), "mean_member_accuracy"] == pytest.approx(0.75)
     assert table.loc[("reference_wrong", 0.5), "mean_member_accuracy"] == pytest.approx(0.5)
@@ -121,7 +150,7 @@ def _by_name(rows) -> dict:
 
 
 def test_findings_hand_computed(runs):
-    rows = _by_name(robust.runs_findings(runs, n_boot=99))
+    rows = _by_name(runs_findings(runs, n_boot=99))
     assert {k.split(" ")[0] for k in rows} == {"D5.1", "D5.2", "D5.3", "D5.4"}
     # D5.1: reference-wrong top-1 per member, dense [1, 0.5] (mean 0.75), pruned 90% [0, 0]
     d51 = rows["D5.1 natural-adversarial relative top-1"]
@@ -145,11 +174,11 @@ def test_findings_hand_computed(runs):
 
 def test_d54_compares_90_with_70_percent(runs):
     frame = runs.accuracy.replace({"level": {0.5: 0.7}})
-    rows = _by_name(robust.findings_from_accuracy(frame, n_boot=99))
+    rows = _by_name(findings_from_accuracy(frame, n_boot=99))
     # pruned 90% minus pruned 70% ([0.5, 0.5] member means over the corruptions), over dense
     d54 = rows["D5.4 relative top-1 under corruption"]
     assert d54.ours == pytest.approx((0.3375 - 0.5) / 0.55)
-    h1 = [robust.h1_relative(c, 0.9) - robust.h1_relative(c, 0.7) for c in robust.H1_CORRUPTIONS]
+    h1 = [h1_relative(c, 0.9) - h1_relative(c, 0.7) for c in H1_CORRUPTIONS]
     assert d54.paper == pytest.approx(np.mean(h1))
     # fog 0.45 < 0.65 at 70%, rotate 0.225 < 0.35: every corruption loses more at 90%
     assert rows["D5.2 share of corruptions that lose more"].ours == 1.0
@@ -157,12 +186,12 @@ def test_d54_compares_90_with_70_percent(runs):
 
 def test_bad_inputs(runs):
     with pytest.raises(PruneAuditError, match="unknown corruption"):
-        robust.check_grid(["fogg"], [1])
+        check_grid(["fogg"], [1])
     with pytest.raises(PruneAuditError, match="severities among 1..5"):
-        robust.check_grid(["fog"], [6])
-    no_ref = robust.RobustnessRuns(runs.populations, runs.accuracy, None)
+        check_grid(["fog"], [6])
+    no_ref = RobustnessRuns(runs.populations, runs.accuracy, None)
     with pytest.raises(PruneAuditError, match="reference_seeds"):
-        robust.natural_adversarial(no_ref)
+        natural_adversarial(no_ref)
 
 
 def _params(**changes) -> robust.Params:
@@ -179,7 +208,7 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, im
     study4 = impact_params(levels=(0.5, 0.9), train_size=320, test_size=120)
     params = _params(levels=[0.5], severities=[1, 5], reference_seeds=[5, 6],
                      data_root=str(data_root), study4=study4)
-    assert params.populations() == impact.Populations(base, (0, 1, 2), (0.5, 0.9)).subset(
+    assert params.populations() == Populations(base, (0, 1, 2), (0.5, 0.9)).subset(
         2, [0.5])
     trained = []
     real = training.train_population
@@ -194,13 +223,13 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, im
     result = robust.run(params, store, progress=False)
     assert trained == [2]  # only the reference population was trained
     assert result.params is params and result.populations == params.populations()
-    robust.examples_view(result).to_dict()  # the page's test digit under its corruptions
+    examples_view(result).to_dict()  # the page's test digit under its corruptions
     runs = result.runs
     assert len(runs.test) == 120
-    frame = robust.accuracy_frame(runs)
+    frame = accuracy_frame(runs)
     assert len(frame) == 2 * 2 * (1 + 2 * 2)
     assert frame["accuracy"].between(0, 1).all()
-    table = robust.relative_robustness(runs)
+    table = relative_robustness(runs)
     assert set(table["corruption"]) == {"fog", "rotate"}
     assert list(table["severities"].unique()) == [2]
     pd.testing.assert_frame_equal(result.relative, table)
@@ -224,7 +253,7 @@ def test_params_name_every_broken_rule_once(impact_params):
         _params(members=4, study4=study4)
     with pytest.raises(PruneAuditError, match=r"levels \[0.7\] are not Study 4's levels"):
         _params(levels=[0.7], study4=study4)
-    with pytest.raises(PruneAuditError, match="passes Study 4's parameters"):
+    with pytest.raises(PruneAuditError, match="give Study 4's parameters as study4"):
         _params().populations()
     # the runner passes Study 4's parameters as a mapping (papermill): built into its Params
     given = _params(levels=[0.9], study4=study4.as_dict())
@@ -235,10 +264,10 @@ def test_params_name_every_broken_rule_once(impact_params):
 
 def test_page_findings_numbers_and_helpers(runs, impact_params):
     params = _params(levels=[0.5, 0.9], study4=impact_params(levels=(0.5, 0.9)))
-    relative = robust.relative_robustness(runs)
+    relative = relative_robustness(runs)
     result = robust.Result(params, params.populations(), runs, relative)
     rows = robust.findings(result)
-    expected = robust.runs_findings(runs, n_boot=99)
+    expected = runs_findings(runs, n_boot=99)
     assert repr([replace(r, headline=False) for r in rows]) == repr(expected)
     assert [r.finding[:4] for r in rows if r.headline] == ["D5.1", "D5.2"]
     # at 90%: fog -25%, rotate -50% (mean -37.5%); clean 0.85 / 0.95 - 1
@@ -248,13 +277,13 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
         "worst_corruption": "rotate", "worst_change": pytest.approx(-0.5),
         "members": params.members, "severities": len(params.severities),
     }
-    assert robust.headline_level([0.0, 0.5, 0.95, 0.85]) == 0.95  # ties: the higher
-    spec = robust.corruption_explorer(result).to_dict()
+    assert headline_level([0.0, 0.5, 0.95, 0.85]) == 0.95  # ties: the higher
+    spec = corruption_explorer(result).to_dict()
     assert {"corruption_shown", "severity_shown"} <= {p["name"] for p in spec["params"]}
-    table = robust.h1_corruption_table(robust.relative_robustness(runs)).set_index("corruption")
+    table = h1_corruption_table(relative_robustness(runs)).set_index("corruption")
     assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
     assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
     robust.key_figure(result).to_dict()
-    for view in (robust.protocol_view, robust.severity_view,
-                 robust.corruption_table_view, robust.natural_view):
+    for view in (protocol_view, severity_view,
+                 corruption_table_view, natural_view):
         assert view(result) is not None, view.__name__

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit import audit, data
-from pruneaudit.studies import robustness as robust
+from pruneaudit.studies.robustness.findings import NOISE, findings_from_accuracy
+from pruneaudit.studies.robustness.run import CLEAN, NATURAL
 
 LEVELS = (0.0, 0.5, 0.7, 0.9)
-NAMES = (robust.CLEAN, robust.NATURAL, *data.CORRUPTIONS)
+NAMES = (CLEAN, NATURAL, *data.CORRUPTIONS)
 K = 4
 
 
@@ -25,7 +26,7 @@ def _frame(rng, effect: dict[tuple[float, str], float] | None = None) -> pd.Data
     return pd.DataFrame({
         "level": level.astype(float), "seed": seed + (1000 * level).astype(int),
         "sparsity": level.astype(float), "corruption": name,
-        "severity": np.where(np.isin(name, [robust.CLEAN, robust.NATURAL]), 0, 1),
+        "severity": np.where(np.isin(name, [CLEAN, NATURAL]), 0, 1),
         "accuracy": 0.6 * factor + rng.normal(0, 0.01, level.size),
     })
 
@@ -38,14 +39,14 @@ def test_findings_fail_under_the_null():
     rng = np.random.default_rng(0)
     counts: Counter = Counter()
     for draw in range(200):
-        for row in robust.findings_from_accuracy(_frame(rng), n_boot=99, seed=draw):
+        for row in findings_from_accuracy(_frame(rng), n_boot=99, seed=draw):
             counts[_key(row)] += row.verdict not in audit.FAILING
     assert len(counts) == 8, counts
     assert max(counts.values()) <= 10, counts
 
 
 def test_h1_sized_effects_are_reproduced():
-    rows = robust.findings_from_accuracy(_frame(np.random.default_rng(1)), n_boot=99)
+    rows = findings_from_accuracy(_frame(np.random.default_rng(1)), n_boot=99)
     papers = {_key(r): r.paper for r in rows}
     # solve H1's numbers for per-corruption effects: 3 noise and 9 other corruptions
     mean9 = papers["D5.2 relative top-1 under corruption"]
@@ -55,16 +56,16 @@ def test_h1_sized_effects_are_reproduced():
     mean7 = mean9 - papers["D5.4 relative top-1 under corruption"]
     nat = papers["D5.1 natural-adversarial relative top-1"]
     # H1's ImageNet-A change at 50% and 70% (App. Table 8): a monotone fall
-    effect = {(0.9, robust.NATURAL): nat, (0.7, robust.NATURAL): -0.4263,
-              (0.5, robust.NATURAL): -0.3054, (0.9, robust.CLEAN): clean9}
+    effect = {(0.9, NATURAL): nat, (0.7, NATURAL): -0.4263,
+              (0.5, NATURAL): -0.3054, (0.9, CLEAN): clean9}
     for name in data.CORRUPTIONS:
-        effect[(0.9, name)] = noise9 if name in robust.NOISE else other9
+        effect[(0.9, name)] = noise9 if name in NOISE else other9
         effect[(0.7, name)] = mean7
-    rows = robust.findings_from_accuracy(_frame(np.random.default_rng(2), effect), n_boot=99)
+    rows = findings_from_accuracy(_frame(np.random.default_rng(2), effect), n_boot=99)
     verdicts = {_key(r): r.verdict for r in rows}
     assert set(verdicts.values()) == {audit.REPRODUCED}, verdicts
     assert len(verdicts) == 8
-    assert len([n for n in data.CORRUPTIONS if n in robust.NOISE]) == 3
+    assert len([n for n in data.CORRUPTIONS if n in NOISE]) == 3
     assert {r.unit for r in rows} == {"percent", "points", "ratio"}
     assert all(r.definition for r in rows)
     assert all(r.power > 0.8 for r in rows if "Welch" in r.basis)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -172,3 +172,70 @@ class StudyParams:
             f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
             for f in dataclasses.fields(self)
         }
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What a study's parameters ask of the machine, for one architecture, counted from the
+    parameters (and the datasets' sizes) before anything runs: ``models`` trained,
+    ``model_epochs`` (one model over its training images once), ``images`` (training images seen
+    in all, over every model and epoch) and ``evaluations`` (one model on one test set)."""
+
+    model: str
+    models: int
+    model_epochs: int
+    images: int
+    evaluations: int
+
+
+def series_workload(
+    datasets: Sequence[str],
+    models: Sequence[str],
+    techniques: Sequence[str],
+    treatments: Sequence[str],
+    seeds: Sequence[int],
+    iterations: int,
+    epochs: int,
+    *,
+    imbalance_factors: Sequence[float] = (1,),
+    dense_epochs: int | None = None,
+    train_size: int | None = None,
+    root: str | None = None,
+) -> list[Workload]:
+    """The workload of a grid of pruning series, one :class:`Workload` per architecture: per
+    dataset, imbalance factor and seed the dense model and one model per technique, treatment
+    and round, each evaluated once on its test set; model-epochs and images as
+    :func:`pruneaudit.runs.series.grid_cost` counts them."""
+    from pruneaudit.runs.series import distinct, grid_cost
+
+    grid = grid_cost(datasets, models, techniques, treatments, seeds, iterations, epochs,
+                     imbalance_factors=imbalance_factors, dense_epochs=dense_epochs,
+                     train_size=train_size, root=root)
+    per_seed = 1 + (len(distinct("techniques", techniques))
+                    * len(distinct("treatments", treatments)) * iterations)
+    n = (len(distinct("datasets", datasets)) * len(distinct("imbalance_factors", imbalance_factors))
+         * len(distinct("seeds", seeds)) * per_seed)
+    return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n)
+            for r in grid.itertuples()]
+
+
+def population_workload(
+    dataset: str,
+    model: str,
+    models: int,
+    epochs: int,
+    evaluations: int,
+    *,
+    train_size: int | None = None,
+    root: str | None = None,
+) -> Workload:
+    """The workload of ``models`` models of ``model`` trained ``epochs`` epochs each on
+    ``dataset``'s training split (80% of its first ``train_size`` images, as a pruning series'
+    dense model), and ``evaluations`` evaluations."""
+    from pruneaudit.runs.series import grid_cost
+
+    # one dense model and one finetuned round of one epoch each: twice the images of an epoch
+    one = grid_cost([dataset], [model], ["l1_unstructured"], ["finetune"], [0], 1, 1,
+                    train_size=train_size, root=root)
+    per_epoch = int(one["images"].iloc[0]) // 2
+    return Workload(model, models, models * epochs, models * epochs * per_epoch, evaluations)

@@ -16,7 +16,7 @@ from pruneaudit import compress, data, models, runs
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 from pruneaudit.runs.series import distinct
 from pruneaudit.runs.spec import RunSpec, check_lr
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit.studies.params import Rule, StudyParams, Workload, population_workload
 
 #: The notebook whose parameters define the populations (Study 5 declares that it reads them).
 NOTEBOOK = "04_compression_impact"
@@ -116,3 +116,15 @@ class Populations:
             raise PruneAuditError(f"levels {extra} are not Study 4's levels {list(self.levels)}; "
                                   "pick among them (or add them to Study 4's profile section)")
         return dataclasses.replace(self, seeds=self.seeds[:k], levels=chosen)
+
+
+def cost(params: Params) -> list[Workload]:
+    """The workload of ``params``: the dense population and one per pruning level, ``seeds``
+    members each (:func:`~pruneaudit.studies.params.population_workload`), each member
+    evaluated on the test set, and the dense members quantized with every scheme and evaluated
+    (no training)."""
+    p = params
+    trained = len(p.seeds) * (1 + len(p.levels))
+    quantized = len(p.seeds) * len(dict.fromkeys(p.schemes))
+    return [population_workload(p.dataset, p.model, trained, p.epochs, trained + quantized,
+                                train_size=p.train_size, root=p.data_root)]

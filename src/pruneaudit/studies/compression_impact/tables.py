@@ -26,13 +26,10 @@ import pandas as pd
 
 from pruneaudit import audit, charts, data, runs
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.cost import seconds_per_10k
 from pruneaudit.studies.compression_impact.run import (
     PRUNING,
-    QUANTIZATION,
     Compressed,
     ImpactRuns,
-    Result,
 )
 
 #: PIE categories by which population's modal label is right (both cannot be, they differ).
@@ -390,133 +387,3 @@ def celeba_representation(root: str | None = None) -> pd.DataFrame:
             for g, m in masks.items()
         ]
     )
-
-
-def protocol_table(result: Result) -> pd.DataFrame:
-    """The published protocol beside this page's: one row per setting (H1 / H2 vs ours),
-    with the training cost of both (:func:`pruneaudit.runs.training_cost`) at the model's
-    training rate in the page's results store (:func:`pruneaudit.runs.cost.seconds_per_10k`)."""
-    impact, spec = result.runs, result.populations.spec
-    rate = seconds_per_10k(spec.model, result.params.store)
-    levels = [c.level for c in impact.compressed if c.kind == PRUNING]
-    schemes = [c.scheme for c in impact.compressed if c.kind == QUANTIZATION]
-    k, n_train, n_test = len(impact.baseline.specs), len(impact.train), len(impact.test)
-    paper = runs.training_cost(30 * (1 + 7) * 30, 48_000, rate.seconds_per_10k)
-    ours = runs.training_cost(k * (1 + len(levels)) * spec.epochs, n_train,
-                                     rate.seconds_per_10k)
-    meta = impact.test.meta
-    groups = (meta["series"].value_counts().sort_index() if meta is not None
-              and "series" in meta.columns else None)
-    rows = [
-        ("task", "ImageNet / ResNet-50 and CIFAR-10 / WRN (H1); CelebA Blond_Hair / ResNet-18 "
-         "(H2)", f"{spec.dataset} / {spec.model}"),
-        ("population size K", "30 per level", str(k)),
-        ("populations", "trained separately for every level",
-         "independent: each level its own seeds" if impact.independent
-         else "shared seeds: member k of every level has seed k (paired)"),
-        ("pruning", "gradual magnitude pruning during training (Zhu & Gupta)",
-         f"{runs.GRADUAL_TECHNIQUE} per layer, cubic schedule, pruned weights may "
-         "regrow between mask updates"),
-        ("end sparsity t", "0.3, 0.5, 0.7, 0.9 (H1); also 0.95, 0.99 (H2)",
-         ", ".join(f"{t:g}" for t in levels)),
-        ("quantization", "float16, dynamic-range int8, fixed-point int8 (TF Lite)",
-         (", ".join(schemes) or "none") + " (PyTorch, post-training, run on the CPU: torch's "
-         "int8 kernels)"),
-        ("training examples per model", "all training images of the task",
-         f"{n_train:,} (80% of the first {spec.train_size or 60_000:,}, split by the seed)"),
-        ("epochs / optimizer", "H2: 10,000 steps, batch 256 (CelebA)",
-         f"{spec.epochs} epochs, SGD lr {spec.lr:g}, batch {spec.batch_size}"),
-        ("augmentation", "random crop and flip",
-         "random crop (pad 2), no flip" if spec.augment else "none"),
-        ("test examples", "full test set", f"{n_test:,}" + ("" if groups is None else " ("
-         + ", ".join(f"{g}: {n:,}" for g, n in groups.items()) + ")")),
-        ("model-epochs (dense + pruned)", f"{paper.model_epochs:,} (K = 30, 8 levels, 30 "
-         f"epochs of LeNet)", f"{ours.model_epochs:,}"),
-        ("training rate (CPU)", "", rate.text()),
-        ("training hours at that rate", f"{paper.hours:.1f}", f"{ours.hours:.2f}"),
-        ("training hours on a GPU", runs.gpu_cost_text("Study 4"), ""),
-    ]
-    return pd.DataFrame(rows, columns=["setting", "published", "this page"]).set_index(
-        "setting")
-
-
-def paper_number(metric: str, **columns: str) -> float:
-    """A published number of this study's sources, NaN where the paper prints none."""
-    try:
-        return lookup(metric, **columns).number
-    except PruneAuditError:
-        return float("nan")
-
-
-def h1_setting(c: Compressed, table: int) -> str:
-    """H1's name of the setting of variant ``c`` in its Table ``table`` (2 or 6)."""
-    if c.kind == QUANTIZATION:
-        return H1_SCHEMES.get(c.scheme, c.scheme)
-    return f"t={100 * c.level:g}%" if table == 2 else f"t={100 * c.level:.1f}%"
-
-
-def h1_class_table(runs: ImpactRuns, alpha: float = 0.05) -> pd.DataFrame:
-    """H1 Table 2's layout on our data: per variant, top-1, the count of classes with a
-    significant change and the count of PIEs, beside H1's ImageNet (and CIFAR-10) values at
-    the same level or scheme (NaN where H1 prints none)."""
-    table = summary(runs, alpha)
-    sig = "count significant classes (Welch p<=0.05)"
-    rows = []
-    for c, r in zip(runs.compressed, table.itertuples(), strict=True):
-        setting = h1_setting(c, 2)
-        rows.append({
-            "variant": c.name,
-            "top-1 (ours)": r.compressed_top1,
-            "significant classes (ours)": f"{r.significant_classes} of {runs.num_classes}",
-            "PIEs (ours)": f"{r.pie:,} of {len(runs.test):,}",
-            "H1 ImageNet top-1": paper_number("top-1 (%)", dataset=IMAGENET,
-                                               setting=setting) / 100,
-            "H1 ImageNet significant classes (of 1,000)": paper_number(
-                sig, dataset=IMAGENET, setting=setting),
-            "H1 ImageNet PIEs (of 50,000)": paper_number("count PIEs", dataset=IMAGENET,
-                                                          setting=setting),
-            "H1 CIFAR-10 significant classes (of 10)": paper_number(
-                sig, dataset="CIFAR-10 test", setting=setting),
-        })
-    return pd.DataFrame(rows)
-
-
-def h1_pie_table(runs: ImpactRuns) -> pd.DataFrame:
-    """H1 Table 6's layout on our data: per pruned level, the mean-member top-1 of the dense and
-    the compressed population on the PIEs, the non-PIEs and all examples (H1's values are means
-    over its models), beside H1's ImageNet values (NaN where H1 prints none)."""
-    acc = pie_accuracy(runs)
-    rows = []
-    for c in runs.compressed:
-        if c.kind != PRUNING:
-            continue
-        mine = acc[acc["variant"] == c.name]
-        a = mine.set_index(["subset", "population"])["mean_member_accuracy"]
-        setting = h1_setting(c, 6)
-        row = {"variant": c.name, "PIEs": int(mine[mine["subset"] == "pie"]["n"].iloc[0])}
-        for subset, label in (("pie", "PIEs"), ("non_pie", "non-PIEs"), ("all", "All")):
-            row[f"dense on {label}"] = a[(subset, "baseline")]
-            row[f"compressed on {label}"] = a[(subset, "compressed")]
-            row[f"H1 ImageNet on {label}"] = paper_number(
-                f"top-1 {label} (%)", dataset="ImageNet", setting=setting) / 100
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def cie_table(
-    runs: ImpactRuns, percentiles: Sequence[int] = audit.PERCENTILES, seed: int = 0
-) -> pd.DataFrame:
-    """H2's CIE accuracy layout: per variant and Taxicab top share, the mean-member top-1 of
-    both populations on the CIEs (:func:`cie_accuracy`), beside H2's CelebA values at the same
-    pruning level (NaN where H2 prints none)."""
-    cies = cie_accuracy(runs, percentiles, seed)
-    taxi = cies[cies["score"] == "taxicab"]
-    wide = taxi.pivot_table(index=["variant", "level", "percentile", "n"], columns="population",
-                            values="mean_member_accuracy", sort=False).reset_index()
-    wide["H2 CelebA compressed"] = [
-        paper_number(f"top-1 on Taxicab CIEs, {q}th pct (%)", dataset="CelebA test",
-                      setting=f"t={100 * t:.1f}%") / 100 if t == t else float("nan")
-        for t, q in zip(wide["level"], wide["percentile"], strict=True)
-    ]
-    wide["top share"] = [f"top {100 - q}%" for q in wide["percentile"]]
-    return wide[["variant", "top share", "n", "baseline", "compressed", "H2 CelebA compressed"]]

@@ -12,18 +12,16 @@ import pandas as pd
 
 from pruneaudit import charts
 from pruneaudit.errors import check_choice
+from pruneaudit.studies.compression_impact.protocol import protocol_table
+from pruneaudit.studies.compression_impact.published import cie_table, h1_class_table, h1_pie_table
 from pruneaudit.studies.compression_impact.run import PRUNING, Result
 from pruneaudit.studies.compression_impact.tables import (
     PIE_CATEGORIES,
     celeba_representation,
-    cie_table,
     class_tests,
-    h1_class_table,
-    h1_pie_table,
     headline_variant,
     over_indexing,
     pie_examples,
-    protocol_table,
     recall_curves,
     subgroup_metrics,
     summary,

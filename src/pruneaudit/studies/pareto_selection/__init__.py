@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from . import views
 from .findings import findings, numbers
-from .params import Params
+from .params import Params, cost
+from .protocol import protocol_table
 from .run import Result, run
 from .views import key_figure
 
-__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure"]
+__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+           "protocol_table", "cost"]

@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import pandas as pd
-
 from pruneaudit import models
 from pruneaudit.compress.prune import TECHNIQUE_TABLE, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 from pruneaudit.runs import gpu_cost_text, series
 from pruneaudit.runs.spec import check_lr
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit.studies.params import Rule, StudyParams, Workload, series_workload
 
 DATASET = "mnist"
 MODEL = "alexnet"
@@ -64,42 +62,6 @@ class Params(StudyParams):
             )
 
 
-def protocol_table(params: Params) -> pd.DataFrame:
-    """This run's protocol beside P's (section 4.2); ``same``: yes / NO / ? (not stated by P)."""
-    p = params.as_dict()
-    its = p["iterations"]
-    rows = [
-        ("model, data", "AlexNet, MNIST", f"{p['model']}, MNIST", p["model"] == "alexnet"),
-        ("techniques", "4 structured", ", ".join(p["techniques"]), len(p["techniques"]) == 4),
-        ("treatments", "not stated (P section 3: both)", ", ".join(p["treatments"]), None),
-        ("seeds", "6 (0-5), averaged", f"{len(p['seeds'])}, averaged", len(p["seeds"]) == 6),
-        ("iterations", "20", f"{its} (sparsity {1 - 0.8**its:.1%})", its == 20),
-        ("epochs per round", "30", str(p["epochs"]), p["epochs"] == 30),
-        ("learning rate", "0.01 (SGD, batch 32)", f"{p['lr']:g} (SGD, batch 32)", p["lr"] == 0.01),
-        (
-            "training pool",
-            "60,000 (48,000 train)",
-            "full" if p.get("train_size") is None else f"first {p['train_size']:,} examples",
-            p.get("train_size") is None,
-        ),
-        (
-            "accuracy floor",
-            "98%",
-            f"{p['accuracy_floor']:.1%} requested",
-            p["accuracy_floor"] == 0.98,
-        ),
-        (
-            "fairness weight / sparsity weight",
-            "100",
-            f"{p['fairness_weight'] / max(p['sparsity_weight'], 1e-12):g}",
-            p["fairness_weight"] == 100 * p["sparsity_weight"],
-        ),
-    ]
-    out = pd.DataFrame(rows, columns=["setting", "published (P)", "this run", "same"])
-    out["same"] = out["same"].map({True: "yes", False: "NO", None: "?"})
-    return out
-
-
 def cost_numbers(params: Params) -> dict[str, float | int | str]:
     """This run's training cost and the paper profile's (P's protocol, both treatments), one
     model at a time at the recorded rate; the GPU cost as measured or 'not measured'."""
@@ -121,3 +83,11 @@ def cost_numbers(params: Params) -> dict[str, float | int | str]:
         "paper_rate": str(paper["rate"].iloc[0]),
         "gpu_cost": gpu_cost_text("Study 3"),
     }
+
+
+def cost(params: Params) -> list[Workload]:
+    """The workload of ``params``: the pruning series of every technique and treatment per seed
+    (:func:`~pruneaudit.studies.params.series_workload`)."""
+    p = params
+    return series_workload([DATASET], [p.model], p.techniques, p.treatments, p.seeds,
+                           p.iterations, p.epochs, train_size=p.train_size, root=p.data_root)

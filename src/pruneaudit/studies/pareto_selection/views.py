@@ -11,7 +11,7 @@ from pandas.io.formats.style import Styler
 from pruneaudit import charts
 
 from .frames import UNFAIRNESS, UNFAIRNESS_MEAN, chart_weight, technique_summary
-from .params import protocol_table
+from .protocol import protocol_table
 from .run import Result
 
 #: How the page's tables show their columns (:func:`pruneaudit.charts.table`).
@@ -51,7 +51,7 @@ def summary_view(result: Result) -> Styler:
 
 def protocol_view(result: Result) -> Styler:
     """Table 1: this run's protocol beside P's."""
-    return _table(protocol_table(result.params), "Table 1. This run's protocol beside P's (section "
+    return _table(protocol_table(result), "Table 1. This run's protocol beside P's (section "
                    "4.2).")
 
 

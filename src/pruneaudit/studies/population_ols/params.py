@@ -12,7 +12,7 @@ from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.runs import series
 from pruneaudit.runs.spec import check_lr
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit.studies.params import Rule, StudyParams, Workload, series_workload
 
 STUDY = "S1_population_OLS"
 SOURCE = "P; App. D"
@@ -120,86 +120,6 @@ def _check_within(params: Params, name: str, within: str) -> None:
         raise PruneAuditError(f"{name}={value!r} is not one of {within} {list(allowed)}")
 
 
-def protocol_table(params: Params) -> pd.DataFrame:
-    """This run's protocol beside P's (section 3), one row per setting; ``same``: yes / NO."""
-    p = params
-    its = p.iterations
-    dense = p.dense_budget
-    rows = [
-        (
-            "datasets",
-            "MNIST, Fashion-MNIST, QMNIST, KMNIST, EMNIST, CIFAR-10/100, SVHN",
-            ", ".join(p.datasets),
-            False,
-        ),
-        (
-            "imbalance factors (long tail)",
-            "none (datasets as they are)",
-            ", ".join(f"{f:g}" for f in p.imbalance_factors),
-            list(p.imbalance_factors) == [1],
-        ),
-        (
-            "models",
-            "LeNet, AlexNet, VGG11, ResNet18",
-            ", ".join(p.models),
-            set(p.models) == set(PAPER["models"]),
-        ),
-        (
-            "techniques",
-            f"all {len(PAPER['techniques'])}",
-            f"{len(p.techniques)}: " + ", ".join(p.techniques),
-            set(p.techniques) == set(PAPER["techniques"]),
-        ),
-        (
-            "treatments",
-            "finetune, rewind",
-            ", ".join(p.treatments),
-            set(p.treatments) == set(TREATMENTS),
-        ),
-        ("seeds", "6", str(len(p.seeds)), len(p.seeds) == PAPER["seeds"]),
-        (
-            "iterations",
-            "20 (sparsity 98.8%)",
-            f"{its} (sparsity {1 - 0.8**its:.1%})",
-            its == PAPER["iterations"],
-        ),
-        ("epochs of the dense model", "30", str(dense), dense == PAPER["dense_epochs"]),
-        (
-            "epochs per finetuned round (from the current weights)",
-            "30",
-            str(p.epochs),
-            p.epochs == PAPER["epochs"],
-        ),
-        (
-            "epochs per rewound round (from the initial weights)",
-            "30 (the dense model's budget)",
-            f"{dense} (the dense model's budget)",
-            dense == PAPER["dense_epochs"],
-        ),
-        (
-            "learning rate",
-            "0.01 (SGD, batch 32)",
-            f"{p.lr:g} (SGD, batch 32)",
-            p.lr == PAPER["lr"],
-        ),
-        (
-            "training pool",
-            "full training set",
-            "full" if p.train_size is None else f"first {p.train_size:,} examples",
-            p.train_size is None,
-        ),
-        (
-            "test set",
-            "full test set",
-            "full" if p.test_size is None else f"first {p.test_size:,}",
-            p.test_size is None,
-        ),
-    ]
-    out = pd.DataFrame(rows, columns=["setting", "published (P)", "this run", "same"])
-    out["same"] = out["same"].map({True: "yes", False: "NO"})
-    return out
-
-
 def grid_costs(params: Params) -> tuple[pd.DataFrame, pd.DataFrame]:
     """This run's training cost and that of P's protocol on :data:`PAPER_DATASETS` (the paper
     profile), each one row per model (:func:`pruneaudit.runs.series.grid_cost`: model_epochs,
@@ -226,3 +146,14 @@ def grid_costs(params: Params) -> tuple[pd.DataFrame, pd.DataFrame]:
         store=params.store,
     )
     return mine, paper
+
+
+def cost(params: Params) -> list[Workload]:
+    """The workload of ``params``, one :class:`~pruneaudit.studies.params.Workload` per model:
+    the grid of pruning series (:func:`~pruneaudit.studies.params.series_workload`)."""
+    p = params
+    return series_workload(
+        p.datasets, p.models, p.techniques, p.treatments, p.seeds, p.iterations, p.epochs,
+        imbalance_factors=p.imbalance_factors, dense_epochs=p.dense_epochs,
+        train_size=p.train_size, root=p.data_root,
+    )

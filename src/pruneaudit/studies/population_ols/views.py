@@ -14,15 +14,15 @@ from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
 from .fits import comparison_table, hypothesis_table
-from .params import protocol_table
+from .protocol import protocol_table
 from .run import Result
 
 # --------------------------------------------------------------------------- tables
 
 
 def protocol_view(result: Result) -> Styler:
-    """Table 1: :func:`~pruneaudit.studies.population_ols.params.protocol_table`, captioned."""
-    return charts.table(protocol_table(result.params), "Table 1. This run's protocol beside P's "
+    """Table 1: :func:`~pruneaudit.studies.population_ols.protocol.protocol_table`, captioned."""
+    return charts.table(protocol_table(result), "Table 1. This run's protocol beside P's "
                         "(section 3).")
 
 

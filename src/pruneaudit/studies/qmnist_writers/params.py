@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.runs.series import distinct
 from pruneaudit.runs.spec import check_lr
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit.studies.params import Rule, StudyParams, Workload, series_workload
 
 #: The study's fixed protocol: LeNet on QMNIST, pruned globally with rewinding.
 DATASET = "qmnist"
@@ -81,3 +81,11 @@ def _check_gallery(n_gallery: int, n_hurt: int) -> None:
 def _check_flip(flip: bool, augment: bool) -> None:
     if flip and not augment:
         raise PruneAuditError("flip=True needs augment=True (the flip is part of the augmentation)")
+
+
+def cost(params: Params) -> list[Workload]:
+    """The workload of ``params``: one pruning series of LeNet per seed, rewound rounds
+    (:func:`~pruneaudit.studies.params.series_workload`)."""
+    p = params
+    return series_workload([DATASET], [MODEL], [TECHNIQUE], [TREATMENT], p.seeds, p.iterations,
+                           p.epochs, train_size=p.train_size, root=p.data_root)

@@ -42,9 +42,11 @@ def training_rate(result: Result) -> Rate:
     return seconds_per_10k(MODEL, result.params.store)
 
 
-def protocol_table(result: Result, rate: Rate) -> pd.DataFrame:
+def protocol_table(result: Result, rate: Rate | None = None) -> pd.DataFrame:
     """The protocol run beside P's, one row per setting (index ``setting``), with the training
-    cost of each at ``rate`` (seconds per 10,000 images per model)."""
+    cost of each at ``rate`` (seconds per 10,000 images per model; None: the page's
+    :func:`training_rate`)."""
+    rate = training_rate(result) if rate is None else rate
     params = result.params
     b = dense_specs(params)[0]
     paper = paper_cost(rate.seconds_per_10k)

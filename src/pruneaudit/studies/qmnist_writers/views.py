@@ -35,7 +35,7 @@ def protocol_view(result: Result) -> Styler:
     """The protocol table, formatted, its caption stating the training rate of its times."""
     rate = training_rate(result)
     return charts.table(
-        protocol_table(result, rate),
+        protocol_table(result, rate=rate),
         f"The protocol of this page beside P's; training times on this CPU at {rate.text()}",
         index=None,
     )

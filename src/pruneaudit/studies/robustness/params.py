@@ -14,7 +14,7 @@ from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
 from pruneaudit.studies.compression_impact.params import NOTEBOOK as IMPACT_NOTEBOOK
 from pruneaudit.studies.compression_impact.params import Params as ImpactParams
 from pruneaudit.studies.compression_impact.params import Populations
-from pruneaudit.studies.params import Rule, StudyParams
+from pruneaudit.studies.params import Rule, StudyParams, Workload, population_workload
 
 SEVERITIES = (1, 2, 3, 4, 5)
 
@@ -104,3 +104,16 @@ class Params(StudyParams):
         if self.study4 is not None:
             out["study4"] = self.study4.as_dict()
         return out
+
+
+def cost(params: Params) -> list[Workload]:
+    """The workload of ``params``: the dense reference population (``reference_seeds``, trained
+    as Study 4's members are; Study 4's members themselves are Study 4's workload), and every
+    evaluated member (``members`` per population, dense and at ``levels``) on the clean test set
+    and every corruption at every severity, the reference members on the clean test set."""
+    p = params
+    spec = p.populations().spec
+    grid = len(dict.fromkeys(p.corruption_names)) * len(dict.fromkeys(p.severities))
+    evaluated = p.members * (1 + len(p.levels)) * (1 + grid) + len(p.reference_seeds)
+    return [population_workload(spec.dataset, spec.model, len(p.reference_seeds), spec.epochs,
+                                evaluated, train_size=spec.train_size, root=p.data_root)]

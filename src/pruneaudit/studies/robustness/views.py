@@ -6,6 +6,7 @@ from __future__ import annotations
 import altair as alt
 
 from pruneaudit import charts
+from pruneaudit.studies.robustness.protocol import protocol_table
 from pruneaudit.studies.robustness.run import (
     CLEAN,
     Result,
@@ -14,7 +15,7 @@ from pruneaudit.studies.robustness.run import (
     mean_accuracy,
     natural_adversarial,
 )
-from pruneaudit.studies.robustness.tables import h1_corruption_table, protocol_table
+from pruneaudit.studies.robustness.tables import h1_corruption_table
 
 __all__ = [
     "key_figure", "corruption_explorer", "protocol_view", "examples_view", "severity_view",

@@ -1,0 +1,21 @@
+"""The template study (``nbs/00_template``): synthetic per-class accuracy curves, no training.
+
+A new study starts as a copy of this package and of its notebook: the same modules for the same
+roles as every study. :mod:`~.params` (the page's :class:`Params`, their rules and the workload
+:func:`cost`), :mod:`~.run` (:func:`run`, which returns the :class:`Result`), :mod:`~.findings`
+(the findings and the numbers the prose cites), :mod:`~.protocol` (:func:`protocol_table`: the
+protocol run beside the published one) and :mod:`~.views` (every table and chart of the page,
+each a function of the :class:`Result`; :func:`key_figure` the page's key figure).
+"""
+
+from __future__ import annotations
+
+from . import views
+from .findings import findings, numbers
+from .params import Params, cost
+from .protocol import protocol_table
+from .run import Result, run
+from .views import key_figure
+
+__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+           "protocol_table", "cost"]

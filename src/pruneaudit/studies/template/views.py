@@ -1,0 +1,41 @@
+"""The template's page views, each a function of the :class:`~.run.Result` with its caption:
+the key figure (the curves with a sparsity slider), the class explorer and the protocol."""
+
+from __future__ import annotations
+
+import altair as alt
+from pandas.io.formats.style import Styler
+
+from pruneaudit import charts
+
+from .protocol import protocol_table
+from .run import Result
+
+
+def key_figure(result: Result) -> alt.LayerChart:
+    """The template's key figure: accuracy curves with the sparsity slider."""
+    return charts.accuracy_curves(
+        result.curves, tooltip=["iteration"], title="Per-class accuracy (synthetic)"
+    )
+
+
+def class_view(result: Result) -> alt.Chart:
+    """The explorer: one class's accuracy against the iteration, picked from a drop-down."""
+    curves = result.curves
+    chart = (
+        alt.Chart(curves)
+        .mark_bar()
+        .encode(
+            x=alt.X("iteration:O", title="pruning iteration"),
+            y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(zero=False)),
+            tooltip=["class", "iteration", alt.Tooltip("accuracy:Q", format=".1%")],
+        )
+        .properties(title="One class across the pruning iterations", width=420, height=240)
+    )
+    return charts.dropdown_view(chart, "class", sorted(curves["class"].unique()), label="class")
+
+
+def protocol_view(result: Result) -> Styler:
+    """Table 1: the protocol run beside the published one."""
+    return charts.table(protocol_table(result), "Table 1. This run's protocol (synthetic: no "
+                        "paper to follow).")
