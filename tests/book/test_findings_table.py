@@ -124,7 +124,10 @@ def test_a_long_name_is_cut_to_keep_the_sentence_short():
     long = _row(finding="D4.4 analogue: share of classes significantly impacted on a 10-class "
                 "task with many more words in its name")
     said = ft.sentence(long)
-    assert said.startswith("**D4.4** analogue: the effect is there")  # cut at its colon
+    assert said.startswith("**D4.4** analogue, share of classes significantly impacted on a")
+    assert "\u2026: the effect is there" in said and _words(said) == ft.SENTENCE_WORDS
+    writer = _row(finding="D2.2 a writer at 100% collapses: worst drop per seed (null: a second)")
+    assert ft.sentence(writer).startswith("**D2.2** a writer at 100% collapses: the effect")
     longer = _row(finding="D9.9 " + " ".join(f"w{i}" for i in range(20)))
     said = ft.sentence(longer)
     assert _words(said) <= ft.SENTENCE_WORDS and "\u2026" in said

@@ -232,10 +232,14 @@ def short_name(row: Finding) -> tuple[str, str]:
 
 
 def sentence_name(row: Finding, words: int = SENTENCE_WORDS) -> str:
-    """The name a sentence repeats: up to the first `` (`` or ``:`` (the table has the rest),
-    at most ``words`` words with the id (``…`` where cut)."""
+    """The name a sentence repeats: up to the first `` (`` or, after two words or more, the
+    first ``:`` (the table has the rest), at most ``words`` words with the id (``…`` where
+    cut)."""
     ident, label = short_name(row)
-    label = re.split(r"\s+\(|:\s", label, maxsplit=1)[0].strip(" ;,")
+    label = re.split(r"\s+\(", label, maxsplit=1)[0]
+    head, colon, _ = label.partition(": ")
+    label = (head if colon and len(head.split()) >= 2 else label.replace(": ", ", "))
+    label = label.strip(" ;,:")
     kept = label.split()
     room = max(words, 1) - (1 if ident else 0)
     if len(kept) > room:
