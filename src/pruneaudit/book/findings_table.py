@@ -1,12 +1,13 @@
 """A study page's findings for people: one plain sentence per finding, then one compact table.
 
 - :func:`sentence`: the one sentence of a finding, the same in the answer box, the findings table
-  and the front page. At most about 30 words, in this order: is the effect there (*there*,
-  *absent*, *reversed*, or *can't tell*), its size against the paper's number (ours and the
-  paper's in the same unit and to the same precision, :func:`pruneaudit.charts.format.
-  same_precision`), and whether a replication with as many units would keep the verdict
-  (*a replication could say X* when it is borderline). Power, the paper's band, the units that
-  would make a row firm and what they cost stay in the row's details.
+  and the front page. At most :data:`SENTENCE_WORDS` words, in this order: is the effect there
+  (*there*, *absent*, *reversed*, or *can't tell*), its size against the paper's number (ours
+  and the paper's in the same unit and to the same precision,
+  :func:`pruneaudit.charts.format.same_precision`), and whether a replication with as many
+  units would keep the verdict (*a replication could say X* when it is borderline). Power, the
+  paper's band, the units that would make a row firm and what they cost stay in the row's
+  details.
 - :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval
   in one cell, direction first, size second, verdict as a coloured label with its stability)
   and, under each, a ``<details>`` row with the sentence, the definition, what the interval is
