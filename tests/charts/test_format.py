@@ -169,6 +169,17 @@ def test_tables_show_no_raw_float(values: list[float]) -> None:
     assert not RAW.search(cells), cells
 
 
+def test_tables_write_minus_signs_in_every_kind_of_column() -> None:
+    frame = pd.DataFrame({"relative_change_pct": [-12.345], "c": [-0.05], "s": [-0.25],
+                          "v": [-0.5]})
+    html = charts.table(frame, "cap", decimals=["relative_change_pct"], points=["c"],
+                        signed_percent=["s"]).to_html()
+    cells = re.sub(r"<style.*?</style>|<[^>]+>", " ", html, flags=re.S)
+    for shown in (f"{M}12.35", f"{M}5.0 pts", f"{M}25.0%", f"{M}0.500"):
+        assert shown in cells, (shown, cells)
+    assert not re.search(r"(?<![\w.])-\d", cells)
+
+
 def test_table_headers_scroll_box_and_cue() -> None:
     frame = pd.DataFrame({"ci_low": [0.1], "flag": [True], "n": [170.0]})
     html = charts.table(frame, "cap")._repr_html_()
