@@ -34,6 +34,7 @@ import contextlib
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,7 @@ def _monitor(name: str, progress: bool, stream: TextIO) -> Iterator[None]:
     if not progress:
         yield
         return
+    import tqdm
     import tqdm.auto
 
     tty = stream.isatty()
@@ -199,7 +201,8 @@ def _monitor(name: str, progress: bool, stream: TextIO) -> Iterator[None]:
     os.environ[book_progress.INTERVAL_ENV] = "1" if tty else "10"
     monitor = book_progress.Monitor(name, 1, progress_file, stream, tty)
     try:
-        with monitor:
+        with monitor, warnings.catch_warnings():
+            warnings.simplefilter("ignore", tqdm.TqdmWarning)  # a bar's rounding, not the study's
             book_progress.route_tqdm(progress_file)
             monitor.cell_started({"cell_type": "code", "source": "run"}, 0)
             yield
