@@ -157,6 +157,15 @@ def test_rows_on_classes_or_clusters_say_no_budget_raises_them(basis, units, res
     assert "min" not in said and "\u00d7" not in said and "1,123" not in said  # no cost offered
 
 
+def test_a_share_over_the_task_classes_says_so_without_a_unit_count() -> None:
+    # D4.4: a Clopper-Pearson share over the classes has no units count of its own
+    row = replace(_row(basis="Clopper-Pearson over the 10 classes; null = alpha = 0.05"),
+                  units=None, firm_at=None, stability=0.6, alternative="inconclusive")
+    assert answer.firming_cost(row, 60.0, "quick") == (
+        "It rests on 10 classes, which no budget raises (more seeds cannot make it firm); "
+        "another task with more classes would.")
+
+
 def test_units_of_unknown_kind_get_no_cost() -> None:
     row = _borderline("a statistic of its own", 6, 20)
     said = answer.firming_cost(row, 600.0, "quick")

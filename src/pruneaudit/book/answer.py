@@ -40,19 +40,20 @@ def headline_findings(rows: Sequence[Finding]) -> list[Finding]:
 
 
 def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> str:
-    """For a borderline row with ``firm_at`` (units that would make it firm), one line that
-    names its units (:func:`pruneaudit.book.findings_table.units_of`). Units that computation
-    buys (seeds, members, models): how many would make it firm and what they cost,
+    """For a borderline row, one line that names its units
+    (:func:`pruneaudit.book.findings_table.units_of`). Units that computation buys (seeds,
+    members, models): how many would make it firm and what they cost,
     ``firm_at / units`` times the study's measured time on the profile (``seconds``, from the
     profile's ``measured`` section; training and evaluation scale about linearly in seeds and
     members, so this is a rough figure). Units no budget raises (the task's classes,
     (dataset, class) clusters, writers): that more seeds cannot make it firm, and what would.
-    Units of unknown kind: how many, without a cost. Empty for other rows."""
-    if not audit_findings.is_borderline(row) or row.firm_at is None or not row.units:
+    Units of unknown kind: how many would (``firm_at``), without a cost. Empty for firm rows
+    and for rows without ``firm_at`` whose units computation buys."""
+    said = firm_text(row)
+    if not audit_findings.is_borderline(row) or not said:
         return ""
     units = units_of(row)
-    said = firm_text(row)
-    if units.bought is not True:
+    if units.bought is not True or row.firm_at is None or not row.units:
         return f"{said[0].upper()}{said[1:]}."
     factor = row.firm_at / row.units
     said = (f"To make it firm: about {row.firm_at:,} {units.word} (this build: {row.units:,}), "

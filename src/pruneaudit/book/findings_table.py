@@ -170,12 +170,14 @@ def power_text(row: Finding) -> str:
 @dataclass(frozen=True)
 class Units:
     """What a row's units are: ``word`` (``seeds``, ``(dataset, class) clusters``), whether
-    computation buys more of them (``bought``: True, False, or None when not known) and, for
-    units no budget raises, what would (``instead``)."""
+    computation buys more of them (``bought``: True, False, or None when not known), for units
+    no budget raises what would (``instead``), and how many the row rests on (``count``: the
+    row's ``units``, else the number its basis names, else None)."""
 
     word: str
     bought: bool | None
     instead: str = ""
+    count: int | None = None
 
 
 #: Units that more computation buys (more seeds, more members, more models), by their last word.
@@ -194,17 +196,20 @@ def units_of(row: Finding) -> Units:
     dense models"`` -> dense models, ``"30 (dataset, class) clusters"`` -> (dataset, class)
     clusters, ``"over writers"`` -> writers), else ``units`` (not known)."""
     basis = row.basis or ""
-    match = None
+    count, match = row.units, None
     if row.units is not None:  # "30 (dataset, class) clusters", "9 dense models", "6 seeds"
         match = re.search(rf"(?<![\d,.]){row.units} ((?:\([^)]*\) )?(?:dense )?[a-z-]+s)\b",
                           basis)
-    if match is None:  # "over seeds", "over the members"
-        match = re.search(r"\bover (?:the |our )?((?:dense )?[a-z-]+s)\b", basis)
-    word = match.group(1) if match else "units"
+    if match is None:  # "over the 10 classes", "over seeds", "over the members"
+        match = re.search(r"\bover (?:the |our )?(?:(\d[\d,]*) )?((?:\([^)]*\) )?(?:dense )?"
+                          r"[a-z-]+s)\b", basis)
+        if match is not None and count is None and match.group(1):
+            count = int(match.group(1).replace(",", ""))
+    word = match.group(match.lastindex) if match else "units"
     last = word.split()[-1]
     if last in FIXED:
-        return Units(word, False, FIXED[last])
-    return Units(word, True if last in BOUGHT else None)
+        return Units(word, False, FIXED[last], count)
+    return Units(word, True if last in BOUGHT else None, count=count)
 
 
 def unit_word(row: Finding) -> str:
@@ -424,7 +429,7 @@ def _details(row: Finding) -> str:
         budget = budget_text(row)
         if budget:
             said.append(html.escape(budget))
-        if row.firm_at is not None and row.units is not None:
+        if audit_findings.is_borderline(row) and firm_text(row):
             said.append(html.escape(firm_text(row)))
         parts.append("<b>Stability and power:</b> " + "; ".join(said))
     if row.source:
@@ -439,15 +444,15 @@ def _details(row: Finding) -> str:
 
 def firm_text(row: Finding) -> str:
     """What would make a borderline row firm, named by its units: ``about 142 seeds (this
-    build: 16) would make it firm if the estimate held``, or for units no budget raises (the
-    task's classes, (dataset, class) clusters) that more computation cannot and what would;
-    empty without ``firm_at``."""
+    build: 16) would make it firm if the estimate held`` (empty without ``firm_at``), or for
+    units no budget raises (the task's classes, (dataset, class) clusters) that more
+    computation cannot and what would."""
+    units = units_of(row)
+    if units.bought is False and units.count is not None:
+        return (f"it rests on {units.count:,} {units.word}, which no budget raises (more seeds "
+                f"cannot make it firm); {units.instead} would")
     if row.firm_at is None or row.units is None:
         return ""
-    units = units_of(row)
-    if units.bought is False:
-        return (f"it rests on {row.units:,} {units.word}, which no budget raises (more seeds "
-                f"cannot make it firm); {units.instead} would")
     return (f"about {row.firm_at:,} {units.word} (this build: {row.units:,}) would make it "
             "firm if the estimate held")
 
