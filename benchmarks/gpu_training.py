@@ -26,9 +26,11 @@ analytically (:func:`train_flops_per_image`: per layer ``2 * MACs`` forward, the
 weight gradient, and again for the input gradient except for the first layer), over the wall
 time; the share of peak uses the device's float32 peak (TF32 is off, see
 :mod:`pruneaudit.training.device`) from :data:`PEAK_TFLOPS` by device name, ``--peak-tflops``,
-or on the CPU a timed 4096 x 4096 matmul. The costs of Study 1, 2 and 3's published protocols
-(P) at each measured rate come from :func:`pruneaudit.runs.training_cost`. Prints the table and
-writes ``benchmarks/out/gpu_training_<device type>.{md,csv}``.
+or on the CPU a timed 4096 x 4096 matmul. The hours of every study's paper profile (its own
+``cost(params)``, :func:`protocols`) at each measured rate come from
+:func:`pruneaudit.runs.training_cost`. Prints the table and writes
+``benchmarks/out/gpu_training_<device type>.{md,csv}``; a CUDA run also writes those hours into
+the package's data file (:data:`pruneaudit.runs.cost.GPU_COSTS`), which the study pages read.
 
 Usage: ``python benchmarks/gpu_training.py [--device cuda] [--images 48000] [--ks 30,120]``
 (``--report-only cuda`` rewrites the report from a run's saved tables);
@@ -69,27 +71,25 @@ PEAK_TFLOPS: dict[str, float] = {
     "RTX 4090": 82.6,
 }
 
-#: The published protocols of P (see the book's methods pages and the package's
-#: pruneaudit/audit/data/published.csv), as model-epochs and training images per epoch.
-#: Study 2: 6 seeds x (dense + 20 rounds) x 30 epochs of LeNet on 48,000 QMNIST digits.
-#: Study 3: AlexNet on MNIST (48,000 training images), 6 seeds x (dense +
-#: 4 structured techniques x 2 treatments x 20 rounds) x 30 epochs, costed at the LeNet rate
-#: times the ratio of AlexNet's to LeNet's training FLOPs (an upper bound where AlexNet's larger
-#: layers reach a higher share of the peak than LeNet's). Study 1: 120,906 trained models x 30
-#: epochs, costed as LeNet on 48,000 images: a lower bound (most of its models are larger
-#: networks, on datasets up to 698k images). Study 4 (and Study 5, which reuses its populations):
-#: H1's K = 30 members for the dense model and 7 compressed levels, 30 epochs, on this book's
-#: LeNet / QMNIST task (H1 trains ResNet-50 on ImageNet).
-PROTOCOLS: dict[str, tuple[int, int, str]] = {
-    "Study 2 (P 4.1, LeNet / QMNIST)": (6 * 21 * 30, 48_000, "lenet"),
-    "Study 3 (P 4.2, AlexNet / MNIST)": (6 * (1 + 4 * 2 * 20) * 30, 48_000, "alexnet"),
-    "Study 1 (P 3, 120,906 models; LeNet-size lower bound)": (120_906 * 30, 48_000, "lenet"),
-    "Study 4 (H1 at K = 30, dense + 7 levels, 30 epochs; LeNet / QMNIST)": (
-        30 * (1 + 7) * 30,
-        48_000,
-        "lenet",
-    ),
-}
+def protocols(root: str | None = None) -> dict[str, tuple[int, int, str]]:
+    """The paper profile's workload of every study, as each study states it (``cost(params)`` of
+    every study package on ``nbs/profiles/paper.yml``), one entry per study and architecture:
+    name -> (model-epochs, training images per epoch, architecture). A study that trains
+    nothing (the template) has none. A larger network than LeNet is costed at LeNet's rate
+    times the ratio of its training FLOPs to LeNet's (:func:`train_flops_per_image`; an upper
+    bound where its larger layers reach a higher share of the peak than LeNet's)."""
+    from pruneaudit.book import Profile, study_module
+    from pruneaudit.book.paths import study_notebooks
+
+    paper = Profile.read("paper", {"data_root": root} if root else None)
+    out = {}
+    for name in study_notebooks():
+        params = paper.study_params(name)
+        for w in study_module(name).cost(params):
+            if w.model_epochs:
+                out[f"{params.STUDY} (paper profile, {w.model})"] = (
+                    w.model_epochs, round(w.images / w.model_epochs), w.model)
+    return out
 
 
 def _root(arg: str | None) -> Path:
@@ -279,8 +279,9 @@ def measure(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     table.insert(4, "ratio_to_a", table.model_epochs_per_min / table.model_epochs_per_min.iloc[0])
     alexnet = train_flops_per_image(build_model("alexnet", 10, 1, 28, seed=0), 1, 28)
     costs = []
-    for name, (model_epochs, images, arch) in PROTOCOLS.items():
-        scale = alexnet / flops_image if arch == "alexnet" else 1.0
+    for name, (model_epochs, images, arch) in protocols(args.root).items():
+        arch_flops = train_flops_per_image(build_model(arch, 10, 1, 28, seed=0), 1, 28)
+        scale = arch_flops / flops_image
         for row in rows:
             cost = training_cost(model_epochs, images, row["seconds_per_10k"] * scale)
             costs.append(
@@ -305,7 +306,7 @@ def measure(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 def report(table: pd.DataFrame, costs: pd.DataFrame, info: str, ks: list[int]) -> str:
     """The Markdown report of one run: the device line, the table (numbers as the book prints
     them, :func:`pruneaudit.charts.format.number`), the targets as measured ratios and the
-    published protocols' hours at each rate."""
+    paper profile's hours of every study at each rate."""
     from pruneaudit.charts.format import number
 
     shown = table.copy()
@@ -315,7 +316,7 @@ def report(table: pd.DataFrame, costs: pd.DataFrame, info: str, ks: list[int]) -
     return (
         f"{info}\n\n{shown.to_markdown(index=False, disable_numparse=True)}\n\n"
         "Targets, measured in this run:\n\n" + "".join(f"- {r}\n" for r in targets(table, ks))
-        + "\nHours of each published protocol at each measured rate:\n\n"
+        + "\nHours of each study's paper profile at each measured rate:\n\n"
         + wide.map(number).to_markdown(disable_numparse=True) + "\n"
     )
 
@@ -347,12 +348,16 @@ def main(argv: list[str] | None = None) -> None:
     print("\nTargets, measured in this run:")
     print("\n".join(targets(table, ks)))
     wide = costs.pivot(index="protocol", columns="configuration", values="hours")
-    print("\nHours of each published protocol at each measured rate:")
+    print("\nHours of each study's paper profile at each measured rate:")
     print(wide.to_string(float_format=lambda v: f"{v:,.2f}"))
     OUT.mkdir(exist_ok=True)
     kind = info.split()[1].split(":")[0]
     table.to_csv(OUT / f"gpu_training_{kind}.csv", index=False)
     costs.to_csv(OUT / f"gpu_training_{kind}_costs.csv", index=False)
+    if kind == "cuda":  # the hours the book's pages state (pruneaudit.runs.cost.gpu_hours)
+        from pruneaudit.runs.cost import GPU_COSTS
+
+        costs.to_csv(GPU_COSTS, index=False)
     (OUT / f"gpu_training_{kind}.md").write_text(report(table, costs, info, ks))
 
 

@@ -1,9 +1,8 @@
 """How long ``PROFILE=paper`` trains, study by study, on the 2-core CPU and on one GPU.
 
-The workload is read from ``nbs/profiles/paper.yml`` and counted with the package's own cost
-functions (:func:`pruneaudit.runs.series.grid_cost` for the pruning series of Studies 1-3,
-:func:`pruneaudit.runs.training_cost` for the populations of Studies 4 and 5): model-epochs and
-training images per model and epoch. The hours are ``images / rate``:
+The workload is each study's own statement of it, ``cost(params)`` of every study package
+(found from the notebooks in ``nbs/``), on the parameters of ``nbs/profiles/paper.yml``:
+model-epochs and training images seen. The hours are ``images / rate``:
 
 * CPU: LeNet at the population trainer's measured rate (``benchmarks/out/training_speed.csv``,
   ``train_population K=30`` on 2 threads); the other models at
@@ -70,38 +69,18 @@ def lenet_gpu_rates(path: Path = OUT / "gpu_training_cuda.csv") -> tuple[dict, s
 
 
 def workload(root: str | None) -> pd.DataFrame:
-    """One row per (study, model) of the paper profile: model_epochs and images (all training
-    images seen, over every model and epoch)."""
-    from pruneaudit import runs
-    from pruneaudit.book.profiles import load_profile
-    from pruneaudit.runs.series import grid_cost
+    """One row per (study, model) of the paper profile, as each study states its workload
+    (``cost(params)`` of every study package, on ``nbs/profiles/paper.yml``): model_epochs and
+    images (all training images seen, over every model and epoch)."""
+    from pruneaudit.book import Profile, study_module
+    from pruneaudit.book.paths import study_notebooks
 
-    paper = load_profile("paper")
+    paper = Profile.read("paper", {"data_root": root} if root else None)
     rows = []
-    s1 = paper["01_population_ols"]
-    grid = grid_cost(
-        s1["datasets"], s1["models"], s1["techniques"], s1["treatments"], s1["seeds"],
-        s1["iterations"], s1["epochs"], dense_epochs=s1["dense_epochs"], root=root,
-    )
-    rows += [("Study 1", r.model, r.model_epochs, r.images) for r in grid.itertuples()]
-    s2 = paper["02_qmnist_writers"]
-    # one technique, rewound rounds (the technique's name does not change the cost)
-    grid = grid_cost(["qmnist"], ["lenet"], ["l1_unstructured"], ["rewind"], s2["seeds"],
-                     s2["iterations"], s2["epochs"], root=root)
-    rows += [("Study 2", r.model, r.model_epochs, r.images) for r in grid.itertuples()]
-    s3 = paper["03_pareto_selection"]
-    grid = grid_cost(["mnist"], [s3["model"]], s3["techniques"], s3["treatments"], s3["seeds"],
-                     s3["iterations"], s3["epochs"], root=root)
-    rows += [("Study 3", r.model, r.model_epochs, r.images) for r in grid.itertuples()]
-    s4 = paper["04_compression_impact"]
-    n_train = int(grid_cost(["qmnist"], ["lenet"], ["l1_unstructured"], ["rewind"], [0], 1, 1,
-                            root=root).images.iloc[0] / 2)  # one dense + one round of 1 epoch
-    cost = runs.training_cost(len(s4["seeds"]) * (1 + len(s4["levels"])) * s4["epochs"],
-                              n_train, 1.0)
-    rows.append(("Study 4", "lenet", cost.model_epochs, cost.images))
-    s5 = paper["05_robustness"]
-    cost = runs.training_cost(len(s5["reference_seeds"]) * s4["epochs"], n_train, 1.0)
-    rows.append(("Study 5", "lenet", cost.model_epochs, cost.images))
+    for name in study_notebooks():
+        params = paper.study_params(name)
+        rows += [(params.STUDY, w.model, w.model_epochs, w.images)
+                 for w in study_module(name).cost(params) if w.model_epochs]
     return pd.DataFrame(rows, columns=["study", "model", "model_epochs", "images"])
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -36,3 +38,24 @@ def test_gpu_hours_takes_the_fastest_configuration_of_the_study(tmp_path):
 def test_gpu_cost_says_not_measured_without_a_benchmark(tmp_path):
     text = runs.gpu_cost_text("Study 2", tmp_path / "absent.csv")
     assert text.startswith("not measured") and "GPU benchmark" in text
+
+
+def test_gpu_costs_are_a_data_file_of_the_package():
+    package = Path(runs.__file__).resolve().parent
+    assert runs.GPU_COSTS.parent == package and "benchmarks" not in runs.GPU_COSTS.parts
+
+
+def test_gpu_hours_add_the_fastest_configuration_of_each_architecture(tmp_path):
+    path = tmp_path / "gpu_costs.csv"
+    pd.DataFrame(
+        {
+            "protocol": ["Study 1 (paper profile, lenet)"] * 2
+            + ["Study 1 (paper profile, vgg11)"] * 2,
+            "configuration": ["(a) plain", "(b) K=8"] * 2,
+            "model_epochs": [10, 10, 20, 20],
+            "hours": [3.0, 1.0, 8.0, 4.0],
+        }
+    ).to_csv(path, index=False)
+    assert runs.gpu_hours("Study 1", path) == 1.0 + 4.0
+    text = runs.gpu_cost_text("Study 1", path)
+    assert "about 5.0 h for Study 1 (paper profile, lenet), Study 1 (paper profile, vgg11)" in text

@@ -24,9 +24,10 @@ import pandas as pd
 from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_positive_int
 
-#: Written by ``benchmarks/gpu_training.py --device cuda``: the hours of each published protocol
-#: (rows ``protocol`` "Study N (...)", ``configuration``, ``hours``) at the GPU rates it measured.
-GPU_COSTS = config.REPO / "benchmarks" / "out" / "gpu_training_cuda_costs.csv"
+#: The package's record of the GPU benchmark (``benchmarks/gpu_training.py --device cuda``
+#: writes it): the hours of each protocol it costed (rows ``protocol`` "Study N (...)",
+#: ``configuration``, ``model_epochs``, ``hours``) at the GPU rates it measured.
+GPU_COSTS = Path(__file__).with_name("gpu_costs.csv")
 
 #: Seconds per 10,000 training images and epoch for one model trained alone (batch 32), measured
 #: on the project's 2-core development CPU while it was shared: the rate before a store has
@@ -121,23 +122,33 @@ def training_cost(model_epochs: int, images_per_epoch: int, seconds_per_10k: flo
     return Cost(model_epochs, images_per_epoch, hours)
 
 
-def gpu_hours(study: str, path: str | Path = GPU_COSTS) -> float | None:
-    """Hours of ``study``'s published protocol (``"Study 2"``...) at the fastest configuration
-    that ``benchmarks/gpu_training.py`` measured on a GPU, or None where none was measured."""
+def _gpu_rows(study: str, path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
-        return None
+        return pd.DataFrame(columns=["protocol", "hours"])
     costs = pd.read_csv(path)
-    rows = costs[costs["protocol"].str.startswith(study + " (")]
-    return float(rows["hours"].min()) if len(rows) else None
+    return costs[costs["protocol"].str.startswith(study + " (")]
+
+
+def gpu_hours(study: str, path: str | Path = GPU_COSTS) -> float | None:
+    """Hours of ``study``'s protocol (``"Study 2"``...) at the fastest configuration that the
+    GPU benchmark measured (:data:`GPU_COSTS`), summed over the study's architectures, or None
+    where none was measured."""
+    rows = _gpu_rows(study, path)
+    if not len(rows):
+        return None
+    return float(rows.groupby("protocol")["hours"].min().sum())
 
 
 def gpu_cost_text(study: str, path: str | Path = GPU_COSTS) -> str:
-    """The published protocol's GPU training time as measured, or a plain 'not measured'."""
+    """The study's GPU training time as measured, naming the protocol costed, or a plain 'not
+    measured'."""
     hours = gpu_hours(study, path)
     if hours is None:
         return (
             "not measured: no GPU was available where this book was built (the book's GPU "
             "benchmark measures it on one; the Reproducing page says how)"
         )
-    return f"about {hours:,.1f} h (fastest configuration of the book's GPU benchmark)"
+    costed = ", ".join(dict.fromkeys(_gpu_rows(study, path)["protocol"]))
+    return (f"about {hours:,.1f} h for {costed} (fastest configuration of the book's GPU "
+            "benchmark)")
