@@ -169,8 +169,14 @@ def _grid():
 _NUMBER = re.compile(rf"(?<![\w.]){M}?\d[\d,]*(?:\.(\d+))?(?![\w.])")
 
 
-@pytest.mark.parametrize("row", list(_grid()), ids=lambda r: f"{r.verdict}-{r.unit}")
-def test_every_sentence_reads(row):
+def test_every_sentence_reads():
+    rows = list(_grid())
+    assert len(rows) > 1000  # every combination, not a sample
+    for row in rows:
+        _reads(row)
+
+
+def _reads(row):
     said = ft.sentence(row)
     claim = said.split(": ", 1)[1]  # after the finding's name
     assert _words(said) <= ft.SENTENCE_WORDS, said
