@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import book
-from pruneaudit.book import profiles, runner
+from pruneaudit.book import notebook, profiles, runner
 from pruneaudit.errors import PruneAuditError, check_range
 from pruneaudit.studies.params import StudyParams
 
@@ -52,6 +52,8 @@ def test_template_parameters_are_typed() -> None:
         "iterations": int,
         "seed": int,
         "data_root": str | None,
+        "store": str | None,
+        "device": str,
     }
 
 
@@ -194,3 +196,57 @@ def test_study_5_gets_study_4s_parameters_under_the_same_build() -> None:
     # Study 5's rules see Study 4's populations before any kernel starts
     with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
         profiles.validate_notebook("05_robustness", "smoke", {"members": 4})
+
+
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The profile files parsed from now on (the parse cache emptied first)."""
+    parsed: list[Path] = []
+    load = profiles._load_yaml
+
+    def counted(path: Path) -> object:
+        parsed.append(path)
+        return load(path)
+
+    monkeypatch.setattr(profiles, "_PARSED", {})
+    monkeypatch.setattr(profiles, "_load_yaml", counted)
+    return parsed
+
+
+def test_a_profile_file_is_parsed_once_per_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pruneaudit.book import pages
+
+    parsed = _count_parses(monkeypatch)
+    first = profiles.Profile.read("smoke")
+    again = profiles.Profile.read("smoke", {"seed": 1})
+    pages.read_profiles(["smoke"])
+    assert [p.name for p in parsed] == ["smoke.yml"]
+    assert again.sections == first.sections and again.sections is not first.sections
+    again.sections["00_template"]["iterations"] = 99  # a copy: the next read is the file's
+    assert profiles.Profile.read("smoke").sections["00_template"]["iterations"] == 5
+    custom = tmp_path / "custom.yml"
+    custom.write_text("00_template:\n  iterations: 2\n")
+    profiles.Profile.read(custom)
+    custom.write_text("00_template:\n  iterations: 3\n  n_classes: 4\n")  # changed: read again
+    assert profiles.Profile.read(custom).sections["00_template"]["iterations"] == 3
+    assert [p.name for p in parsed] == ["smoke.yml", "custom.yml", "custom.yml"]
+
+
+@pytest.mark.slow
+def test_a_build_parses_the_profile_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner parses the profile once and the kernel reads none (the file is gone before
+    the notebook runs); the kernel gets the seconds the profile states from the runner."""
+    parsed = _count_parses(monkeypatch)
+    path = tmp_path / "one.yml"
+    path.write_text((profiles.PROFILES / "smoke.yml").read_text()
+                    + "measured:\n  00_template: 12.5\n")
+    profile = profiles.Profile.read(path)
+    path.unlink()
+    monkeypatch.setenv("PRUNEAUDIT_STORE", str(tmp_path / "results"))
+    out = runner.run_notebook("00_template", profile, out_dir=tmp_path / "studies")
+    assert [p.name for p in parsed] == ["one.yml"]
+    assert runner.read_stamp(out)["profile"] == str(path.resolve())
+    assert book.build_info({book.PROFILE_ENV: "x", notebook.MEASURED_ENV: "12.5"})[
+        "seconds"] == 12.5
+    assert book.build_info({book.PROFILE_ENV: "x"})["seconds"] is None

@@ -53,6 +53,9 @@ NOTEBOOK_ENV = "PRUNEAUDIT_NOTEBOOK"
 PROFILE_ENV = "PRUNEAUDIT_PROFILE"
 OVERRIDES_ENV = "PRUNEAUDIT_OVERRIDES"
 BUILD_DATE_ENV = "PRUNEAUDIT_BUILD_DATE"
+#: Set by :func:`pruneaudit.book.run_notebook`: the seconds the profile states for the notebook
+#: (its ``measured:`` section; empty when it states none), so that the kernel reads no profile.
+MEASURED_ENV = "PRUNEAUDIT_MEASURED_SECONDS"
 
 VERSIONED = (
     "torch",
@@ -100,14 +103,18 @@ def print_provenance(params: Mapping[str, object]) -> dict:
 
 
 def build_info(environ: Mapping[str, str] | None = None) -> dict | None:
-    """``{"profile", "overrides", "date"}`` from the runner's environment, None when run by hand."""
+    """``{"profile", "overrides", "date", "seconds"}`` from the runner's environment (``seconds``:
+    the profile's stated seconds for the notebook, None when it states none), None when run by
+    hand."""
     environ = os.environ if environ is None else environ
     if PROFILE_ENV not in environ:
         return None
+    seconds = environ.get(MEASURED_ENV, "").strip()
     return {
         "profile": environ[PROFILE_ENV],
         "overrides": json.loads(environ.get(OVERRIDES_ENV) or "{}"),
         "date": environ.get(BUILD_DATE_ENV, "unknown"),
+        "seconds": float(seconds) if seconds else None,
     }
 
 
@@ -142,7 +149,7 @@ class Page:
         info = build_info()
         seconds = None
         if info is not None and self.notebook is not None:
-            seconds = Profile.read(str(info["profile"])).measured.get(self.notebook)
+            seconds = info.get("seconds")
         display(HTML(answer.answer_html(rows, info, seconds)))
 
     def show_findings(self, rows: Sequence[audit_findings.Finding]) -> None:

@@ -25,6 +25,7 @@ and :func:`profile_measurement` read a profile for one answer (each builds a :cl
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 import importlib
 import importlib.util
@@ -70,18 +71,32 @@ class Parameter:
 MEASURED = "measured"
 
 
+#: Profile files parsed in this process: (path, modification time, size) -> content.
+_PARSED: dict[tuple[Path, int, int], object] = {}
+
+
+def _load_yaml(path: Path) -> object:
+    """The YAML content of a profile file (the one place a profile is parsed)."""
+    try:
+        return yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise PruneAuditError(f"profile {path} is not valid YAML: {err}") from None
+
+
 def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
-    """The profile's file and its YAML content (checked to be mappings)."""
+    """The profile's file and its YAML content (checked to be mappings), parsed once per
+    process while the file is unchanged (a copy is returned)."""
     path = Path(profile)
     if path.suffix not in (".yml", ".yaml"):
         check_choice("profile", str(profile), PROFILE_NAMES)
         path = PROFILES / f"{profile}.yml"
     if not path.is_file():
         raise PruneAuditError(f"profile file {path} does not exist")
-    try:
-        content = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise PruneAuditError(f"profile {path} is not valid YAML: {err}") from None
+    stat = path.stat()
+    key = (path.resolve(), stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        _PARSED[key] = _load_yaml(path)
+    content = copy.deepcopy(_PARSED[key])
     if not isinstance(content, dict) or not all(
         isinstance(v, dict) or v is None for v in content.values()
     ):

@@ -52,6 +52,7 @@ from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
 from pruneaudit.book.notebook import (
     BUILD_DATE_ENV,
+    MEASURED_ENV,
     NOTEBOOK_ENV,
     OVERRIDES_ENV,
     PAGE_DIR_ENV,
@@ -209,9 +210,11 @@ def run_notebook(
     validated first (no kernel; a Profile validates each notebook once). Runs in the repository
     root with ``$PRUNEAUDIT_STATIC=1``; tells the kernel where its page goes
     (``$PRUNEAUDIT_PAGE_DIR``, ``$PRUNEAUDIT_NOTEBOOK``), its build stamp (profile, overrides,
-    date) and where to write progress lines. ``progress`` prints the running cell and training
-    progress. On failure the executed copy is kept as ``<name>.failed.ipynb`` and the error names
-    the cell's exception; the output path is only written on success.
+    date), the seconds the profile states for it and where to write progress lines; the kernel
+    gets its checked parameters as papermill's and reads no profile. ``progress`` prints the
+    running cell and training progress. On failure the executed copy is kept as
+    ``<name>.failed.ipynb`` and the error names the cell's exception; the output path is only
+    written on success.
     """
     import papermill
 
@@ -234,6 +237,7 @@ def run_notebook(
         PROFILE_ENV: str(stamp["profile"]),
         OVERRIDES_ENV: json.dumps(stamp.get("overrides", {})),
         BUILD_DATE_ENV: str(stamp["date"]),
+        MEASURED_ENV: str(profile.measured.get(name, "")),
         book_progress.PROGRESS_ENV: str(progress_file.resolve()),
         book_progress.INTERVAL_ENV: "1" if tty else "10",
         **QUIET_ENV,
