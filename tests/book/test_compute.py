@@ -164,7 +164,7 @@ def test_device_option_is_the_device_parameter(monkeypatch, capsys, tmp_path):
     assert params.device == "cpu" == device
     assert config.DEVICE_ENV not in os.environ  # the setting is the study's, then restored
     out = capsys.readouterr().out
-    assert f"computed {STUDY} (" in out and "computed 1 studies" in out
+    assert f"computed {STUDY} (" in out and "computed 1 study in" in out
 
 
 def test_a_study_without_run_has_nothing_to_compute(monkeypatch, capsys):

@@ -248,8 +248,9 @@ def command(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         done = run_studies(profile, args.only)
         new = sum(c.new_runs for c in done)
-        print(f"computed {len(done)} studies in {time.perf_counter() - start:.1f} s: "
-              f"{new} new runs", flush=True)
+        studies = f"{len(done)} {'study' if len(done) == 1 else 'studies'}"
+        print(f"computed {studies} in {time.perf_counter() - start:.1f} s: {new} new runs",
+              flush=True)
         if store is not None:
             count = store.export_results(args.export)
             size = Path(args.export).stat().st_size / 1e6
