@@ -436,3 +436,142 @@ def test_noise_pattern() -> None:
     assert NOISE.search("0.0/2 [00:00<?, ?model-epochs/s]")
     assert NOISE.search("[IPKernelApp] WARNING | Kernel is running over TCP without encryption")
     assert not NOISE.search("accuracy 97.5% | sparsity 90.0% (it is small)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The first screen: the whole answer at a desktop width, its first finding on a phone; charts
+# and tables that fit a phone; a front page of about one screen per study
+
+#: Viewports: a desktop and a phone screen (width, height).
+DESKTOP = (1400, 900)
+PHONE = (390, 844)
+#: The front page's height budget per study at the desktop width, in screens.
+FRONT_SCREENS_PER_STUDY = 1.5
+#: Where a page's answer box and its first finding are (page coordinates, px; None: no box).
+ANSWER_BOX = """() => {
+    const box = document.querySelector('.pa-answer');
+    if (!box) return null;
+    const at = e => e.getBoundingClientRect().top + window.scrollY;
+    const first = box.querySelector('li') || box.querySelector('p:not(.admonition-title)');
+    return {top: at(box), bottom: at(box) + box.getBoundingClientRect().height,
+            first: first ? at(first) : null, boxes: document.querySelectorAll('.pa-answer').length};
+}"""
+#: Each chart or table wider than its box: the chart's drawing (its svg or canvas) against the
+#: chart's box, a table against its scrolling box or its parent.
+TOO_WIDE = """() => [...document.querySelectorAll('main .pruneaudit-chart, main table')].map(e => {
+    const chart = e.classList.contains('pruneaudit-chart');
+    const drawn = chart ? e.querySelector('svg.marks, canvas.marks') : e;
+    const box = chart ? e : (e.closest('.pa-table-scroll') || e.parentElement);
+    if (!drawn) return null;
+    const wide = Math.max(drawn.scrollWidth, drawn.getBoundingClientRect().width);
+    const name = chart ? 'chart ' + e.id :
+        'table ' + ((e.caption && e.caption.textContent.trim().slice(0, 40)) || e.className);
+    return wide > box.clientWidth + 1
+        ? `${name}: ${Math.round(wide)} px in ${box.clientWidth}` : null;
+}).filter(Boolean)"""
+
+
+def _open_at(browser, server: str, path: str, viewport: tuple[int, int]):
+    """``path`` opened at ``viewport``, its charts drawn (or failed in place), scrolled to the
+    top."""
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.pruneaudit-chart')].every("
+        "d => d.querySelector('svg, canvas') || d.textContent.trim())",
+        timeout=15_000,
+    )
+    return page
+
+
+def _study_paths(book_html: Path) -> list[str]:
+    paths = [p for p in study_pages(book_html) if not Path(p).name.startswith(TEMPLATE)]
+    assert paths, "no study page in this build"
+    return paths
+
+
+def answer_problems(path: str, box: dict | None, viewport: tuple[int, int]) -> list[str]:
+    """What keeps a page's answer off its first screen: at the desktop width the whole box
+    must end inside it, on a phone its first finding must start inside it."""
+    if box is None or box["boxes"] != 1:
+        return [f"{path}: {0 if box is None else box['boxes']} answer boxes (want one)"]
+    width, height = viewport
+    if width >= DESKTOP[0] and box["bottom"] > height:
+        return [f"{path} at {width} px: the answer box ends at {box['bottom']:.0f} px "
+                f"(top {box['top']:.0f} px), below the first {height} px"]
+    if width < DESKTOP[0] and (box["first"] is None or box["first"] > height):
+        return [f"{path} at {width} px: the first finding starts at {box['first']} px, "
+                f"below the first {height} px"]
+    return []
+
+
+def test_answer_problems_names_each_miss() -> None:
+    fits = {"top": 200.0, "bottom": 880.0, "first": 300.0, "boxes": 1}
+    assert answer_problems("a", fits, DESKTOP) == []
+    assert answer_problems("a", {**fits, "bottom": 901.0}, DESKTOP) == [
+        "a at 1400 px: the answer box ends at 901 px (top 200 px), below the first 900 px"]
+    assert answer_problems("a", {**fits, "bottom": 2000.0}, PHONE) == []
+    assert answer_problems("a", {**fits, "first": 845.0}, PHONE) == [
+        "a at 390 px: the first finding starts at 845.0 px, below the first 844 px"]
+    assert answer_problems("a", None, PHONE) == ["a: 0 answer boxes (want one)"]
+
+
+@pytest.mark.parametrize("viewport", (DESKTOP, PHONE), ids=("desktop", "phone"))
+def test_answer_on_the_first_screen(
+    browser, server: str, book_html: Path, viewport: tuple[int, int]
+) -> None:
+    """At 1400 x 900 every study page's whole answer box is on the first screen; at 390 x 844
+    its first finding starts on it; the one-line question follows the box."""
+    problems = []
+    for path in _study_paths(book_html):
+        page = _open_at(browser, server, path, viewport)
+        try:
+            box = page.evaluate(ANSWER_BOX)
+            question_after = page.evaluate(
+                """() => { const box = document.querySelector('.pa-answer');
+                    const q = [...document.querySelectorAll('main p')].find(
+                        p => /^Question\\b/.test(p.innerText.trim()));
+                    return !!(box && q && (box.compareDocumentPosition(q) &
+                                           Node.DOCUMENT_POSITION_FOLLOWING)); }"""
+            )
+        finally:
+            page.close()
+        problems += answer_problems(path, box, viewport)
+        if not question_after:
+            problems.append(f"{path}: no one-line question after the answer box")
+    assert not problems, "\n".join(problems)
+
+
+def test_charts_and_tables_fit_a_phone(browser, server: str, book_html: Path) -> None:
+    """At 390 px no chart is drawn wider than its box and no table is wider than its box
+    (wide tables become stacked cards), on the front page and every study page."""
+    problems = []
+    for path in ["index.html", *_study_paths(book_html)]:
+        page = _open_at(browser, server, path, PHONE)
+        try:
+            page.wait_for_timeout(300)  # the last charts' drawings settle
+            problems += [f"{path}: {p}" for p in page.evaluate(TOO_WIDE)]
+        finally:
+            page.close()
+    assert not problems, "wider than their box at 390 px:\n" + "\n".join(problems)
+
+
+def test_front_page_reads_in_about_a_screen_per_study(
+    browser, server: str, book_html: Path
+) -> None:
+    """At 1400 x 900 the front page is at most 1.5 screens tall per study, and its summary has
+    one line per study: the study and its question, the headline answer, the verdict."""
+    studies = len(_study_paths(book_html))
+    page = _open_at(browser, server, "index.html", DESKTOP)
+    try:
+        height = page.evaluate("() => document.documentElement.scrollHeight")
+        heads = page.eval_on_selector_all(
+            ".pa-summary table th", "hs => hs.map(h => h.textContent.trim())"
+        )
+        rows = page.locator(".pa-summary table tbody tr").count()
+    finally:
+        page.close()
+    budget = FRONT_SCREENS_PER_STUDY * DESKTOP[1] * studies
+    assert height <= budget, f"front page {height} px, over {budget:.0f} px ({studies} studies)"
+    assert heads == ["Study", "Headline answer", "Verdict"]
+    assert rows == studies

@@ -64,17 +64,16 @@ def studies(tmp_path: Path) -> Path:
 def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     text = pages.write_front_page(studies).read_text()
     assert "00_template" not in text
-    assert text.index("Study 2 — writers") < text.index("05_shift")
-    assert "{doc}`Study 2 — writers </book/studies/02_writers>`" in text
-    assert "**Asks.** Pruning costs little. Is the loss spread evenly over writers, or not?" in text
-    assert ("3 findings: 3 firm (2 reproduced, 1 not reproduced). Headline: **D2.1** spread"
-            in text)
-    assert "```{figure} /book/studies/02_writers.key.svg" in text
-    assert ":width: 100%" in text and "480px" not in text
+    assert text.index("Study 2") < text.index("05_shift")
+    assert ("**{doc}`Study 2 </book/studies/02_writers>`**<br>Pruning costs little. Is the loss "
+            "spread evenly over writers, or not?") in text
+    assert "**Answers.**" not in text and "Headline:" not in text  # the answer is said once
+    assert "```{image} /book/studies/02_writers.key.svg" in text
+    assert ":width:" not in text  # drawn size, never wider than the column (reader.css)
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
-    entry = text[text.index("### 05_shift") :]
-    assert "{doc}" not in entry and "figure" not in entry
-    assert "1 finding: 1 firm (1 same direction, smaller)." in entry
+    row = next(line for line in text.splitlines() if line.startswith("| **05_shift**"))
+    assert "{doc}" not in row and "05_shift.key.svg" not in text
+    assert "1 finding: 1 firm (1 same direction, smaller)." in row
 
 
 def test_front_page_summary_table(studies: Path) -> None:
@@ -83,15 +82,37 @@ def test_front_page_summary_table(studies: Path) -> None:
     nbformat.write(nb, studies / "02_writers.ipynb")
     text = pages.write_front_page(studies).read_text()
     table = text[: text.index(pages.IDS_SENTENCE)]
-    lines = [line for line in table.splitlines() if line.startswith("| {doc}")]
-    assert lines == [
-        "| {doc}`Study 2 — writers </book/studies/02_writers>` | Pruning costs little. Is the "
-        "loss spread evenly over writers, or not? | **D2.1** spread: ours 0.120 [0.070, 0.170]; "
-        "paper 0.2; *reproduced* | 3 findings: 3 firm (2 reproduced, 1 not reproduced). "
-        "| smoke, 2026-11-20 10:00 UTC |"
-    ]
-    assert "| 05_shift |  | **D2.1** spread" in table and "| not recorded |" in table
+    assert "| Study | Headline answer | Verdict |" in table
+    row = next(line for line in table.splitlines() if line.startswith("| **{doc}"))
+    study, answer, verdict = row.strip("| ").split(" | ")
+    assert "<br>Pruning costs little. Is the loss spread evenly over writers, or not?<br>" in study
+    rows = pages.read_findings(studies / "02_writers.findings.json")
+    assert answer == pages.sentence(rows[0])  # the answer box's sentence, not a second text
+    assert verdict.startswith('<span class="pa-verdict pa-v-reproduced">reproduced</span>')
+    assert verdict.endswith("3 findings: 3 firm (2 reproduced, 1 not reproduced).</span>")
+    # two builds differ (05_shift records none): each study names its own
+    assert "(smoke, 2026-11-20 10:00 UTC)" in table and "(build not recorded)" in table
     assert "D*study*.*number*" in text  # the ids explained once
+
+
+def test_front_page_says_a_smoke_build_is_no_evidence(studies: Path) -> None:
+    for name in ("02_writers", "05_shift"):
+        nb = nbformat.v4.new_notebook()
+        if name == "02_writers":
+            nb = nbformat.read(studies / f"{name}.ipynb", as_version=4)
+        nb.metadata["pruneaudit"] = {"profile": "smoke", "date": "2026-11-20 10:00 UTC"}
+        nbformat.write(nb, studies / f"{name}.ipynb")
+    text = pages.write_front_page(studies).read_text()
+    head = text[: text.index("| Study |")]
+    assert head.startswith("Computed by the smoke build of 2026-11-20 10:00 UTC.")
+    assert "pipeline" in head and "not evidence" in head
+    assert "(smoke, " not in text  # one build: said once, above the table
+    for profile in ("quick",):
+        for name in ("02_writers", "05_shift"):
+            nb = nbformat.read(studies / f"{name}.ipynb", as_version=4)
+            nb.metadata["pruneaudit"]["profile"] = profile
+            nbformat.write(nb, studies / f"{name}.ipynb")
+        assert "not evidence" not in pages.write_front_page(studies).read_text()
 
 
 def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
@@ -99,14 +120,16 @@ def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("reproduced"), marked])
     _findings(studies / "05_shift.findings.json", [marked])
     text = pages.write_front_page(studies).read_text()
-    assert "Headline: **D2.2** gap" in text and "| **D2.2** gap: ours" in text
-    assert "**D2.1** spread: ours" not in text
+    assert "**D2.2** gap" in text and "pa-v-not-reproduced" in text
+    assert "**D2.1** spread" not in text
 
 
 def test_front_page_changes_with_the_results(studies: Path) -> None:
+    before = pages.write_front_page(studies).read_text()
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
-    assert "1 finding: 1 firm (1 not reproduced). Headline: **D2.1** spread: ours 0.010 [" in text
+    assert text != before
+    assert "1 finding: 1 firm (1 not reproduced)." in text and "pa-v-not-reproduced" in text
 
 
 def test_question_keeps_math_whole(tmp_path: Path) -> None:
@@ -135,16 +158,20 @@ def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
     assert pages._title_and_question(tmp_path / "03_q.ipynb") == ("Title", "Does it hold?")
 
 
-def test_answer_line_direction_only() -> None:
-    row = audit.from_json(_row("reproduced") | {"paper": None})
-    assert "(the paper states a direction)" in pages.answer_line([row])
-
-
-def test_answer_line_not_testable() -> None:
-    row = audit.from_json(
-        {"finding": "D5.4 CelebA", "verdict": "not testable here", "basis": "no images here"})
-    assert pages.answer_line([row]).startswith(
-        "1 finding: 1 not testable here. Headline: **D5.4** CelebA")
+def test_front_page_headline_without_a_paper_value_or_a_test(studies: Path) -> None:
+    """A direction-only headline and a not-testable one are stated by the answer box's sentence
+    with their verdicts."""
+    direction = _row("reproduced") | {"paper": None}
+    untestable = {"finding": "D5.4 CelebA", "verdict": "not testable here",
+                  "basis": "no images here"}
+    _findings(studies / "02_writers.findings.json", [direction])
+    _findings(studies / "05_shift.findings.json", [untestable])
+    text = pages.write_front_page(studies).read_text()
+    for name, row in (("02_writers", direction), ("05_shift", untestable)):
+        said = pages.sentence(audit.from_json(row))
+        line = next(x for x in text.splitlines() if x.startswith("| **") and name in x)
+        assert f"| {said} |" in line
+    assert "pa-v-not-testable-here" in text and "1 finding: 1 not testable here." in text
 
 
 def test_answer_counts_firm_and_borderline_apart(studies: Path) -> None:
@@ -159,8 +186,7 @@ def test_answer_counts_firm_and_borderline_apart(studies: Path) -> None:
     assert [r.stability for r in rows] == [None, 0.6, None]
     said = "3 findings: 1 firm (1 reproduced), 1 borderline, 1 not testable here."
     assert said == audit.verdict_counts(rows)
-    assert f"**Answers.** {said} Headline: **D2.1**" in text
-    assert f"| {said} |" in text
+    assert f'<span class="pa-counts">{said}</span> |' in text
 
 
 def test_a_row_that_is_not_a_finding_is_one_error(studies: Path) -> None:
@@ -229,17 +255,17 @@ def test_timings_page_without_file(tmp_path: Path) -> None:
     assert text.count("no build of it measured on this machine yet") == 3
 
 
-def test_fold_injected_parameters(tmp_path: Path) -> None:
+def test_injected_parameters_leave_the_page(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("a: int = 1"), nbformat.v4.new_code_cell("a = 2")]
-    nb.cells[0].metadata["tags"] = ["parameters", "hide-cell"]
-    nb.cells[1].metadata["tags"] = ["injected-parameters"]
+    nb.cells[0].metadata["tags"] = ["parameters", "remove-cell"]
+    nb.cells[1].metadata["tags"] = ["injected-parameters", "hide-cell"]
     nbformat.write(nb, tmp_path / "01_x.ipynb")
-    assert pages.fold_injected_parameters(tmp_path) == [tmp_path / "01_x.ipynb"]
+    assert pages.remove_injected_parameters(tmp_path) == [tmp_path / "01_x.ipynb"]
     again = nbformat.read(tmp_path / "01_x.ipynb", as_version=4)
-    assert again.cells[1].metadata["tags"] == ["injected-parameters", "hide-cell"]
-    assert again.cells[0].metadata["tags"] == ["parameters", "hide-cell"]
-    assert pages.fold_injected_parameters(tmp_path) == []  # idempotent
+    assert again.cells[1].metadata["tags"] == ["injected-parameters", "remove-cell"]
+    assert again.cells[0].metadata["tags"] == ["parameters", "remove-cell"]
+    assert pages.remove_injected_parameters(tmp_path) == []  # idempotent
 
 
 def test_definitions_page_one_anchor_per_id(studies: Path) -> None:

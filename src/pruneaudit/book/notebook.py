@@ -25,6 +25,7 @@ notebooks' parameters cells hold).
 
 from __future__ import annotations
 
+import html
 import importlib.metadata
 import json
 import os
@@ -90,16 +91,23 @@ def print_provenance(params: Mapping[str, object]) -> dict:
         "protocol_version": config.PROTOCOL_VERSION,
         "platform": platform.platform(),
     }
-    print("Parameters")
-    for key, value in record["parameters"].items():
-        print(f"  {key} = {value!r}")
-    print("Versions")
-    for key, value in record["versions"].items():
-        print(f"  {key} {value}")
-    print(f"Data root: {record['data_root']}")
-    print(f"Results store: {record['store_root']}")
-    print(f"Protocol version: {record['protocol_version']}  Platform: {record['platform']}")
+    print(provenance_text(record))
     return record
+
+
+def provenance_text(record: Mapping[str, object]) -> str:
+    """The lines :func:`print_provenance` prints from its ``record``: the parameters, versions,
+    data root, results store, protocol version and platform."""
+    lines = ["Parameters"]
+    lines += [f"  {key} = {value!r}" for key, value in dict(record["parameters"]).items()]
+    lines.append("Versions")
+    lines += [f"  {key} {value}" for key, value in dict(record["versions"]).items()]
+    lines += [
+        f"Data root: {record['data_root']}",
+        f"Results store: {record['store_root']}",
+        f"Protocol version: {record['protocol_version']}  Platform: {record['platform']}",
+    ]
+    return "\n".join(lines)
 
 
 def build_info(environ: Mapping[str, str] | None = None) -> dict | None:
@@ -127,6 +135,32 @@ def banner_text(info: Mapping[str, object] | None) -> str:
     return f"Profile {info['profile']}, overrides: {shown}, built {info['date']}."
 
 
+#: The profile whose pages check the pipeline on tiny subsets (their numbers are no evidence).
+PIPELINE_CHECK_PROFILE = "smoke"
+#: What a page of that profile says just above its answer box.
+PIPELINE_CHECK_NOTE = (
+    "Smoke build: tiny subsets that check the pipeline runs; its numbers are not evidence."
+)
+
+
+def pipeline_check_html(info: Mapping[str, object] | None) -> str:
+    """The note above the answer box of a page built with the smoke profile (class
+    ``pa-pipeline-check``); empty for any other build and when run by hand."""
+    if info is None or str(info.get("profile")) != PIPELINE_CHECK_PROFILE:
+        return ""
+    return f'<p class="pa-pipeline-check">{html.escape(PIPELINE_CHECK_NOTE)}</p>'
+
+
+def provenance_html(record: Mapping[str, object], info: Mapping[str, object] | None) -> str:
+    """The build's provenance folded under one line (``<details>``, class ``pa-provenance``):
+    the build (:func:`banner_text`) and :func:`provenance_text` of ``record``."""
+    body = "\n".join([banner_text(info), provenance_text(record)])
+    return (
+        '<details class="pa-provenance"><summary>Parameters, versions and platform of this '
+        f"build</summary><pre>{html.escape(body)}</pre></details>"
+    )
+
+
 @dataclass(frozen=True)
 class Page:
     """What a study page needs after :func:`setup`: its checked parameters and where things are."""
@@ -142,15 +176,24 @@ class Page:
     def show_answer(self, rows: Sequence[audit_findings.Finding]) -> None:
         """Display the page's answer box, its first result under the title: the headline
         findings in plain words with their numbers, the verdict counts (firm and borderline
-        apart) and the profile and date of the build (:func:`pruneaudit.book.answer.answer_html`).
-        """
+        apart) and the profile and date of the build (:func:`pruneaudit.book.answer.answer_html`);
+        on a smoke build, just above it, that its numbers are a pipeline check
+        (``pipeline_check_html``)."""
         from IPython.display import HTML, display
 
         info = build_info()
         seconds = None
         if info is not None and self.notebook is not None:
             seconds = info.get("seconds")
-        display(HTML(answer.answer_html(rows, info, seconds)))
+        display(HTML(pipeline_check_html(info) + answer.answer_html(rows, info, seconds)))
+
+    def show_provenance(self) -> None:
+        """Display what built the page, folded (``provenance_html``): the profile, overrides
+        and date, the parameters, library versions, data root, results store and platform. The
+        page's "Re-run this page" section ends with it."""
+        from IPython.display import HTML, display
+
+        display(HTML(provenance_html(self.provenance, build_info())))
 
     def show_findings(self, rows: Sequence[audit_findings.Finding]) -> None:
         """Display the findings once: how to read them (a short note linking the methods page),

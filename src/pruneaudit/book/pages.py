@@ -1,12 +1,11 @@
 """Page fragments the book computes at build time from what the executed notebooks wrote.
 
-- :func:`write_front_page`: the intro's studies at a glance (``_front.md``): a summary table
-  (study, question, headline finding with its interval, verdict counts, profile and build date)
-  from ``<notebook>.findings.json`` (written by ``Page.show_findings``; rows marked
-  ``"headline": true`` are the headline, else the first testable row, as in the page's answer
-  box) and the executed notebook's
-  ``metadata.pruneaudit``; then per study its question, answer and key figure
-  ``<notebook>.key.svg`` (written by ``Page.show_key_figure``) at full width.
+- :func:`write_front_page`: the intro's studies at a glance (``_front.md``): the build that
+  computed them, then one line per study (its question in a few words, its headline answer,
+  its verdict) from ``<notebook>.findings.json`` (written by ``Page.show_findings``; rows
+  marked ``"headline": true`` are the headline, else the first testable row, as in the page's
+  answer box) and the executed notebook's ``metadata.pruneaudit``; then each study's key
+  figure ``<notebook>.key.svg`` (written by ``Page.show_key_figure``) at its drawn size.
 - :func:`write_timings_page`: the Reproducing page's table of measured durations
   (``_timings.md``) from ``_timings.json``, which the build writes (records with keys
   ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``), beside what each profile file
@@ -18,8 +17,8 @@
   anchor per finding id (:mod:`pruneaudit.book.finding_ids`).
 - :func:`write_rerun_pages`: per notebook, "Re-run this page" (``_rerun_<name>.md``): the
   commands, the measured time per profile and the parameters per profile.
-- :func:`fold_injected_parameters`: papermill's ``injected-parameters`` cell gets the
-  ``hide-cell`` tag, so that the values a profile injected stay on the page, folded.
+- :func:`remove_injected_parameters`: papermill's ``injected-parameters`` cell gets the
+  ``remove-cell`` tag (the page's "Re-run this page" section prints the parameters).
 
 All depend only on the studies folder (and ``nbs/``); ``build`` calls :func:`prepare_pages`
 before ``jupyter-book build``. The intro, Reproducing and methods pages ``{include}`` the
@@ -35,11 +34,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pruneaudit import timing
-from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding, from_json, verdict_counts
 from pruneaudit.book import finding_ids
 from pruneaudit.book.answer import headline_findings
-from pruneaudit.book.findings_table import ours_text, paper_text, sentence, short_name
+from pruneaudit.book.findings_table import sentence, verdict_html
+from pruneaudit.book.notebook import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.book.profiles import Profile, available_notebooks, declared_parameters
@@ -133,27 +132,6 @@ def read_findings(path: Path) -> list[Finding]:
     return out
 
 
-def answer_line(rows: Sequence[Finding]) -> str:
-    """One line from a page's findings: the verdict counts, firm and borderline apart
-    (:func:`pruneaudit.audit.findings.verdict_counts`), and its headline finding(s) in plain
-    sentences (:func:`pruneaudit.book.findings_table.sentence`)."""
-    if not rows:
-        return "no findings recorded on this page yet"
-    said = " ".join(sentence(r) for r in headline_findings(rows))
-    return f"{verdict_counts(rows)} Headline: {said}"
-
-
-def headline_cell(finding: Finding) -> str:
-    """A headline row in a table cell: its name, ours with the 95% interval, the paper's value
-    and the verdict (``D2.1 spread: 0.120 [0.070, 0.170]; paper 0.2; reproduced``)."""
-    ident, label = short_name(finding)
-    name = f"**{ident}** {label}" if ident else f"**{label}**"
-    if finding.verdict == audit_findings.NOT_TESTABLE:
-        return f"{name}: *{finding.verdict}*"
-    paper = f"paper {paper_text(finding)}" if finding.paper is not None else "paper: a direction"
-    return f"{name}: ours {ours_text(finding)}; {paper}; *{finding.verdict}*"
-
-
 def _cell(text: str) -> str:
     """Text safe in a Markdown table cell (one line, pipes escaped)."""
     return re.sub(r"\s+", " ", text).replace("|", "\\|").strip()
@@ -182,24 +160,51 @@ IDS_SENTENCE = (
     "Each finding has an id, D*study*.*number* (D4.5 is Study 4's fifth finding taken from a "
     "paper); it links to its definition in {doc}`methods_audit`, section *Findings by id*."
 )
+#: The front page's summary table: its columns (the headline answer gets the space).
+SUMMARY_HEADS = ("Study", "Headline answer", "Verdict")
+
+
+def _study_cell(title: str, name: str, question: str, linked: bool) -> str:
+    """The study column: a link named "Study N" (else the page's title) and its question."""
+    short = re.match(r"Study \d+", title)
+    label = short.group(0) if short else title
+    link = f"{{doc}}`{label} <{SITE_STUDIES}/{name}>`" if linked else label
+    return f"**{link}**<br>{question}" if question else f"**{link}**"
+
+
+def _build_sentence(stamps: Sequence[dict]) -> str:
+    """Which build computed the table: one profile and date for all studies, else per study
+    (each study's cell then names its own); with the smoke profile, that its numbers are a
+    pipeline check, not evidence."""
+    said = {(_profile_name(s.get("profile")), str(s.get("date", ""))) for s in stamps if s}
+    if not said:
+        text = "The build that computed these rows is not recorded."
+    elif len(said) == 1:
+        profile, date = next(iter(said))
+        text = f"Computed by the {profile} build of {date}.".replace(" of .", ".")
+    else:
+        text = "Computed by builds of different profiles or dates (each named under its study)."
+    if any(_profile_name(s.get("profile")) == PIPELINE_CHECK_PROFILE for s in stamps if s):
+        text += f" {PIPELINE_CHECK_NOTE}"
+    return text
+
 
 def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     """Write ``<studies_dir>/_front.md``, the intro's studies at a glance; return its path.
 
-    First a summary table, one row per ``<name>.findings.json`` (the template ``00_*`` left out)
-    in name order: the study (a link when the executed notebook ``<name>.ipynb`` is there), its
-    question, its headline finding with the interval (``answer.headline_findings``), the verdict
-    counts, and the profile and date of the build that computed them; then a sentence on the
-    ids; then per study its question, answer line and key figure ``<name>.key.svg`` at the
-    text column's full width.
+    First which build computed it (smoke: a pipeline check, not evidence), then a summary table,
+    one line per ``<name>.findings.json`` (the template ``00_*`` left out) in name order: the
+    study (a link when the executed notebook ``<name>.ipynb`` is there) with its question in a
+    few words, its headline answer (the sentence of each headline row,
+    :func:`pruneaudit.book.findings_table.sentence`, as in the page's answer box) and its
+    verdict with the page's verdict counts; then a sentence on the ids; then the key figures
+    ``<name>.key.svg``, each at its drawn size (never wider than the column) under a link to
+    its study.
     """
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
-    table = [
-        "| Study | Question | Headline finding [95% interval] | Verdicts | Profile, built |",
-        "|---|---|---|---|---|",
-    ]
-    entries = []
+    table = ["| " + " | ".join(SUMMARY_HEADS) + " |", "|---|---|---|"]
+    figures, stamps = [], []
     for path in sorted(studies_dir.glob("*.findings.json")):
         name = path.name.removesuffix(".findings.json")
         if name.startswith("00_"):
@@ -207,44 +212,44 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         rows = read_findings(path)
         notebook = studies_dir / f"{name}.ipynb"
         title, question = _title_and_question(notebook)
-        link = f"{{doc}}`{title} <{SITE_STUDIES}/{name}>`" if notebook.is_file() else title
-        stamp = build_stamp_of(notebook)
-        built = (
-            f"{_profile_name(stamp.get('profile'))}, {stamp.get('date', '')}".strip(", ")
-            if stamp
-            else "not recorded"
-        )
-        headline = "<br>".join(headline_cell(r) for r in headline_findings(rows)) or "none yet"
-        counts = verdict_counts(rows) if rows else "none yet"
-        table.append(
-            f"| {_cell(link)} | {_cell(question)} | {_cell(headline)} | {_cell(counts)} "
-            f"| {_cell(built)} |"
-        )
-        lines = [f"### {link}", ""]
-        if question:
-            lines += [f"**Asks.** {question}", ""]
-        lines += [f"**Answers.** {answer_line(rows)}", ""]
+        stamps.append(build_stamp_of(notebook))
+        study = _study_cell(title, name, question, notebook.is_file())
+        headline = headline_findings(rows)
+        answer = "<br>".join(sentence(r) for r in headline) or "none yet"
+        verdict = "<br>".join(verdict_html(r) for r in headline) or "none yet"
+        if rows:
+            verdict += f'<br><span class="pa-counts">{verdict_counts(rows)}</span>'
+        table.append(f"| {_cell(study)} | {_cell(answer)} | {_cell(verdict)} |")
         if (studies_dir / f"{name}.key.svg").is_file():
-            lines += [
-                f"```{{figure}} {SITE_STUDIES}/{name}.key.svg",
-                f":alt: key figure of {title}",
-                ":width: 100%",
-                ":class: pa-key-figure",
+            named = (f"{{doc}}`{title} <{SITE_STUDIES}/{name}>`" if notebook.is_file()
+                     else title)
+            figures.append("\n".join([
+                f"**{named}**",
                 "",
-                f"Key figure of {title} (from the built page).",
+                f"```{{image}} {SITE_STUDIES}/{name}.key.svg",
+                f":alt: key figure of {title}",
+                ":class: pa-key-figure",
                 "```",
                 "",
-            ]
-        entries.append("\n".join(lines))
-    if not entries:
+            ]))
+    if len(table) == 2:
         return _write(studies_dir / FRONT, (
             "No study page has recorded its findings yet: build the book "
             "(`make book`) and each study page writes them.\n"
         ))
-    summary = "\n".join(table)
+    mixed = len({(_profile_name(s.get("profile")), s.get("date")) for s in stamps}) > 1
+    if mixed:  # each study names its build
+        for i, stamp in enumerate(stamps, start=2):
+            built = (f"{_profile_name(stamp.get('profile'))}, {stamp.get('date', '')}"
+                     if stamp else "build not recorded")
+            cells = table[i].split(" | ", 1)
+            table[i] = f"{cells[0]}<br>({_cell(built)}) | {cells[1]}"
     text = (
-        f':::{{container}} pa-summary\n{summary}\n:::\n\n{IDS_SENTENCE}\n\n' + "\n".join(entries)
+        f"{_build_sentence(stamps)}\n\n:::{{container}} pa-summary\n" + "\n".join(table)
+        + f"\n:::\n\n{IDS_SENTENCE}\n"
     )
+    if figures:
+        text += "\n### Key figures\n\n" + "\n".join(figures)
     return _write(studies_dir / FRONT, text)
 
 
@@ -557,9 +562,11 @@ def write_definitions_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     return _write(studies_dir / DEFINITIONS, "\n".join(items) + "\n")
 
 
-def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
-    """Tag papermill's ``injected-parameters`` cell ``hide-cell`` in every executed notebook of
-    ``studies_dir`` that lacks it (cells' metadata only); return the notebooks changed."""
+def remove_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
+    """Tag papermill's ``injected-parameters`` cell ``remove-cell`` (no longer ``hide-cell``)
+    in every executed notebook of ``studies_dir`` that lacks it (cells' metadata only): the top
+    of a page is its answer, and the page's "Re-run this page" section prints the parameters
+    (:meth:`pruneaudit.book.notebook.Page.show_provenance`); return the notebooks changed."""
     import nbformat
 
     changed = []
@@ -570,8 +577,8 @@ def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[P
         touched = False
         for cell in nb.cells:
             tags = cell.metadata.get("tags", [])
-            if "injected-parameters" in tags and "hide-cell" not in tags:
-                cell.metadata["tags"] = [*tags, "hide-cell"]
+            if "injected-parameters" in tags and "remove-cell" not in tags:
+                cell.metadata["tags"] = [*(t for t in tags if t != "hide-cell"), "remove-cell"]
                 touched = True
         if touched:
             tmp = path.with_name(path.name + ".tmp")
@@ -582,11 +589,12 @@ def fold_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list[P
 
 
 def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
-    """What ``build`` runs before ``jupyter-book build``: fold the injected parameters, write the
+    """What ``build`` runs before ``jupyter-book build``: remove the injected parameters from the
+    page, write the
     front page's studies at a glance, the timings table, the stated cold builds, the methods
     page's findings by id and each notebook's "Re-run this page" fragment (each profile read
     once); return the fragments."""
-    fold_injected_parameters(studies_dir)
+    remove_injected_parameters(studies_dir)
     read = read_profiles()
     return [
         write_front_page(studies_dir),

@@ -169,15 +169,23 @@ def build_stamp(
     return {"profile": profile_label(profile), "overrides": dict(overrides or {}), "date": date}
 
 
+#: The heading of the section that ends a study page: how to re-run it, and what built it.
+RERUN_HEADING = "## Re-run this page"
+
+
 def add_banner(path: Path, stamp: Mapping[str, object], params: Mapping[str, object]) -> None:
-    """Insert the banner (a note after the page's first cell) and record ``stamp`` and the
-    parameters in ``metadata.pruneaudit`` of the executed notebook ``path``."""
+    """Insert the banner (a note naming the profile, overrides and date) in the page's
+    "Re-run this page" section, after the cell that opens it (else at the page's end), never
+    at its top, which belongs to the answer; record ``stamp`` and the parameters in
+    ``metadata.pruneaudit`` of the executed notebook ``path``."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     cell = nbformat.v4.new_markdown_cell(f":::{{note}}\n{banner_text(stamp)}\n:::")
     cell.metadata["tags"] = ["pruneaudit-banner"]
-    nb.cells.insert(min(1, len(nb.cells)), cell)
+    opens = [i for i, c in enumerate(nb.cells)
+             if c.cell_type == "markdown" and RERUN_HEADING in c.source]
+    nb.cells.insert(opens[-1] + 1 if opens else len(nb.cells), cell)
     nb.metadata[METADATA_KEY] = {**stamp, "parameters": json.loads(json.dumps(params))}
     nbformat.write(nb, path)
 
