@@ -290,3 +290,23 @@ def test_the_main_cell_runs_the_study(study: str) -> None:
         f"page.show_key_figure({alias}.key_figure(result))",
         "page.show_findings(rows)",
     ]
+
+
+def test_cost_hand_computed_on_the_smoke_profile() -> None:
+    """Counted by hand from nbs/profiles/smoke.yml (training splits: 80% of ``train_size``)."""
+    smoke = Profile.read("smoke")
+
+    def work(notebook: str) -> list[tuple]:
+        params = smoke.study_params(notebook)
+        return [(w.model, w.models, w.model_epochs, w.images, w.evaluations)
+                for w in _module(notebook.split("_", 1)[1], "params").cost(params)]
+
+    # 3 seeds x (dense + 2 rounds), 1 epoch each on 800 digits
+    assert work("02_qmnist_writers") == [("lenet", 9, 9, 9 * 800, 9)]
+    # 2 seeds x (dense + 2 techniques x 5 rounds), 2 epochs each on 2,400 digits
+    assert work("03_pareto_selection") == [("lenet", 22, 44, 44 * 2400, 22)]
+    # 3 seeds x (dense + 2 levels), 2 epochs on 1,600 digits; 3 x 3 quantized copies evaluated
+    assert work("04_compression_impact") == [("lenet", 9, 18, 18 * 1600, 9 + 9)]
+    # 2 reference models, 2 epochs; 2 members x 3 populations x (clean + 3 x 3 corrupted) + 2
+    assert work("05_robustness") == [("lenet", 2, 4, 4 * 1600, 2 * 3 * 10 + 2)]
+    assert work("00_template") == []

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -188,35 +188,20 @@ class Workload:
     evaluations: int
 
 
-def series_workload(
-    datasets: Sequence[str],
-    models: Sequence[str],
-    techniques: Sequence[str],
-    treatments: Sequence[str],
-    seeds: Sequence[int],
-    iterations: int,
-    epochs: int,
-    *,
-    imbalance_factors: Sequence[float] = (1,),
-    dense_epochs: int | None = None,
-    train_size: int | None = None,
-    root: str | None = None,
-) -> list[Workload]:
-    """The workload of a grid of pruning series, one :class:`Workload` per architecture: per
-    dataset, imbalance factor and seed the dense model and one model per technique, treatment
-    and round, each evaluated once on its test set; model-epochs and images as
-    :func:`pruneaudit.runs.series.grid_cost` counts them."""
+def series_workload(**grid: Any) -> list[Workload]:
+    """The workload of a grid of pruning series, one :class:`Workload` per architecture;
+    ``grid``: the arguments of :func:`pruneaudit.runs.series.grid_cost`, by name. Per dataset,
+    imbalance factor and seed: the dense model and one model per technique, treatment and round,
+    each evaluated once on its test set; model-epochs and images as ``grid_cost`` counts them."""
     from pruneaudit.runs.series import distinct, grid_cost
 
-    grid = grid_cost(datasets, models, techniques, treatments, seeds, iterations, epochs,
-                     imbalance_factors=imbalance_factors, dense_epochs=dense_epochs,
-                     train_size=train_size, root=root)
-    per_seed = 1 + (len(distinct("techniques", techniques))
-                    * len(distinct("treatments", treatments)) * iterations)
-    n = (len(distinct("datasets", datasets)) * len(distinct("imbalance_factors", imbalance_factors))
-         * len(distinct("seeds", seeds)) * per_seed)
+    per_seed = 1 + (len(distinct("techniques", grid["techniques"]))
+                    * len(distinct("treatments", grid["treatments"])) * grid["iterations"])
+    factors = grid.get("imbalance_factors", (1,))
+    n = (len(distinct("datasets", grid["datasets"])) * len(distinct("imbalance_factors", factors))
+         * len(distinct("seeds", grid["seeds"])) * per_seed)
     return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n)
-            for r in grid.itertuples()]
+            for r in grid_cost(**grid).itertuples()]
 
 
 def population_workload(

@@ -89,5 +89,6 @@ def cost(params: Params) -> list[Workload]:
     """The workload of ``params``: the pruning series of every technique and treatment per seed
     (:func:`~pruneaudit.studies.params.series_workload`)."""
     p = params
-    return series_workload([DATASET], [p.model], p.techniques, p.treatments, p.seeds,
-                           p.iterations, p.epochs, train_size=p.train_size, root=p.data_root)
+    return series_workload(datasets=[DATASET], models=[p.model], techniques=p.techniques,
+                           treatments=p.treatments, seeds=p.seeds, iterations=p.iterations,
+                           epochs=p.epochs, train_size=p.train_size, root=p.data_root)

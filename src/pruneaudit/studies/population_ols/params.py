@@ -153,7 +153,8 @@ def cost(params: Params) -> list[Workload]:
     the grid of pruning series (:func:`~pruneaudit.studies.params.series_workload`)."""
     p = params
     return series_workload(
-        p.datasets, p.models, p.techniques, p.treatments, p.seeds, p.iterations, p.epochs,
+        datasets=p.datasets, models=p.models, techniques=p.techniques, treatments=p.treatments,
+        seeds=p.seeds, iterations=p.iterations, epochs=p.epochs,
         imbalance_factors=p.imbalance_factors, dense_epochs=p.dense_epochs,
         train_size=p.train_size, root=p.data_root,
     )

@@ -87,5 +87,6 @@ def cost(params: Params) -> list[Workload]:
     """The workload of ``params``: one pruning series of LeNet per seed, rewound rounds
     (:func:`~pruneaudit.studies.params.series_workload`)."""
     p = params
-    return series_workload([DATASET], [MODEL], [TECHNIQUE], [TREATMENT], p.seeds, p.iterations,
-                           p.epochs, train_size=p.train_size, root=p.data_root)
+    return series_workload(datasets=[DATASET], models=[MODEL], techniques=[TECHNIQUE],
+                           treatments=[TREATMENT], seeds=p.seeds, iterations=p.iterations,
+                           epochs=p.epochs, train_size=p.train_size, root=p.data_root)
