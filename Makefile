@@ -33,7 +33,7 @@ lint: $(STAMP)
 # marked `slow`); `make test-slow` runs them, and CI runs both (.ci/run). Tests run on every
 # core (pytest-xdist, one torch thread each; the smoke book's tests share one worker).
 test: $(STAMP) browser lint
-	$(PY) -m pytest -q -n auto --dist loadgroup -m "not slow"
+	$(PY) -m pytest -q -n auto --dist loadgroup -m "not slow" --durations=15
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
