@@ -1,5 +1,6 @@
 """Study 2's findings (D2.1-D2.6): intervals over seeds or writers, verdicts against P; P's
-Table 1 on our writers; the numbers the page's prose cites."""
+Table 1 on our writers (:mod:`~.writer_fits`); the numbers the page's prose cites. D2.1's
+interval is a collapse mixture over seeds (:mod:`~.collapse_mixture`)."""
 
 from __future__ import annotations
 
@@ -13,24 +14,25 @@ from scipy import stats
 from pruneaudit import audit
 from pruneaudit.audit.findings import Finding
 
+from .collapse_mixture import mixture_interval
 from .frames import collapses, most_hurt, seed_class_accuracy, seed_writer_accuracy
 from .protocol import prunable_weights
 from .run import Result
+from .writer_fits import (
+    BY_WRITERS,
+    STUDY,
+    masked_fit,
+    printed_difference,
+    series_masks,
+    tilt_findings,
+    tilt_table,
+    writer_bootstrap,
+)
 
-STUDY = "S2_QMNIST_writers"
-TILT_METRIC = "linear fit of per-writer accuracy vs average absolute tilt: "
-#: P's Table 1 groups; hsf1 is not in the offline test digits.
-TABLE1_GROUPS: tuple[str, ...] = ("hsf0", "hsf1", "hsf4", "all")
-OFFLINE_GROUPS: tuple[str, ...] = ("hsf0", "hsf4", "all")
 #: Equivalence margin of "group-level drops are similar" (D2.2), fixed before any run: the two
 #: series' mean drops differ by less than half of the mean drop over all writers.
 SIMILAR_MARGIN = 0.5
-HSF1_MISSING = (
-    "series hsf1 occurs only in the 50,000 QMNIST test digits that are not available offline "
-    "(the offline test10k has hsf0 and hsf4 only)"
-)
 BY_SEEDS = "95% Student-t interval over seeds (one value per seed)"
-BY_WRITERS = "95% percentile bootstrap over writers (writer accuracy = mean over seeds)"
 #: Smallest effects of interest for the figure-only claims (P prints no number), fixed in
 #: advance: a 1-point class margin (D2.6); Cohen's small effects for D2.5 (d = 0.2 for a
 #: difference of means, r = 0.1 for a slope, both in the writers' own standard deviations).
@@ -39,72 +41,30 @@ SMALL_D = 0.2
 SMALL_R = 0.1
 
 
-def _paper_tilt(coefficient: str, stage: str, group: str) -> audit.Published:
-    """P Table 1: ``coefficient`` (intercept/slope) before/after pruning for ``group``."""
-    return audit.lookup(
-        STUDY,
-        TILT_METRIC + coefficient,
-        setting="before pruning" if stage == "unpruned" else "after pruning",
-        dataset=f"QMNIST test, writer group {'full' if group == 'all' else group}",
-    )
-
-
-def _derived(x: float) -> float:
-    """A difference of two printed values, without float noise (-0.18999999999999995: -0.19)."""
-    return round(x, 6)
-
-
-def masked_fit(x, y, m, axis=-1):
-    """Least-squares (intercept, slope) of y on x over the rows where ``m`` is 1, along ``axis``
-    (vectorized over resamples)."""
-    n = m.sum(axis)
-    mx = (m * x).sum(axis) / n
-    my = (m * y).sum(axis) / n
-    dx = x - np.expand_dims(mx, axis)
-    slope = (m * dx * (y - np.expand_dims(my, axis))).sum(axis) / (m * dx**2).sum(axis)
-    return my - slope * mx, slope
-
-
-def _boot(arrays, statistic, seed: int, n_resamples: int) -> tuple[float, float, float]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return audit.bootstrap_interval(
-            [np.asarray(a, dtype=float) for a in arrays],
-            statistic,
-            seed=seed,
-            n_resamples=n_resamples,
-            vectorized=True,
-        )
-
-
-def _masks(series: np.ndarray) -> dict[str, np.ndarray]:
-    s = np.asarray(series)
-    return {"hsf0": (s == "hsf0") * 1.0, "hsf4": (s == "hsf4") * 1.0, "all": np.ones(len(s))}
-
-
-#: How much D2.1's t interval over seeds is widened: over random splits of two 16-seed builds'
-#: pooled seeds (quick profile, one collapsed seed in 32), the t interval held the other half's
-#: mean about 0.69 of the time, widened 1.5 times about as often as a correct interval (0.83)
-#: (``benchmarks/interval_capture.py``, ``benchmarks/out/interval_capture_writers.md``).
-HEAVY_TAIL_WIDEN = 1.5
-#: Why D2.1's interval over seeds is widened.
-HEAVY_TAIL_CAVEAT = (
-    ", widened {factor:g}x: the seeds' changes are heavy-tailed (now and then a seed's pruned "
-    "model collapses far below the others), and a build without such a seed has a t interval "
-    "too narrow to hold a replication that has one (the appendix's interval-capture benchmark)"
+MIXTURE_BASIS = (
+    "collapse mixture over {n} seeds ({k} collapsed): upper end the other seeds' 97.5% "
+    "Student-t end, lower end lowered by up to {rate:.0%} of seeds (the collapse rate's 98.75% "
+    "upper bound) falling to a single-class model; a collapsing seed only deepens the drop"
 )
 
 
-def topline_finding(dense_accuracy: Sequence[float], pruned_accuracy: Sequence[float]) -> Finding:
-    """D2.1: change of test accuracy, pruned − dense, per seed (P: ~97% → ~78%)."""
+def topline_finding(
+    dense_accuracy: Sequence[float], pruned_accuracy: Sequence[float], num_classes: int = 10
+) -> Finding:
+    """D2.1: change of test accuracy, pruned − dense, per seed (P: ~97% → ~78%), mean over seeds
+    with its collapse-mixture interval (:mod:`~.collapse_mixture`: a collapse falls to the top-1
+    of a single-class model, ``1 / num_classes``)."""
     dense = audit.lookup(STUDY, "test accuracy (mean of 6 replicates)", setting="0% sparsity")
     pruned = audit.lookup(STUDY, "test accuracy (mean of 6 replicates)", setting="~98.6% sparsity")
-    change = np.asarray(pruned_accuracy, float) - np.asarray(dense_accuracy, float)
-    m, lo, hi = audit.widened(*audit.mean_interval(change), HEAVY_TAIL_WIDEN)
+    d = np.asarray(dense_accuracy, float)
+    change = np.asarray(pruned_accuracy, float) - d
+    mix = mixture_interval(change, 1 / num_classes - float(np.mean(d)))
     return audit.finding(
         "D2.1 test accuracy falls at ~98.6% sparsity (pruned − dense)",
-        m, lo, hi, _derived(pruned.number - dense.number), source=pruned.source,
-        basis=BY_SEEDS + HEAVY_TAIL_CAVEAT.format(factor=HEAVY_TAIL_WIDEN),
-        df=max(len(change) - 1, 1),
+        mix.mean, mix.ci_low, mix.ci_high, printed_difference(pruned.number - dense.number),
+        source=pruned.source,
+        basis=MIXTURE_BASIS.format(n=mix.seeds, k=mix.collapsed, rate=mix.rate_high),
+        df=max(mix.seeds - mix.collapsed - 1, 1), units=mix.seeds,
         unit="points",
         definition="mean over seeds of the pruned model's test accuracy minus its dense "
         "model's, all offline test digits (P: mean of 6 replicates, ~97% → ~78%)",
@@ -116,14 +76,14 @@ def group_drops_finding(
 ) -> Finding:
     """D2.2 (groups): hsf4 and hsf0 lose about the same: (mean change hsf4 − mean change hsf0)
     / mean change of all writers lies within ±:data:`SIMILAR_MARGIN` (an equivalence claim)."""
-    masks = _masks(series)
+    masks = series_masks(series)
 
     def rel(c, m4, m0, axis=-1):
         mean4 = (c * m4).sum(axis) / m4.sum(axis)
         mean0 = (c * m0).sum(axis) / m0.sum(axis)
         return (mean4 - mean0) / c.mean(axis)
 
-    est, lo, hi = _boot([change, masks["hsf4"], masks["hsf0"]], rel, seed, n_resamples)
+    est, lo, hi = writer_bootstrap([change, masks["hsf4"], masks["hsf0"]], rel, seed, n_resamples)
     row = audit.similar(
         "D2.2 group-level drops are similar: (drop hsf4 − drop hsf0) / overall drop",
         est, lo, hi, SIMILAR_MARGIN,
@@ -172,105 +132,13 @@ def collapse_finding(acc_dense: np.ndarray, acc_pruned: np.ndarray) -> Finding:
     return audit.finding(
         "D2.2 a writer at 100% collapses: worst drop per seed (null: a second dense model)",
         float(worst[keep].mean()) if keep.any() else np.nan, lo + null, hi + null,
-        _derived(after.number - before.number),
+        printed_difference(after.number - before.number),
         source=after.source,
         basis=f"{BY_SEEDS}, of each seed's worst drop minus its chance level ({null:+.3f})",
         null=null, df=max(int(keep.sum()) - 1, 1), unit="points",
         definition="per seed, the largest accuracy drop among writers the dense model gets "
         "100% right (P: writer 469, 100% → 47.7%, seed 0)",
     )
-
-
-def slope_change_finding(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    group: str,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> Finding:
-    """D2.3 for one group: the accuracy-vs-|tilt| slope turns more negative after pruning (slope
-    pruned − slope dense, beside P's difference; hsf1: not testable here)."""
-    paper = _derived(
-        _paper_tilt("slope", "pruned", group).number
-        - _paper_tilt("slope", "unpruned", group).number
-    )
-    name = f"D2.3 tilt slope turns more negative ({group}: slope pruned − slope dense)"
-    source = "P; Table 1"
-    definition = (
-        f"least-squares slope of writer accuracy on mean |tilt| ({group}), pruned minus dense"
-    )
-    masks = _masks(series)
-    if group not in masks:
-        return audit.not_testable(
-            name, paper, source=source, why=HSF1_MISSING, definition=definition
-        )
-
-    def change(x, yd, yp, m, axis=-1):
-        return masked_fit(x, yp, m, axis)[1] - masked_fit(x, yd, m, axis)[1]
-
-    est, lo, hi = _boot([abs_tilt, acc_dense, acc_pruned, masks[group]], change, seed,
-                        n_resamples)
-    return audit.finding(
-        name, est, lo, hi, paper, source=source, basis=BY_WRITERS, definition=definition
-    )
-
-
-def intercept_gap_finding(
-    abs_tilt: np.ndarray,
-    accuracy: np.ndarray,
-    series: np.ndarray,
-    stage: str,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> Finding:
-    """D2.4 for one stage (unpruned / pruned): hsf4's fitted intercept minus hsf0's, < 0."""
-    paper = _derived(
-        _paper_tilt("intercept", stage, "hsf4").number
-        - _paper_tilt("intercept", stage, "hsf0").number
-    )
-    masks = _masks(series)
-
-    def gap(x, yy, m4, m0, axis=-1):
-        return masked_fit(x, yy, m4, axis)[0] - masked_fit(x, yy, m0, axis)[0]
-
-    est, lo, hi = _boot([abs_tilt, accuracy, masks["hsf4"], masks["hsf0"]], gap, seed,
-                        n_resamples)
-    return audit.finding(
-        f"D2.4 hsf4 has the lowest fitted intercept, {stage} (hsf4 − hsf0)",
-        est, lo, hi, paper,
-        source="P; Table 1",
-        basis=BY_WRITERS + "; hsf1 not offline, so hsf4 vs hsf0 only",
-        unit="points",
-        definition=f"fitted intercept of writer accuracy on mean |tilt|, hsf4 minus hsf0, "
-        f"{stage} (P: hsf4 lowest of three groups, 0.974 → 0.771)",
-    )
-
-
-def tilt_findings(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> list[Finding]:
-    """D2.3 for hsf0, hsf1 (not testable), hsf4 and all writers, then D2.4 before and after."""
-    kw = {"seed": seed, "n_resamples": n_resamples}
-    return [
-        *(
-            slope_change_finding(abs_tilt, acc_dense, acc_pruned, series, g, **kw)
-            for g in TABLE1_GROUPS
-        ),
-        *(
-            intercept_gap_finding(abs_tilt, y, series, stage, **kw)
-            for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned))
-        ),
-    ]
 
 
 def property_findings(
@@ -285,7 +153,7 @@ def property_findings(
     """D2.5: hsf4 writers draw more vertical digits (mean |tilt| hsf4 − hsf0 < 0); writers with
     atypical mean activation (either direction) lose more (slope of the accuracy change on
     |activation − mean over writers| < 0); the distance effect by group: not testable."""
-    masks = _masks(series)
+    masks = series_masks(series)
 
     x = np.asarray(abs_tilt, float)
     x4, x0 = x[masks["hsf4"] == 1], x[masks["hsf0"] == 1]
@@ -309,7 +177,7 @@ def property_findings(
         dev = np.abs(a - np.expand_dims(a.mean(axis), axis))
         return masked_fit(dev, c, np.ones_like(dev), axis)[1]
 
-    est, lo, hi = _boot([activation, change], atypical, seed, n_resamples)
+    est, lo, hi = writer_bootstrap([activation, change], atypical, seed, n_resamples)
     a = np.asarray(activation, float)
     dev_sd = float(np.abs(a - a.mean()).std(ddof=1))
     small = SMALL_R * float(np.std(change, ddof=1)) / dev_sd if dev_sd > 0 else None
@@ -386,7 +254,8 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
     series = w["series"].to_numpy()
     kw = {"seed": seed, "n_resamples": n_resamples}
     return audit.mark_headlines([
-        topline_finding(result.correct_dense.mean(axis=1), result.correct_pruned.mean(axis=1)),
+        topline_finding(result.correct_dense.mean(axis=1), result.correct_pruned.mean(axis=1),
+                        result.test.num_classes),
         group_drops_finding(w["accuracy_change"].to_numpy(), series, **kw),
         collapse_finding(acc_dense, acc_pruned),
         *tilt_findings(
@@ -403,43 +272,12 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
         ),
     ], HEADLINE)
 
+
 # --------------------------------------------------------------------------- P's Table 1
 
 
-def tilt_table(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> pd.DataFrame:
-    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
-    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
-    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
-    masks = _masks(series)
-    rows = []
-    for group in TABLE1_GROUPS:
-        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
-            for j, coefficient in enumerate(("intercept", "slope")):
-                paper = _paper_tilt(coefficient, stage, group).number
-                if group not in masks:
-                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
-                    continue
-
-                def stat(x, yy, m, axis=-1, j=j):
-                    return masked_fit(x, yy, m, axis)[j]
-
-                est, lo, hi = _boot([abs_tilt, y, masks[group]], stat, seed, n_resamples)
-                rows.append((group, stage, coefficient, est, lo, hi, paper))
-    return pd.DataFrame(
-        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
-    )
-
-
 def table1(result: Result, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
-    """P's Table 1 on this page's writers (:func:`tilt_table`)."""
+    """P's Table 1 on this page's writers (:func:`~.writer_fits.tilt_table`)."""
     w = result.writers
     return tilt_table(
         w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),

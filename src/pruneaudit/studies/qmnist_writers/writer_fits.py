@@ -1,0 +1,191 @@
+"""Study 2's writer-level fits: least-squares lines of writer accuracy on mean |tilt| per
+series (P's Table 1, D2.3, D2.4), the bootstrap over writers and the series masks the writer
+rows share."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pruneaudit import audit
+from pruneaudit.audit.findings import Finding
+
+STUDY = "S2_QMNIST_writers"
+TILT_METRIC = "linear fit of per-writer accuracy vs average absolute tilt: "
+#: P's Table 1 groups; hsf1 is not in the offline test digits.
+TABLE1_GROUPS: tuple[str, ...] = ("hsf0", "hsf1", "hsf4", "all")
+OFFLINE_GROUPS: tuple[str, ...] = ("hsf0", "hsf4", "all")
+HSF1_MISSING = (
+    "series hsf1 occurs only in the 50,000 QMNIST test digits that are not available offline "
+    "(the offline test10k has hsf0 and hsf4 only)"
+)
+BY_WRITERS = "95% percentile bootstrap over writers (writer accuracy = mean over seeds)"
+
+
+def paper_tilt(coefficient: str, stage: str, group: str) -> audit.Published:
+    """P Table 1: ``coefficient`` (intercept/slope) before/after pruning for ``group``."""
+    return audit.lookup(
+        STUDY,
+        TILT_METRIC + coefficient,
+        setting="before pruning" if stage == "unpruned" else "after pruning",
+        dataset=f"QMNIST test, writer group {'full' if group == 'all' else group}",
+    )
+
+
+def printed_difference(x: float) -> float:
+    """A difference of two printed values, without float noise (-0.18999999999999995: -0.19)."""
+    return round(x, 6)
+
+
+def masked_fit(x, y, m, axis=-1):
+    """Least-squares (intercept, slope) of y on x over the rows where ``m`` is 1, along ``axis``
+    (vectorized over resamples)."""
+    n = m.sum(axis)
+    mx = (m * x).sum(axis) / n
+    my = (m * y).sum(axis) / n
+    dx = x - np.expand_dims(mx, axis)
+    slope = (m * dx * (y - np.expand_dims(my, axis))).sum(axis) / (m * dx**2).sum(axis)
+    return my - slope * mx, slope
+
+
+def writer_bootstrap(arrays, statistic, seed: int, n_resamples: int) -> tuple[float, float, float]:
+    """``statistic`` of the writer-level ``arrays`` and its percentile bootstrap interval over
+    writers (vectorized; :func:`pruneaudit.audit.bootstrap_interval`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return audit.bootstrap_interval(
+            [np.asarray(a, dtype=float) for a in arrays],
+            statistic,
+            seed=seed,
+            n_resamples=n_resamples,
+            vectorized=True,
+        )
+
+
+def series_masks(series: np.ndarray) -> dict[str, np.ndarray]:
+    """Indicator arrays (1.0 / 0.0) of the writers in hsf0, in hsf4 and of all writers."""
+    s = np.asarray(series)
+    return {"hsf0": (s == "hsf0") * 1.0, "hsf4": (s == "hsf4") * 1.0, "all": np.ones(len(s))}
+
+
+def slope_change_finding(
+    abs_tilt: np.ndarray,
+    acc_dense: np.ndarray,
+    acc_pruned: np.ndarray,
+    series: np.ndarray,
+    group: str,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> Finding:
+    """D2.3 for one group: the accuracy-vs-|tilt| slope turns more negative after pruning (slope
+    pruned − slope dense, beside P's difference; hsf1: not testable here)."""
+    paper = printed_difference(
+        paper_tilt("slope", "pruned", group).number
+        - paper_tilt("slope", "unpruned", group).number
+    )
+    name = f"D2.3 tilt slope turns more negative ({group}: slope pruned − slope dense)"
+    source = "P; Table 1"
+    definition = (
+        f"least-squares slope of writer accuracy on mean |tilt| ({group}), pruned minus dense"
+    )
+    masks = series_masks(series)
+    if group not in masks:
+        return audit.not_testable(
+            name, paper, source=source, why=HSF1_MISSING, definition=definition
+        )
+
+    def change(x, yd, yp, m, axis=-1):
+        return masked_fit(x, yp, m, axis)[1] - masked_fit(x, yd, m, axis)[1]
+
+    est, lo, hi = writer_bootstrap([abs_tilt, acc_dense, acc_pruned, masks[group]], change, seed,
+                        n_resamples)
+    return audit.finding(
+        name, est, lo, hi, paper, source=source, basis=BY_WRITERS, definition=definition
+    )
+
+
+def intercept_gap_finding(
+    abs_tilt: np.ndarray,
+    accuracy: np.ndarray,
+    series: np.ndarray,
+    stage: str,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> Finding:
+    """D2.4 for one stage (unpruned / pruned): hsf4's fitted intercept minus hsf0's, < 0."""
+    paper = printed_difference(
+        paper_tilt("intercept", stage, "hsf4").number
+        - paper_tilt("intercept", stage, "hsf0").number
+    )
+    masks = series_masks(series)
+
+    def gap(x, yy, m4, m0, axis=-1):
+        return masked_fit(x, yy, m4, axis)[0] - masked_fit(x, yy, m0, axis)[0]
+
+    est, lo, hi = writer_bootstrap([abs_tilt, accuracy, masks["hsf4"], masks["hsf0"]], gap, seed,
+                        n_resamples)
+    return audit.finding(
+        f"D2.4 hsf4 has the lowest fitted intercept, {stage} (hsf4 − hsf0)",
+        est, lo, hi, paper,
+        source="P; Table 1",
+        basis=BY_WRITERS + "; hsf1 not offline, so hsf4 vs hsf0 only",
+        unit="points",
+        definition=f"fitted intercept of writer accuracy on mean |tilt|, hsf4 minus hsf0, "
+        f"{stage} (P: hsf4 lowest of three groups, 0.974 → 0.771)",
+    )
+
+
+def tilt_findings(
+    abs_tilt: np.ndarray,
+    acc_dense: np.ndarray,
+    acc_pruned: np.ndarray,
+    series: np.ndarray,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> list[Finding]:
+    """D2.3 for hsf0, hsf1 (not testable), hsf4 and all writers, then D2.4 before and after."""
+    kw = {"seed": seed, "n_resamples": n_resamples}
+    return [
+        *(
+            slope_change_finding(abs_tilt, acc_dense, acc_pruned, series, g, **kw)
+            for g in TABLE1_GROUPS
+        ),
+        *(
+            intercept_gap_finding(abs_tilt, y, series, stage, **kw)
+            for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned))
+        ),
+    ]
+
+
+def tilt_table(
+    abs_tilt: np.ndarray,
+    acc_dense: np.ndarray,
+    acc_pruned: np.ndarray,
+    series: np.ndarray,
+    *,
+    seed: int = 0,
+    n_resamples: int = 999,
+) -> pd.DataFrame:
+    """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
+    and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
+    Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
+    masks = series_masks(series)
+    rows = []
+    for group in TABLE1_GROUPS:
+        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
+            for j, coefficient in enumerate(("intercept", "slope")):
+                paper = paper_tilt(coefficient, stage, group).number
+                if group not in masks:
+                    rows.append((group, stage, coefficient, np.nan, np.nan, np.nan, paper))
+                    continue
+
+                def stat(x, yy, m, axis=-1, j=j):
+                    return masked_fit(x, yy, m, axis)[j]
+
+                est, lo, hi = writer_bootstrap([abs_tilt, y, masks[group]], stat, seed, n_resamples)
+                rows.append((group, stage, coefficient, est, lo, hi, paper))
+    return pd.DataFrame(
+        rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
+    )
