@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore
@@ -16,6 +17,7 @@ from pruneaudit.studies import pareto_selection as ps
 from pruneaudit.studies.pareto_selection.findings import (
     ONE_MORE_TECHNIQUE,
     classes_findings,
+    pick_finding,
     pick_sparsities,
 )
 
@@ -227,7 +229,7 @@ def simulated_runs(rng, seeds=6, iterations=8, widen=0.0, dominant=False) -> pd.
     return pd.concat([*parts, runs[runs.iteration > 0]], ignore_index=True)
 
 
-ROWS = ("D3.1", "D3.2 gain", "D3.2 pick", "D3.3")
+ROWS = ("D3.1", "D3.2 pick", "D3.2 gain", "D3.3")
 
 
 def _verdicts(draws, **kw):
@@ -247,8 +249,9 @@ def test_findings_null_fail():
     table = _verdicts(200)
     share = table[["D3.2 gain", "D3.3"]].isin(audit.FAILING).mean()
     assert (share >= 0.95).all(), share
-    # the pick's sparsity is a comparator without a verdict
-    assert (table["D3.2 pick"] == audit.NOT_TESTABLE).all()
+    # P's claim (a pick below the sparsest candidate) is tested as P made it: noise alone can
+    # give it, which is why the held-out gain is the page's own test
+    assert not table["D3.2 pick"].isin(audit.UNTESTED).any()
     # D3.1's null is one technique dominating (with equal techniques the claim is true)
     table = _verdicts(200, dominant=True)
     assert table["D3.1"].isin(audit.FAILING).mean() >= 0.95
@@ -268,7 +271,7 @@ def test_findings_few_seeds_inconclusive():
 
     for seeds in (1, 2):
         rows = classes_findings(simulated_runs(np.random.default_rng(1), seeds=seeds), 0.5, 3)
-        assert [r.verdict for r in rows[:2]] == [audit.INCONCLUSIVE] * 2
+        assert [r.verdict for r in rows[:3]] == [audit.INCONCLUSIVE] * 3
         assert all(r.definition for r in rows)
 
 
@@ -278,6 +281,25 @@ def test_pick_sparsities_hand_case():
     assert list(sp["seed"]) == [0, 1, 2]
     assert (sp["pick"] <= sp["sparsest"]).all()
     assert sp["sparsest"].max() <= 1 - 0.8**8 + 1e-12
+
+
+def test_pick_finding_tests_what_p_claimed_by_hand():
+    from pruneaudit import audit
+
+    sp = pd.DataFrame({"seed": [0, 1, 2, 3], "pick": [0.59, 0.672, 0.59, 0.672],
+                       "sparsest": [0.832, 0.832, 0.79, 0.832]})
+    row = pick_finding(sp, 100.0)
+    gap = sp["pick"] - sp["sparsest"]
+    half = stats.t.ppf(0.975, 3) * gap.std(ddof=1) / 2
+    null = sp["sparsest"].mean()
+    ours, lo, hi = audit.bounded_interval(sp["pick"].mean(), gap.mean() - half + null,
+                                          gap.mean() + half + null, "share")
+    assert (row.ours, row.ci_low, row.ci_high) == pytest.approx((ours, lo, hi))
+    assert row.paper == pytest.approx(0.68) and row.direction == "paper's side"
+    assert row.headline is False and "held-out row" in row.basis
+    # candidates that never pass P's 68% cannot show P's pick below the sparsest one
+    low = pick_finding(sp.assign(sparsest=0.672, pick=[0.59, 0.672, 0.488, 0.59]), 100.0)
+    assert low.verdict == audit.NOT_COMPARABLE and "67.2%" in low.basis
 
 
 def test_three_objective_frontier_uses_mean_min():
