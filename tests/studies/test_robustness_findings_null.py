@@ -54,8 +54,9 @@ def test_h1_sized_effects_are_reproduced():
     noise9, other9 = mean9 + 0.75 * step, mean9 - 0.25 * step
     clean9 = mean9 - papers["D5.2 relative top-1 lost under corruption beyond the clean loss"]
     mean7 = mean9 - papers["D5.4 relative top-1 under corruption"]
-    nat = papers["D5.1 natural-adversarial relative top-1"]
-    # H1's ImageNet-A change at 50% and 70% (App. Table 8): a monotone fall
+    assert papers["D5.1 natural-adversarial relative top-1"] is None  # direction only
+    nat = -0.598
+    # H1's ImageNet-A change at 50%, 70% and 90% (App. Table 8): a monotone fall
     effect = {(0.9, NATURAL): nat, (0.7, NATURAL): -0.4263,
               (0.5, NATURAL): -0.3054, (0.9, CLEAN): clean9}
     for name in data.CORRUPTIONS:
@@ -63,7 +64,10 @@ def test_h1_sized_effects_are_reproduced():
         effect[(0.7, name)] = mean7
     rows = findings_from_accuracy(_frame(np.random.default_rng(2), effect), n_boot=99)
     verdicts = {_key(r): r.verdict for r in rows}
-    assert set(verdicts.values()) == {audit.REPRODUCED}, verdicts
+    # on the paper's side everywhere; a size inside H1's band needs more than 4 members
+    assert set(verdicts.values()) <= {audit.REPRODUCED, audit.SIZE_UNCLEAR}, verdicts
+    assert verdicts["D5.1 natural-adversarial relative top-1"] == audit.REPRODUCED
+    assert all(r.ci_low > -1 for r in rows if r.unit == "percent")
     assert len(verdicts) == 8
     assert len([n for n in data.CORRUPTIONS if n in NOISE]) == 3
     assert {r.unit for r in rows} == {"percent", "points", "ratio"}
