@@ -127,8 +127,8 @@ def test_findings_null_fail():
 
 @pytest.mark.slow
 def test_r2_and_a0_null_fail():
-    # D1.3 (null: no variance explained) and the a0 main effect: pruned accuracies unrelated to
-    # a0 and to every covariate
+    # D1.3 (null: half the variance explained) and the a0 main effect: pruned accuracies unrelated
+    # to a0 and to every covariate
     share = _failing(verdicts(np.random.default_rng(1), 200, mode="independent", noise=0.02))
     assert (share[["R2", "a0"]] >= 0.95).all(), share
 
@@ -139,10 +139,33 @@ def test_paper_sized_effects_are_reproduced():
     assert (share >= 0.8).all(), share
 
 
+def test_r2_below_half_fails():
+    """D1.3 can fail: P's claim is that the fit explains *most* of the variance (null 0.5); a
+    fit of P's model with noise that leaves it explaining about a third does not reproduce it."""
+    table = verdicts(np.random.default_rng(7), 10, mode="effect", noise=0.2)
+    assert table["R2"].isin(audit.FAILING).all(), table["R2"]
+
+
+def test_rewinding_row_is_not_comparable_at_unequal_budgets():
+    runs, stats = population(np.random.default_rng(8), mode="effect", iterations=2)
+    fit = po.fits.findings_fit(audit.design_frame(runs, stats))
+    matched = regression_findings(fit, budgets=(2, 2))[-1]
+    unequal = regression_findings(fit, budgets=(3, 15))[-1]
+    assert matched.finding == unequal.finding == "D1.4 a0 effect shrinks under rewinding"
+    assert matched.verdict not in audit.UNTESTED
+    assert unequal.verdict == audit.NOT_COMPARABLE and not unequal.size
+    assert "15 epochs" in unequal.basis and "3" in unequal.basis
+    assert (unequal.ours, unequal.ci_low, unequal.ci_high) == (
+        matched.ours, matched.ci_low, matched.ci_high)
+    r2 = regression_findings(fit)[2]
+    assert 0 <= r2.ci_low <= r2.ours <= r2.ci_high <= 1 and "null 0.5" in r2.definition
+
+
 def test_paper_sized_r2_is_reproduced():
     # noise chosen so that the fit explains about 75% of the variance of the pruned rows
+    # (30 class clusters cannot show it inside P's band of +/- 0.05: its size can't be told)
     table = verdicts(np.random.default_rng(3), 10, mode="effect", noise=R2_NOISE)
-    assert (table["R2"] == audit.REPRODUCED).mean() >= 0.8, table["R2"]
+    assert table["R2"].isin([audit.REPRODUCED, audit.SIZE_UNCLEAR]).mean() >= 0.8, table["R2"]
 
 
 def test_spread_finding_null_and_effect():
