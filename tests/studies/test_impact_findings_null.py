@@ -1,6 +1,7 @@
 """Every Study 4 verdict can fail: under a simulated null of its own statistic it gives a failing
 verdict (inconclusive, not reproduced or opposite) in at least 95% of 200 draws, and an effect of
-the paper's size gives "reproduced".
+the paper's size gives "reproduced" (a selection-based gap: an excess over two dense populations
+on the paper's side). D4.6 is derived and has no verdict of its own.
 
 Each row's null is the world in which its raw statistic has no effect: the class, group and trend
 rows when every population is drawn from the dense members' distribution; the PIE and CIE
@@ -9,14 +10,17 @@ difficulty (they vote at random); the PIE share when the two populations agree e
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from pruneaudit import audit
+from pruneaudit.audit.findings import PAPERS_SIDE
 from pruneaudit.studies import compression_impact as impact
-from pruneaudit.studies.compression_impact.findings import CIE_SET_WIDEN
+from pruneaudit.studies.compression_impact import exemplar_statistics as stats4
 
 C = 10
 DRAWS = 200
@@ -70,7 +74,7 @@ def test_pie_and_cie_gaps_fail_when_no_example_is_harder():
     as any other for both populations: members voting at chance."""
     rng = np.random.default_rng(1)
     counts: Counter = Counter()
-    keys = {"D4.5", "D4.6", "D4.10", "D4.10 step"}
+    keys = {"D4.5", "D4.10", "D4.10 step"}
     for draw in range(DRAWS):
         y, _ = _task(rng, 200)
         base, noise = rng.integers(0, C, (2, 6, y.size))
@@ -96,7 +100,9 @@ def _verdicts(rows) -> dict[str, str]:
 
 def test_pies_of_h1s_share_and_hardness_are_reproduced():
     """4% of the digits forgotten (dense right, pruned wrong), 6.5% learned (dense wrong,
-    pruned right), 15% hard for both: H1's 10.27% PIEs, 39.81 - 76.75 and 81.20 - 76.75."""
+    pruned right), 15% hard for both: 10.5% PIEs of a 22% dense error rate (H1: 10.27% of a
+    23.25% one, 0.44 PIEs per dense error), and PIEs far harder than two dense populations'
+    disagreements."""
     rng = np.random.default_rng(0)
     y, wrong = _task(rng, 3000)
     u = rng.random(y.size)
@@ -106,31 +112,53 @@ def test_pies_of_h1s_share_and_hardness_are_reproduced():
     pb[forgot], pc[forgot] = 0.95, 0.02
     pb[learned], pc[learned] = 0.1, 0.8
     pb[hard], pc[hard] = 0.05, 0.05
-    rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
-                                    _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
-                                    n_boot=99)
+    base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pc, y, wrong)
+    rows = impact.exemplar_findings(y, base, comp, C, None, n_perm=19, n_boot=99)
     verdicts = _verdicts(rows)
-    for key in ("D4.3", "D4.5", "D4.6"):
-        assert verdicts[key] == audit.REPRODUCED, rows
+    for key in ("D4.3", "D4.5"):
+        assert verdicts[key] in (audit.REPRODUCED, audit.SIZE_UNCLEAR), rows
+    assert verdicts["D4.5"] == audit.REPRODUCED  # direction only: beyond the dense null
+    assert verdicts["D4.6"] == audit.NOT_COMPARABLE and "derived" in rows[2].basis
+    assert rows[0].paper == pytest.approx(0.1027 / (1 - 0.7675))
+    assert rows[1].paper is None and "raw gap" in rows[1].basis
     assert verdicts["D4.9"] == audit.NOT_TESTABLE  # no groups given
+    # D4.6 is an identity of D4.3's share s and D4.5's raw gap: -s / (1 - s) x gap
+    stat = stats4.exemplar_statistic(y, None, None, 80, 0)(
+        audit.vote_counts(base, C), audit.vote_counts(comp, C))
+    s = stat[-1]
+    assert stat[2] == pytest.approx(-s / (1 - s) * stat[1])
+    assert rows[2].ours == pytest.approx(stat[2])
+    dense_error = 1 - (base == y[None]).mean()
+    assert stat[0] == pytest.approx(s / dense_error)
 
 
-def test_cie_accuracy_of_h2s_size_is_reproduced():
-    """The top 1% split between forgotten and learned digits, the next 9% half forgotten: H2's
-    62.35 - 94.07 and 50.10 - 62.35."""
+def test_cie_accuracy_beyond_selection_is_reproduced():
+    """The top 1% forgotten (pruned top-1 0.3), the next 9% half forgotten (0.6): CIEs harder,
+    and the top 1% harder than the top 10%, than two dense populations' disagreements are (H2:
+    62.35 - 94.07 and 50.10 - 62.35 raw). Digits split between forgotten and learned give a
+    raw step but none beyond the null."""
     rng = np.random.default_rng(2)
     y, wrong = _task(rng, 6000)
     u = rng.random(y.size)
     pb, pc = np.full(y.size, 0.97), np.full(y.size, 0.97)
-    learned, forgot, next9 = u < 0.005, (u >= 0.005) & (u < 0.01), (u >= 0.01) & (u < 0.1)
-    pb[learned], pc[learned] = 0.05, 0.95
-    pb[forgot], pc[forgot] = 0.95, 0.05
-    pc[next9] = 0.6
+    pc[u < 0.01], pc[(u >= 0.01) & (u < 0.1)] = 0.3, 0.6
     rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
                                     _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
                                     n_boot=99)
     verdicts = _verdicts(rows)
     assert verdicts["D4.10"] == verdicts["D4.10 step"] == audit.REPRODUCED, rows
+    assert rows[3].paper is None and rows[3].direction == PAPERS_SIDE
+    learned, forgot = u < 0.005, (u >= 0.005) & (u < 0.01)
+    pb, pc = np.full(y.size, 0.97), np.full(y.size, 0.97)
+    pb[learned], pc[learned] = 0.05, 0.95
+    pb[forgot], pc[forgot] = 0.95, 0.05
+    pc[(u >= 0.01) & (u < 0.1)] = 0.6
+    rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
+                                    _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
+                                    n_boot=99)
+    step = rows[4]
+    raw_high = float(re.search(r"raw gap \S+ \[\S+, (\S+)\]", step.basis).group(1))
+    assert raw_high < 0 and step.verdict in audit.FAILING, step  # a raw step, none beyond
 
 
 def test_forgetting_the_harder_series_reproduces_the_group_rows():
@@ -172,7 +200,11 @@ def test_class_specific_harm_reproduces_d41_and_d42():
     quant = _members(rng, 8, p, y, wrong)
     comp = _members(rng, 8, np.select([y < 3, y < 6], [0.75, 0.95], 0.85), y, wrong)
     rows = impact.class_findings(y, base, comp, {"dynamic_int8": quant}, C)
-    assert _verdicts(rows)["D4.1"] == _verdicts(rows)["D4.2"] == audit.REPRODUCED
+    assert _verdicts(rows)["D4.1"] == audit.REPRODUCED  # direction only: 1,000 classes vs 10
+    assert rows[0].paper is None and "not comparable in size" in rows[0].basis
+    # 10 classes cannot show a size inside H1's band: on the paper's side, size can't tell
+    assert rows[1].direction == PAPERS_SIDE
+    assert rows[1].verdict in (audit.REPRODUCED, audit.SIZE_UNCLEAR)
     assert 0.5 <= rows[0].ours <= 0.8 and rows[1].power > 0.5
     assert "dynamic_int8" in rows[1].finding and rows[1].paper == (637 - 144) / 1000
 
@@ -202,22 +234,48 @@ def test_vectorized_welch_and_spearman_match_scipy():
     assert module._spearman(x, v) == pytest.approx(stats.spearmanr(x, v).statistic)
 
 
-def test_d411_interval_is_the_member_bootstrap_widened(monkeypatch):
+def test_tie_averaged_membership_by_hand():
+    # top 4 of 7: the 3 above the boundary score 1.0 are in, 1 place for 3 tied at 1.0
+    scores = np.array([5.0, 3.0, 1.0, 1.0, 2.0, 1.0, 0.0])
+    weights = stats4.tie_averaged_membership(scores, 4)
+    assert weights.tolist() == pytest.approx([1, 1, 1 / 3, 1 / 3, 1, 1 / 3, 0])
+    assert stats4.tie_averaged_membership(scores, 3).tolist() == [1, 1, 0, 0, 1, 0, 0]
+    assert stats4.set_size(7, 80) == 2 and stats4.set_size(10, 80) == 2
+
+
+@pytest.mark.parametrize("size", [2, 5, 7])
+def test_tie_average_and_spread_match_every_fill(size):
+    """Brute force: the share of flagged examples over every way of filling the boundary ties."""
+    rng = np.random.default_rng(size)
+    scores = rng.choice([0.0, 0.0, 0.0, 0.25, 0.5], 12)
+    flags = rng.random(12) < 0.4
+    order = np.argsort(-scores, kind="stable")
+    boundary = scores[order[size - 1]]
+    above = np.flatnonzero(scores > boundary)
+    tied = np.flatnonzero(scores == boundary)
+    shares = [(flags[above].sum() + flags[list(fill)].sum()) / size
+              for fill in itertools.combinations(tied, size - above.size)]
+    weights = stats4.tie_averaged_membership(scores, size)
+    assert (weights * flags).sum() / size == pytest.approx(np.mean(shares))
+    assert stats4.tie_fill_sd(scores, flags, size) == pytest.approx(np.std(shares))
+
+
+def test_d411_over_index_averages_the_ties_and_is_not_widened():
     rng = np.random.default_rng(2)
     y, wrong = _task(rng, 2000)
     groups = np.repeat(["hsf0", "hsf4"], 1000)
     pb = np.where(groups == "hsf4", 0.90, 0.95)
     base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pb - 0.03, y, wrong)
-
-    def d411():
-        rows = impact.exemplar_findings(y, base, comp, C, groups, n_perm=9, n_boot=49)
-        return next(r for r in rows if r.finding.startswith("D4.11"))
-
-    wide = d411()
-    monkeypatch.setattr(audit, "widened", lambda ours, lo, hi, factor: (ours, lo, hi))
-    plain = d411()
-    assert wide.ours == plain.ours and "widened 1.5x" in wide.basis
-    assert wide.ci_high - wide.ours == pytest.approx(
-        CIE_SET_WIDEN * (plain.ci_high - plain.ours))
-    assert wide.ours - wide.ci_low == pytest.approx(
-        CIE_SET_WIDEN * (plain.ours - plain.ci_low))
+    rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9, n_boot=49)
+    row = next(r for r in rows if r.finding.startswith("D4.11"))
+    b, v = audit.vote_counts(base, C), audit.vote_counts(comp, C)
+    taxicab = np.abs(b / 8 - v / 8).sum(axis=1)
+    weights = stats4.tie_averaged_membership(taxicab, 400)
+    hsf4 = groups == "hsf4"
+    assert row.ours == pytest.approx((weights * hsf4).sum() / 400 / hsf4.mean() - 1)
+    assert "widened" not in row.basis and "ties at the set's boundary" in row.definition
+    assert -1 < row.ci_low <= row.ours <= row.ci_high  # on the log-ratio scale
+    for seed in (0, 5):  # no random tie-break enters it
+        again = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9,
+                                         n_boot=49, seed=seed)
+        assert next(r for r in again if r.finding.startswith("D4.11")).ours == row.ours
