@@ -163,4 +163,5 @@
     stackWideTables();
   }
   window.addEventListener("resize", stackWideTables);
+  document.addEventListener("toggle", stackWideTables, true);  // a dropdown opened: its tables
 })();
