@@ -296,7 +296,7 @@ def setup(
     parameters cell declares, typed
     (:meth:`pruneaudit.studies.params.StudyParams.from_namespace`); one error names every bad
     value and every broken rule. Parameters read from another notebook that the runner did not
-    pass come from ``profile`` (:func:`read_upstream`).
+    pass come from ``profile`` (``read_upstream``).
     """
     params = params_type.from_namespace(read_upstream(namespace, params_type, profile))
     config.set_device(params.device)
