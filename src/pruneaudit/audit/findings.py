@@ -148,7 +148,7 @@ def begins_with(name: str, key: str) -> bool:
 
 
 def margin_for(name: str) -> Margin | None:
-    """The margin of the finding called ``name`` (:func:`margins`: the longest key it begins
+    """The margin of the finding called ``name`` (``margins``: the longest key it begins
     with, as a whole word), None when the table has none."""
     table = margins()
     hits = [r for r in table.itertuples() if begins_with(name, r.finding)]
@@ -223,7 +223,7 @@ def paper_se_from_units(
     df: float | None = None,
 ) -> float | None:
     """The paper's standard error from our per-unit spread: our standard error
-    (:func:`interval_se`) times ``sqrt(units / paper_units)``; None when either count is
+    (``interval_se``) times ``sqrt(units / paper_units)``; None when either count is
     unknown or there is no interval of positive width."""
     if units is None or paper_units is None or not units > 0 or not paper_units > 0:
         return None
@@ -549,7 +549,7 @@ def with_between(
     ours: float, ci_low: float, ci_high: float, between_sd: float, *, df: float | None = None
 ) -> tuple[float, float, float]:
     """``ours`` and its interval with a between-build spread added in quadrature: each distance
-    from ``ours`` is scaled by ``sqrt(se^2 + between_sd^2) / se`` (``se``: :func:`interval_se`),
+    from ``ours`` is scaled by ``sqrt(se^2 + between_sd^2) / se`` (``se``: ``interval_se``),
     the interval of the truth averaged over builds (a modelled widening, where :func:`widened`
     takes a fixed factor)."""
     if not between_sd >= 0:
@@ -769,7 +769,7 @@ def between_ratio(name: str) -> float:
 def between_sd(name: str, ci_low: float, ci_high: float, *, df: float | None = None) -> float:
     """The standard deviation of a build's effect on the finding called ``name``: the square
     root of its study's :func:`between_ratio` times the row's sampling standard error
-    (:func:`interval_se`); 0 without a finite interval."""
+    (``interval_se``); 0 without a finite interval."""
     se = interval_se(ci_low, ci_high, df=df)
     if not math.isfinite(se):
         return 0.0
@@ -1005,7 +1005,7 @@ UNDECIDED = (INCONCLUSIVE, SIZE_UNCLEAR)
 def verdict_counts(rows: Sequence[Finding]) -> str:
     """The one line that counts a page's verdicts, firm and borderline apart, e.g. ``14
     findings: 8 firm (5 reproduced, 3 not reproduced), 1 inconclusive, 3 borderline, 2 not
-    testable here.`` A verdict that leaves the question open (:data:`UNDECIDED`) is counted by
+    testable here.`` A verdict that leaves the question open (``UNDECIDED``) is counted by
     its name, never as *firm*."""
     testable = [r for r in rows if r.verdict not in UNTESTED]
     steady = [r for r in testable if not is_borderline(r)]
