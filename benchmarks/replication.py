@@ -57,7 +57,7 @@ from verdict_stability import build  # noqa: E402
 from pruneaudit import audit, config  # noqa: E402
 from pruneaudit.audit import between_builds as BB  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
-from pruneaudit.book.profiles import Profile, study_module  # noqa: E402
+from pruneaudit.book import Profile, study_module, study_notebooks  # noqa: E402
 from pruneaudit.book.replication import (  # noqa: E402
     EXPECTED_CAPTURE,
     capture,
@@ -71,7 +71,6 @@ from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.runs.store import ResultsStore  # noqa: E402
 from pruneaudit.training.device import resolve_device  # noqa: E402
 
-STUDIES = ["02_qmnist_writers", "03_pareto_selection", "04_compression_impact", "05_robustness"]
 OUT = Path(__file__).resolve().parent / "out"
 __all__ = ["EXPECTED_CAPTURE", "interval_kind", "run_study", "recompute", "main"]
 
@@ -222,7 +221,7 @@ def calibrate() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notebooks", nargs="+", default=STUDIES)
+    parser.add_argument("--notebooks", nargs="+", default=list(study_notebooks()))
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--offset", nargs="+", type=int, default=[1000],
                         help="one build per offset of every seed list, beside the default")

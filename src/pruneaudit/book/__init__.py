@@ -22,7 +22,8 @@ from typing import Any
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
     **dict.fromkeys(
-        ("REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX", "PROFILE_NAMES"),
+        ("REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX", "PROFILE_NAMES",
+         "study_notebooks"),
         "paths",
     ),
     **dict.fromkeys(
@@ -50,7 +51,7 @@ _HOMES: dict[str, str] = {
 __all__ = [
     # paths
     "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX",
-    "PROFILE_NAMES",
+    "PROFILE_NAMES", "study_notebooks",
     # notebook
     "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",
     "print_provenance", "build_info", "banner_text",
