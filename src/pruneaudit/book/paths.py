@@ -22,7 +22,7 @@ TEMPLATE = "00_template"
 
 def study_notebooks() -> tuple[str, ...]:
     """The study pages, in book order: the stem ``NN_<package>`` of every ``nbs/NN_*.ipynb``
-    but the :data:`TEMPLATE` (``("01_population_ols", "02_qmnist_writers", ...)``). The one list
+    but the ``TEMPLATE`` (``("01_population_ols", "02_qmnist_writers", ...)``). The one list
     of studies: a new notebook in ``nbs/`` is a new study everywhere it is read."""
     return tuple(
         sorted(p.stem for p in NBS.glob("[0-9][0-9]_*.ipynb") if p.stem != TEMPLATE)
