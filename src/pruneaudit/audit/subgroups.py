@@ -26,10 +26,10 @@ Formulas: the book's ``book/methods_audit.md``, section *Sub-groups*.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from fairlearn.metrics import MetricFrame, false_negative_rate, false_positive_rate
 
 from pruneaudit.audit.accuracy import (
     check_group_frame,
@@ -39,6 +39,9 @@ from pruneaudit.audit.accuracy import (
 )
 from pruneaudit.audit.exemplars import modal_labels
 from pruneaudit.errors import PruneAuditError, check_choice
+
+if TYPE_CHECKING:
+    from fairlearn.metrics import MetricFrame
 
 METRICS = ("error_rate", "fpr", "fnr")
 REDUCTIONS = ("mean", "members", "modal")
@@ -68,6 +71,9 @@ def _groupings(groups: pd.DataFrame) -> list[tuple[str, ...]]:
 
 
 def _frame(y: np.ndarray, p: np.ndarray, sf: pd.DataFrame | None, pos: int) -> MetricFrame:
+    # Imported here: importing pruneaudit.audit (as every study's run does) needs no fairlearn.
+    from fairlearn.metrics import MetricFrame, false_negative_rate, false_positive_rate
+
     def error_rate(yt, yp):
         return float(np.mean(np.asarray(yt) != np.asarray(yp)))
 
