@@ -26,11 +26,16 @@ STUDY = "02_qmnist_writers"
 #: The notebook stack a machine that only computes may lack.
 NOTEBOOK_STACK = ("nbclient", "nbformat", "papermill", "IPython", "ipykernel", "jupyter_client",
                   "myst_nb", "jupyter_book")
+#: What only the pages use (charts, their JavaScript bundle, sub-group tables): such a machine
+#: may lack it too.
+PAGE_STACK = ("altair", "vl_convert", "fairlearn")
+#: Every module a subprocess of :func:`_blocked` cannot import.
+BLOCKED = (*NOTEBOOK_STACK, *PAGE_STACK)
 
 
 def _blocked(code: str) -> list[str]:
-    """``python -c code`` with every module of :data:`NOTEBOOK_STACK` unimportable."""
-    block = f"import sys\nfor name in {NOTEBOOK_STACK!r}:\n    sys.modules[name] = None\n"
+    """``python -c code`` with every module of :data:`BLOCKED` unimportable."""
+    block = f"import sys\nfor name in {BLOCKED!r}:\n    sys.modules[name] = None\n"
     return [sys.executable, "-c", block + code]
 
 
@@ -56,12 +61,15 @@ def computed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, c
     yield root, done
 
 
-def test_compute_imports_no_notebook_stack():
-    """Importing the compute path needs none of the notebook stack (each blocked module would
-    raise ImportError) and loads no chart library either."""
+def test_compute_and_study_runs_import_no_notebook_or_page_stack():
+    """Importing the compute path and every study's ``run`` needs none of the notebook stack
+    nor the pages' libraries (each blocked module would raise ImportError)."""
     code = ("import pruneaudit.book.compute\nfrom pruneaudit.book import Profile, run_studies\n"
+            "from pruneaudit.book.compute import study_run\n"
+            "from pruneaudit.book.paths import TEMPLATE, study_notebooks\n"
+            "assert all(study_run(n) for n in (TEMPLATE, *study_notebooks()))\n"
             "print(sorted(m for m, v in sys.modules.items() if v is not None\n"
-            f"             and m.split('.')[0] in {(*NOTEBOOK_STACK, 'altair')!r}))")
+            f"             and m.split('.')[0] in {BLOCKED!r}))")
     done = _run(_blocked(code))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
