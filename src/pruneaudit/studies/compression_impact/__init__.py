@@ -23,8 +23,7 @@ the papers'),
 function of the :class:`Result`).
 """
 
-import importlib
-from typing import Any
+from pruneaudit.studies import lazy_views
 
 from .findings import findings, numbers
 from .params import Params, cost
@@ -39,15 +38,4 @@ from .findings import class_findings as class_findings  # noqa: E402
 from .findings import exemplar_findings as exemplar_findings  # noqa: E402
 from .trends import trend_findings as trend_findings  # noqa: E402
 
-
-def __getattr__(name: str) -> Any:
-    """``views`` and ``key_figure``, imported on first use: they draw with Altair, which a study's
-    ``run`` does without (the ``compute`` command, :mod:`pruneaudit.book.compute`)."""
-    if name not in ("views", "key_figure"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    views = importlib.import_module(f"{__name__}.views")
-    return views if name == "views" else views.key_figure
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), "views", "key_figure"})
+__getattr__, __dir__ = lazy_views(__name__, globals())

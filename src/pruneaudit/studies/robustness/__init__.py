@@ -12,8 +12,7 @@ its :class:`Result`, the corrupted evaluations and their frames),
 of the :class:`Result`).
 """
 
-import importlib
-from typing import Any
+from pruneaudit.studies import lazy_views
 
 from .findings import findings, numbers
 from .params import Params, cost
@@ -24,14 +23,4 @@ __all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figur
            "protocol_table", "cost"]
 
 
-def __getattr__(name: str) -> Any:
-    """``views`` and ``key_figure``, imported on first use: they draw with Altair, which a study's
-    ``run`` does without (the ``compute`` command, :mod:`pruneaudit.book.compute`)."""
-    if name not in ("views", "key_figure"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    views = importlib.import_module(f"{__name__}.views")
-    return views if name == "views" else views.key_figure
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), "views", "key_figure"})
+__getattr__, __dir__ = lazy_views(__name__, globals())
