@@ -53,6 +53,27 @@ def test_paper_se_needs_both_unit_counts_and_an_interval():
     assert F.paper_se_from_units(0.0, 2 * Q, 16, 4) == pytest.approx(2.0)
 
 
+def test_paper_se_from_the_spread_of_one_unit():
+    # P's D2.1 is a mean of 6 replicates; our seeds' standard deviation 0.12 gives 0.12/sqrt(6).
+    assert F.paper_se_from_sd(0.12, 6) == pytest.approx(0.04899, abs=1e-5)
+    assert F.paper_se_from_sd(0.12, None) is None
+    with pytest.raises(PruneAuditError, match="unit_sd"):
+        F.paper_se_from_sd(math.nan, 6)
+
+
+def test_a_finding_given_its_unit_spread_takes_the_papers_se_from_it_not_its_interval():
+    # A deliberately wide interval (a one-sided bound, say) must not widen the paper's band.
+    kw = {"source": "s", "basis": "b", "units": 16, "margin": 0.05, "paper_units": 6}
+    wide = audit.finding("x", -0.15, -0.45, -0.10, -0.19, **kw)
+    given_sd = audit.finding("x", -0.15, -0.45, -0.10, -0.19, unit_sd=0.12, **kw)
+    assert wide.paper_se == pytest.approx(
+        F.paper_se_from_units(-0.45, -0.10, 16, 6), rel=1e-9
+    )
+    assert given_sd.paper_se == pytest.approx(0.12 / math.sqrt(6))
+    half = Q * 0.12 / math.sqrt(6) + 0.05
+    assert given_sd.paper_band == pytest.approx((-0.19 - half, -0.19 + half))
+
+
 def test_direction_only_rows_have_no_band_and_absent_needs_the_smallest_effect():
     row = audit.finding("x", 0.2, 0.1, 0.3, None, source="s", basis="b", direction=1)
     assert row.verdict == audit.REPRODUCED and row.paper_band is None and row.margin is None

@@ -233,6 +233,18 @@ def paper_se_from_units(
     return se * math.sqrt(units / paper_units)
 
 
+def paper_se_from_sd(unit_sd: float, paper_units: int | None) -> float | None:
+    """The paper's standard error from the spread of one of our units (the standard deviation
+    over seeds, say): ``unit_sd / sqrt(paper_units)``; None without the paper's unit count. For
+    rows whose interval is not a plain standard error of a mean (a one-sided collapse bound,
+    say), where scaling the interval would ascribe its extra width to the paper's noise."""
+    if not (math.isfinite(unit_sd) and unit_sd >= 0):
+        raise PruneAuditError(f"unit_sd must be a finite number >= 0, got {unit_sd!r}")
+    if paper_units is None or not paper_units > 0:
+        return None
+    return unit_sd / math.sqrt(paper_units)
+
+
 def paper_band(
     paper: float, paper_se: float | None, margin: float, level: float = 0.95
 ) -> tuple[float, float]:
@@ -797,6 +809,7 @@ def finding(
     margin: Margin | float | None = None,
     paper_units: int | None = None,
     between: float | None = None,
+    unit_sd: float | None = None,
 ) -> Finding:
     """A :class:`Finding` whose verdict (:func:`verdict`) and power (:func:`power`, against the
     paper's effect or ``smallest``; ``df`` of the interval's t, None for normal or bootstrap
@@ -807,8 +820,9 @@ def finding(
     With a paper value the row carries the paper's band (:func:`paper_band`): its ``margin``
     (a :class:`Margin`, or a number with ``paper_units``; by default the package's table,
     :func:`margin_for`, by the row's name; 0 when it has none) and the paper's standard error
-    (printed, when ``paper`` is a :class:`Published` that prints one, else from ``units`` and
-    the paper's units, :func:`paper_se_from_units`). The row also carries its direction and
+    (printed, when ``paper`` is a :class:`Published` that prints one, else from ``unit_sd``,
+    the spread of one unit, and the paper's units, :func:`paper_se_from_sd`, else from ``units``
+    and the paper's units, :func:`paper_se_from_units`). The row also carries its direction and
     size (:func:`direction_of`, :func:`size_of`) and the stability of its verdict and of its
     direction (:func:`stability`) with the between-build spread ``between`` (a standard
     deviation in the row's unit; by default :func:`between_sd`). ``headline``: the page states
@@ -836,7 +850,11 @@ def finding(
         reason = NO_MARGIN
     paper_se = paper.se if isinstance(paper, Published) else None
     if paper_se is None and value is not None:
-        paper_se = paper_se_from_units(ci_low, ci_high, units, paper_units, df=df)
+        paper_se = (
+            paper_se_from_sd(unit_sd, paper_units)
+            if unit_sd is not None
+            else paper_se_from_units(ci_low, ci_high, units, paper_units, df=df)
+        )
     side = _side(value, null, direction)
     rule = verdict_rule(
         value, null=null, direction=direction, smallest=smallest, paper_se=paper_se,

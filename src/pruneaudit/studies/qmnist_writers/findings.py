@@ -65,6 +65,7 @@ def topline_finding(
         source=pruned.source,
         basis=MIXTURE_BASIS.format(n=mix.seeds, k=mix.collapsed, rate=mix.rate_high),
         df=max(mix.seeds - mix.collapsed - 1, 1), units=mix.seeds,
+        unit_sd=float(np.std(change, ddof=1)) if change.size > 1 else None,
         unit="points",
         definition="mean over seeds of the pruned model's test accuracy minus its dense "
         "model's, all offline test digits (P: mean of 6 replicates, ~97% → ~78%)",
