@@ -17,6 +17,7 @@ working directory.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 #: Bump when a change to training, pruning or evaluation changes results (part of every run key).
@@ -68,26 +69,50 @@ def store_root(root: str | os.PathLike | None = None) -> Path:
     return _in_repo(setting)
 
 
+def _setting(
+    name: str,
+    env: str,
+    default: str,
+    value: str | None,
+    valid: Callable[[str], bool],
+    expected: str,
+) -> str:
+    """``value`` if given, else ``$env``, else ``default``, stripped; an error naming the
+    ``expected`` values unless ``valid(setting)``."""
+    setting = (value if value is not None else os.environ.get(env, default)).strip()
+    if not valid(setting):
+        from pruneaudit.errors import PruneAuditError
+
+        raise PruneAuditError(f"{name} must be {expected}, got {setting!r}")
+    return setting
+
+
+def _export(env: str, setting: str) -> str:
+    """``setting``, made this process's ``$env``."""
+    os.environ[env] = setting
+    return setting
+
+
+def _is_device(setting: str) -> bool:
+    kind, _, index = setting.partition(":")
+    return kind in ("auto", "cpu", "cuda") and not (
+        index and (kind != "cuda" or not index.isdigit())
+    )
+
+
 def device_setting(value: str | None = None) -> str:
     """The device setting: ``value`` if given, else ``$PRUNEAUDIT_DEVICE``, else ``auto``.
 
     One of ``auto`` (CUDA when available, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     """
-    setting = (value if value is not None else os.environ.get(DEVICE_ENV, "auto")).strip()
-    kind, _, index = setting.partition(":")
-    if kind not in ("auto", "cpu", "cuda") or (index and (kind != "cuda" or not index.isdigit())):
-        from pruneaudit.errors import PruneAuditError
-
-        raise PruneAuditError(
-            f"device must be auto, cpu, cuda or cuda:N (N a GPU index), got {setting!r}"
-        )
-    return setting
+    return _setting(
+        "device", DEVICE_ENV, "auto", value, _is_device, "auto, cpu, cuda or cuda:N (N a GPU index)"
+    )
 
 
 def set_device(value: str) -> str:
     """Make ``value`` (checked by :func:`device_setting`) this process's device setting."""
-    os.environ[DEVICE_ENV] = device_setting(value)
-    return os.environ[DEVICE_ENV]
+    return _export(DEVICE_ENV, device_setting(value))
 
 
 def precision_setting(value: str | None = None) -> str:
@@ -96,17 +121,11 @@ def precision_setting(value: str | None = None) -> str:
     ``fp32`` (float32 throughout, TF32 off) or ``bf16`` (bfloat16 autocast of the forward pass
     on CUDA; parameters, gradients and updates stay float32; refused on the CPU).
     """
-    setting = (value if value is not None else os.environ.get(PRECISION_ENV, "fp32")).strip()
-    if setting not in PRECISIONS:
-        from pruneaudit.errors import PruneAuditError
-
-        raise PruneAuditError(
-            f"precision must be {' or '.join(PRECISIONS)}, got {setting!r}"
-        )
-    return setting
+    return _setting(
+        "precision", PRECISION_ENV, "fp32", value, PRECISIONS.__contains__, " or ".join(PRECISIONS)
+    )
 
 
 def set_precision(value: str) -> str:
     """Make ``value`` (checked by :func:`precision_setting`) this process's training precision."""
-    os.environ[PRECISION_ENV] = precision_setting(value)
-    return os.environ[PRECISION_ENV]
+    return _export(PRECISION_ENV, precision_setting(value))
