@@ -71,6 +71,7 @@ PEAK_TFLOPS: dict[str, float] = {
     "RTX 4090": 82.6,
 }
 
+
 def protocols(root: str | None = None) -> dict[str, tuple[int, int, str]]:
     """The paper profile's workload of every study, as each study states it (``cost(params)`` of
     every study package on ``nbs/profiles/paper.yml``), one entry per study and architecture:

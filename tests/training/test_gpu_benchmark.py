@@ -49,7 +49,7 @@ def test_cpu_run_writes_its_table(bench, data_root, tmp_path, monkeypatch, capsy
     bench.main(["--device", "cpu", "--images", "96", "--ks", "2", "--root", str(data_root),
                 "--peak-tflops", "0.05"])
     out = capsys.readouterr().out
-    assert "Study 2 (P 4.1, LeNet / QMNIST)" in out
+    assert "Study 2 (paper profile, lenet)" in out
     table = (tmp_path / "gpu_training_cpu.csv").read_text()
     assert "train_population K=2" in table and (tmp_path / "gpu_training_cpu.md").is_file()
 
