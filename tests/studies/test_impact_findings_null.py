@@ -48,6 +48,7 @@ def _passing(rows, counts: Counter, keys) -> None:
             counts[_key(row)] += row.verdict not in audit.FAILING
 
 
+@pytest.mark.slow  # a null calibration of 40-90 s on 2 cores: `make test-slow`
 def test_class_group_and_trend_rows_fail_under_the_null():
     rng = np.random.default_rng(0)
     counts: Counter = Counter()

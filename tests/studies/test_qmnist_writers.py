@@ -538,6 +538,7 @@ def test_d24_intercept_gap_null_and_effect():
     assert _papers_side(_verdicts(make(-0.083))) >= 0.9
 
 
+@pytest.mark.slow  # a null calibration of 40-90 s on 2 cores: `make test-slow`
 def test_d25_property_findings_null_and_effect():
     def make(tilt_gap, atypical):
         def inner(rng):
@@ -561,6 +562,7 @@ def test_d25_property_findings_null_and_effect():
     assert make(0, 0)(np.random.default_rng(0))[2].verdict == audit.NOT_TESTABLE
 
 
+@pytest.mark.slow  # a null calibration of 40-90 s on 2 cores: `make test-slow`
 def test_d26_class_findings_null_and_effect():
     def make(best_gap, five_extra):
         def inner(rng):

@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from pruneaudit import audit, data
 from pruneaudit.studies.robustness.findings import NOISE, findings_from_accuracy
@@ -35,6 +36,7 @@ def _key(row: audit.Finding) -> str:
     return row.finding.split(" at ")[0].split(",")[0]
 
 
+@pytest.mark.slow  # a null calibration of 40-90 s on 2 cores: `make test-slow`
 def test_findings_fail_under_the_null():
     rng = np.random.default_rng(0)
     counts: Counter = Counter()
