@@ -3,7 +3,7 @@ the page's prose cites."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -63,6 +63,27 @@ def frontier_techniques(points: pd.DataFrame, floor: float, min_candidates: int)
     return int(cands.loc[audit.pareto_front(cands, FRONTIERS["pareto"]), "technique"].nunique())
 
 
+def _seed_picks(
+    classes: pd.DataFrame,
+    floor: float,
+    min_candidates: int,
+    fairness_weight: float,
+    sparsity_weight: float,
+    *,
+    held_out: bool,
+) -> Iterator[tuple[int, pd.DataFrame, pd.DataFrame]]:
+    """Per seed s: s, its own operating points (:func:`_seed_points`) and the :func:`picks`
+    (value-function pick, then sparsest candidate) chosen on the seed means of the other seeds
+    (``held_out``) or on s's own points."""
+    per_seed = per_seed_points(classes)
+    seeds = classes["seed"].unique()
+    for s in sorted(seeds):
+        own = _seed_points(per_seed, [s])
+        basis = _seed_points(per_seed, [t for t in seeds if t != s]) if held_out else own
+        cands = candidates(basis, floor, min_candidates).frame
+        yield int(s), own, picks(cands, fairness_weight, sparsity_weight)
+
+
 def heldout_gains(
     classes: pd.DataFrame,
     floor: float,
@@ -73,17 +94,12 @@ def heldout_gains(
     """Per seed s: unfairness (max − min) on seed s of the sparsest candidate minus that of the
     value-function pick, both chosen on the seed means of the other seeds (cross-fitting, so that
     noise in the unfairness that made a point look fair does not count as a gain)."""
-    per_seed = per_seed_points(classes)
     out = {}
-    for s in sorted(classes["seed"].unique()):
-        rest = [t for t in classes["seed"].unique() if t != s]
-        chosen = picks(
-            candidates(_seed_points(per_seed, rest), floor, min_candidates).frame,
-            fairness_weight,
-            sparsity_weight,
-        )
-        own = _seed_points(per_seed, [s]).set_index("label")[UNFAIRNESS]
-        out[int(s)] = float(own[chosen.iloc[1]["label"]] - own[chosen.iloc[0]["label"]])
+    for s, own, chosen in _seed_picks(
+        classes, floor, min_candidates, fairness_weight, sparsity_weight, held_out=True
+    ):
+        u = own.set_index("label")[UNFAIRNESS]
+        out[s] = float(u[chosen.iloc[1]["label"]] - u[chosen.iloc[0]["label"]])
     return pd.Series(out, name="gain")
 
 
@@ -119,12 +135,12 @@ def pick_sparsities(
 ) -> pd.DataFrame:
     """Per seed: the sparsity of the value-function pick and of the sparsest candidate, each
     chosen on that seed's own points (columns seed, pick, sparsest)."""
-    per_seed = per_seed_points(classes)
-    rows = []
-    for s in sorted(classes["seed"].unique()):
-        cands = candidates(_seed_points(per_seed, [s]), floor, min_candidates).frame
-        chosen = picks(cands, fairness_weight, sparsity_weight)
-        rows.append((int(s), float(chosen.iloc[0]["sparsity"]), float(chosen.iloc[1]["sparsity"])))
+    rows = [
+        (s, float(chosen.iloc[0]["sparsity"]), float(chosen.iloc[1]["sparsity"]))
+        for s, _, chosen in _seed_picks(
+            classes, floor, min_candidates, fairness_weight, sparsity_weight, held_out=False
+        )
+    ]
     return pd.DataFrame(rows, columns=["seed", "pick", "sparsest"])
 
 
