@@ -61,6 +61,20 @@ def writer_bootstrap(arrays, statistic, seed: int, n_resamples: int) -> tuple[fl
         )
 
 
+def fit_difference(
+    x: np.ndarray, first: tuple, second: tuple, coefficient: int, seed: int, n_resamples: int
+) -> tuple[float, float, float]:
+    """Coefficient ``coefficient`` (0: intercept, 1: slope) of :func:`masked_fit` of y on ``x``
+    over ``first`` = (y, m) minus that over ``second``, with its bootstrap interval over writers
+    (:func:`writer_bootstrap`)."""
+
+    def difference(x, y1, m1, y2, m2, axis=-1):
+        return (masked_fit(x, y1, m1, axis)[coefficient]
+                - masked_fit(x, y2, m2, axis)[coefficient])
+
+    return writer_bootstrap([x, *first, *second], difference, seed, n_resamples)
+
+
 def series_masks(series: np.ndarray) -> dict[str, np.ndarray]:
     """Indicator arrays (1.0 / 0.0) of the writers in hsf0, in hsf4 and of all writers."""
     s = np.asarray(series)
@@ -93,12 +107,8 @@ def slope_change_finding(
         return audit.not_testable(
             name, paper, source=source, why=HSF1_MISSING, definition=definition
         )
-
-    def change(x, yd, yp, m, axis=-1):
-        return masked_fit(x, yp, m, axis)[1] - masked_fit(x, yd, m, axis)[1]
-
-    est, lo, hi = writer_bootstrap([abs_tilt, acc_dense, acc_pruned, masks[group]], change, seed,
-                        n_resamples)
+    m = masks[group]
+    est, lo, hi = fit_difference(abs_tilt, (acc_pruned, m), (acc_dense, m), 1, seed, n_resamples)
     return audit.finding(
         name, est, lo, hi, paper, source=source, basis=BY_WRITERS, definition=definition
     )
@@ -119,12 +129,9 @@ def intercept_gap_finding(
         - paper_tilt("intercept", stage, "hsf0").number
     )
     masks = series_masks(series)
-
-    def gap(x, yy, m4, m0, axis=-1):
-        return masked_fit(x, yy, m4, axis)[0] - masked_fit(x, yy, m0, axis)[0]
-
-    est, lo, hi = writer_bootstrap([abs_tilt, accuracy, masks["hsf4"], masks["hsf0"]], gap, seed,
-                        n_resamples)
+    est, lo, hi = fit_difference(
+        abs_tilt, (accuracy, masks["hsf4"]), (accuracy, masks["hsf0"]), 0, seed, n_resamples
+    )
     return audit.finding(
         f"D2.4 hsf4 has the lowest fitted intercept, {stage} (hsf4 − hsf0)",
         est, lo, hi, paper,
