@@ -575,3 +575,89 @@ def test_front_page_reads_in_about_a_screen_per_study(
     assert height <= budget, f"front page {height} px, over {budget:.0f} px ({studies} studies)"
     assert heads == ["Study", "Headline answer", "Verdict"]
     assert rows == studies
+
+
+# ---------------------------------------------------------------------------------------------
+# What a reader reads: short headline sentences that never call an open question firm, no raw
+# float or model term in the visible text, no interval of a bounded quantity past its bound
+
+#: Most words a headline sentence of the answer box may have.
+MOST_WORDS = 30
+#: The visible text of the page's main column, without code (cell inputs, literal blocks) and
+#: without links to arXiv papers (their ids, ``2009.09936``, read like raw floats).
+VISIBLE_TEXT = """() => {
+    const main = document.querySelector('main').cloneNode(true);
+    main.querySelectorAll('pre, code, .cell_input, script, style, a[href*="arxiv.org"]')
+        .forEach(e => e.remove());
+    document.body.appendChild(main);
+    const text = main.innerText;
+    main.remove();
+    return text;
+}"""
+#: A relative change or share in %, followed by its interval: ``−78% [−113, −43]``.
+PERCENT_INTERVAL = re.compile(r"([−-]?\d+(?:\.\d+)?)\s?%\s*\[([−-]?\d+(?:\.\d+)?)%?,\s*")
+UNDECIDED = re.compile(r"can.t tell|cannot tell|too few units", re.IGNORECASE)
+
+
+def sentence_problems(sentence: str) -> list[str]:
+    """What is wrong with one headline sentence: too long, or "firm" beside an open question."""
+    problems = []
+    words = len(sentence.split())
+    if words > MOST_WORDS:
+        problems.append(f"{words} words (at most {MOST_WORDS}): {sentence}")
+    if re.search(r"\bfirm\b", sentence, re.IGNORECASE) and UNDECIDED.search(sentence):
+        problems.append(f"'firm' beside an open question: {sentence}")
+    return problems
+
+
+def text_problems(text: str) -> list[str]:
+    """Raw floats, model terms as statsmodels writes them, and percent intervals whose low end
+    is below -100% (a relative drop or share cannot be), in a page's visible text."""
+    from pruneaudit.charts.format import MODEL_TERM, RAW_FLOAT
+
+    problems = [f"raw float {m.group(0)!r}" for m in RAW_FLOAT.finditer(text)]
+    problems += [f"model term {m.group(0)!r}" for m in MODEL_TERM.finditer(text)]
+    for m in PERCENT_INTERVAL.finditer(text):
+        low = float(m.group(2).replace("−", "-"))
+        if low < -100:
+            problems.append(f"interval below -100%: {m.group(0)!r}")
+    return problems
+
+
+def test_sentence_and_text_problems_name_each_miss() -> None:
+    assert sentence_problems("D2.1 accuracy falls: the effect is there. A replication "
+                             "would agree.") == []
+    assert len(sentence_problems(" ".join(["word"] * 31))) == 1
+    assert sentence_problems("We cannot tell whether the effect is there (firm).") == [
+        "'firm' beside an open question: We cannot tell whether the effect is there (firm)."]
+    assert text_problems("ours −3.8 pts [−9.0, 1.4], adjusted R² 0.61") == []
+    assert text_problems("9.0000 and 0.09034") == ["raw float '9.0000'", "raw float '0.09034'"]
+    assert text_problems("term np.exp(sparsity):accuracy0") == [
+        "model term 'np.exp(sparsity):accuracy0'"]
+    assert text_problems("−78% [−113, −43]") == ["interval below -100%: '−78% [−113, '"]
+    assert text_problems("−78% [−96, −43]") == []
+
+
+def test_pages_read_as_sentences_without_raw_numbers(
+    browser, server: str, book_html: Path
+) -> None:
+    """On the front page and every study page: each headline sentence has at most 30 words and
+    never pairs "firm" with an open question; the visible text holds no raw float, no model
+    term as statsmodels writes it and no percent interval below -100%."""
+    problems = []
+    for path in ["index.html", *_study_paths(book_html)]:
+        page = _open_at(browser, server, path, DESKTOP)
+        try:
+            sentences = page.eval_on_selector_all(  # the front page's cells: one a line
+                ".pa-answer .pa-sentence, .pa-summary tbody td:nth-child(2)",
+                "es => es.flatMap(e => e.innerText.split('\\n'))"
+                ".map(s => s.trim()).filter(Boolean)",
+            )
+            text = page.evaluate(VISIBLE_TEXT)
+        finally:
+            page.close()
+        if path != "index.html" and not sentences:
+            problems.append(f"{path}: no headline sentence in the answer box")
+        problems += [f"{path}: {p}" for s in sentences for p in sentence_problems(s)]
+        problems += [f"{path}: {p}" for p in text_problems(text)]
+    assert not problems, "\n".join(problems)

@@ -80,6 +80,12 @@ def test_sentences_by_hand():
         f"paper's {M}19.0 pts (ours {M}3.8 [{M}9.0, 1.4]). A replication could say *there, size "
         "unclear*."
     )
+    could_stay_open = _row(finding="D2.1 test accuracy falls (pruned − dense)", paper=-0.19,
+                           ours=0.012, ci_low=-0.114, ci_high=0.080, verdict=F.NOT_REPRODUCED,
+                           direction=F.CANT_TELL, size=F.SIZE_SMALLER, stability=0.6,
+                           alternative=F.INCONCLUSIVE)
+    assert ft.sentence(could_stay_open).endswith(
+        "A replication could leave it undecided.")  # never "could say *can't tell*"
     undecided = _row(finding="D1.2 entropy coefficient F < 0", paper=-0.1, ours=-0.05,
                      ci_low=-0.11, ci_high=0.004, verdict=F.INCONCLUSIVE, direction=F.CANT_TELL,
                      size=F.CANT_TELL, stability=0.97, unit="")

@@ -43,21 +43,27 @@ PAPERS_LINK = "../intro.html"
 #: down to :data:`NAME_WORDS` words; the table shows it whole).
 SENTENCE_WORDS = 30
 NAME_WORDS = 4
-#: The direction column's short answers (:data:`pruneaudit.audit.findings.DIRECTIONS`).
-DIRECTION_LABELS = {
-    audit_findings.PAPERS_SIDE: "yes",
-    audit_findings.ABSENT: "no (absent)",
-    audit_findings.CANT_TELL: "can't tell",
-    audit_findings.OPPOSITE: "opposite",
+#: What the page says of each direction (:data:`pruneaudit.audit.findings.DIRECTIONS`): the
+#: direction column's short answer, then the sentence's first answer (is the effect there).
+DIRECTION_SAID = {
+    audit_findings.PAPERS_SIDE: ("yes", "the effect is there"),
+    audit_findings.ABSENT: ("no (absent)", "the effect is absent"),
+    audit_findings.CANT_TELL: ("can't tell", "can't tell if the effect is there"),
+    audit_findings.OPPOSITE: ("opposite", "the effect is reversed"),
 }
-#: The size column's short answers (:data:`pruneaudit.audit.findings.SIZES`).
-SIZE_LABELS = {
-    audit_findings.ABOUT: "the paper's",
-    audit_findings.SIZE_SMALLER: "smaller",
-    audit_findings.SIZE_LARGER: "larger",
-    audit_findings.CANT_TELL: "can't tell",
-    "": "",
+#: What the page says of each size (:data:`pruneaudit.audit.findings.SIZES`): the size column's
+#: short answer, then the sentence's second answer (its size against the paper's number).
+SIZE_SAID = {
+    audit_findings.ABOUT: ("the paper's", "as large as the paper's"),
+    audit_findings.SIZE_SMALLER: ("smaller", "smaller than the paper's"),
+    audit_findings.SIZE_LARGER: ("larger", "larger than the paper's"),
+    audit_findings.CANT_TELL: ("can't tell", "size unclear against the paper's"),
+    "": ("", ""),
 }
+DIRECTION_LABELS = {key: said[0] for key, said in DIRECTION_SAID.items()}
+DIRECTION_WORDS = {key: said[1] for key, said in DIRECTION_SAID.items()}
+SIZE_LABELS = {key: said[0] for key, said in SIZE_SAID.items()}
+SIZE_WORDS = {key: said[1] for key, said in SIZE_SAID.items()}
 #: What each verdict means (the legend under the table).
 MEANING = {
     audit_findings.REPRODUCED: "the effect is there and our whole interval lies inside the "
@@ -73,20 +79,6 @@ MEANING = {
     audit_findings.OPPOSITE: "the effect goes the other way",
     audit_findings.NOT_TESTABLE: "it cannot be tested here",
     audit_findings.NOT_COMPARABLE: "our quantity is not the paper's: no size verdict",
-}
-#: Is the effect there: the sentence's first answer (:data:`DIRECTION_LABELS` in words).
-DIRECTION_WORDS = {
-    audit_findings.PAPERS_SIDE: "the effect is there",
-    audit_findings.ABSENT: "the effect is absent",
-    audit_findings.OPPOSITE: "the effect is reversed",
-    audit_findings.CANT_TELL: "can't tell if the effect is there",
-}
-#: Its size against the paper's number: the sentence's second answer (before the number).
-SIZE_WORDS = {
-    audit_findings.ABOUT: "as large as the paper's",
-    audit_findings.SIZE_SMALLER: "smaller than the paper's",
-    audit_findings.SIZE_LARGER: "larger than the paper's",
-    audit_findings.CANT_TELL: "size unclear against the paper's",
 }
 #: A verdict in a word or two, for "a replication could say ...".
 SHORT_VERDICT = {
@@ -285,11 +277,14 @@ def _ours(row: Finding, s: Shown, paper_said: bool) -> str:
 
 def replication(row: Finding) -> str:
     """Whether a replication with as many units would keep the verdict: ``A replication could
-    say *smaller*.`` when borderline, ``A replication would agree.`` when firm, ``More units
+    say *smaller*.`` when borderline (``could leave it undecided`` when the other verdict is
+    *inconclusive*), ``A replication would agree.`` when firm, ``More units
     are needed to tell.`` when it would stay undecided; empty when unknown."""
     if not _finite(row.stability):
         return ""
     if audit_findings.is_borderline(row):
+        if row.alternative == audit_findings.INCONCLUSIVE:
+            return "A replication could leave it undecided."
         other = SHORT_VERDICT.get(row.alternative, "")
         return f"A replication could say *{other}*." if other else ""
     if row.verdict in audit_findings.UNDECIDED:
