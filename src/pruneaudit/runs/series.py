@@ -10,7 +10,7 @@ regression"); :func:`grid_cost` the training cost of a grid by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pandas as pd
 
@@ -146,9 +146,19 @@ def series_frame(
     return frame.sort_values(list(audit.ORDER), kind="mergesort").reset_index(drop=True)
 
 
-def _pool(dataset: str, factor: float, train_size: int | None, root: str | None):
-    spec = imbalanced(RunSpec(dataset, "lenet", train_size=train_size), factor)
-    return splits(spec, root).pool
+def _pools(
+    datasets: Sequence[str],
+    imbalance_factors: Sequence[float],
+    train_size: int | None,
+    root: str | None,
+) -> Iterator[tuple[str, float, data.ImageData]]:
+    """(dataset, imbalance factor, training pool) of every pair of the grid: the first
+    ``train_size`` examples (capped to the dataset), long-tailed by the factor."""
+    for dataset in distinct("datasets", datasets):
+        size = capped_sizes(dataset, train_size, None, root)[0]
+        for factor in distinct("imbalance_factors", imbalance_factors):
+            spec = imbalanced(RunSpec(dataset, "lenet", train_size=size), factor)
+            yield dataset, factor, splits(spec, root).pool
 
 
 def class_stats(
@@ -166,13 +176,10 @@ def class_stats(
     bits of each image's 256-bin pixel histogram, averaged over the class's images).
     """
     rows = []
-    for dataset in distinct("datasets", datasets):
-        size = capped_sizes(dataset, train_size, None, root)[0]
-        for factor in distinct("imbalance_factors", imbalance_factors):
-            pool = _pool(dataset, factor, size, root)
-            table = audit.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
-            table = table.rename(columns={"imbalance": "r", "entropy": "H"})
-            rows.append(table.assign(dataset=dataset, imbalance_factor=float(factor)))
+    for dataset, factor, pool in _pools(datasets, imbalance_factors, train_size, root):
+        table = audit.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
+        table = table.rename(columns={"imbalance": "r", "entropy": "H"})
+        rows.append(table.assign(dataset=dataset, imbalance_factor=float(factor)))
     out = pd.concat(rows, ignore_index=True)
     return out[["dataset", "imbalance_factor", "class", "name", "n", "fraction", "r", "H"]]
 
@@ -208,11 +215,10 @@ def grid_cost(
     rounds = sum(per_round[t] for t in distinct("treatments", treatments))
     per_seed = dense + len(distinct("techniques", techniques)) * iterations * rounds
     per_member = len(distinct("seeds", seeds)) * per_seed
-    train = []
-    for d in distinct("datasets", datasets):
-        size = capped_sizes(d, train_size, None, root)[0]
-        for factor in distinct("imbalance_factors", imbalance_factors):
-            train.append(round(len(_pool(d, factor, size, root)) * (1 - val_fraction)))
+    train = [
+        round(len(pool) * (1 - val_fraction))
+        for _, _, pool in _pools(datasets, imbalance_factors, train_size, root)
+    ]
     rows = []
     for model in distinct("models", models):
         rate = seconds_per_10k(model, store)
