@@ -388,3 +388,21 @@ def test_a_cell_past_the_timeout_reruns_its_notebook_once(tmp_path, monkeypatch)
     monkeypatch.setenv(runner.CELL_TIMEOUT_ENV, "soon")
     with pytest.raises(PruneAuditError, match="must be a number of seconds > 0, got 'soon'"):
         runner.run_notebook("00_template", "smoke", None, tmp_path / "bad")
+
+
+def test_smoke_findings_carry_the_papers_band_and_reproduce_only_inside_it(smoke_book):
+    """Every testable row with a numeric paper value in the smoke build's findings JSON has a
+    ``paper_band``, and no ``reproduced`` row's interval leaves its band."""
+    from pruneaudit import audit
+
+    checked = 0
+    for path in sorted(executed(smoke_book).glob("[0-9][0-9]_*.findings.json")):
+        for row in json.loads(path.read_text()):
+            if row["verdict"] in audit.UNTESTED or row["paper"] is None:
+                continue
+            checked += 1
+            assert row["paper_band"], f"{path.name}: {row['finding']} has no paper_band"
+            low, high = row["paper_band"]
+            if row["verdict"] == audit.REPRODUCED:
+                assert low <= row["ci_low"] <= row["ci_high"] <= high, (path.name, row)
+    assert checked >= 10
