@@ -200,14 +200,16 @@ class Profile:
         """The values notebook ``name`` runs with, checked: :func:`validate_notebook`."""
         return dict(self._validated(name, self.overrides))
 
-    def _key(self, kind: str, name: str, overrides: Mapping[str, object]) -> tuple:
-        return (kind, name, repr(sorted(overrides.items())))
+    def _cached(self, compute: Callable[[str, Mapping[str, object]], dict[str, object]],
+                name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+        """``compute(name, overrides)``, computed once per method, notebook and overrides."""
+        key = (compute.__name__, name, repr(sorted(overrides.items())))
+        if key not in self._cache:
+            self._cache[key] = compute(name, overrides)
+        return self._cache[key]
 
     def _resolved(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
-        key = self._key("resolved", name, overrides)
-        if key not in self._cache:
-            self._cache[key] = self._resolve(name, overrides)
-        return self._cache[key]
+        return self._cached(self._resolve, name, overrides)
 
     def _resolve(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
         declared = self.declared(name)
@@ -236,10 +238,7 @@ class Profile:
         return params
 
     def _validated(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
-        key = self._key("validated", name, overrides)
-        if key not in self._cache:
-            self._cache[key] = self._validate(name, overrides)
-        return self._cache[key]
+        return self._cached(self._validate, name, overrides)
 
     def _validate(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
         params = self._resolved(name, overrides)
