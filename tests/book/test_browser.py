@@ -9,12 +9,14 @@ page go to ``<html>/../screenshots/``.
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
 import re
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
@@ -549,7 +551,8 @@ def test_charts_and_tables_fit_a_phone(browser, server: str, book_html: Path) ->
     for path in ["index.html", *_study_paths(book_html)]:
         page = _open_at(browser, server, path, PHONE)
         try:
-            page.wait_for_timeout(300)  # the last charts' drawings settle
+            with contextlib.suppress(PlaywrightTimeout):  # the last drawings and cards settle
+                page.wait_for_function(f"() => ({TOO_WIDE})().length === 0", timeout=5_000)
             problems += [f"{path}: {p}" for p in page.evaluate(TOO_WIDE)]
         finally:
             page.close()
