@@ -29,9 +29,10 @@ book: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# `make test` leaves out the slow calibrations (200-draw null simulations of Studies 1 and 3,
+# `make test` leaves out the slow calibrations (null simulations of Studies 1 to 5, workshop lines,
 # marked `slow`); `make test-slow` runs them, and CI runs both (.ci/run). Tests run on every
-# core (pytest-xdist, one torch thread each; the smoke book's tests share one worker).
+# core (pytest-xdist, one torch thread each; the first worker that needs the smoke book builds it
+# and the others wait for it: tests/book/conftest.py).
 test: $(STAMP) browser lint
 	$(PY) -m pytest -q -n auto --dist loadgroup -m "not slow" --durations=15
 

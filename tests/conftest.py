@@ -18,8 +18,8 @@ os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere). The
-    tests of the smoke book share one worker under pytest-xdist (``--dist loadgroup``), so the
-    book is built once."""
+    tests of the smoke book are grouped for ``--dist loadgroup``; the book is built once per
+    run in any case (a file lock in ``tests/book/conftest.py``)."""
     for item in items:  # book_html asks for smoke_book at run time, so name both
         if {"smoke_book", "book_html"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("smoke_book"))

@@ -3,6 +3,7 @@ the browser tests share: the HTML under test, served on localhost, and a headles
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import http.server
 import os
@@ -32,9 +33,14 @@ def _snapshot(folder: Path) -> dict[str, int]:
 
 
 def _build(base: Path) -> Path:
+    """The smoke book in ``base``, built by the first process that asks (a file lock makes the
+    others wait for it and reuse it)."""
     html = base / "_build" / "html"
-    if not (html / "index.html").exists():
-        book.build("smoke", path_output=base, progress=False)
+    base.mkdir(parents=True, exist_ok=True)
+    with open(base.parent / f"{base.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (html / "index.html").exists():
+            book.build("smoke", path_output=base, progress=False)
     return html
 
 
@@ -50,8 +56,11 @@ def smoke_book(
 ) -> Path:
     """The book built once per test run with the smoke profile into a temporary folder (never
     the repository's ``book/studies``); returns its HTML folder. Its executed notebooks are in
-    ``<html>/../../book/studies``. Shared by the tests of this folder (build and browser)."""
-    return _build(tmp_path_factory.getbasetemp() / "smoke_book")
+    ``<html>/../../book/studies``. Shared by the tests of this folder (build and browser) and,
+    under pytest-xdist, by every worker (in the run's common temporary folder)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return _build(shared / "smoke_book")
 
 
 def executed(smoke_book: Path) -> Path:

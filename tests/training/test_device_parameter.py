@@ -68,6 +68,7 @@ def test_a_bad_device_fails_the_build_before_any_kernel(no_cuda, monkeypatch, tm
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a kernel was started")
 
+    real_run_notebook = runner.run_notebook  # checks its parameters before any kernel starts
     monkeypatch.setattr(runner, "run_notebook", never)
     for device, message in (("tpu", "device must be auto, cpu, cuda"),
                             ("cuda", "0 CUDA device")):
@@ -76,5 +77,5 @@ def test_a_bad_device_fails_the_build_before_any_kernel(no_cuda, monkeypatch, tm
                        overrides={"device": device}, path_output=tmp_path)
         assert not (tmp_path / "book" / "studies").exists()
     with pytest.raises(PruneAuditError, match=r"^notebook 0\d_\w+: bad .*device must be"):
-        book.run_notebook("05_robustness", "smoke", {"device": "tpu"}, tmp_path)
+        real_run_notebook("05_robustness", "smoke", {"device": "tpu"}, tmp_path)
     assert list(tmp_path.iterdir()) == []
