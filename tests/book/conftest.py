@@ -109,3 +109,15 @@ def browser():
         chromium = p.chromium.launch(executable_path=str(found), headless=True, args=ARGS)
         yield chromium
         chromium.close()
+
+
+def open_page(browser, server: str, path: str, viewport: tuple[int, int]):
+    """``path`` opened at ``viewport`` (width, height), its charts drawn (or failed in place)."""
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    page.wait_for_function(
+        "[...document.querySelectorAll('.pruneaudit-chart')].every("
+        "d => d.querySelector('svg, canvas') || d.textContent.trim())",
+        timeout=15_000,
+    )
+    return page

@@ -20,6 +20,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
+from .conftest import open_page
+
 pytestmark = pytest.mark.browser
 
 SELECTED = ".selected_marks path"
@@ -473,19 +475,6 @@ TOO_WIDE = """() => [...document.querySelectorAll('main .pruneaudit-chart, main 
 }).filter(Boolean)"""
 
 
-def _open_at(browser, server: str, path: str, viewport: tuple[int, int]):
-    """``path`` opened at ``viewport``, its charts drawn (or failed in place), scrolled to the
-    top."""
-    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-    page.goto(f"{server}/{path}", wait_until="networkidle")
-    page.wait_for_function(
-        "[...document.querySelectorAll('.pruneaudit-chart')].every("
-        "d => d.querySelector('svg, canvas') || d.textContent.trim())",
-        timeout=15_000,
-    )
-    return page
-
-
 def _study_paths(book_html: Path) -> list[str]:
     paths = [p for p in study_pages(book_html) if not Path(p).name.startswith(TEMPLATE)]
     assert paths, "no study page in this build"
@@ -526,7 +515,7 @@ def test_answer_on_the_first_screen(
     its first finding starts on it; the one-line question follows the box."""
     problems = []
     for path in _study_paths(book_html):
-        page = _open_at(browser, server, path, viewport)
+        page = open_page(browser, server, path, viewport)
         try:
             box = page.evaluate(ANSWER_BOX)
             question_after = page.evaluate(
@@ -549,7 +538,7 @@ def test_charts_and_tables_fit_a_phone(browser, server: str, book_html: Path) ->
     (wide tables become stacked cards), on the front page and every study page."""
     problems = []
     for path in ["index.html", *_study_paths(book_html)]:
-        page = _open_at(browser, server, path, PHONE)
+        page = open_page(browser, server, path, PHONE)
         try:
             with contextlib.suppress(PlaywrightTimeout):  # the last drawings and cards settle
                 page.wait_for_function(f"() => ({TOO_WIDE})().length === 0", timeout=5_000)
@@ -565,7 +554,7 @@ def test_front_page_reads_in_about_a_screen_per_study(
     """At 1400 x 900 the front page is at most 1.5 screens tall per study, and its summary has
     one line per study: the study and its question, the headline answer, the verdict."""
     studies = len(_study_paths(book_html))
-    page = _open_at(browser, server, "index.html", DESKTOP)
+    page = open_page(browser, server, "index.html", DESKTOP)
     try:
         height = page.evaluate("() => document.documentElement.scrollHeight")
         heads = page.eval_on_selector_all(
@@ -649,7 +638,7 @@ def test_pages_read_as_sentences_without_raw_numbers(
     term as statsmodels writes it and no percent interval below -100%."""
     problems = []
     for path in ["index.html", *_study_paths(book_html)]:
-        page = _open_at(browser, server, path, DESKTOP)
+        page = open_page(browser, server, path, DESKTOP)
         try:
             sentences = page.eval_on_selector_all(  # the front page's cells: one a line
                 ".pa-answer .pa-sentence, .pa-summary tbody td:nth-child(2)",

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import open_page
+
 pytestmark = pytest.mark.browser
 
 #: What a formatted number never looks like: six decimals, or a zero-padded exponent.
@@ -37,23 +39,12 @@ def reader_pages(html: Path) -> list[str]:
                                   for p in (html / "book").rglob("*.html"))]
 
 
-def _open(browser, server: str, path: str, width: int):
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    page.goto(f"{server}/{path}", wait_until="networkidle")
-    page.wait_for_function(
-        "[...document.querySelectorAll('.pruneaudit-chart')].every("
-        "d => d.querySelector('svg, canvas') || d.textContent.trim())",
-        timeout=15_000,
-    )
-    return page
-
-
 def test_no_raw_float_in_visible_text_or_widgets(browser, server: str, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
         if path.endswith(("genindex.html", "search.html", "api.html")):
             continue
-        page = _open(browser, server, path, 1400)
+        page = open_page(browser, server, path, (1400, 900))
         try:
             text = page.evaluate(VISIBLE_TEXT)
             widgets = page.evaluate(WIDGET_TEXT)
@@ -69,7 +60,7 @@ def test_no_raw_float_in_visible_text_or_widgets(browser, server: str, book_html
 def test_no_page_wider_than_a_phone(browser, server: str, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
-        page = _open(browser, server, path, 390)
+        page = open_page(browser, server, path, (390, 900))
         try:
             width = page.evaluate("() => document.documentElement.scrollWidth")
             if width > 390:
@@ -136,7 +127,7 @@ def study_views(browser, server: str, book_html: Path) -> dict[str, dict]:
     """Each study page as :data:`STUDY_VIEW` reads it at 1400 px, the page scrolled to its top."""
     views = {}
     for path in study_pages(book_html):
-        page = _open(browser, server, path, 1400)
+        page = open_page(browser, server, path, (1400, 900))
         try:
             views[path] = page.evaluate(STUDY_VIEW)
         finally:
