@@ -41,6 +41,7 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
+	$(PY) benchmarks/appendix.py
 
 # Workshops: JupyterLab on 127.0.0.1 over copies of nbs/ in live/ (git-ignored), results store
 # shared with `make book`. LIVE_ARGS="--port 8890 --fresh --no-browser" passes options.

@@ -116,6 +116,7 @@ def test_timings_recorded(smoke_book: Path) -> None:
     assert said.startswith("profile smoke: expected about")
 
 
+@pytest.mark.slow
 def test_wrong_type_fails_readably_in_the_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -311,11 +312,6 @@ def test_toc_drops_only_missing_pages(tmp_path: Path) -> None:
     assert "book/reproducing" in out and "caption: B" not in out
 
 
-def test_benchmark_tables_fragment(tmp_path: Path) -> None:
-    out = book.write_benchmark_tables(tmp_path / "fragment.md")
-    assert out.read_text().strip()
-
-
 def test_strip_widgets(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
@@ -365,6 +361,7 @@ def test_every_study_is_in_every_profile_and_the_toc(profile: str) -> None:
     assert not missing, f"_toc.yml does not list {missing}"
 
 
+@pytest.mark.slow
 def test_a_cell_past_the_timeout_reruns_its_notebook_once(tmp_path, monkeypatch):
     import papermill
     from nbclient.exceptions import CellTimeoutError

@@ -38,7 +38,7 @@ _HOMES: dict[str, str] = {
         "profiles",
     ),
     **dict.fromkeys(("THREADS_ENV", "Monitor", "choose_threads", "route_tqdm"), "progress"),
-    **dict.fromkeys(("vendor_assets", "write_benchmark_tables", "stage_sources"), "assets"),
+    **dict.fromkeys(("vendor_assets", "stage_sources"), "assets"),
     "load_timings": "pages",
     **dict.fromkeys(
         ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook",
@@ -63,7 +63,7 @@ __all__ = [
     # progress
     "THREADS_ENV", "Monitor", "choose_threads", "route_tqdm",
     # assets
-    "vendor_assets", "write_benchmark_tables", "stage_sources",
+    "vendor_assets", "stage_sources",
     # runner
     "strip_widgets", "build_stamp", "add_banner",
     "read_stamp", "run_notebook", "record_timing", "load_timings", "expected_duration",

@@ -1,9 +1,8 @@
-"""The book's static files: offline JavaScript, the benchmark fragment, the staged sources.
+"""The book's static files: offline JavaScript and the staged sources.
 
 - :func:`vendor_assets`: Vega, Vega-Lite and Vega-Embed generated into the book's own
   ``_static/vendor`` (no CDN); MathJax is committed once in ``book/_static/mathjax``
   (:data:`~pruneaudit.book.paths.MATHJAX`), so nothing needs npm or root.
-- :func:`write_benchmark_tables`: ``benchmarks/out/*.md`` as one page fragment.
 - :func:`stage_sources`: a copy of the book's sources (``_config.yml``, ``_toc.yml``,
   ``book/*.md``, ``book/_static``) in another folder, so that a build elsewhere (the tests')
   never writes into the repository's ``book/studies``.
@@ -17,7 +16,7 @@ import shutil
 from pathlib import Path
 
 from pruneaudit import charts
-from pruneaudit.book.paths import BOOK, MATHJAX, MATHJAX_VERSION, REPO, STUDIES, VENDOR
+from pruneaudit.book.paths import BOOK, MATHJAX, MATHJAX_VERSION, REPO, VENDOR
 from pruneaudit.errors import PruneAuditError
 
 
@@ -54,25 +53,6 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-def write_benchmark_tables(out: Path = STUDIES / "_benchmarks.md") -> Path:
-    """Collect ``benchmarks/out/*.md`` into one page fragment, headings two levels down."""
-    tables = sorted((REPO / "benchmarks" / "out").glob("*.md"))
-    parts = []
-    for table in tables:
-        lines = [
-            "##" + line if line.startswith("#") else line for line in table.read_text().splitlines()
-        ]
-        head = f"## {table.stem}\n\nFrom `benchmarks/out/{table.name}`.\n\n"
-        parts.append(head + "\n".join(lines))
-    text = "\n\n".join(parts) or (
-        "No benchmark tables yet: `make bench` writes them to `benchmarks/out/`."
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out, text + "\n")
-    return out
-
 
 
 def stage_sources(target: str | os.PathLike) -> Path:

@@ -49,7 +49,7 @@ from nbclient.exceptions import CellTimeoutError
 from pruneaudit import charts, timing
 from pruneaudit.book import compute
 from pruneaudit.book import progress as book_progress
-from pruneaudit.book.assets import stage_sources, vendor_assets, write_benchmark_tables
+from pruneaudit.book.assets import stage_sources, vendor_assets
 from pruneaudit.book.notebook import (
     BUILD_DATE_ENV,
     MEASURED_ENV,
@@ -506,7 +506,6 @@ def build(
                           len(store.keys()) - before, timing.read(left))
             left.unlink(missing_ok=True)
             say(f"executed {name} ({seconds:.1f} s)", flush=True)
-    write_benchmark_tables(studies / "_benchmarks.md")
     prepare_pages(studies)
     build_dir = Path(path_output).resolve() / "_build"
     toc = build_dir / "_toc.yml"
