@@ -116,6 +116,9 @@ REPORTS = (
     ("replication_study1.md", CPU_DEFAULT, CPU_OTHER),
     ("bf16_verdicts.md", H200_DEFAULT, BB.Build("H200 bfloat16, default seeds", "default")),
 )
+#: The committed report of builds made under the package's current rules (every pair of four
+#: smoke builds with disjoint seed sets): calibrated on the verdicts and stabilities as printed.
+PRINTED_REPORT = ("replication_smoke.md", BB.Build("CPU smoke, default seeds", "default"))
 #: How each committed row decides its verdict, as its study does (keys: the start of a row's
 #: name): null, side and smallest effect of a direction-only row, the paper's printed standard
 #: error, how many units our interval rests on (for the paper's standard error from its units).
@@ -192,6 +195,9 @@ def calibrate() -> int:
         instances=("kept", "size"), flipped=("kept", lambda k: int((~k).sum())),
         predicted_flip=("predicted", lambda p: round(float((1 - p).mean()), 3)))
     flips = inst[inst.firm & ~inst.kept]
+    printed = BB.report_builds((OUT / PRINTED_REPORT[0]).read_text(), PRINTED_REPORT[1])
+    printed_table, printed_inst = BB.keep_rates_as_printed(printed)
+    printed_table.to_csv(OUT / "stability_calibration_smoke.csv", index=False)
     lines = [
         "# Stability calibration: committed replications", "",
         "Builds: " + "; ".join(f"{f}: {a.label} / {b.label}" for f, a, b in REPORTS) + ". A "
@@ -212,11 +218,43 @@ def calibrate() -> int:
         "Firm rows that flipped:", "",
         flips.to_markdown(index=False) if len(flips) else "None.", "",
         "Rows left out (their rule depends on each build's data): " + "; ".join(left_out), "",
+        *_printed_section(printed, printed_table, printed_inst),
     ]
     text = "\n".join(lines)
     print(text)
     (OUT / "stability_calibration.md").write_text(text)
     return 0
+
+
+def _printed_section(frame: pd.DataFrame, table: pd.DataFrame, inst: pd.DataFrame) -> list[str]:
+    """The calibration on :data:`PRINTED_REPORT`: keep rates by the stability each build
+    printed, at the book's threshold and stricter ones, borderline flips, firm rows that
+    flipped, and the between-build ratios its own pairs would give (not written)."""
+    by_cut = pd.DataFrame([
+        {"stability at least": cut, "instances": len(f), "kept": int(f.kept.sum()),
+         "keep": round(float(f.kept.mean()), 3) if len(f) else math.nan,
+         "predicted_keep": round(float(f.predicted.mean()), 3) if len(f) else math.nan}
+        for cut in (F.STABLE, 0.9, 0.95) for f in [inst[inst.predicted >= cut]]])
+    border = inst[inst.predicted < F.STABLE]
+    flips = inst[inst.firm & ~inst.kept]
+    return [
+        f"## Four independent builds, verdicts as printed ({PRINTED_REPORT[0]})", "",
+        "Four smoke builds with disjoint seed sets, made by the code of now: every ordered pair, "
+        "each row firm in the first (printed stability at least "
+        f"{F.STABLE}) against the second's printed verdict, beside the first's stability. The "
+        "between-build ratios the stabilities used were estimated from the committed quick "
+        "reports above, not from these builds (out of sample). Rows printed without a "
+        "stability are left out (stability_calibration_smoke.csv):", "",
+        table.to_markdown(index=False), "",
+        "Keep rate by printed stability:", "", by_cut.to_markdown(index=False), "",
+        f"Borderline instances: {len(border)}, flipped {int((~border.kept).sum())} "
+        f"({(~border.kept).mean():.3f}) beside the predicted {(1 - border.predicted).mean():.3f}.",
+        "",
+        "Between-build ratios these pairs alone would give (not written to the package):", "",
+        BB.ratios(BB.independent_pairs(frame)).to_markdown(index=False), "",
+        "Firm rows that flipped:", "",
+        flips.to_markdown(index=False) if len(flips) else "None.", "",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

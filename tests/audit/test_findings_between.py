@@ -91,6 +91,7 @@ def _frame(rng, n_rows, n_builds, se, ratio, study="09_sim"):
     return pd.DataFrame(rows, columns=list(BB.BUILD_COLUMNS))
 
 
+@pytest.mark.slow
 def test_keep_rates_over_all_pairs_of_four_simulated_builds_match_the_prediction():
     """The whole chain on simulated builds with a known between-build variance: the ratio is
     estimated from every pair of four independent builds, and the stabilities it gives predict
@@ -180,3 +181,26 @@ def test_with_between_adds_the_spread_in_quadrature():
     assert (lo2, hi2) == pytest.approx((ours - Q * 0.3 * factor, ours + Q * 0.6 * factor))
     assert audit.with_between(ours, low, high, 0.0) == (ours, low, high)
     assert math.isnan(audit.with_between(ours, math.nan, high, 0.2)[1])  # none stays none
+
+
+def test_keep_rates_as_printed_count_each_ordered_pair_by_the_printed_stability():
+    """Three builds of one row, by hand: A firm (0.9) and B firm (0.85) agree, C is borderline
+    (0.6) and differs; a fourth row without a stability is left out."""
+    def row(build, verdict, stability, finding="D9.1 x"):
+        return {"study": "09_x", "finding": finding, "kind": "Student t", "paper": 1.0,
+                "build": build, "seeds": build, "ours": 1.0, "ci_low": 0.5, "ci_high": 1.5,
+                "verdict": verdict, "stability": stability}
+
+    frame = pd.DataFrame([
+        row("A", audit.REPRODUCED, 0.9), row("B", audit.REPRODUCED, 0.85),
+        row("C", audit.SIZE_UNCLEAR, 0.6), row("A", audit.OPPOSITE, math.nan, "D9.2 y"),
+        row("B", audit.OPPOSITE, math.nan, "D9.2 y"),
+    ], columns=list(BB.BUILD_COLUMNS))
+    table, inst = BB.keep_rates_as_printed(frame)
+    assert len(inst) == 6 and set(inst.finding) == {"D9.1 x"}  # 3 builds, ordered pairs
+    firm = inst[inst.firm]
+    assert sorted(zip(firm.build_a, firm.build_b, firm.kept, strict=True)) == [
+        ("A", "B", True), ("A", "C", False), ("B", "A", True), ("B", "C", False)]
+    every = table.set_index("study").loc["all"]
+    assert (every.builds, every.firm_pairs, every.firm_kept) == (3, 4, 2)
+    assert every.predicted_keep == pytest.approx((0.9 * 2 + 0.85 * 2) / 4, abs=1e-3)

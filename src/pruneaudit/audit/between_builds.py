@@ -224,6 +224,21 @@ def keep_rates(
         steadies.append(math.nan if steady is None else steady)
     known = pd.DataFrame(kept_rows, columns=frame.columns)
     known["new_verdict"], known["new_stability"] = verdicts, steadies
+    return _keep_table(known)
+
+
+def keep_rates_as_printed(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`keep_rates` with each build's verdict and stability as it printed them (builds
+    made under the package's current rules): a row is firm in A when its stability is at least
+    ``STABLE``; rows printed without a stability are left out."""
+    known = frame[np.isfinite(frame.stability)].copy()
+    known["new_verdict"], known["new_stability"] = known.verdict, known.stability
+    return _keep_table(known)
+
+
+def _keep_table(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The calibration table and instances of :func:`keep_rates` from ``known``: one row per
+    build and finding with its ``new_verdict`` and ``new_stability``."""
     instances = []
     for (study, finding), group in known.groupby(["study", "finding"], sort=False):
         for a, b in itertools.permutations(group.itertuples(index=False), 2):
