@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import smoke_book
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,19 +20,43 @@ torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
 os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
 
 
+def _needs_book(item: pytest.Item) -> bool:
+    return bool(smoke_book.FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere). The
-    tests of the smoke book are grouped for ``--dist loadgroup``; the book is built once per
-    run in any case (a file lock in ``tests/book/conftest.py``)."""
-    for item in items:  # book_html asks for smoke_book at run time, so name both
-        if {"smoke_book", "book_html"} & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("smoke_book"))
+    tests of the smoke book run last, so that the book builds (:func:`_smoke_book_early`) while
+    the other tests run."""
+    items.sort(key=_needs_book)  # stable: the same order in every pytest-xdist worker
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA device (torch.cuda.is_available() is False)")
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _smoke_book_early(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Start building the run's smoke book (``smoke_book.py``, in the background, once per run:
+    in the first pytest-xdist worker) when a selected test needs it and
+    ``$PRUNEAUDIT_BOOK_HTML`` names no built book; its tests wait for it."""
+    wanted = any(_needs_book(item) for item in request.session.items)
+    first = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
+    if not wanted or not first or os.environ.get("PRUNEAUDIT_BOOK_HTML"):
+        yield
+        return
+    folder = smoke_book.folder(tmp_path_factory)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / "smoke_book.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, smoke_book.__file__, str(folder)], stdout=log, stderr=log
+        )
+    yield
+    proc.wait()
 
 
 @pytest.fixture(scope="session")

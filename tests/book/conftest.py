@@ -3,18 +3,22 @@ the browser tests share: the HTML under test, served on localhost, and a headles
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import http.server
 import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
+import smoke_book as smoke
 
 from pruneaudit import book
 
+#: Viewports: a desktop and a phone screen (width, height).
+DESKTOP = (1400, 900)
+PHONE = (390, 844)
 #: Chromium's flags on a machine without network or screen.
 ARGS = [
     "--headless",
@@ -32,18 +36,6 @@ def _snapshot(folder: Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in folder.glob("*")} if folder.is_dir() else {}
 
 
-def _build(base: Path) -> Path:
-    """The smoke book in ``base``, built by the first process that asks (a file lock makes the
-    others wait for it and reuse it)."""
-    html = base / "_build" / "html"
-    base.mkdir(parents=True, exist_ok=True)
-    with open(base.parent / f"{base.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (html / "index.html").exists():
-            book.build("smoke", path_output=base, progress=False)
-    return html
-
-
 @pytest.fixture(scope="session")
 def repo_studies_before() -> dict[str, int]:
     """The repository's ``book/studies`` (names and mtimes) before the test build."""
@@ -57,10 +49,9 @@ def smoke_book(
     """The book built once per test run with the smoke profile into a temporary folder (never
     the repository's ``book/studies``); returns its HTML folder. Its executed notebooks are in
     ``<html>/../../book/studies``. Shared by the tests of this folder (build and browser) and,
-    under pytest-xdist, by every worker (in the run's common temporary folder)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    return _build(shared / "smoke_book")
+    under pytest-xdist, by every worker (in the run's common temporary folder; its build starts
+    with the run: ``tests/conftest.py``)."""
+    return smoke.build(smoke.folder(tmp_path_factory))
 
 
 def executed(smoke_book: Path) -> Path:
@@ -73,7 +64,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def book_html(request: pytest.FixtureRequest) -> Path:
     """The HTML folder under test: ``$PRUNEAUDIT_BOOK_HTML`` if set, else the smoke build."""
     given = os.environ.get("PRUNEAUDIT_BOOK_HTML")
@@ -84,7 +75,7 @@ def book_html(request: pytest.FixtureRequest) -> Path:
     return request.getfixturevalue("smoke_book")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(book_html: Path) -> Iterator[str]:
     """The built HTML served on 127.0.0.1 at a free port."""
     handler = functools.partial(_Quiet, directory=str(book_html))
@@ -95,7 +86,7 @@ def server(book_html: Path) -> Iterator[str]:
     httpd.server_close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     """A headless Chromium (the one ``tests/browsers.py`` finds; the test fails naming how to
     install one when there is none)."""
@@ -111,13 +102,63 @@ def browser():
         chromium.close()
 
 
-def open_page(browser, server: str, path: str, viewport: tuple[int, int]):
-    """``path`` opened at ``viewport`` (width, height), its charts drawn (or failed in place)."""
-    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-    page.goto(f"{server}/{path}", wait_until="networkidle")
+def wait_for_charts(page) -> None:
+    """Wait until every chart of ``page`` is drawn (or has failed in place)."""
     page.wait_for_function(
         "[...document.querySelectorAll('.pruneaudit-chart')].every("
         "d => d.querySelector('svg, canvas') || d.textContent.trim())",
         timeout=15_000,
     )
-    return page
+
+
+class Opened:
+    """A page opened at a viewport that records its console errors and refuses (and records)
+    requests to other hosts."""
+
+    def __init__(self, browser, server: str, viewport: tuple[int, int]) -> None:
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        self.page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        self.page.route("**/*", self._route)
+        self.server = server
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _route(self, route) -> None:
+        url = route.request.url
+        if url.startswith("data:") or urlparse(url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            self.foreign.append(url)
+            route.abort()
+
+    def open(self, path: str) -> Opened:
+        self.page.goto(f"{self.server}/{path}", wait_until="networkidle")
+        return self
+
+    def close(self) -> None:
+        self.page.close()
+
+
+@pytest.fixture(scope="session")
+def shown(browser, server: str) -> Iterator:
+    """``shown(path, viewport)``: the page at ``path`` opened once per viewport and test process,
+    its charts drawn, for tests that only read it (an :class:`Opened`; tests that drive a page
+    open their own). Opening each page once instead of once per test is most of the browser
+    tests' time."""
+    opened: dict[tuple[str, tuple[int, int]], Opened] = {}
+
+    def get(path: str, viewport: tuple[int, int]) -> Opened:
+        if (path, viewport) not in opened:
+            page = Opened(browser, server, viewport).open(path)
+            wait_for_charts(page.page)
+            opened[path, viewport] = page
+        return opened[path, viewport]
+
+    yield get
+    for page in opened.values():
+        page.close()

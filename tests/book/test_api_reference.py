@@ -76,6 +76,7 @@ def test_existing_references_and_listed_third_party_names_pass(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_a_reference_to_a_missing_module_fails_the_build(tmp_path):
     done = _sphinx(tmp_path, GOOD + "\nAlso :func:`pruneaudit.poptrain.train_population`.")
     assert done.returncode != 0

@@ -3,8 +3,9 @@ study pages put their findings first, no progress bar, every internal link resol
 
 Uses the Chromium that ``tests/browsers.py`` finds (the setting, the system's or Playwright's).
 The book is the smoke build of ``conftest.smoke_book``, or the HTML folder named by
-``$PRUNEAUDIT_BOOK_HTML`` (check an existing build without rebuilding it). Screenshots of every
-page go to ``<html>/../screenshots/``.
+``$PRUNEAUDIT_BOOK_HTML`` (check an existing build without rebuilding it). Tests that only read a
+page share it (``conftest.shown``: each page opened once per viewport); screenshots of a build:
+``docs/screenshots.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
-from .conftest import open_page
+from .conftest import DESKTOP, PHONE, Opened
 
 pytestmark = pytest.mark.browser
 
@@ -30,38 +31,6 @@ BOUND_INPUTS = ".vega-bindings select, .vega-bindings input[type=range]"
 NOISE = re.compile(r"\d%\||\bit/s\b|\d\s*s/it\b|model-epochs/s|Kernel is running over TCP")
 #: The study pages (the template is not a study): one per study notebook in nbs/.
 STUDIES = study_notebooks()
-
-
-class PageLog:
-    """A page that records console errors and refuses (and records) requests to other hosts."""
-
-    def __init__(self, browser, base: str) -> None:
-        self.errors: list[str] = []
-        self.foreign: list[str] = []
-        self.page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
-        self.page.route("**/*", self._route)
-        self.base = base
-
-    def _console(self, message) -> None:
-        if message.type == "error":
-            self.errors.append(message.text)
-
-    def _route(self, route) -> None:
-        url = route.request.url
-        host = urlparse(url).hostname
-        if url.startswith("data:") or host == "127.0.0.1":
-            route.continue_()
-        else:
-            self.foreign.append(url)
-            route.abort()
-
-    def open(self, path: str) -> None:
-        self.page.goto(f"{self.base}/{path}", wait_until="networkidle")
-
-    def close(self) -> None:
-        self.page.close()
 
 
 def rendered_charts(page) -> int:
@@ -113,33 +82,22 @@ def study_pages(html: Path) -> list[str]:
     return sorted(p.relative_to(html).as_posix() for p in (html / "book/studies").glob("*.html"))
 
 
-def test_pages_render_offline(browser, server: str, book_html: Path) -> None:
-    shots = book_html.parent / "screenshots"
-    shots.mkdir(exist_ok=True)
+def test_pages_render_offline(shown, book_html: Path) -> None:
     pages = ["index.html", "book/reproducing.html", "book/workshop.html", *study_pages(book_html)]
     assert any(p.startswith("book/studies/") for p in pages)
     for path in pages:
-        log = PageLog(browser, server)
-        try:
-            log.open(path)
-            charts = rendered_charts(log.page)
-            if path.startswith("book/studies/"):
-                assert charts >= 1, f"{path}: no Vega chart rendered"
-            log.page.screenshot(path=str(shots / f"{Path(path).stem}.png"), full_page=True)
-            assert not log.errors, f"{path}: console errors {log.errors}"
-            assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
-        finally:
-            log.close()
+        log = shown(path, DESKTOP)
+        charts = rendered_charts(log.page)
+        if path.startswith("book/studies/"):
+            assert charts >= 1, f"{path}: no Vega chart rendered"
+        assert not log.errors, f"{path}: console errors {log.errors}"
+        assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
 
 
-def test_mathjax_renders_locally(browser, server: str, book_html: Path) -> None:
-    log = PageLog(browser, server)
-    try:
-        log.open("book/studies/00_template.html")
-        log.page.wait_for_selector("mjx-container", timeout=15_000)
-        assert not log.foreign and not log.errors
-    finally:
-        log.close()
+def test_mathjax_renders_locally(shown) -> None:
+    log = shown("book/studies/00_template.html", DESKTOP)
+    log.page.wait_for_selector("mjx-container", timeout=15_000)
+    assert not log.foreign and not log.errors
 
 
 @pytest.mark.parametrize("page_name", ["00_template", "03_pareto_selection"])
@@ -152,9 +110,8 @@ def test_slider_moves_selected_point(
     path = f"book/studies/{page_name}.html"
     if not (book_html / path).exists():
         pytest.skip(f"{path} is not in the book yet")
-    log = PageLog(browser, server)
+    log = Opened(browser, server, DESKTOP).open(path)
     try:
-        log.open(path)
         assert rendered_charts(log.page) >= 1
         index = 0
         if page_name == "03_pareto_selection":
@@ -229,9 +186,8 @@ def test_every_explorer_changes_its_chart(browser, server: str, book_html: Path,
     if not found:
         pytest.skip(f"no study page {stem}* in this build")
     (path,) = found
-    log = PageLog(browser, server)
+    log = Opened(browser, server, DESKTOP).open(path)
     try:
-        log.open(path)
         rendered_charts(log.page)
         inputs = log.page.locator(BOUND_INPUTS)
         assert inputs.count() >= 1, f"{path}: no explorer (no drop-down or slider bound to a chart)"
@@ -282,21 +238,14 @@ def _cells(page) -> list[dict]:
 
 
 @pytest.mark.parametrize("stem", (TEMPLATE, *STUDIES))
-def test_findings_table_comes_before_visible_code(
-    browser, server: str, book_html: Path, stem: str
-) -> None:
+def test_findings_table_comes_before_visible_code(shown, book_html: Path, stem: str) -> None:
     """The findings table is shown by the first code cell whose source is not folded, or by a
     folded cell before it: a reader meets the results before any code."""
     found = [p for p in study_pages(book_html) if Path(p).name.startswith(stem)]
     if not found:
         pytest.skip(f"no study page {stem}* in this build")
     (path,) = found
-    log = PageLog(browser, server)
-    try:
-        log.open(path)
-        cells = _cells(log.page)
-    finally:
-        log.close()
+    cells = _cells(shown(path, DESKTOP).page)
     with_findings = [i for i, c in enumerate(cells) if c["findings"]]
     assert with_findings, f"{path}: no findings table (page.show_findings) on the page"
     shown = [i for i, c in enumerate(cells) if c["shown"]]
@@ -310,34 +259,30 @@ def test_findings_table_comes_before_visible_code(
 FILE_NAME = re.compile(r"\b[\w.-]+\.(?:txt|csv|json|py|ipynb|ya?ml|parquet|md)\b")
 
 
-@pytest.mark.parametrize("width", (1400, 390))
+@pytest.mark.parametrize("viewport", (DESKTOP, PHONE), ids=("desktop", "phone"))
 def test_findings_tables_fit_and_pages_name_no_files(
-    browser, server: str, book_html: Path, width: int
+    shown, book_html: Path, viewport: tuple[int, int]
 ) -> None:
     """Every study page's findings table fits its container (no horizontal scroll) at a desktop
     and a phone width, and no file name appears in the page's visible text (code aside)."""
     problems = []
     for path in study_pages(book_html):
-        page = browser.new_page(viewport={"width": width, "height": 900})
-        try:
-            page.goto(f"{server}/{path}", wait_until="networkidle")
-            tables = page.eval_on_selector_all(
-                "table.pa-findings-table",
-                "ts => ts.map(t => [t.scrollWidth, t.parentElement.clientWidth])",
-            )
-            if not tables and not Path(path).name.startswith("00_"):
-                problems.append(f"{path}: no findings table")
-            problems += [f"{path}: table {w} px in {c} px" for w, c in tables if w > c]
-            text = page.evaluate(
-                """() => { const main = document.querySelector('main') || document.body;
-                    const copy = main.cloneNode(true);
-                    copy.querySelectorAll('.cell_input, pre, code, script, style')
-                        .forEach(e => e.remove());
-                    return copy.innerText; }"""
-            )
-            problems += [f"{path}: file name {m!r}" for m in set(FILE_NAME.findall(text))]
-        finally:
-            page.close()
+        page = shown(path, viewport).page
+        tables = page.eval_on_selector_all(
+            "table.pa-findings-table",
+            "ts => ts.map(t => [t.scrollWidth, t.parentElement.clientWidth])",
+        )
+        if not tables and not Path(path).name.startswith("00_"):
+            problems.append(f"{path}: no findings table")
+        problems += [f"{path}: table {w} px in {c} px" for w, c in tables if w > c]
+        text = page.evaluate(
+            """() => { const main = document.querySelector('main') || document.body;
+                const copy = main.cloneNode(true);
+                copy.querySelectorAll('.cell_input, pre, code, script, style')
+                    .forEach(e => e.remove());
+                return copy.innerText; }"""
+        )
+        problems += [f"{path}: file name {m!r}" for m in set(FILE_NAME.findall(text))]
     assert not problems, problems
 
 
@@ -446,9 +391,6 @@ def test_noise_pattern() -> None:
 # The first screen: the whole answer at a desktop width, its first finding on a phone; charts
 # and tables that fit a phone; a front page of about one screen per study
 
-#: Viewports: a desktop and a phone screen (width, height).
-DESKTOP = (1400, 900)
-PHONE = (390, 844)
 #: The front page's height budget per study at the desktop width, in screens.
 FRONT_SCREENS_PER_STUDY = 1.5
 #: Where a page's answer box and its first finding are (page coordinates, px; None: no box).
@@ -508,61 +450,48 @@ def test_answer_problems_names_each_miss() -> None:
 
 
 @pytest.mark.parametrize("viewport", (DESKTOP, PHONE), ids=("desktop", "phone"))
-def test_answer_on_the_first_screen(
-    browser, server: str, book_html: Path, viewport: tuple[int, int]
-) -> None:
+def test_answer_on_the_first_screen(shown, book_html: Path, viewport: tuple[int, int]) -> None:
     """At 1400 x 900 every study page's whole answer box is on the first screen; at 390 x 844
     its first finding starts on it; the one-line question follows the box."""
     problems = []
     for path in _study_paths(book_html):
-        page = open_page(browser, server, path, viewport)
-        try:
-            box = page.evaluate(ANSWER_BOX)
-            question_after = page.evaluate(
-                """() => { const box = document.querySelector('.pa-answer');
-                    const q = [...document.querySelectorAll('main p')].find(
-                        p => /^Question\\b/.test(p.innerText.trim()));
-                    return !!(box && q && (box.compareDocumentPosition(q) &
-                                           Node.DOCUMENT_POSITION_FOLLOWING)); }"""
-            )
-        finally:
-            page.close()
+        page = shown(path, viewport).page
+        box = page.evaluate(ANSWER_BOX)
+        question_after = page.evaluate(
+            """() => { const box = document.querySelector('.pa-answer');
+                const q = [...document.querySelectorAll('main p')].find(
+                    p => /^Question\\b/.test(p.innerText.trim()));
+                return !!(box && q && (box.compareDocumentPosition(q) &
+                                       Node.DOCUMENT_POSITION_FOLLOWING)); }"""
+        )
         problems += answer_problems(path, box, viewport)
         if not question_after:
             problems.append(f"{path}: no one-line question after the answer box")
     assert not problems, "\n".join(problems)
 
 
-def test_charts_and_tables_fit_a_phone(browser, server: str, book_html: Path) -> None:
+def test_charts_and_tables_fit_a_phone(shown, book_html: Path) -> None:
     """At 390 px no chart is drawn wider than its box and no table is wider than its box
     (wide tables become stacked cards), on the front page and every study page."""
     problems = []
     for path in ["index.html", *_study_paths(book_html)]:
-        page = open_page(browser, server, path, PHONE)
-        try:
-            with contextlib.suppress(PlaywrightTimeout):  # the last drawings and cards settle
-                page.wait_for_function(f"() => ({TOO_WIDE})().length === 0", timeout=5_000)
-            problems += [f"{path}: {p}" for p in page.evaluate(TOO_WIDE)]
-        finally:
-            page.close()
+        page = shown(path, PHONE).page
+        with contextlib.suppress(PlaywrightTimeout):  # the last drawings and cards settle
+            page.wait_for_function(f"() => ({TOO_WIDE})().length === 0", timeout=5_000)
+        problems += [f"{path}: {p}" for p in page.evaluate(TOO_WIDE)]
     assert not problems, "wider than their box at 390 px:\n" + "\n".join(problems)
 
 
-def test_front_page_reads_in_about_a_screen_per_study(
-    browser, server: str, book_html: Path
-) -> None:
+def test_front_page_reads_in_about_a_screen_per_study(shown, book_html: Path) -> None:
     """At 1400 x 900 the front page is at most 1.5 screens tall per study, and its summary has
     one line per study: the study and its question, the headline answer, the verdict."""
     studies = len(_study_paths(book_html))
-    page = open_page(browser, server, "index.html", DESKTOP)
-    try:
-        height = page.evaluate("() => document.documentElement.scrollHeight")
-        heads = page.eval_on_selector_all(
-            ".pa-summary table th", "hs => hs.map(h => h.textContent.trim())"
-        )
-        rows = page.locator(".pa-summary table tbody tr").count()
-    finally:
-        page.close()
+    page = shown("index.html", DESKTOP).page
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    heads = page.eval_on_selector_all(
+        ".pa-summary table th", "hs => hs.map(h => h.textContent.trim())"
+    )
+    rows = page.locator(".pa-summary table tbody tr").count()
     budget = FRONT_SCREENS_PER_STUDY * DESKTOP[1] * studies
     assert height <= budget, f"front page {height} px, over {budget:.0f} px ({studies} studies)"
     assert heads == ["Study", "Headline answer", "Verdict"]
@@ -630,24 +559,19 @@ def test_sentence_and_text_problems_name_each_miss() -> None:
     assert text_problems("−78% [−96, −43]") == []
 
 
-def test_pages_read_as_sentences_without_raw_numbers(
-    browser, server: str, book_html: Path
-) -> None:
+def test_pages_read_as_sentences_without_raw_numbers(shown, book_html: Path) -> None:
     """On the front page and every study page: each headline sentence has at most 30 words and
     never pairs "firm" with an open question; the visible text holds no raw float, no model
     term as statsmodels writes it and no percent interval below -100%."""
     problems = []
     for path in ["index.html", *_study_paths(book_html)]:
-        page = open_page(browser, server, path, DESKTOP)
-        try:
-            sentences = page.eval_on_selector_all(  # the front page's cells: one a line
-                ".pa-answer .pa-sentence, .pa-summary tbody td:nth-child(2)",
-                "es => es.flatMap(e => e.innerText.split('\\n'))"
-                ".map(s => s.trim()).filter(Boolean)",
-            )
-            text = page.evaluate(VISIBLE_TEXT)
-        finally:
-            page.close()
+        page = shown(path, DESKTOP).page
+        sentences = page.eval_on_selector_all(  # the front page's cells: one a line
+            ".pa-answer .pa-sentence, .pa-summary tbody td:nth-child(2)",
+            "es => es.flatMap(e => e.innerText.split('\\n'))"
+            ".map(s => s.trim()).filter(Boolean)",
+        )
+        text = page.evaluate(VISIBLE_TEXT)
         if path != "index.html" and not sentences:
             problems.append(f"{path}: no headline sentence in the answer box")
         problems += [f"{path}: {p}" for s in sentences for p in sentence_problems(s)]

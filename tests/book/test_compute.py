@@ -83,6 +83,7 @@ def test_compute_trains_what_the_store_lacks(computed):
     assert done.seconds > 0
 
 
+@pytest.mark.slow
 def test_compute_again_without_notebook_stack_trains_nothing_and_exports(computed, tmp_path):
     root, _ = computed
     before = ResultsStore(root).keys()
@@ -101,6 +102,7 @@ def test_compute_again_without_notebook_stack_trains_nothing_and_exports(compute
     assert archive.stat().st_size < checkpoints / 4
 
 
+@pytest.mark.slow
 def test_build_from_imported_light_results_trains_nothing(
     computed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import open_page
+from .conftest import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -39,41 +39,35 @@ def reader_pages(html: Path) -> list[str]:
                                   for p in (html / "book").rglob("*.html"))]
 
 
-def test_no_raw_float_in_visible_text_or_widgets(browser, server: str, book_html: Path) -> None:
+def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
         if path.endswith(("genindex.html", "search.html", "api.html")):
             continue
-        page = open_page(browser, server, path, (1400, 900))
-        try:
-            text = page.evaluate(VISIBLE_TEXT)
-            widgets = page.evaluate(WIDGET_TEXT)
-        finally:
-            page.close()
-        for where, shown in [("text", text), *(("widget", w) for w in widgets)]:
-            for line in shown.splitlines():
+        page = shown(path, DESKTOP).page
+        text = page.evaluate(VISIBLE_TEXT)
+        widgets = page.evaluate(WIDGET_TEXT)
+        for where, said in [("text", text), *(("widget", w) for w in widgets)]:
+            for line in said.splitlines():
                 if RAW_FLOAT.search(line):
                     problems.append(f"{path} ({where}): {line.strip()[:120]!r}")
     assert not problems, "raw floats a reader sees:\n" + "\n".join(problems)
 
 
-def test_no_page_wider_than_a_phone(browser, server: str, book_html: Path) -> None:
+def test_no_page_wider_than_a_phone(shown, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
-        page = open_page(browser, server, path, (390, 900))
-        try:
-            width = page.evaluate("() => document.documentElement.scrollWidth")
-            if width > 390:
-                culprits = page.evaluate(
-                    """() => [...document.querySelectorAll('main *')]
-                        .filter(e => e.getBoundingClientRect().right > 392 &&
-                                     ![...e.children].some(
-                                         c => c.getBoundingClientRect().right > 392))
-                        .slice(0, 3).map(e => e.tagName + '.' + e.className)"""
-                )
-                problems.append(f"{path}: {width} px wide ({culprits})")
-        finally:
-            page.close()
+        page = shown(path, PHONE).page
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        if width > PHONE[0]:
+            culprits = page.evaluate(
+                """() => [...document.querySelectorAll('main *')]
+                    .filter(e => e.getBoundingClientRect().right > 392 &&
+                                 ![...e.children].some(
+                                     c => c.getBoundingClientRect().right > 392))
+                    .slice(0, 3).map(e => e.tagName + '.' + e.className)"""
+            )
+            problems.append(f"{path}: {width} px wide ({culprits})")
     assert not problems, "pages wider than a 390 px screen:\n" + "\n".join(problems)
 
 
@@ -123,15 +117,10 @@ def study_pages(html: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def study_views(browser, server: str, book_html: Path) -> dict[str, dict]:
-    """Each study page as :data:`STUDY_VIEW` reads it at 1400 px, the page scrolled to its top."""
-    views = {}
-    for path in study_pages(book_html):
-        page = open_page(browser, server, path, (1400, 900))
-        try:
-            views[path] = page.evaluate(STUDY_VIEW)
-        finally:
-            page.close()
+def study_views(shown, book_html: Path) -> dict[str, dict]:
+    """Each study page as :data:`STUDY_VIEW` reads it at 1400 px."""
+    views = {path: shown(path, DESKTOP).page.evaluate(STUDY_VIEW)
+             for path in study_pages(book_html)}
     assert views, "no study page in this build"
     return views
 

@@ -289,6 +289,7 @@ def test_local_grid(local_grid):
     assert pruned["sparsity"].between(0.19, 0.21).all()
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_identical_results(local_grid, tmp_path, data_root):
     local_store, local_report = local_grid
     store = ResultsStore(tmp_path)
@@ -323,6 +324,7 @@ def _counts(output: str) -> tuple[int, int, int]:
     return tuple(int(g) for g in match.groups())
 
 
+@pytest.mark.slow
 def test_crash_and_resume(local_grid, tmp_path, data_root):
     """SIGKILL the runner in the middle of the grid; a restart runs only the missing runs."""
     local_store, _ = local_grid
@@ -386,6 +388,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["classes", "done"])
 def test_kill_during_a_write_leaves_nothing_finished(tmp_path, stage):
     signal_file = tmp_path / "writing"

@@ -79,6 +79,7 @@ def test_local_runner_runs_tasks_with_the_device_and_restores_it(tmp_path, monke
         run_grid(specs, recording_task, tmp_path, progress=False, device="tpu")
 
 
+@pytest.mark.slow
 def test_dask_workers_get_their_own_device():
     """Real worker processes of a LocalCluster: the plugin gives worker i its entry."""
     from dask.distributed import Client, LocalCluster

@@ -69,6 +69,7 @@ def test_class_group_and_trend_rows_fail_under_the_null():
     assert max(counts.values()) <= DRAWS // 20, counts  # at least 95% of the draws fail
 
 
+@pytest.mark.slow
 def test_pie_and_cie_gaps_fail_when_no_example_is_harder():
     """A disagreement set is hard by selection whenever some examples are harder than others
     (the excess column measures that part); the raw gaps are null when every example is as hard

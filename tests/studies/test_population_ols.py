@@ -168,6 +168,7 @@ def test_paper_sized_r2_is_reproduced():
     assert table["R2"].isin([audit.REPRODUCED, audit.SIZE_UNCLEAR]).mean() >= 0.8, table["R2"]
 
 
+@pytest.mark.slow
 def test_spread_finding_null_and_effect():
     rng = np.random.default_rng(6)
 

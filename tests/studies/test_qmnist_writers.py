@@ -397,6 +397,7 @@ def _failing(verdicts) -> float:
     return np.mean([v in audit.FAILING for v in verdicts])
 
 
+@pytest.mark.slow
 def test_d21_topline_null_and_paper_size_effect():
     def null(rng):
         return topline_finding(rng.normal(0.975, 0.003, 6), rng.normal(0.975, 0.003, 6))

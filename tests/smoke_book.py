@@ -1,0 +1,40 @@
+"""The smoke book of a test run: where it goes and how it is built, once per run.
+
+Run as a script (``python tests/smoke_book.py <folder>``) by ``tests/conftest.py`` at the start
+of a run, so that the book builds while the other tests run; the book's tests wait for it
+(:func:`build` takes a file lock: the first process builds, the others reuse its build).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+
+#: The fixtures that need the smoke book (``book_html`` asks for it at run time).
+FIXTURES = frozenset({"smoke_book", "book_html", "shown", "server"})
+
+
+def folder(tmp_path_factory) -> Path:
+    """The run's smoke book folder: in the temporary folder all pytest-xdist workers share."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "smoke_book"
+
+
+def build(base: Path) -> Path:
+    """The smoke book in ``base`` (its HTML folder), built by the first process that asks (a
+    file lock makes the others wait for it and reuse it)."""
+    from pruneaudit import book
+
+    html = base / "_build" / "html"
+    base.mkdir(parents=True, exist_ok=True)
+    with open(base.parent / f"{base.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (html / "index.html").exists():
+            book.build("smoke", path_output=base, progress=False)
+    return html
+
+
+if __name__ == "__main__":
+    build(Path(sys.argv[1]))
