@@ -16,6 +16,7 @@ from pruneaudit.runs import ResultsStore
 from pruneaudit.studies import pareto_selection as ps
 from pruneaudit.studies.pareto_selection.findings import (
     ONE_MORE_TECHNIQUE,
+    Selection,
     classes_findings,
     pick_finding,
     pick_sparsities,
@@ -277,7 +278,7 @@ def test_findings_few_seeds_inconclusive():
 
 def test_pick_sparsities_hand_case():
     runs = simulated_runs(np.random.default_rng(2), seeds=3, widen=0.3)
-    sp = pick_sparsities(runs, 0.5, 3)
+    sp = pick_sparsities(runs, Selection(0.5, 3))
     assert list(sp["seed"]) == [0, 1, 2]
     assert (sp["pick"] <= sp["sparsest"]).all()
     assert sp["sparsest"].max() <= 1 - 0.8**8 + 1e-12

@@ -304,18 +304,19 @@ def _pie_rows(make: _Rows) -> list[audit.Finding]:
                      "(PIE minus all) with s the PIE share, so it follows from D4.3 and D4.5",
                      definition="dense members' mean top-1 on the non-PIEs minus on all; H1: "
                      "81.20 - 76.75"),
-        make.beyond_null(3, "D4.10 beyond two dense populations: compressed top-1 "
-                         "on the Taxicab top 10% CIE minus on all", source=h2[90].source,
-                         definition="pruned members' mean top-1 on the 10% highest Taxicab "
-                         "scores minus on all, minus the same gap between two dense populations; "
-                         f"H2's raw gap {h2[90].value} - {h2_all.value} (CelebA, t = 90%) takes "
-                         "no null off"),
-        make.beyond_null(4, "D4.10 beyond two dense populations: compressed top-1 "
-                         "on the Taxicab top 1% minus on the top 10%", source=h2[99].source,
-                         definition="pruned members' mean top-1 on the 1% highest Taxicab scores "
-                         "minus on the 10%, minus the same step between two dense populations; "
-                         f"H2's raw step {h2[99].value} - {h2[90].value} (CelebA, t = 90%) "
-                         "takes no null off"),
+        *(
+            make.beyond_null(i, f"D4.10 beyond two dense populations: compressed top-1 on the "
+                             f"Taxicab {what}", source=top.source,
+                             definition=f"pruned members' mean top-1 on the {chosen}, minus the "
+                             f"same {kind} between two dense populations; H2's raw {kind} "
+                             f"{top.value} - {base.value} (CelebA, t = 90%) takes no null off")
+            for i, what, chosen, kind, top, base in (
+                (3, "top 10% CIE minus on all", "10% highest Taxicab scores minus on all", "gap",
+                 h2[90], h2_all),
+                (4, "top 1% minus on the top 10%", "1% highest Taxicab scores minus on the 10%",
+                 "step", h2[99], h2[90]),
+            )
+        ),
     ]
 
 

@@ -4,6 +4,7 @@ the page's prose cites."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -63,14 +64,20 @@ def frontier_techniques(points: pd.DataFrame, floor: float, min_candidates: int)
     return int(cands.loc[audit.pareto_front(cands, FRONTIERS["pareto"]), "technique"].nunique())
 
 
+@dataclass(frozen=True)
+class Selection:
+    """How an operating point is chosen: the candidates (accuracy ``floor``, at least
+    ``min_candidates``; :func:`~.frames.candidates`) and the value function's weights
+    (:func:`~.frames.picks`)."""
+
+    floor: float
+    min_candidates: int
+    fairness_weight: float = 100.0
+    sparsity_weight: float = 1.0
+
+
 def _seed_picks(
-    classes: pd.DataFrame,
-    floor: float,
-    min_candidates: int,
-    fairness_weight: float,
-    sparsity_weight: float,
-    *,
-    held_out: bool,
+    classes: pd.DataFrame, selection: Selection, *, held_out: bool
 ) -> Iterator[tuple[int, pd.DataFrame, pd.DataFrame]]:
     """Per seed s: s, its own operating points (:func:`_seed_points`) and the :func:`picks`
     (value-function pick, then sparsest candidate) chosen on the seed means of the other seeds
@@ -80,24 +87,16 @@ def _seed_picks(
     for s in sorted(seeds):
         own = _seed_points(per_seed, [s])
         basis = _seed_points(per_seed, [t for t in seeds if t != s]) if held_out else own
-        cands = candidates(basis, floor, min_candidates).frame
-        yield int(s), own, picks(cands, fairness_weight, sparsity_weight)
+        cands = candidates(basis, selection.floor, selection.min_candidates).frame
+        yield int(s), own, picks(cands, selection.fairness_weight, selection.sparsity_weight)
 
 
-def heldout_gains(
-    classes: pd.DataFrame,
-    floor: float,
-    min_candidates: int,
-    fairness_weight: float = 100.0,
-    sparsity_weight: float = 1.0,
-) -> pd.Series:
+def heldout_gains(classes: pd.DataFrame, selection: Selection) -> pd.Series:
     """Per seed s: unfairness (max − min) on seed s of the sparsest candidate minus that of the
     value-function pick, both chosen on the seed means of the other seeds (cross-fitting, so that
     noise in the unfairness that made a point look fair does not count as a gain)."""
     out = {}
-    for s, own, chosen in _seed_picks(
-        classes, floor, min_candidates, fairness_weight, sparsity_weight, held_out=True
-    ):
+    for s, own, chosen in _seed_picks(classes, selection, held_out=True):
         u = own.set_index("label")[UNFAIRNESS]
         out[s] = float(u[chosen.iloc[1]["label"]] - u[chosen.iloc[0]["label"]])
     return pd.Series(out, name="gain")
@@ -126,20 +125,12 @@ ONE_MORE_TECHNIQUE = 1.0
 SMALLEST_SLOPE = 0.1
 
 
-def pick_sparsities(
-    classes: pd.DataFrame,
-    floor: float,
-    min_candidates: int,
-    fairness_weight: float = 100.0,
-    sparsity_weight: float = 1.0,
-) -> pd.DataFrame:
+def pick_sparsities(classes: pd.DataFrame, selection: Selection) -> pd.DataFrame:
     """Per seed: the sparsity of the value-function pick and of the sparsest candidate, each
     chosen on that seed's own points (columns seed, pick, sparsest)."""
     rows = [
         (s, float(chosen.iloc[0]["sparsity"]), float(chosen.iloc[1]["sparsity"]))
-        for s, _, chosen in _seed_picks(
-            classes, floor, min_candidates, fairness_weight, sparsity_weight, held_out=False
-        )
+        for s, _, chosen in _seed_picks(classes, selection, held_out=False)
     ]
     return pd.DataFrame(rows, columns=["seed", "pick", "sparsest"])
 
@@ -183,6 +174,7 @@ def classes_findings(
 ) -> list[audit.Finding]:
     """D3.1-D3.3 (methods page, *Study 3*), each with a 95% interval over seeds or series; no
     interval (``inconclusive``) on fewer than 3 seeds or series."""
+    selection = Selection(floor, min_candidates, fairness_weight, sparsity_weight)
     seeds = sorted(classes["seed"].unique())
     per_seed = per_seed_points(classes)
     weight = fairness_weight / sparsity_weight if sparsity_weight else float("inf")
@@ -204,16 +196,11 @@ def classes_findings(
         )
     ]
     gains = (  # held out: one seed needs another to choose on
-        heldout_gains(classes, floor, min_candidates, fairness_weight, sparsity_weight)
+        heldout_gains(classes, selection)
         if len(seeds) > 1
         else pd.Series(dtype=float)
     )
-    rows.append(
-        pick_finding(
-            pick_sparsities(classes, floor, min_candidates, fairness_weight, sparsity_weight),
-            weight,
-        )
-    )
+    rows.append(pick_finding(pick_sparsities(classes, selection), weight))
     m, lo, hi = audit.mean_interval(gains)
     rows.append(
         audit.finding(
