@@ -64,7 +64,7 @@ def test_a_row_without_an_interval_says_so_and_shows_no_brackets():
 def test_sentences_by_hand():
     assert ft.sentence(_row()) == (
         f"**D4.5** PIE accuracy minus all: the effect is there, as large as the paper's "
-        f"{M}36.9 pts (ours {M}40.1 [{M}44.0, {M}36.2]). A replication would agree."
+        f"{M}36.9 pts (ours {M}40.1 [{M}44.0, {M}36.2]). A replication would likely agree."
     )
     smaller = _row(verdict=F.SMALLER, size=F.SIZE_SMALLER, stability=0.62,
                    alternative=F.REPRODUCED, ci_low=-0.30, ci_high=-0.20, ours=-0.25)
@@ -99,7 +99,7 @@ def test_sentences_by_hand():
                      direction=F.OPPOSITE, size="", stability=0.99)
     assert ft.sentence(reversed_) == (
         f"**D4.5** PIE accuracy minus all: the effect is reversed, unlike the paper's {M}36.9 pts "
-        "(ours 3.1 [1.0, 5.2]). A replication would agree."
+        "(ours 3.1 [1.0, 5.2]). A replication would likely agree."
     )
     direction_only = _row(finding="D3.1 Pareto set spans more than one technique", paper=None,
                           ours=1.0, ci_low=math.nan, ci_high=math.nan, verdict=F.INCONCLUSIVE,
@@ -115,7 +115,7 @@ def test_claims_of_no_difference_and_rows_that_cannot_be_compared():
                 ci_low=-0.2, ci_high=0.4, direction="", size="", margin=0.5, unit="")
     assert ft.sentence(same) == (
         "**D2.2** group-level drops are similar: no material difference, as the paper says (ours "
-        f"0.12 [{M}0.20, 0.40]; margin ±0.50). A replication would agree."
+        f"0.12 [{M}0.20, 0.40]; margin ±0.50). A replication would likely agree."
     )
     other = _row(verdict=F.NOT_COMPARABLE, size="", stability=None, basis="another footing")
     assert ft.sentence(other) == (

@@ -278,7 +278,7 @@ def _ours(row: Finding, s: Shown, paper_said: bool) -> str:
 def replication(row: Finding) -> str:
     """Whether a replication with as many units would keep the verdict: ``A replication could
     say *smaller*.`` when borderline (``could leave it undecided`` when the other verdict is
-    *inconclusive*), ``A replication would agree.`` when firm, ``More units
+    *inconclusive*), ``A replication would likely agree.`` when firm, ``More units
     are needed to tell.`` when it would stay undecided; empty when unknown."""
     if not _finite(row.stability):
         return ""
@@ -289,7 +289,7 @@ def replication(row: Finding) -> str:
         return f"A replication could say *{other}*." if other else ""
     if row.verdict in audit_findings.UNDECIDED:
         return "More units are needed to tell."
-    return "A replication would agree."
+    return "A replication would likely agree."
 
 
 def _claim(row: Finding, s: Shown) -> str:
