@@ -137,7 +137,9 @@ class Opened:
             route.abort()
 
     def open(self, path: str) -> Opened:
-        self.page.goto(f"{self.server}/{path}", wait_until="networkidle")
+        """Go to ``path`` and wait until its charts are drawn (:func:`wait_for_charts`)."""
+        self.page.goto(f"{self.server}/{path}", wait_until="load")
+        wait_for_charts(self.page)
         return self
 
     def close(self) -> None:
@@ -154,9 +156,7 @@ def shown(browser, server: str) -> Iterator:
 
     def get(path: str, viewport: tuple[int, int]) -> Opened:
         if (path, viewport) not in opened:
-            page = Opened(browser, server, viewport).open(path)
-            wait_for_charts(page.page)
-            opened[path, viewport] = page
+            opened[path, viewport] = Opened(browser, server, viewport).open(path)
         return opened[path, viewport]
 
     yield get

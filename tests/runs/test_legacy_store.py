@@ -92,6 +92,7 @@ def _refuse_training(*args, **kwargs):
     raise AssertionError("a stored run was trained again")
 
 
+@pytest.mark.slow
 def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch):
     root, old_keys, recorded = old_store
     monkeypatch.setattr(training, "train_population", _refuse_training)

@@ -258,6 +258,7 @@ def test_findings_null_fail():
     assert table["D3.1"].isin(audit.FAILING).mean() >= 0.95
 
 
+@pytest.mark.slow
 def test_findings_effect_reproduced():
     from pruneaudit import audit
 

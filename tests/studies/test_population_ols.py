@@ -133,6 +133,7 @@ def test_r2_and_a0_null_fail():
     assert (share[["R2", "a0"]] >= 0.95).all(), share
 
 
+@pytest.mark.slow
 def test_paper_sized_effects_are_reproduced():
     table = verdicts(np.random.default_rng(2), 20, mode="effect", iterations=6)
     share = (table == audit.REPRODUCED).drop(columns="R2").mean()

@@ -484,6 +484,7 @@ def test_d22_group_drops_similar_null_and_effect():
     assert _failing(_verdicts(unequal)) >= 0.95
 
 
+@pytest.mark.slow
 def test_d22_collapse_null_and_paper_size_effect():
     def null(rng):
         _, _, _, p = _sim_writers(rng)
@@ -508,6 +509,7 @@ def _tilt_case(rng, before, after):
     return tilt, _observe(rng, p, k=2).mean(0), _observe(rng, p_after, k=2).mean(0), series
 
 
+@pytest.mark.slow
 def test_d23_tilt_slope_null_and_paper_size_effect():
     def run(before, after, group):
         def make(rng):
@@ -524,6 +526,7 @@ def test_d23_tilt_slope_null_and_paper_size_effect():
     assert all(r.verdict in audit.FAILING for r in rows if r.finding.startswith("D2.4"))
 
 
+@pytest.mark.slow
 def test_d24_intercept_gap_null_and_effect():
     def make(gap):
         def inner(rng):
