@@ -37,7 +37,9 @@ refreshes the between-build variance ratios of the package
 (``src/pruneaudit/audit/data/between_builds.csv``, :mod:`pruneaudit.audit.between_builds`) and
 writes ``benchmarks/out/stability_calibration.csv``: per study and in all, over every ordered
 pair of builds with disjoint seed sets, how many rows firm in the first keep their verdict in the
-second, beside the mean of their stabilities.
+second, beside the mean of their stabilities; and, for each report of four builds made by the
+code of now (:data:`PRINTED_REPORTS`), the same from the verdicts and stabilities as printed
+(``stability_calibration_<profile>.csv``).
 """
 
 from __future__ import annotations
@@ -116,9 +118,13 @@ REPORTS = (
     ("replication_study1.md", CPU_DEFAULT, CPU_OTHER),
     ("bf16_verdicts.md", H200_DEFAULT, BB.Build("H200 bfloat16, default seeds", "default")),
 )
-#: The committed report of builds made under the package's current rules (every pair of four
-#: smoke builds with disjoint seed sets): calibrated on the verdicts and stabilities as printed.
-PRINTED_REPORT = ("replication_smoke.md", BB.Build("CPU smoke, default seeds", "default"))
+#: The committed reports of builds made under the package's current rules (every pair of four
+#: builds with disjoint seed sets), by profile: calibrated on the verdicts and stabilities as
+#: printed, each written to ``stability_calibration_<profile>.csv``.
+PRINTED_REPORTS = {
+    "smoke": ("replication_smoke.md", BB.Build("CPU smoke, default seeds", "default")),
+    "quick": ("replication_quick.md", BB.Build("CPU quick, default seeds", "default")),
+}
 #: How each committed row decides its verdict, as its study does (keys: the start of a row's
 #: name): null, side and smallest effect of a direction-only row, the paper's printed standard
 #: error, how many units our interval rests on (for the paper's standard error from its units).
@@ -195,9 +201,6 @@ def calibrate() -> int:
         instances=("kept", "size"), flipped=("kept", lambda k: int((~k).sum())),
         predicted_flip=("predicted", lambda p: round(float((1 - p).mean()), 3)))
     flips = inst[inst.firm & ~inst.kept]
-    printed = BB.report_builds((OUT / PRINTED_REPORT[0]).read_text(), PRINTED_REPORT[1])
-    printed_table, printed_inst = BB.keep_rates_as_printed(printed)
-    printed_table.to_csv(OUT / "stability_calibration_smoke.csv", index=False)
     lines = [
         "# Stability calibration: committed replications", "",
         "Builds: " + "; ".join(f"{f}: {a.label} / {b.label}" for f, a, b in REPORTS) + ". A "
@@ -218,7 +221,8 @@ def calibrate() -> int:
         "Firm rows that flipped:", "",
         flips.to_markdown(index=False) if len(flips) else "None.", "",
         "Rows left out (their rule depends on each build's data): " + "; ".join(left_out), "",
-        *_printed_section(printed, printed_table, printed_inst),
+        *(line for profile, (report, default) in PRINTED_REPORTS.items()
+          if (OUT / report).is_file() for line in _printed_section(profile, report, default)),
     ]
     text = "\n".join(lines)
     print(text)
@@ -226,10 +230,14 @@ def calibrate() -> int:
     return 0
 
 
-def _printed_section(frame: pd.DataFrame, table: pd.DataFrame, inst: pd.DataFrame) -> list[str]:
-    """The calibration on :data:`PRINTED_REPORT`: keep rates by the stability each build
-    printed, at the book's threshold and stricter ones, borderline flips, firm rows that
-    flipped, and the between-build ratios its own pairs would give (not written)."""
+def _printed_section(profile: str, report: str, default: BB.Build) -> list[str]:
+    """The calibration on one of :data:`PRINTED_REPORTS` (written to
+    ``stability_calibration_<profile>.csv``): keep rates by the stability each build printed, at
+    the book's threshold and stricter ones, borderline flips, firm rows that flipped, and the
+    between-build ratios its own pairs would give (not written)."""
+    frame = BB.report_builds((OUT / report).read_text(), default)
+    table, inst = BB.keep_rates_as_printed(frame)
+    table.to_csv(OUT / f"stability_calibration_{profile}.csv", index=False)
     by_cut = pd.DataFrame([
         {"stability at least": cut, "instances": len(f), "kept": int(f.kept.sum()),
          "keep": round(float(f.kept.mean()), 3) if len(f) else math.nan,
@@ -238,13 +246,13 @@ def _printed_section(frame: pd.DataFrame, table: pd.DataFrame, inst: pd.DataFram
     border = inst[inst.predicted < F.STABLE]
     flips = inst[inst.firm & ~inst.kept]
     return [
-        f"## Four independent builds, verdicts as printed ({PRINTED_REPORT[0]})", "",
-        "Four smoke builds with disjoint seed sets, made by the code of now: every ordered pair, "
-        "each row firm in the first (printed stability at least "
+        f"## Profile {profile}: four independent builds, verdicts as printed ({report})", "",
+        f"Four {profile} builds with disjoint seed sets, made by the code of now: every ordered "
+        "pair, each row firm in the first (printed stability at least "
         f"{F.STABLE}) against the second's printed verdict, beside the first's stability. The "
-        "between-build ratios the stabilities used were estimated from the committed quick "
-        "reports above, not from these builds (out of sample). Rows printed without a "
-        "stability are left out (stability_calibration_smoke.csv):", "",
+        "between-build ratios the stabilities used were estimated from the committed reports "
+        "above, not from these builds. Rows printed without a stability are left out "
+        f"(stability_calibration_{profile}.csv):", "",
         table.to_markdown(index=False), "",
         "Keep rate by printed stability:", "", by_cut.to_markdown(index=False), "",
         f"Borderline instances: {len(border)}, flipped {int((~border.kept).sum())} "

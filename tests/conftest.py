@@ -20,6 +20,10 @@ torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
 os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
 
 
+#: How much lower the test processes' CPU priority is than the smoke book's build (``nice``).
+BUILD_FIRST = 5
+
+
 def _needs_book(item: pytest.Item) -> bool:
     return bool(smoke_book.FIXTURES & set(getattr(item, "fixturenames", ())))
 
@@ -45,18 +49,23 @@ def _smoke_book_early(
     in the first pytest-xdist worker) when a selected test needs it and
     ``$PRUNEAUDIT_BOOK_HTML`` names no built book; its tests wait for it."""
     wanted = any(_needs_book(item) for item in request.session.items)
-    first = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
-    if not wanted or not first or os.environ.get("PRUNEAUDIT_BOOK_HTML"):
+    if not wanted or os.environ.get("PRUNEAUDIT_BOOK_HTML"):
         yield
         return
-    folder = smoke_book.folder(tmp_path_factory)
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent / "smoke_book.log", "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, smoke_book.__file__, str(folder)], stdout=log, stderr=log
-        )
+    proc = None
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        folder = smoke_book.folder(tmp_path_factory)
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder.parent / "smoke_book.log", "w") as log:
+            proc = subprocess.Popen(
+                [sys.executable, smoke_book.__file__, str(folder)], stdout=log, stderr=log
+            )
+    # The book is the run's longest path: the test processes (not its build, started above)
+    # yield the CPU to it; a lower priority only matters while the build runs.
+    os.nice(BUILD_FIRST)
     yield
-    proc.wait()
+    if proc is not None:
+        proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sys
+import time
 from pathlib import Path
 
 #: The fixtures that need the smoke book (``book_html`` asks for it at run time).
@@ -37,4 +38,6 @@ def build(base: Path) -> Path:
 
 
 if __name__ == "__main__":
+    start = time.perf_counter()
     build(Path(sys.argv[1]))
+    print(f"smoke book ready after {time.perf_counter() - start:.0f} s", flush=True)

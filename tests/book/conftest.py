@@ -137,8 +137,11 @@ class Opened:
             route.abort()
 
     def open(self, path: str) -> Opened:
-        """Go to ``path`` and wait until its charts are drawn (:func:`wait_for_charts`)."""
+        """Go to ``path`` (through the front page's redirect, ``index.html``: until a page with
+        a ``main`` has loaded) and wait until its charts are drawn (:func:`wait_for_charts`)."""
         self.page.goto(f"{self.server}/{path}", wait_until="load")
+        self.page.wait_for_selector("main", state="attached", timeout=15_000)
+        self.page.wait_for_load_state("load")
         wait_for_charts(self.page)
         return self
 
