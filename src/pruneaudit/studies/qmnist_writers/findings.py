@@ -19,8 +19,11 @@ from .frames import collapses, most_hurt, seed_class_accuracy, seed_writer_accur
 from .protocol import prunable_weights
 from .run import Result
 from .writer_fits import (
+    BOOTSTRAP,
     BY_WRITERS,
     STUDY,
+    Resampling,
+    Writers,
     masked_fit,
     printed_difference,
     series_masks,
@@ -73,7 +76,7 @@ def topline_finding(
 
 
 def group_drops_finding(
-    change: np.ndarray, series: np.ndarray, *, seed: int = 0, n_resamples: int = 999
+    change: np.ndarray, series: np.ndarray, boot: Resampling = BOOTSTRAP
 ) -> Finding:
     """D2.2 (groups): hsf4 and hsf0 lose about the same: (mean change hsf4 − mean change hsf0)
     / mean change of all writers lies within ±:data:`SIMILAR_MARGIN` (an equivalence claim)."""
@@ -84,7 +87,7 @@ def group_drops_finding(
         mean0 = (c * m0).sum(axis) / m0.sum(axis)
         return (mean4 - mean0) / c.mean(axis)
 
-    est, lo, hi = writer_bootstrap([change, masks["hsf4"], masks["hsf0"]], rel, seed, n_resamples)
+    est, lo, hi = writer_bootstrap([change, masks["hsf4"], masks["hsf0"]], rel, boot)
     row = audit.similar(
         "D2.2 group-level drops are similar: (drop hsf4 − drop hsf0) / overall drop",
         est, lo, hi, SIMILAR_MARGIN,
@@ -147,9 +150,7 @@ def property_findings(
     activation: np.ndarray,
     change: np.ndarray,
     series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
+    boot: Resampling = BOOTSTRAP,
 ) -> list[Finding]:
     """D2.5: hsf4 writers draw more vertical digits (mean |tilt| hsf4 − hsf0 < 0); writers with
     atypical mean activation (either direction) lose more (slope of the accuracy change on
@@ -178,7 +179,7 @@ def property_findings(
         dev = np.abs(a - np.expand_dims(a.mean(axis), axis))
         return masked_fit(dev, c, np.ones_like(dev), axis)[1]
 
-    est, lo, hi = writer_bootstrap([activation, change], atypical, seed, n_resamples)
+    est, lo, hi = writer_bootstrap([activation, change], atypical, boot)
     a = np.asarray(activation, float)
     dev_sd = float(np.abs(a - a.mean()).std(ddof=1))
     small = SMALL_R * float(np.std(change, ddof=1)) / dev_sd if dev_sd > 0 else None
@@ -253,19 +254,16 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
     _, acc_dense = seed_writer_accuracy(result.correct_dense, result.digits["writer"])
     _, acc_pruned = seed_writer_accuracy(result.correct_pruned, result.digits["writer"])
     series = w["series"].to_numpy()
-    kw = {"seed": seed, "n_resamples": n_resamples}
+    boot = Resampling(seed, n_resamples)
     return audit.mark_headlines([
         topline_finding(result.correct_dense.mean(axis=1), result.correct_pruned.mean(axis=1),
                         result.test.num_classes),
-        group_drops_finding(w["accuracy_change"].to_numpy(), series, **kw),
+        group_drops_finding(w["accuracy_change"].to_numpy(), series, boot),
         collapse_finding(acc_dense, acc_pruned),
-        *tilt_findings(
-            w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
-            w["accuracy_pruned"].to_numpy(), series, **kw,
-        ),
+        *tilt_findings(Writers.of(w), boot),
         *property_findings(
             w["abs_tilt"].to_numpy(), w["mean_activation"].to_numpy(),
-            w["accuracy_change"].to_numpy(), series, **kw,
+            w["accuracy_change"].to_numpy(), series, boot,
         ),
         *class_findings(
             seed_class_accuracy(result.correct_dense, labels, result.test.num_classes),
@@ -279,12 +277,7 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
 
 def table1(result: Result, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
     """P's Table 1 on this page's writers (:func:`~.writer_fits.tilt_table`)."""
-    w = result.writers
-    return tilt_table(
-        w["abs_tilt"].to_numpy(), w["accuracy_unpruned"].to_numpy(),
-        w["accuracy_pruned"].to_numpy(), w["series"].to_numpy(), seed=seed,
-        n_resamples=n_resamples,
-    )
+    return tilt_table(Writers.of(result.writers), Resampling(seed, n_resamples))
 
 
 # --------------------------------------------------------------------------- what the page says

@@ -4,6 +4,8 @@ rows share."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -20,6 +22,39 @@ HSF1_MISSING = (
     "(the offline test10k has hsf0 and hsf4 only)"
 )
 BY_WRITERS = "95% percentile bootstrap over writers (writer accuracy = mean over seeds)"
+
+
+@dataclass(frozen=True)
+class Writers:
+    """One entry per writer: mean |tilt|, accuracy of the dense and of the pruned models (mean
+    over seeds) and series (hsf0, hsf4)."""
+
+    abs_tilt: np.ndarray
+    acc_dense: np.ndarray
+    acc_pruned: np.ndarray
+    series: np.ndarray
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> Writers:
+        """From the page's writer frame (``Result.writers``)."""
+        return cls(*(frame[c].to_numpy() for c in
+                     ("abs_tilt", "accuracy_unpruned", "accuracy_pruned", "series")))
+
+    def accuracy(self, stage: str) -> np.ndarray:
+        """The writers' accuracy at ``stage`` (``unpruned`` or ``pruned``)."""
+        return self.acc_dense if stage == "unpruned" else self.acc_pruned
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """The bootstrap over writers: its seed and number of resamples."""
+
+    seed: int = 0
+    n_resamples: int = 999
+
+
+#: The page's bootstrap over writers (seed 0, 999 resamples).
+BOOTSTRAP = Resampling()
 
 
 def paper_tilt(coefficient: str, stage: str, group: str) -> audit.Published:
@@ -48,21 +83,21 @@ def masked_fit(x, y, m, axis=-1):
     return my - slope * mx, slope
 
 
-def writer_bootstrap(arrays, statistic, seed: int, n_resamples: int) -> tuple[float, float, float]:
+def writer_bootstrap(arrays, statistic, boot: Resampling) -> tuple[float, float, float]:
     """``statistic`` of the writer-level ``arrays`` and its percentile bootstrap interval over
     writers (vectorized; :func:`pruneaudit.audit.bootstrap_interval`)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return audit.bootstrap_interval(
             [np.asarray(a, dtype=float) for a in arrays],
             statistic,
-            seed=seed,
-            n_resamples=n_resamples,
+            seed=boot.seed,
+            n_resamples=boot.n_resamples,
             vectorized=True,
         )
 
 
 def fit_difference(
-    x: np.ndarray, first: tuple, second: tuple, coefficient: int, seed: int, n_resamples: int
+    x: np.ndarray, first: tuple, second: tuple, coefficient: int, boot: Resampling
 ) -> tuple[float, float, float]:
     """Coefficient ``coefficient`` (0: intercept, 1: slope) of :func:`masked_fit` of y on ``x``
     over ``first`` = (y, m) minus that over ``second``, with its bootstrap interval over writers
@@ -72,7 +107,7 @@ def fit_difference(
         return (masked_fit(x, y1, m1, axis)[coefficient]
                 - masked_fit(x, y2, m2, axis)[coefficient])
 
-    return writer_bootstrap([x, *first, *second], difference, seed, n_resamples)
+    return writer_bootstrap([x, *first, *second], difference, boot)
 
 
 def series_masks(series: np.ndarray) -> dict[str, np.ndarray]:
@@ -81,16 +116,7 @@ def series_masks(series: np.ndarray) -> dict[str, np.ndarray]:
     return {"hsf0": (s == "hsf0") * 1.0, "hsf4": (s == "hsf4") * 1.0, "all": np.ones(len(s))}
 
 
-def slope_change_finding(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    group: str,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> Finding:
+def slope_change_finding(writers: Writers, group: str, boot: Resampling = BOOTSTRAP) -> Finding:
     """D2.3 for one group: the accuracy-vs-|tilt| slope turns more negative after pruning (slope
     pruned − slope dense, beside P's difference; hsf1: not testable here)."""
     paper = printed_difference(
@@ -102,36 +128,29 @@ def slope_change_finding(
     definition = (
         f"least-squares slope of writer accuracy on mean |tilt| ({group}), pruned minus dense"
     )
-    masks = series_masks(series)
+    masks = series_masks(writers.series)
     if group not in masks:
         return audit.not_testable(
             name, paper, source=source, why=HSF1_MISSING, definition=definition
         )
     m = masks[group]
-    est, lo, hi = fit_difference(abs_tilt, (acc_pruned, m), (acc_dense, m), 1, seed, n_resamples)
+    w = writers
+    est, lo, hi = fit_difference(w.abs_tilt, (w.acc_pruned, m), (w.acc_dense, m), 1, boot)
     return audit.finding(
         name, est, lo, hi, paper, source=source, basis=BY_WRITERS, definition=definition
     )
 
 
 def intercept_gap_finding(
-    abs_tilt: np.ndarray,
-    accuracy: np.ndarray,
-    series: np.ndarray,
-    stage: str,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
+    writers: Writers, stage: str, boot: Resampling = BOOTSTRAP
 ) -> Finding:
     """D2.4 for one stage (unpruned / pruned): hsf4's fitted intercept minus hsf0's, < 0."""
     paper = printed_difference(
         paper_tilt("intercept", stage, "hsf4").number
         - paper_tilt("intercept", stage, "hsf0").number
     )
-    masks = series_masks(series)
-    est, lo, hi = fit_difference(
-        abs_tilt, (accuracy, masks["hsf4"]), (accuracy, masks["hsf0"]), 0, seed, n_resamples
-    )
+    masks, y = series_masks(writers.series), writers.accuracy(stage)
+    est, lo, hi = fit_difference(writers.abs_tilt, (y, masks["hsf4"]), (y, masks["hsf0"]), 0, boot)
     return audit.finding(
         f"D2.4 hsf4 has the lowest fitted intercept, {stage} (hsf4 − hsf0)",
         est, lo, hi, paper,
@@ -143,45 +162,22 @@ def intercept_gap_finding(
     )
 
 
-def tilt_findings(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> list[Finding]:
+def tilt_findings(writers: Writers, boot: Resampling = BOOTSTRAP) -> list[Finding]:
     """D2.3 for hsf0, hsf1 (not testable), hsf4 and all writers, then D2.4 before and after."""
-    kw = {"seed": seed, "n_resamples": n_resamples}
     return [
-        *(
-            slope_change_finding(abs_tilt, acc_dense, acc_pruned, series, g, **kw)
-            for g in TABLE1_GROUPS
-        ),
-        *(
-            intercept_gap_finding(abs_tilt, y, series, stage, **kw)
-            for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned))
-        ),
+        *(slope_change_finding(writers, g, boot) for g in TABLE1_GROUPS),
+        *(intercept_gap_finding(writers, stage, boot) for stage in ("unpruned", "pruned")),
     ]
 
 
-def tilt_table(
-    abs_tilt: np.ndarray,
-    acc_dense: np.ndarray,
-    acc_pruned: np.ndarray,
-    series: np.ndarray,
-    *,
-    seed: int = 0,
-    n_resamples: int = 999,
-) -> pd.DataFrame:
+def tilt_table(writers: Writers, boot: Resampling = BOOTSTRAP) -> pd.DataFrame:
     """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
     and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
     Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
-    masks = series_masks(series)
+    masks = series_masks(writers.series)
     rows = []
     for group in TABLE1_GROUPS:
-        for stage, y in (("unpruned", acc_dense), ("pruned", acc_pruned)):
+        for stage in ("unpruned", "pruned"):
             for j, coefficient in enumerate(("intercept", "slope")):
                 paper = paper_tilt(coefficient, stage, group).number
                 if group not in masks:
@@ -191,7 +187,9 @@ def tilt_table(
                 def stat(x, yy, m, axis=-1, j=j):
                     return masked_fit(x, yy, m, axis)[j]
 
-                est, lo, hi = writer_bootstrap([abs_tilt, y, masks[group]], stat, seed, n_resamples)
+                est, lo, hi = writer_bootstrap(
+                    [writers.abs_tilt, writers.accuracy(stage), masks[group]], stat, boot
+                )
                 rows.append((group, stage, coefficient, est, lo, hi, paper))
     return pd.DataFrame(
         rows, columns=["group", "stage", "coefficient", "ours", "ci_low", "ci_high", "paper"]
