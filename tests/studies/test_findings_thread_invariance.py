@@ -25,7 +25,7 @@ from pruneaudit.studies.compression_impact.findings import (
 from pruneaudit.studies.compression_impact.run import PRUNING, Compressed, ImpactRuns
 from pruneaudit.studies.compression_impact.trends import trend_findings
 from pruneaudit.studies.robustness.findings import findings_from_accuracy
-from pruneaudit.studies.robustness.run import CLEAN, NATURAL
+from pruneaudit.studies.robustness.frames import CLEAN, NATURAL
 
 C = 10
 

@@ -22,8 +22,7 @@ from pruneaudit.studies.robustness.findings import (
     headline_level,
     runs_findings,
 )
-from pruneaudit.studies.robustness.params import check_grid
-from pruneaudit.studies.robustness.run import (
+from pruneaudit.studies.robustness.frames import (
     CLEAN,
     RobustnessRuns,
     accuracy_by_severity,
@@ -34,7 +33,8 @@ from pruneaudit.studies.robustness.run import (
     natural_adversarial,
     relative_robustness,
 )
-from pruneaudit.studies.robustness.run import reference_wrong as robust_reference_wrong
+from pruneaudit.studies.robustness.frames import reference_wrong as robust_reference_wrong
+from pruneaudit.studies.robustness.params import check_grid
 from pruneaudit.studies.robustness.tables import h1_corruption_table
 from pruneaudit.studies.robustness.views import (
     corruption_explorer,

@@ -12,7 +12,7 @@ import pytest
 
 from pruneaudit import audit, data
 from pruneaudit.studies.robustness.findings import NOISE, findings_from_accuracy
-from pruneaudit.studies.robustness.run import CLEAN, NATURAL
+from pruneaudit.studies.robustness.frames import CLEAN, NATURAL
 
 LEVELS = (0.0, 0.5, 0.7, 0.9)
 NAMES = (CLEAN, NATURAL, *data.CORRUPTIONS)

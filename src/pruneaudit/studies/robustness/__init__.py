@@ -4,7 +4,8 @@ The populations are Study 4's (:class:`pruneaudit.studies.compression_impact.Pop
 a subset of its members and levels, made from Study 4's parameters, which this page's
 :class:`Params` declares it reads). Modules: :mod:`~pruneaudit.studies.robustness.params` (the
 page's :class:`Params`), :mod:`~pruneaudit.studies.robustness.run` (:func:`run`, which returns
-its :class:`Result`, the corrupted evaluations and their frames),
+its :class:`Result`: the corrupted evaluations), :mod:`~pruneaudit.studies.robustness.frames`
+(the runs' record and the frames computed from it),
 :mod:`~pruneaudit.studies.robustness.tables` (H1's table as a frame),
 :mod:`~pruneaudit.studies.robustness.protocol` (the protocol beside H1's),
 :mod:`~pruneaudit.studies.robustness.findings` (D5.1-D5.4 beside H1) and

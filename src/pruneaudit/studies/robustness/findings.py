@@ -22,13 +22,13 @@ from scipy import stats
 from pruneaudit import audit
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.populations import level_name
-from pruneaudit.studies.robustness.run import (
+from pruneaudit.studies.robustness.frames import (
     CLEAN,
     NATURAL,
-    Result,
     RobustnessRuns,
     natural_member_rows,
 )
+from pruneaudit.studies.robustness.run import Result
 
 STUDY = "S5_robustness"
 #: H1 prints its headline numbers at t = 90%: the findings use our pruning level nearest to it.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .run import CLEAN, Result
+from .frames import CLEAN
+from .run import Result
 
 
 def protocol_table(result: Result) -> pd.DataFrame:

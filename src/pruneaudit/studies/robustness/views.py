@@ -6,15 +6,15 @@ from __future__ import annotations
 import altair as alt
 
 from pruneaudit import charts
-from pruneaudit.studies.robustness.protocol import protocol_table
-from pruneaudit.studies.robustness.run import (
+from pruneaudit.studies.robustness.frames import (
     CLEAN,
-    Result,
     accuracy_by_severity,
     corruption_examples,
     mean_accuracy,
     natural_adversarial,
 )
+from pruneaudit.studies.robustness.protocol import protocol_table
+from pruneaudit.studies.robustness.run import Result
 from pruneaudit.studies.robustness.tables import h1_corruption_table
 
 __all__ = [
