@@ -29,10 +29,10 @@ book: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# `make test` leaves out the slow calibrations (null simulations of Studies 1 to 5, workshop lines,
-# marked `slow`); `make test-slow` runs them, and CI runs both (.ci/run). Tests run on every
-# core (pytest-xdist, one torch thread each; the first worker that needs the smoke book builds it
-# and the others wait for it: tests/book/conftest.py).
+# `make test` leaves out the tests marked `slow` (over 10 s each on 2 cores: calibrations and
+# end-to-end builds); `make test-slow` runs them, and CI runs both (.ci/run). Tests run on every
+# core (pytest-xdist, one torch thread each); the smoke book starts building in the background
+# with the run and its tests run last (tests/conftest.py).
 test: $(STAMP) browser lint
 	$(PY) -m pytest -q -n auto --dist loadgroup -m "not slow" --durations=15
 
