@@ -13,6 +13,7 @@ from scipy import stats
 
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore
+from pruneaudit.runs.series import TIDY_COLUMNS
 from pruneaudit.studies import pareto_selection as ps
 from pruneaudit.studies.pareto_selection.findings import (
     ONE_MORE_TECHNIQUE,
@@ -211,19 +212,7 @@ def simulated_runs(rng, seeds=6, iterations=8, widen=0.0, dominant=False) -> pd.
         tech = TECHS4[t] if k > 0 else TECHS4[0]
         for c in range(10):
             rows.append(("mnist", "alexnet", tech, "finetune", s, k, sp, c, acc[c], 100))
-    cols = [
-        "dataset",
-        "model",
-        "technique",
-        "treatment",
-        "seed",
-        "iteration",
-        "sparsity",
-        "class",
-        "accuracy",
-        "n",
-    ]
-    runs = pd.DataFrame(rows, columns=cols)
+    runs = pd.DataFrame(rows, columns=[c for c in TIDY_COLUMNS if c != "imbalance_factor"])
     # the dense model of a seed is one model: the same rows for every technique's series
     dense = runs[runs.iteration == 0]
     parts = [dense.assign(technique=t) for t in TECHS4]

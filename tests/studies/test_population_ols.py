@@ -13,6 +13,7 @@ import pytest
 
 from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs.series import TIDY_COLUMNS
 from pruneaudit.studies import population_ols as po
 from pruneaudit.studies.population_ols.findings import (
     regression_findings,
@@ -84,18 +85,7 @@ def population(rng, mode: str, noise: float = 0.01, iterations: int = ITERATIONS
                         acc = np.clip(acc, 0, 1)
                         for c in range(10):
                             rows.append((ds, f, "lenet", t, w, s, k, sp, c, acc[c]))
-    cols = [
-        "dataset",
-        "imbalance_factor",
-        "model",
-        "technique",
-        "treatment",
-        "seed",
-        "iteration",
-        "sparsity",
-        "class",
-        "accuracy",
-    ]
+    cols = [c for c in TIDY_COLUMNS if c != "n"]
     return pd.DataFrame(rows, columns=cols), pd.concat(stats, ignore_index=True)
 
 
