@@ -126,18 +126,19 @@ def test_build_reads_the_profile_once_and_hands_it_on(
     class Stop(Exception):
         pass
 
-    def fake_run(name: str, profile: object, overrides: object, *args: object, **kw: object):
-        handed.append((name, profile, overrides))
+    def fake_run(job: object, stamp: dict, *args: object, **kw: object):
+        handed.append((job, stamp))
         raise Stop
 
     monkeypatch.setattr(profiles, "_read_profile", counting)
-    monkeypatch.setattr(runner, "run_notebook", fake_run)
+    monkeypatch.setattr(runner, "run_job", fake_run)
     with pytest.raises(Stop):
         book.build(custom, overrides={"n_classes": 4}, path_output=tmp_path, progress=False)
     assert reads == [custom]
-    [(name, profile, overrides)] = handed
-    assert name == "00_template" and overrides is None
-    assert isinstance(profile, Profile) and profile.overrides == {"n_classes": 4}
+    [(job, stamp)] = handed
+    assert isinstance(job, profiles.Job) and job.name == "00_template"
+    assert job.values["n_classes"] == 4 and job.parameters["n_classes"] == 4
+    assert stamp["overrides"] == {"n_classes": 4}
 
 
 def test_command_line_hands_one_profile_with_the_replication(

@@ -119,6 +119,7 @@ def test_build_checks_every_notebook_before_running_any(
         raise AssertionError("a kernel was started")
 
     monkeypatch.setattr(runner, "run_notebook", never)
+    monkeypatch.setattr(runner, "run_job", never)
     with pytest.raises(PruneAuditError, match="iterations must be int, got 'two'"):
         book.build("smoke", overrides={"00_template.iterations": "two"}, path_output=tmp_path)
     assert not (tmp_path / "book" / "studies").exists()

@@ -70,6 +70,7 @@ def test_a_bad_device_fails_the_build_before_any_kernel(no_cuda, monkeypatch, tm
 
     real_run_notebook = runner.run_notebook  # checks its parameters before any kernel starts
     monkeypatch.setattr(runner, "run_notebook", never)
+    monkeypatch.setattr(runner, "run_job", never)
     for device, message in (("tpu", "device must be auto, cpu, cuda"),
                             ("cuda", "0 CUDA device")):
         with pytest.raises(PruneAuditError, match=message):

@@ -67,6 +67,18 @@ class Parameter:
     default: object
 
 
+@dataclass(frozen=True)
+class Job:
+    """What one notebook of a build runs with, resolved and checked by its :class:`Profile`:
+    the values papermill gives it (``parameters``), its checked values (``values``) and the
+    seconds the profile states for it (``""`` when none)."""
+
+    name: str
+    parameters: dict[str, object]
+    values: dict[str, object]
+    measured: float | str
+
+
 #: A profile's key for its stated measurement (not a notebook): see :func:`profile_measurement`.
 MEASURED = "measured"
 
@@ -266,6 +278,12 @@ class Profile:
             raise PruneAuditError(f"notebook {name} has no study Params to build")
         values = self.values(name)
         return params_type.from_namespace({**values, "__annotations__": self._schema(name)})
+
+    def jobs(self, names: Sequence[str]) -> dict[str, Job]:
+        """Each of ``names`` as a :class:`Job`, all resolved here at once: the runner asks the
+        profile nothing more while the notebooks run."""
+        return {n: Job(n, self.parameters(n), self.values(n), self.measured.get(n, ""))
+                for n in names}
 
     def check(self, notebooks: Sequence[str] | None = None) -> list[str]:
         """Check a build of ``notebooks`` (default: the profile's) before any kernel starts and

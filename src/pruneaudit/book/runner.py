@@ -63,6 +63,7 @@ from pruneaudit.book.notebook import (
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
 from pruneaudit.book.profiles import (
+    Job,
     Profile,
     notebook_path,
     notebook_reads,
@@ -224,12 +225,26 @@ def run_notebook(
     ``<name>.failed.ipynb`` and the error names the cell's exception; the output path is only
     written on success.
     """
+    profile = Profile.read(profile, overrides)
+    (job,) = profile.jobs([name]).values()
+    stamp = dict(stamp or build_stamp(profile, profile.overrides))
+    return run_job(job, stamp, out_dir, progress=progress, threads=threads)
+
+
+def run_job(
+    job: Job,
+    stamp: Mapping[str, object],
+    out_dir: str | os.PathLike = STUDIES,
+    *,
+    progress: bool = False,
+    threads: int | None = None,
+) -> Path:
+    """Execute the notebook of ``job`` (its profile's resolved and checked values,
+    :meth:`Profile.jobs <pruneaudit.book.profiles.Profile.jobs>`) with the build ``stamp`` into
+    ``out_dir/<name>.ipynb``, as :func:`run_notebook` says; the profile is not consulted."""
     import papermill
 
-    profile = Profile.read(profile, overrides)
-    values = profile.values(name)
-    params = profile.parameters(name)
-    stamp = dict(stamp or build_stamp(profile, profile.overrides))
+    name, params, values = job.name, job.parameters, job.values
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{name}.ipynb"
@@ -245,7 +260,7 @@ def run_notebook(
         PROFILE_ENV: str(stamp["profile"]),
         OVERRIDES_ENV: json.dumps(stamp.get("overrides", {})),
         BUILD_DATE_ENV: str(stamp["date"]),
-        MEASURED_ENV: str(profile.measured.get(name, "")),
+        MEASURED_ENV: str(job.measured),
         book_progress.PROGRESS_ENV: str(progress_file.resolve()),
         book_progress.INTERVAL_ENV: "1" if tty else "10",
         **QUIET_ENV,
@@ -474,7 +489,8 @@ def build(
     before any kernel starts; the pages must share one profile and overrides unless
     ``allow_mixed``. Study pages whose executed notebook is missing are left out of the toc used.
     ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
-    a name or YAML path; it is read once and handed on to :func:`run_notebook`.
+    a name or YAML path; it is read once, and each notebook's values are taken from it at once
+    (:meth:`Profile.jobs <pruneaudit.book.profiles.Profile.jobs>`) and handed to :func:`run_job`.
     """
     profile = Profile.read(profile, overrides)
     in_profile = profile.notebooks
@@ -494,12 +510,13 @@ def build(
                      allow_mixed=allow_mixed)
     vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
+        jobs = profile.jobs(names)
         for name in names:
-            store = ResultsStore(profile.parameters(name).get("store"))
+            store = ResultsStore(jobs[name].parameters.get("store"))
             before = len(store.keys())
             start = time.perf_counter()
-            run_notebook(name, profile, None, studies, progress=progress, stamp=stamp,
-                         threads=book_progress.fixed_threads())  # else kernels follow free cores
+            run_job(jobs[name], stamp, studies, progress=progress,
+                    threads=book_progress.fixed_threads())  # else kernels follow free cores
             seconds = time.perf_counter() - start
             left = phases_path(studies, name)
             record_timing(studies, str(stamp["profile"]), name, seconds,
