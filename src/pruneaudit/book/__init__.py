@@ -32,7 +32,7 @@ _HOMES: dict[str, str] = {
         "notebook",
     ),
     **dict.fromkeys(
-        ("Parameter", "Profile", "load_profile", "profile_measurement", "profile_label",
+        ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
          "notebook_path", "parse_parameters_cell", "declared_parameters", "parse_overrides",
          "resolve_parameters", "study_module", "validate_notebook", "check_common"),
         "profiles",
@@ -41,7 +41,7 @@ _HOMES: dict[str, str] = {
     **dict.fromkeys(("vendor_assets", "stage_sources"), "assets"),
     "load_timings": "pages",
     **dict.fromkeys(
-        ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook",
+        ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook", "run_job",
          "record_timing", "expected_duration", "check_same_build", "build", "main"),
         "runner",
     ),
@@ -57,7 +57,8 @@ __all__ = [
     "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
-    "Parameter", "Profile", "load_profile", "profile_measurement", "profile_label", "notebook_path",
+    "Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
+    "notebook_path",
     "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
     "study_module", "validate_notebook", "check_common",
     # progress
@@ -66,7 +67,7 @@ __all__ = [
     "vendor_assets", "stage_sources",
     # runner
     "strip_widgets", "build_stamp", "add_banner",
-    "read_stamp", "run_notebook", "record_timing", "load_timings", "expected_duration",
+    "read_stamp", "run_notebook", "run_job", "record_timing", "load_timings", "expected_duration",
     "check_same_build", "build", "main",
     # compute
     "Computed", "run_studies",
