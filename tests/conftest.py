@@ -21,7 +21,7 @@ os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
 
 
 #: How much lower the test processes' CPU priority is than the smoke book's build (``nice``).
-BUILD_FIRST = 19
+BUILD_FIRST = 5
 
 
 def _needs_book(item: pytest.Item) -> bool:
