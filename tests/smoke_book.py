@@ -11,10 +11,12 @@ import fcntl
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 
-#: The fixtures that need the smoke book (``book_html`` asks for it at run time).
-FIXTURES = frozenset({"smoke_book", "book_html", "shown", "server"})
+#: The fixtures that need the smoke book (``book_html`` asks for it at run time; a test's
+#: fixture closure holds it wherever a fixture it uses, such as ``server``, depends on it).
+FIXTURES = frozenset({"smoke_book", "book_html"})
 
 
 def folder(tmp_path_factory) -> Path:
@@ -25,15 +27,23 @@ def folder(tmp_path_factory) -> Path:
 
 def build(base: Path) -> Path:
     """The smoke book in ``base`` (its HTML folder), built by the first process that asks (a
-    file lock makes the others wait for it and reuse it)."""
+    file lock makes the others wait for it and reuse it). A build that failed is not tried
+    again in the same run: the others raise its error (kept in ``<base>.failed``)."""
     from pruneaudit import book
 
     html = base / "_build" / "html"
+    failed = base.parent / f"{base.name}.failed"
     base.mkdir(parents=True, exist_ok=True)
     with open(base.parent / f"{base.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():
+            raise RuntimeError(f"the run's smoke book failed to build:\n{failed.read_text()}")
         if not (html / "index.html").exists():
-            book.build("smoke", path_output=base, progress=False)
+            try:
+                book.build("smoke", path_output=base, progress=False)
+            except BaseException:
+                failed.write_text(traceback.format_exc())
+                raise
     return html
 
 
