@@ -14,6 +14,9 @@ import time
 import traceback
 from pathlib import Path
 
+#: Notebooks built at once: the book's build is the run's longest path, and it runs at a
+#: higher priority than the test processes (``tests/conftest.py``), so it takes two cores.
+JOBS = min(2, os.cpu_count() or 1)
 #: The fixtures that need the smoke book (``book_html`` asks for it at run time; a test's
 #: fixture closure holds it wherever a fixture it uses, such as ``server``, depends on it).
 FIXTURES = frozenset({"smoke_book", "book_html"})
@@ -40,7 +43,7 @@ def build(base: Path) -> Path:
             raise RuntimeError(f"the run's smoke book failed to build:\n{failed.read_text()}")
         if not (html / "index.html").exists():
             try:
-                book.build("smoke", path_output=base, progress=False)
+                book.build("smoke", path_output=base, progress=False, jobs=JOBS)
             except BaseException:
                 failed.write_text(traceback.format_exc())
                 raise

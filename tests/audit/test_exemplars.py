@@ -10,11 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from pruneaudit import audit
-from pruneaudit.audit.exemplars import (
-    bootstrap_members,
-    modal_from_votes,
-    tied_modes,
-)
+from pruneaudit.audit.exemplars import modal_from_votes, tied_modes
 from pruneaudit.errors import PruneAuditError
 
 # K = 3 models, N = 4 examples, C = 3 classes.
@@ -221,7 +217,7 @@ def test_permutation_null_recomputes_the_statistic_on_re_splits():
     def share(votes_b, votes_v):  # share of examples whose modal labels differ
         return [np.mean(votes_b.argmax(1) != votes_v.argmax(1))]
 
-    observed, null = audit.permutation_null(b, v, 2, share, n_perm=50, seed=1)
+    observed, null = audit.MemberVotes.of(b, v, 2).permutation_null(share, n_perm=50, seed=1)
     # this statistic's own argmax: baseline [0, 1, 0] (ties to the smallest), compressed [1, 0, 1]
     assert observed.tolist() == [1.0]
     assert null.shape == (50, 1)
@@ -245,16 +241,25 @@ def test_permutation_null_re_splits_are_balanced(k_b, k_c):
     def composition(votes_b, votes_v):
         return [votes_b[0, 0], votes_b[0, 1], votes_v[0, 0], votes_v[0, 1]]
 
-    observed, null = audit.permutation_null(b, v, 2, composition, n_perm=30, seed=0)
+    observed, null = audit.MemberVotes.of(b, v, 2).permutation_null(composition, n_perm=30, seed=0)
     assert observed.tolist() == [k_b, 0, 0, k_c]
     first = [k_b // 2, k_b - k_b // 2, k_b - k_b // 2, k_c - (k_b - k_b // 2)]
     assert (null == first).all()
 
 
+def test_votes_are_checked_once():
+    with pytest.raises(PruneAuditError, match="compressed_preds"):
+        audit.MemberVotes.of(np.zeros((2, 4), int), np.zeros((2, 3), int), 2)
+    with pytest.raises(PruneAuditError, match="n_perm"):
+        audit.MemberVotes.of(np.zeros((2, 4), int), np.zeros((2, 4), int), 2).permutation_null(
+            lambda b, v: [0.0], n_perm=0
+        )
+
+
 def test_permutation_null_needs_enough_compressed_members():
     with pytest.raises(PruneAuditError, match="balanced re-split needs at least 3"):
-        audit.permutation_null(np.zeros((6, 4), int), np.zeros((2, 4), int), 2,
-                               lambda b, v: [0.0])
+        votes = audit.MemberVotes.of(np.zeros((6, 4), int), np.zeros((2, 4), int), 2)
+        votes.permutation_null(lambda b, v: [0.0])
 
 
 def test_shift_interval_inverts_the_permutation_test():
@@ -267,21 +272,22 @@ def test_shift_interval_inverts_the_permutation_test():
     assert all(np.isnan(audit.shift_interval(1.0, [np.nan])))
 
 
-def test_bootstrap_members_resamples_each_population_with_replacement():
+def test_bootstrap_resamples_each_population_with_replacement():
     # baseline members vote 0, 0, 1 on the one example; compressed members all vote 1
     b, v = np.array([[0], [0], [1]]), np.array([[1], [1], [1]])
 
     def stat(votes_b, votes_v):
         return [votes_b[0, 0], votes_b[0].sum(), votes_v[0, 1]]
 
-    observed, draws = bootstrap_members(b, v, 2, stat, n_boot=200, seed=3)
+    votes = audit.MemberVotes.of(b, v, 2)
+    observed, draws = votes.bootstrap(stat, n_boot=200, seed=3)
     assert observed.tolist() == [2, 3, 3]
     assert (draws[:, 1] == 3).all() and (draws[:, 2] == 3).all()  # K draws, all compressed 1
     assert set(draws[:, 0]) <= {0, 1, 2, 3} and len(set(draws[:, 0])) > 2  # with replacement
     # the count of members voting 0 is Binomial(3, 2/3): mean 2
     assert draws[:, 0].mean() == pytest.approx(2, abs=0.2)
-    again = bootstrap_members(b, v, 2, stat, n_boot=200, seed=3)[1]
+    again = votes.bootstrap(stat, n_boot=200, seed=3)[1]
     np.testing.assert_array_equal(draws, again)  # seeded
     with pytest.raises(PruneAuditError, match="n_boot"):
-        bootstrap_members(b, v, 2, stat, n_boot=0)
+        votes.bootstrap(stat, n_boot=0)
 

@@ -80,8 +80,11 @@ def test_population_reductions():
     assert mean.loc[("B", "B=1"), "fnr"] == pytest.approx(2 / 3)
 
 
-def test_compare_populations_hand_computed():
-    out = audit.compare_populations(Y, np.stack([Y, P]), np.stack([P, P]), G)
+def test_compare_group_metrics_hand_computed():
+    out = audit.compare_group_metrics(
+        audit.population_group_metrics(Y, np.stack([Y, P]), G),
+        audit.population_group_metrics(Y, np.stack([P, P]), G),
+    )
     assert list(out.columns) == [
         "grouping",
         "group",
@@ -120,10 +123,20 @@ def test_normalized_difference():
         (lambda: audit.population_group_metrics(Y, P, G), r"\(K, N\)"),
         (lambda: audit.population_group_metrics(Y, P[None], G, reduce="median"), "reduce"),
         (
-            lambda: audit.compare_populations(Y, P[None], P[None, :5], G),
-            "8 examples.*5",
+            lambda: audit.compare_group_metrics(
+                audit.population_group_metrics(Y, P[None], G),
+                audit.population_group_metrics(Y[:4], P[None, :4], G.iloc[:4]),
+            ),
+            "do not line up",
         ),
-        (lambda: audit.compare_populations(Y, P[None], P[None], G, reduce="members"), "mean"),
+        (
+            lambda: audit.compare_group_metrics(
+                audit.population_group_metrics(Y, P[None], G, reduce="members"),
+                audit.population_group_metrics(Y, P[None], G, reduce="members"),
+            ),
+            "reduce='mean'",
+        ),
+        (lambda: audit.compare_group_metrics(G, G), "population_group_metrics"),
         (lambda: audit.normalized_difference([1.0], [1.0, 2.0]), "shape"),
     ],
 )

@@ -134,7 +134,7 @@ def test_environment_makes_settings_absolute(tmp_path: Path) -> None:
 
 
 def test_command_binds_loopback_only() -> None:
-    command = live.lab_command(Path("live"), 9999, token="t", open_browser=False)
+    command = live.Lab(Path("live"), 9999, token="t", open_browser=False).command()
     assert "--ServerApp.ip=127.0.0.1" in command
     assert "--ServerApp.port=9999" in command
     assert "--ServerApp.open_browser=False" in command
@@ -143,9 +143,8 @@ def test_command_binds_loopback_only() -> None:
 def test_server_starts_serves_a_notebook_and_stops(tmp_path: Path) -> None:
     pytest.importorskip("jupyterlab")
     port, token = _free_port(), "pruneaudit-test"
-    process = live.start_lab(
-        tmp_path / "live", port, token=token, open_browser=False, log=tmp_path / "lab.log"
-    )
+    lab = live.Lab(tmp_path / "live", port, token=token, open_browser=False)
+    process = live.start_lab(lab, log=tmp_path / "lab.log")
     try:
         base = f"http://127.0.0.1:{port}"
         url = f"{base}/api/contents/01_population_ols.ipynb?token={token}"

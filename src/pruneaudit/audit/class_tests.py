@@ -139,21 +139,6 @@ def population_recalls(
     return population_class_accuracy(y, p, num_classes), (p == y[None, :]).mean(axis=1)
 
 
-def class_recall_ttest_from_predictions(
-    y_true: object,
-    baseline_preds: object,
-    compressed_preds: object,
-    num_classes: int,
-    *,
-    alpha: float = 0.05,
-    pairing: str = "index",
-) -> pd.DataFrame:
-    """:func:`class_recall_ttest` from two populations of predictions ``(K, N)`` and labels."""
-    b, b_acc = population_recalls(y_true, baseline_preds, num_classes)
-    v, v_acc = population_recalls(y_true, compressed_preds, num_classes)
-    return class_recall_ttest(b, b_acc, v, v_acc, alpha=alpha, pairing=pairing)
-
-
 def significant_counts(table: pd.DataFrame) -> dict[str, int]:
     """Count of significant classes: raw (``p <= alpha``) and Benjamini-Hochberg controlled."""
     if not isinstance(table, pd.DataFrame):

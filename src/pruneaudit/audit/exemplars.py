@@ -25,6 +25,7 @@ Formulas: the book's ``book/methods_audit.md``, section *PIE and CIE*.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -278,97 +279,99 @@ def over_indexing(train_groups: object, cie_groups: object) -> pd.DataFrame:
 VoteStatistic = Callable[[np.ndarray, np.ndarray], object]
 
 
-def permutation_null(
-    baseline_preds: object,
-    compressed_preds: object,
-    num_classes: int,
-    statistic: VoteStatistic,
-    *,
-    n_perm: int = 199,
-    seed: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``statistic`` (``m`` numbers) of the two populations' votes, ``(m,)``, and its values
-    on ``n_perm`` balanced re-splits of the ``K_b + K_c`` members, ``(n_perm, m)``: the first
-    group takes ``K_b // 2`` baseline members and ``K_b − K_b // 2`` compressed ones (drawn at
-    random), the second group the rest.
+@dataclass(frozen=True)
+class MemberVotes:
+    """Two populations' predictions ``(K_b, N)`` and ``(K_c, N)`` (baseline, compressed),
+    checked once and one-hot encoded ``(K, N, C)``, for the statistics of their votes: as
+    observed, under a permutation null (:meth:`permutation_null`) and under the bootstrap over
+    members (:meth:`bootstrap`)."""
 
-    Under the null that both populations' members are drawn from one distribution, every fixed
-    split of the members gives the statistic the same distribution as the observed split, so
-    the re-split values are draws of it under that null: PIEs and CIEs exist, and are hard,
-    even between two dense populations. Balanced re-splits put equal shares of each population
-    in both groups, so under the alternative the effect cancels in the null. Unrestricted
-    re-splits keep it in about half of them: a modal label is a threshold function, and a group
-    holding more baseline than compressed members mostly votes as the baseline, which left the
-    test of a modal-label statistic without power. Balanced re-splits are not a group of
-    permutations, so the test is not exact (Southworth, Kim & Owen 2009, *J. Comput. Biol.*
-    16): its false-positive rate is measured in ``tests/studies/test_impact_findings_null.py``.
-    """
-    b, v, num_classes = _pair(baseline_preds, compressed_preds, check_num_classes(num_classes))
-    if n_perm < 1:
-        raise PruneAuditError(f"n_perm must be a positive integer, got {n_perm!r}")
-    if len(v) < len(b) - len(b) // 2:
-        raise PruneAuditError(
-            f"a balanced re-split needs at least {len(b) - len(b) // 2} compressed members "
-            f"for {len(b)} baseline ones, got {len(v)}"
-        )
-    onehot = _onehot(np.concatenate([b, v]), num_classes)
-    total = onehot.sum(axis=0)
-    observed = np.atleast_1d(
-        np.asarray(statistic(onehot[: len(b)].sum(axis=0), onehot[len(b) :].sum(axis=0)), float)
-    )
-    rng = np.random.default_rng(seed)
-    null = np.empty((n_perm, observed.size))
-    from_b = len(b) // 2
-    for i in range(n_perm):
-        pick = np.concatenate(
-            [
-                rng.permutation(len(b))[:from_b],
-                len(b) + rng.permutation(len(v))[: len(b) - from_b],
-            ]
-        )
-        votes_b = onehot[pick].sum(axis=0)
-        null[i] = np.asarray(statistic(votes_b, total - votes_b), float)
-    return observed, null
+    baseline: np.ndarray
+    compressed: np.ndarray
 
+    @classmethod
+    def of(
+        cls, baseline_preds: object, compressed_preds: object, num_classes: int
+    ) -> MemberVotes:
+        """The one-hot members of two populations of predictions over ``num_classes``."""
+        b, v, c = _pair(baseline_preds, compressed_preds, check_num_classes(num_classes))
+        return cls(_onehot(b, c), _onehot(v, c))
 
-def bootstrap_members(
-    baseline_preds: object,
-    compressed_preds: object,
-    num_classes: int,
-    statistic: VoteStatistic,
-    *,
-    n_boot: int = 199,
-    seed: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``statistic`` (``m`` numbers) of the two populations' votes, ``(m,)``, and its values on
-    ``n_boot`` bootstrap resamples of the members, ``(n_boot, m)``: each resample draws the
-    baseline members and the compressed members with replacement, each population on its own
-    (the populations are trained independently), and gives ``statistic`` their vote counts
-    (a member drawn twice votes twice), so modal labels, PIEs and CIEs are recomputed.
+    def observed(self, statistic: VoteStatistic) -> np.ndarray:
+        """``statistic`` of the two populations' votes, ``(m,)``."""
+        value = statistic(self.baseline.sum(axis=0), self.compressed.sum(axis=0))
+        return np.atleast_1d(np.asarray(value, dtype=float))
 
-    The resamples are drawn as multinomial member counts ``(n_boot, K)`` with
-    ``np.random.default_rng(seed)``; the votes of a resample are those counts times the
-    members' one-hot predictions (one matrix product per resample).
-    """
-    b, v, num_classes = _pair(baseline_preds, compressed_preds, check_num_classes(num_classes))
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
-        raise PruneAuditError(f"n_boot must be a positive integer, got {n_boot!r}")
-    hot_b, hot_v = _onehot(b, num_classes), _onehot(v, num_classes)
-    observed = np.atleast_1d(
-        np.asarray(statistic(hot_b.sum(axis=0), hot_v.sum(axis=0)), dtype=float)
-    )
-    rng = np.random.default_rng(seed)
-    counts_b = rng.multinomial(len(b), np.full(len(b), 1 / len(b)), size=n_boot)
-    counts_v = rng.multinomial(len(v), np.full(len(v), 1 / len(v)), size=n_boot)
-    draws = np.empty((n_boot, observed.size))
-    flat_b = hot_b.reshape(len(b), -1)
-    flat_v = hot_v.reshape(len(v), -1)
-    shape = hot_b.shape[1:]
-    for i in range(n_boot):
-        votes_b = (counts_b[i] @ flat_b).reshape(shape)
-        votes_v = (counts_v[i] @ flat_v).reshape(shape)
-        draws[i] = np.asarray(statistic(votes_b, votes_v), dtype=float)
-    return observed, draws
+    def permutation_null(
+        self, statistic: VoteStatistic, n_perm: int = 199, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``statistic`` (``m`` numbers) of the two populations' votes, ``(m,)``, and its values on
+        ``n_perm`` balanced re-splits of the ``K_b + K_c`` members, ``(n_perm, m)``: the first group
+        takes ``K_b // 2`` baseline members and ``K_b − K_b // 2`` compressed ones (drawn at
+        random), the second group the rest.
+
+        Under the null that both populations' members are drawn from one distribution, every fixed
+        split of the members gives the statistic the same distribution as the observed split, so the
+        re-split values are draws of it under that null: PIEs and CIEs exist, and are hard, even
+        between two dense populations. Balanced re-splits put equal shares of each population in
+        both groups, so under the alternative the effect cancels in the null. Unrestricted re-splits
+        keep it in about half of them: a modal label is a threshold function, and a group holding
+        more baseline than compressed members mostly votes as the baseline, which left the test of a
+        modal-label statistic without power. Balanced re-splits are not a group of permutations, so
+        the test is not exact (Southworth, Kim & Owen 2009, *J. Comput. Biol.* 16): its
+        false-positive rate is measured in ``tests/studies/test_impact_findings_null.py``.
+        """
+        k_b, k_c = len(self.baseline), len(self.compressed)
+        if isinstance(n_perm, bool) or not isinstance(n_perm, int | np.integer) or n_perm < 1:
+            raise PruneAuditError(f"n_perm must be a positive integer, got {n_perm!r}")
+        if k_c < k_b - k_b // 2:
+            raise PruneAuditError(
+                f"a balanced re-split needs at least {k_b - k_b // 2} compressed members "
+                f"for {k_b} baseline ones, got {k_c}"
+            )
+        observed = self.observed(statistic)
+        onehot = np.concatenate([self.baseline, self.compressed])
+        total = onehot.sum(axis=0)
+        rng = np.random.default_rng(seed)
+        null = np.empty((n_perm, observed.size))
+        from_b = k_b // 2
+        for i in range(n_perm):
+            pick = np.concatenate(
+                [rng.permutation(k_b)[:from_b], k_b + rng.permutation(k_c)[: k_b - from_b]]
+            )
+            votes_b = onehot[pick].sum(axis=0)
+            null[i] = np.asarray(statistic(votes_b, total - votes_b), float)
+        return observed, null
+
+    def bootstrap(
+        self, statistic: VoteStatistic, n_boot: int = 199, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``statistic`` (``m`` numbers) of the two populations' votes, ``(m,)``, and its values on
+        ``n_boot`` bootstrap resamples of the members, ``(n_boot, m)``: each resample draws the
+        baseline members and the compressed members with replacement, each population on its own
+        (the populations are trained independently), and gives ``statistic`` their vote counts (a
+        member drawn twice votes twice), so modal labels, PIEs and CIEs are recomputed.
+
+        The resamples are drawn as multinomial member counts ``(n_boot, K)`` with
+        ``np.random.default_rng(seed)``; the votes of a resample are those counts times the members'
+        one-hot predictions (one matrix product per resample).
+        """
+        if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
+            raise PruneAuditError(f"n_boot must be a positive integer, got {n_boot!r}")
+        k_b, k_c = len(self.baseline), len(self.compressed)
+        observed = self.observed(statistic)
+        rng = np.random.default_rng(seed)
+        counts_b = rng.multinomial(k_b, np.full(k_b, 1 / k_b), size=n_boot)
+        counts_v = rng.multinomial(k_c, np.full(k_c, 1 / k_c), size=n_boot)
+        draws = np.empty((n_boot, observed.size))
+        flat_b = self.baseline.reshape(k_b, -1)
+        flat_v = self.compressed.reshape(k_c, -1)
+        shape = self.baseline.shape[1:]
+        for i in range(n_boot):
+            votes_b = (counts_b[i] @ flat_b).reshape(shape)
+            votes_v = (counts_v[i] @ flat_v).reshape(shape)
+            draws[i] = np.asarray(statistic(votes_b, votes_v), dtype=float)
+        return observed, draws
 
 
 def _onehot(members: np.ndarray, num_classes: int) -> np.ndarray:

@@ -176,35 +176,32 @@ def normalized_difference(baseline: object, compressed: object) -> np.ndarray:
         return np.where(b != 0, (c - b) / b, np.nan)
 
 
-def compare_populations(
-    y_true: object,
-    baseline_preds: object,
-    compressed_preds: object,
-    groups: object,
-    *,
-    positive_class: int | None = None,
-    reduce: str = "mean",
-) -> pd.DataFrame:
-    """Baseline vs compressed sub-group metrics, long format.
+def compare_group_metrics(baseline: pd.DataFrame, compressed: pd.DataFrame) -> pd.DataFrame:
+    """Baseline vs compressed sub-group metrics, long format, from two tables of
+    :func:`population_group_metrics` (``reduce="mean"`` or ``"modal"``) on the same labels and
+    groups.
 
     Columns: ``grouping, group, n, metric, baseline, compressed, normalized_difference``.
-    ``reduce`` is ``"mean"`` or ``"modal"`` (see the module docstring).
     """
-    if reduce == "members":
-        raise PruneAuditError("compare_populations needs reduce='mean' or 'modal', not 'members'")
-    b = check_population("baseline_preds", baseline_preds)
-    v = check_population("compressed_preds", compressed_preds)
-    check_same_length("baseline_preds", b.shape[1], "compressed_preds", v.shape[1])
     keys = ["grouping", "group", "n"]
-    tables = [
-        population_group_metrics(
-            y_true, preds, groups, positive_class=positive_class, reduce=reduce
+    tables = (baseline, compressed)
+    for name, table in zip(("baseline", "compressed"), tables, strict=True):
+        if not isinstance(table, pd.DataFrame) or not {*keys, *METRICS} <= set(table.columns):
+            raise PruneAuditError(
+                f"{name} must be a table of population_group_metrics (columns {keys} and "
+                f"{list(METRICS)})"
+            )
+        if "member" in table.columns:
+            raise PruneAuditError(
+                f"{name} holds every member's rows: compare tables made with reduce='mean' or "
+                "'modal'"
+            )
+    if not baseline[keys].reset_index(drop=True).equals(compressed[keys].reset_index(drop=True)):
+        raise PruneAuditError(
+            "baseline and compressed group tables do not line up: compute both on the same "
+            "labels and groups"
         )
-        for preds in (b, v)
-    ]
-    if not tables[0][keys].equals(tables[1][keys]):  # same labels and groups: cannot differ
-        raise PruneAuditError("baseline and compressed group tables do not line up")
-    out = tables[0][keys].copy()
+    out = baseline[keys].reset_index(drop=True)
     out["metric"] = [list(METRICS)] * len(out)
     out = out.explode("metric", ignore_index=True)
     for name, table in zip(("baseline", "compressed"), tables, strict=True):

@@ -31,6 +31,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pruneaudit import config
@@ -163,69 +164,75 @@ def live_environment(
     return env
 
 
-def lab_command(
-    live_dir: str | os.PathLike = LIVE,
-    port: int = 8888,
-    *,
-    token: str | None = None,
-    open_browser: bool = True,
-) -> list[str]:
-    """The ``jupyter lab`` command line: loopback only, rooted at ``live_dir``, no news fetch."""
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        f"--ServerApp.ip={HOST}",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={Path(live_dir).resolve()}",
-        f"--ServerApp.open_browser={open_browser}",
-        # No request off the machine: no news feed, no update check.
-        "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")  # containers and CI run as root
-    if token is not None:
-        command.append(f"--IdentityProvider.token={token}")
-    return command
+@dataclass(frozen=True)
+class Lab:
+    """A JupyterLab server of the live copies: loopback only, rooted at ``live_dir``, on
+    ``port``; ``token`` None: a random one (:func:`start_lab`)."""
+
+    live_dir: str | os.PathLike = LIVE
+    port: int = 8888
+    token: str | None = None
+    open_browser: bool = True
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        return f"http://{HOST}:{self.port}"
+
+    def command(self) -> list[str]:
+        """The ``jupyter lab`` command line: loopback only, rooted at ``live_dir``, no news
+        fetch."""
+        command = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            f"--ServerApp.ip={HOST}",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--ServerApp.root_dir={Path(self.live_dir).resolve()}",
+            f"--ServerApp.open_browser={self.open_browser}",
+            # No request off the machine: no news feed, no update check.
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            command.append("--allow-root")  # containers and CI run as root
+        if self.token is not None:
+            command.append(f"--IdentityProvider.token={self.token}")
+        return command
 
 
 def start_lab(
-    live_dir: str | os.PathLike = LIVE,
-    port: int = 8888,
+    lab: Lab = Lab(),
     *,
-    token: str | None = None,
-    open_browser: bool = True,
     fresh: bool = False,
     profile: str = DEFAULT_PROFILE,
     wait: float = 60.0,
     log: str | os.PathLike | None = None,
 ) -> subprocess.Popen:
-    """Prepare ``live_dir`` for ``profile`` and start JupyterLab on 127.0.0.1:``port``; return
-    the process once the server answers (or raise after ``wait`` seconds, the server stopped).
-
-    ``token`` None: a random one; the URL with it is printed.
-    """
+    """Prepare ``lab.live_dir`` for ``profile`` and start ``lab``; return the process once the
+    server answers (or raise after ``wait`` seconds, the server stopped). Without a token, a
+    random one; the URL with it is printed."""
     _require_jupyterlab()
-    prepare_live(live_dir, fresh=fresh, profile=profile)
-    token = token if token is not None else secrets.token_hex(16)
+    if lab.token is None:
+        lab = replace(lab, token=secrets.token_hex(16))
+    prepare_live(lab.live_dir, fresh=fresh, profile=profile)
     out = open(log, "w") if log is not None else None  # noqa: SIM115
     process = subprocess.Popen(
-        lab_command(live_dir, port, token=token, open_browser=open_browser),
-        cwd=str(Path(live_dir).resolve()),
+        lab.command(),
+        cwd=str(Path(lab.live_dir).resolve()),
         env=live_environment(profile=profile),
         stdout=out,
         stderr=subprocess.STDOUT,
     )
-    url = f"http://{HOST}:{port}"
+    url, token = lab.url, lab.token
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise PruneAuditError(
                 f"JupyterLab exited with {process.returncode} before answering on {url} "
-                f"(port {port} in use? try --port)"
+                f"(port {lab.port} in use? try --port)"
             )
         try:
             with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
@@ -235,7 +242,7 @@ def start_lab(
     else:
         stop_lab(process)
         raise PruneAuditError(f"JupyterLab did not answer on {url} within {wait:.0f} s")
-    print(f"JupyterLab on {url}/lab?token={token}  (folder {Path(live_dir).resolve()})")
+    print(f"JupyterLab on {url}/lab?token={token}  (folder {Path(lab.live_dir).resolve()})")
     return process
 
 
@@ -270,8 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     args = parser.parse_args(argv)
     try:
-        process = start_lab(port=args.port, open_browser=not args.no_browser, fresh=args.fresh,
-                            profile=args.profile)
+        lab = Lab(port=args.port, open_browser=not args.no_browser)
+        process = start_lab(lab, fresh=args.fresh, profile=args.profile)
     except PruneAuditError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

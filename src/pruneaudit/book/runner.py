@@ -4,7 +4,7 @@ Command line::
 
     python -m pruneaudit.book build --profile quick [-p key=value ...] [--only NAME ...]
                                     [--path-output DIR] [--no-execute] [--allow-mixed]
-                                    [--import FILE]
+                                    [--import FILE] [--jobs N]
     python -m pruneaudit.book run NAME --profile smoke [-p key=value ...]
     python -m pruneaudit.book compute --profile quick [--device cuda] [--export FILE] ...
 
@@ -24,7 +24,9 @@ notebook does not exist are left out of the toc used.
 
 While a notebook runs, :class:`pruneaudit.book.progress.Monitor` prints which cell runs and the
 kernel's training progress; per-notebook durations go to ``book/studies/_timings.json``, from
-which the next build states its expected duration.
+which the next build states its expected duration. ``--jobs N`` runs up to N notebooks at once,
+each in a process of its own, a notebook after those it reads (:mod:`pruneaudit.book.parallel`;
+CPU only: on a GPU two study processes slow each other).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import yaml
 from nbclient.exceptions import CellTimeoutError
 
 from pruneaudit import charts, timing
-from pruneaudit.book import compute
+from pruneaudit.book import compute, parallel
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets
 from pruneaudit.book.notebook import (
@@ -478,6 +480,7 @@ def build(
     execute: bool = True,
     allow_mixed: bool = False,
     progress: bool = True,
+    jobs: int = 1,
 ) -> Path:
     """Run the profile's notebooks (or ``notebooks``), then build the HTML book; return its folder.
 
@@ -491,7 +494,15 @@ def build(
     ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
     a name or YAML path; it is read once, and each notebook's values are taken from it at once
     (:meth:`Profile.jobs <pruneaudit.book.profiles.Profile.jobs>`) and handed to :func:`run_job`.
+    ``jobs``: how many notebooks run at once (:mod:`pruneaudit.book.parallel`), on the CPU only:
+    on a GPU two study processes slow each other, so more than one is refused there.
     """
+    jobs = parallel.check_workers(jobs)
+    if jobs > 1 and execute and _cuda():
+        raise PruneAuditError(
+            f"jobs={jobs}: notebooks share this machine's GPU and slow each other; run them one "
+            "at a time (--jobs 1)"
+        )
     profile = Profile.read(profile, overrides)
     in_profile = profile.notebooks
     names = profile.check(notebooks)
@@ -510,18 +521,14 @@ def build(
                      allow_mixed=allow_mixed)
     vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
-        jobs = profile.jobs(names)
-        for name in names:
-            store = ResultsStore(jobs[name].parameters.get("store"))
-            before = len(store.keys())
-            start = time.perf_counter()
-            run_job(jobs[name], stamp, studies, progress=progress,
-                    threads=book_progress.fixed_threads())  # else kernels follow free cores
-            seconds = time.perf_counter() - start
-            left = phases_path(studies, name)
-            record_timing(studies, str(stamp["profile"]), name, seconds,
-                          len(store.keys()) - before, timing.read(left))
-            left.unlink(missing_ok=True)
+        todo = profile.jobs(names)
+
+        def timed(name: str) -> tuple[float, int | None, dict[str, float] | None]:
+            return _timed_job(todo[name], stamp, studies, progress, alone=jobs == 1)
+
+        needs = {n: list(notebook_reads(n).values()) for n in names}
+        for name, (seconds, new_runs, phases) in parallel.run_each(names, needs, timed, jobs):
+            record_timing(studies, str(stamp["profile"]), name, seconds, new_runs, phases)
             say(f"executed {name} ({seconds:.1f} s)", flush=True)
     prepare_pages(studies)
     build_dir = Path(path_output).resolve() / "_build"
@@ -550,6 +557,29 @@ def build(
             f"jupyter-book build failed (exit {done.returncode}):\n" + "\n".join(causes[-20:])
         )
     return build_dir / "html"
+
+
+def _timed_job(
+    job: Job, stamp: Mapping[str, object], studies: Path, progress: bool, *, alone: bool
+) -> tuple[float, int | None, dict[str, float] | None]:
+    """Run ``job`` (:func:`run_job`); its seconds, the runs it added to the store (None when
+    other notebooks ran beside it and wrote to the store too) and its phases."""
+    store = ResultsStore(job.parameters.get("store"))
+    before = len(store.keys()) if alone else None
+    start = time.perf_counter()
+    run_job(job, stamp, studies, progress=progress,
+            threads=book_progress.fixed_threads())  # else kernels follow free cores
+    seconds = time.perf_counter() - start
+    left = phases_path(studies, job.name)
+    phases = timing.read(left)
+    left.unlink(missing_ok=True)
+    return seconds, None if before is None else len(store.keys()) - before, phases
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def replication_overrides(
@@ -591,6 +621,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             p.add_argument("--import", dest="results", metavar="FILE",
                            help="first add the results of FILE (compute --export) to the store")
+            p.add_argument("--jobs", type=int, default=1, metavar="N",
+                           help="run up to N notebooks at once (CPU only; default 1)")
     args = parser.parse_args(argv)
     if args.command == compute.COMMAND:
         return compute.command(args)
@@ -611,7 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"imported {added} runs from {args.results} ({had} already stored)")
             html = build(
                 profile, args.only, None, args.path_output,
-                execute=not args.no_execute, allow_mixed=args.allow_mixed,
+                execute=not args.no_execute, allow_mixed=args.allow_mixed, jobs=args.jobs,
             )
             print(f"book built in {time.perf_counter() - start:.1f} s: {html / 'index.html'}")
     except PruneAuditError as err:

@@ -12,7 +12,7 @@ in the row:
   direction;
 - PIE and CIE statistics (:mod:`~pruneaudit.studies.compression_impact.exemplar_statistics`):
   the statistic with a bootstrap over the population members
-  (:func:`pruneaudit.audit.exemplars.bootstrap_members`: dense and compressed members drawn with
+  (:meth:`pruneaudit.audit.MemberVotes.bootstrap`: dense and compressed members drawn with
   replacement, modal labels, PIEs and the statistic recomputed). A resample that repeats members
   has noisier modal labels, so its PIE share is biased upwards and percentile intervals can miss
   the estimate: the interval is the estimate plus or minus 1.96 bootstrap standard errors, on a
@@ -21,8 +21,9 @@ in the row:
   digit task's of a few percent: shares of all examples do not compare);
 - selection-based gaps (D4.5, D4.10 and its step): examples selected by disagreement are hard
   for both populations by construction, so the verdict rests on the gap's excess over the
-  balanced dense-vs-dense re-split null (:func:`pruneaudit.audit.permutation_null`, interval by
-  inverting that test: :func:`pruneaudit.audit.shift_interval`), a direction; the raw gap and
+  balanced dense-vs-dense re-split null
+  (:meth:`pruneaudit.audit.MemberVotes.permutation_null`, interval by inverting that test:
+  :func:`pruneaudit.audit.shift_interval`), a direction; the raw gap and
   the paper's (which no null was taken from) are stated beside;
 - D4.6 is derived (non-PIE minus all = -s / (1 - s) x D4.5's raw gap, s the PIE share): shown
   without a verdict of its own;
@@ -88,8 +89,9 @@ SMALLEST_SHARE = 0.1
 D42_SCHEMES = ("dynamic_int8", "static_int8", "float16")
 
 
-def _significant(labels, base, comp, num_classes: int, alpha: float) -> np.ndarray:
-    table = audit.class_recall_ttest_from_predictions(labels, base, comp, num_classes, alpha=alpha)
+def _significant(labels, base, comp, k: int, alpha: float) -> np.ndarray:
+    (b, b_acc), (v, v_acc) = (audit.population_recalls(labels, x, k) for x in [base, comp])
+    table = audit.class_recall_ttest(b, b_acc, v, v_acc, alpha=alpha)
     return table.sort_values("class")["significant"].to_numpy(dtype=float)
 
 
@@ -235,10 +237,9 @@ def exemplar_findings(
     threshold = lookup("Taxicab CIE threshold used in Fig. 2")
     over_q = round(100 * threshold.number)
     stat = exemplar_statistic(y, groups, hard, over_q, seed)
-    observed, draws = exemplars.bootstrap_members(baseline_preds, pruned_preds, num_classes,
-                                                  stat, n_boot=n_boot, seed=seed)
-    _, null = audit.permutation_null(baseline_preds, pruned_preds, num_classes, stat,
-                                     n_perm=n_perm, seed=seed)
+    votes = audit.MemberVotes.of(baseline_preds, pruned_preds, num_classes)
+    observed, draws = votes.bootstrap(stat, n_boot=n_boot, seed=seed)
+    _, null = votes.permutation_null(stat, n_perm=n_perm, seed=seed)
     make = _Rows(observed, draws, null, min(len(baseline_preds), len(pruned_preds)), n_boot,
                  n_perm)
     rows = _pie_rows(make)

@@ -3,7 +3,7 @@
 Every table compares one variant with the baseline on the same test set:
 
 - :func:`class_tests`: H1's per-class Welch t-test on mean-shifted recall
-  (:func:`pruneaudit.audit.class_recall_ttest_from_predictions`);
+  (:func:`pruneaudit.audit.class_recall_ttest` of :func:`pruneaudit.audit.population_recalls`);
 - :func:`summary`: per variant the measured sparsity, mean member top-1 of both populations,
   the count of significant classes (raw and Benjamini-Hochberg) and the count of PIEs;
 - :func:`pie_accuracy`: top-1 of both populations on PIE, non-PIE and all examples;
@@ -84,8 +84,10 @@ def class_tests(
     variant and class; columns of :func:`pruneaudit.audit.class_recall_ttest`)."""
     parts = []
     for c in _select(runs, names):
-        table = audit.class_recall_ttest_from_predictions(
-            _labels(runs), runs.baseline.preds, c.population.preds, runs.num_classes, alpha=alpha
+        table = audit.class_recall_ttest(
+            *audit.population_recalls(_labels(runs), runs.baseline.preds, runs.num_classes),
+            *audit.population_recalls(_labels(runs), c.population.preds, runs.num_classes),
+            alpha=alpha,
         )
         parts.append(table.assign(**_variant_columns(c)))
     out = pd.concat(parts, ignore_index=True)
@@ -221,7 +223,7 @@ def subgroup_metrics(
 
     ``reduce="mean"``: metrics computed per member and averaged over the K members;
     ``"modal"``: metrics of each population's modal labels, K times fewer evaluations
-    (:func:`pruneaudit.audit.compare_populations`). The error rate is the
+    (:func:`pruneaudit.audit.compare_group_metrics`). The error rate is the
     top-1 error. FPR and FNR need a binary target: for a multi-class task each class in turn is
     the positive class (one-vs-rest) and the rates are averaged over classes (macro average);
     a binary task uses class 1. ``normalized_difference = (compressed - baseline) / baseline``
@@ -232,13 +234,15 @@ def subgroup_metrics(
     groups = _groups(runs, group)
     positives = [1] if runs.num_classes == 2 else [int(k) for k in np.unique(y)]
     keys = ["grouping", "group", "n", "metric"]
+
+    def metrics(preds: np.ndarray, k: int) -> pd.DataFrame:
+        return audit.population_group_metrics(y, preds, groups, positive_class=k, reduce=reduce)
+
+    base = {k: metrics(runs.baseline.preds, k) for k in positives}  # once for every variant
     parts = []
     for c in _select(runs, names):
         tables = [
-            audit.compare_populations(
-                y, runs.baseline.preds, c.population.preds, groups, positive_class=k,
-                reduce=reduce,
-            )
+            audit.compare_group_metrics(base[k], metrics(c.population.preds, k))
             for k in positives
         ]
         table = (

@@ -1,0 +1,91 @@
+"""Several notebooks of a build at once, each in its own process (``build --jobs N``).
+
+A notebook starts once every notebook whose parameters it reads (``needs``) has finished, since
+it may read their results from the store (Study 5 reads Study 4's populations); the others run
+side by side, at most ``workers`` at a time, each in a forked process of its own (a kernel's
+environment, working folder and logging stay its own). Results come back in the order the
+notebooks finish. When one fails, no other starts; those running finish (their kernels shut
+down cleanly), then the first error is raised.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TypeVar
+
+from pruneaudit.errors import PruneAuditError
+
+T = TypeVar("T")
+
+#: Seconds between looks at the running notebooks.
+POLL = 0.2
+#: The function the forked workers call (set before they fork: a closure cannot be pickled).
+_RUN: Callable[[str], object] | None = None
+
+
+def check_workers(workers: object) -> int:
+    """``workers`` as a positive int, else one error naming the fix."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise PruneAuditError(f"jobs must be a positive integer (1: one notebook at a time), "
+                              f"got {workers!r}")
+    return workers
+
+
+def run_each(
+    names: Sequence[str],
+    needs: Mapping[str, Sequence[str]],
+    run: Callable[[str], T],
+    workers: int,
+) -> Iterator[tuple[str, T]]:
+    """``(name, run(name))`` for every name, ``names`` in an order that respects ``needs``
+    (name -> the names that must finish first; names not in ``names`` are ignored). One worker:
+    in this process, in order. More: forked processes (``run`` and its result must survive the
+    fork and pickling)."""
+    workers = check_workers(workers)
+    if workers == 1:
+        for name in names:
+            yield name, run(name)
+        return
+    global _RUN
+    _RUN = run
+    context = multiprocessing.get_context("fork")
+    pending = list(names)
+    running: dict[str, multiprocessing.pool.AsyncResult] = {}
+    done: set[str] = set()
+    failure: BaseException | None = None
+    with context.Pool(min(workers, len(names))) as pool:
+        while pending or running:
+            if failure is None:
+                for name in [n for n in pending if _ready(n, needs, names, done)]:
+                    if len(running) >= workers:
+                        break
+                    pending.remove(name)
+                    running[name] = pool.apply_async(_call, (name,))
+            else:
+                pending.clear()
+            finished = [n for n, r in running.items() if r.ready()]
+            if not finished:
+                time.sleep(POLL)
+                continue
+            for name in finished:
+                result = running.pop(name)
+                try:
+                    value = result.get()
+                except BaseException as err:  # the child's error, raised once all have ended
+                    failure = failure or err
+                    continue
+                done.add(name)
+                yield name, value
+    if failure is not None:
+        raise failure
+
+
+def _call(name: str) -> object:
+    return _RUN(name)
+
+
+def _ready(name: str, needs: Mapping[str, Sequence[str]], names: Sequence[str],
+           done: set[str]) -> bool:
+    return all(n in done for n in needs.get(name, ()) if n in names)

@@ -1,0 +1,59 @@
+"""Several notebooks at once (``build --jobs N``): order, overlap and errors of
+:func:`pruneaudit.book.parallel.run_each`, with a stand-in for a notebook that leaves its start
+and end times in a file (the workers are other processes)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from pruneaudit.book import parallel
+from pruneaudit.errors import PruneAuditError
+
+
+def _notebook(folder: Path, seconds: float = 0.4, fails: str = ""):
+    def run(name: str) -> str:
+        start = time.time()
+        if name == fails:
+            raise PruneAuditError(f"notebook {name} failed")
+        time.sleep(seconds)
+        (folder / f"{name}.json").write_text(json.dumps([start, time.time()]))
+        return name.upper()
+
+    return run
+
+
+def _times(folder: Path) -> dict[str, list[float]]:
+    return {p.stem: json.loads(p.read_text()) for p in folder.glob("*.json")}
+
+
+def test_independent_notebooks_overlap_and_a_reader_waits(tmp_path: Path) -> None:
+    names = ["a", "b", "c"]
+    needs = {"c": ["a"], "a": ["not_built"]}  # a need outside the build is not waited for
+    out = dict(parallel.run_each(names, needs, _notebook(tmp_path), workers=2))
+    assert out == {"a": "A", "b": "B", "c": "C"}
+    t = _times(tmp_path)
+    assert t["a"][0] < t["b"][1] and t["b"][0] < t["a"][1], "a and b did not run side by side"
+    assert t["c"][0] >= t["a"][1], "c started before a, whose parameters it reads, ended"
+
+
+def test_one_worker_runs_in_order_in_this_process(tmp_path: Path) -> None:
+    seen = []
+    out = list(parallel.run_each(["x", "y"], {}, lambda n: seen.append(n) or n, workers=1))
+    assert out == [("x", "x"), ("y", "y")] and seen == ["x", "y"]
+
+
+def test_a_failure_stops_what_waits_for_it_and_lets_the_others_end(tmp_path: Path) -> None:
+    run = _notebook(tmp_path, seconds=0.6, fails="a")
+    with pytest.raises(PruneAuditError, match="notebook a failed"):
+        list(parallel.run_each(["a", "b", "c"], {"c": ["a"]}, run, workers=2))
+    assert set(_times(tmp_path)) == {"b"}  # b ended; c, which reads a, never started
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_bad_jobs_is_one_error(workers: object) -> None:
+    with pytest.raises(PruneAuditError, match="jobs must be a positive integer"):
+        list(parallel.run_each(["a"], {}, str, workers))
