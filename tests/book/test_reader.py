@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DESKTOP, PHONE
+from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +39,7 @@ def reader_pages(html: Path) -> list[str]:
                                   for p in (html / "book").rglob("*.html"))]
 
 
+@AT_DESKTOP
 def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
@@ -54,6 +55,7 @@ def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None
     assert not problems, "raw floats a reader sees:\n" + "\n".join(problems)
 
 
+@AT_PHONE
 def test_no_page_wider_than_a_phone(shown, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
@@ -138,12 +140,14 @@ def test_repeated_chart_pattern() -> None:
     assert repeated_charts(["pa-vega-ab12-1", "pa-vega-cd34-2"]) == []
 
 
+@AT_DESKTOP
 def test_no_chart_shown_twice(study_views: dict[str, dict]) -> None:
     twice = {p: repeated_charts(v["charts"]) for p, v in study_views.items()}
     assert not {p: t for p, t in twice.items() if t}, f"charts shown twice: {twice}"
     assert all(v["charts"] for v in study_views.values()), "a study page shows no chart"
 
 
+@AT_DESKTOP
 def test_no_visible_code_on_study_pages(study_views: dict[str, dict]) -> None:
     shown = {p: v["code"] for p, v in study_views.items() if v["code"]}
     assert not shown, f"code cells a reader sees (tag them remove-input or hide-cell): {shown}"
