@@ -41,3 +41,24 @@ def test_unknown_phase() -> None:
         timing.phase("trainig"),
     ):
         pass
+
+
+def test_runs_the_store_adds_are_counted_once(tmp_path) -> None:
+    import pandas as pd
+
+    from pruneaudit.runs.spec import RunSpec
+    from pruneaudit.runs.store import ResultsStore
+
+    store = ResultsStore(tmp_path / "store")
+    classes = pd.DataFrame({"class": [0], "accuracy": [1.0], "n": [1]})
+    predictions = pd.DataFrame({"index": [0], "label": [0], "prediction": [0]})
+    timing.reset()
+    for seed in (0, 1, 1):  # the third is stored already: kept, not counted
+        store.save(RunSpec("mnist", "lenet", seed=seed), classes, predictions)
+    assert timing.stored() == 2
+    timing.write(tmp_path / "t.json")
+    assert timing.read_new_runs(tmp_path / "t.json") == 2
+    assert set(timing.read(tmp_path / "t.json")) == set(timing.PHASES)
+    assert timing.read_new_runs(tmp_path / "missing.json") is None
+    timing.reset()
+    assert timing.stored() == 0

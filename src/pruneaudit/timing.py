@@ -20,8 +20,21 @@ from pathlib import Path
 from pruneaudit.errors import check_choice
 
 PHASES = ("training", "evaluation", "pruning", "store")
+#: The key of the runs stored in what :func:`write` writes.
+NEW_RUNS = "new_runs"
 _totals = dict.fromkeys(PHASES, 0.0)
 _active: list[str] = []
+_stored = [0]
+
+
+def count_stored() -> None:
+    """Count one run the results store added (called by the store once a run is published)."""
+    _stored[0] += 1
+
+
+def stored() -> int:
+    """Runs the results store added in this process so far."""
+    return _stored[0]
 
 
 @contextlib.contextmanager
@@ -47,16 +60,19 @@ def totals() -> dict[str, float]:
 
 
 def reset() -> None:
-    """Set every phase back to 0 s."""
+    """Set every phase back to 0 s and the runs stored to 0."""
     for name in PHASES:
         _totals[name] = 0.0
+    _stored[0] = 0
 
 
 def write(path: str | os.PathLike) -> None:
-    """Write :func:`totals` as JSON to ``path`` (replaced atomically)."""
+    """Write :func:`totals` and the runs stored (:func:`stored`) as JSON to ``path`` (replaced
+    atomically)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({k: round(v, 2) for k, v in _totals.items()}) + "\n")
+    values = {**{k: round(v, 2) for k, v in _totals.items()}, NEW_RUNS: _stored[0]}
+    tmp.write_text(json.dumps(values) + "\n")
     os.replace(tmp, path)
 
 
@@ -67,3 +83,11 @@ def read(path: str | os.PathLike) -> dict[str, float] | None:
     except (OSError, ValueError):
         return None
     return {k: float(values[k]) for k in PHASES if k in values}
+
+
+def read_new_runs(path: str | os.PathLike) -> int | None:
+    """The runs stored that :func:`write` left at ``path``, or None when it left none."""
+    try:
+        return int(json.loads(Path(path).read_text())[NEW_RUNS])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

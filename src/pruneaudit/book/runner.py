@@ -74,7 +74,6 @@ from pruneaudit.book.profiles import (
 )
 from pruneaudit.book.replication import seed_overrides
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.store import ResultsStore
 
 KERNEL_NAME = "python3"
 #: The kernel's own log above warnings only (its warning about TCP without encryption between
@@ -524,7 +523,7 @@ def build(
         todo = profile.jobs(names)
 
         def timed(name: str) -> tuple[float, int | None, dict[str, float] | None]:
-            return _timed_job(todo[name], stamp, studies, progress, alone=jobs == 1)
+            return _timed_job(todo[name], stamp, studies, progress)
 
         needs = {n: list(notebook_reads(n).values()) for n in names}
         for name, (seconds, new_runs, phases) in parallel.run_each(names, needs, timed, jobs):
@@ -560,20 +559,18 @@ def build(
 
 
 def _timed_job(
-    job: Job, stamp: Mapping[str, object], studies: Path, progress: bool, *, alone: bool
+    job: Job, stamp: Mapping[str, object], studies: Path, progress: bool
 ) -> tuple[float, int | None, dict[str, float] | None]:
-    """Run ``job`` (:func:`run_job`); its seconds, the runs it added to the store (None when
-    other notebooks ran beside it and wrote to the store too) and its phases."""
-    store = ResultsStore(job.parameters.get("store"))
-    before = len(store.keys()) if alone else None
+    """Run ``job`` (:func:`run_job`); its seconds, the runs its kernel added to the store and
+    its phases (as the kernel counted them: :mod:`pruneaudit.timing`)."""
     start = time.perf_counter()
     run_job(job, stamp, studies, progress=progress,
             threads=book_progress.fixed_threads())  # else kernels follow free cores
     seconds = time.perf_counter() - start
     left = phases_path(studies, job.name)
-    phases = timing.read(left)
+    phases, new_runs = timing.read(left), timing.read_new_runs(left)
     left.unlink(missing_ok=True)
-    return seconds, None if before is None else len(store.keys()) - before, phases
+    return seconds, new_runs, phases
 
 
 def _cuda() -> bool:

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pruneaudit import config
+from pruneaudit import config, timing
 from pruneaudit.errors import PruneAuditError, check_choice, check_frame
 from pruneaudit.runs.spec import (
     CLASS_COLUMNS,
@@ -362,6 +362,7 @@ class ResultsStore:
                 raise
             return
         _fsync_dir(final.parent)
+        timing.count_stored()
 
     def get_or_run(
         self,
