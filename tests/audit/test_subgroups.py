@@ -145,6 +145,7 @@ def test_bad_input_raises(call, match):
         call()
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(

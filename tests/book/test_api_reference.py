@@ -71,6 +71,7 @@ See :func:`pruneaudit.compress.prune_to`, :func:`pruneaudit.runs.grid.worker_dev
 :mod:`pruneaudit.training.device`."""
 
 
+@pytest.mark.slow
 def test_existing_references_and_listed_third_party_names_pass(tmp_path):
     done = _sphinx(tmp_path, GOOD)  # prune_to's signature names nn.Module (nitpick_ignore)
     assert done.returncode == 0, done.stderr[-2000:]

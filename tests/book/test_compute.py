@@ -61,6 +61,7 @@ def computed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, c
     yield root, done
 
 
+@pytest.mark.slow
 def test_compute_and_study_runs_import_no_notebook_or_page_stack():
     """Importing the compute path and every study's ``run`` needs none of the notebook stack
     nor the pages' libraries (each blocked module would raise ImportError)."""
@@ -75,6 +76,7 @@ def test_compute_and_study_runs_import_no_notebook_or_page_stack():
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_compute_trains_what_the_store_lacks(computed):
     root, done = computed
     keys = ResultsStore(root).keys()

@@ -140,6 +140,7 @@ def test_command_binds_loopback_only() -> None:
     assert "--ServerApp.open_browser=False" in command
 
 
+@pytest.mark.slow
 def test_server_starts_serves_a_notebook_and_stops(tmp_path: Path) -> None:
     pytest.importorskip("jupyterlab")
     port, token = _free_port(), "pruneaudit-test"

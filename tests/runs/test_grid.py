@@ -277,6 +277,7 @@ def local_grid(tmp_path_factory, data_root):
     return store, report
 
 
+@pytest.mark.slow
 def test_local_grid(local_grid):
     store, report = local_grid
     assert len(report.done) == N_RUNS and report.skipped == []

@@ -134,6 +134,7 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
     assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
 
 
+@pytest.mark.slow
 def test_a_population_is_not_mixed_across_device_types(old_store, tmp_path, data_root):
     """An old (CPU) run beside a run marked as made on CUDA: one clear error, no table."""
     root, old_keys, _ = old_store

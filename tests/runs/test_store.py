@@ -95,6 +95,7 @@ def test_key_ignores_order_of_fields_and_extra():
     assert RunSpec.from_dict(shuffled).key == a.key
 
 
+@pytest.mark.slow
 def test_key_is_stable_across_processes():
     code = (
         "from pruneaudit.runs import RunSpec;"
