@@ -22,8 +22,8 @@ PHONE = (390, 844)
 #: Tests that only read pages at one viewport run in one test process (pytest-xdist's
 #: ``loadgroup``), so that each page opens once per viewport and run (:func:`shown`), not once
 #: per process; the desktop and the phone groups go to different processes when there are two.
-AT_DESKTOP = pytest.mark.xdist_group("desktop_pages")
-AT_PHONE = pytest.mark.xdist_group("phone_pages")
+AT_DESKTOP = pytest.mark.xdist_group(smoke.DESKTOP_GROUP)
+AT_PHONE = pytest.mark.xdist_group(smoke.PHONE_GROUP)
 #: The two viewports as parameters, each in its group.
 VIEWPORTS = (
     pytest.param(DESKTOP, id="desktop", marks=AT_DESKTOP),

@@ -130,6 +130,7 @@ def test_paper_sized_effects_are_reproduced():
     assert (share >= 0.8).all(), share
 
 
+@pytest.mark.slow
 def test_r2_below_half_fails():
     """D1.3 can fail: P's claim is that the fit explains *most* of the variance (null 0.5); a
     fit of P's model with noise that leaves it explaining about a third does not reproduce it."""
@@ -152,6 +153,7 @@ def test_rewinding_row_is_not_comparable_at_unequal_budgets():
     assert 0 <= r2.ci_low <= r2.ours <= r2.ci_high <= 1 and "null 0.5" in r2.definition
 
 
+@pytest.mark.slow
 def test_paper_sized_r2_is_reproduced():
     # noise chosen so that the fit explains about 75% of the variance of the pruned rows
     # (30 class clusters cannot show it inside P's band of +/- 0.05: its size can't be told)

@@ -169,6 +169,7 @@ def test_bad_inputs(toy):
         qw.frames.digit_frame(no_meta, pool, dense, pruned)
 
 
+@pytest.mark.slow
 def test_tiny_real_study(data_root, tmp_path):
     params = _params(
         seeds=[0, 1, 2], lr=0.05, augment=True, train_size=1000, iterations=2,
