@@ -57,3 +57,13 @@ def test_a_failure_stops_what_waits_for_it_and_lets_the_others_end(tmp_path: Pat
 def test_bad_jobs_is_one_error(workers: object) -> None:
     with pytest.raises(PruneAuditError, match="jobs must be a positive integer"):
         list(parallel.run_each(["a"], {}, str, workers))
+
+
+def test_a_build_on_a_gpu_runs_one_notebook_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pruneaudit.book import runner
+
+    monkeypatch.setattr(runner, "_cuda", lambda: True)
+    with pytest.raises(PruneAuditError, match="slow each other; run them one at a time"):
+        runner.build("smoke", jobs=2)
+    with pytest.raises(PruneAuditError, match="jobs must be a positive integer"):
+        runner.build("smoke", jobs=0)
