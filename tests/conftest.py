@@ -14,7 +14,9 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]
 
-torch.set_num_threads(int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1")))
+#: torch threads of a test process (a single model trained at 1 and at 2 threads differs bitwise).
+TEST_THREADS = int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1"))
+torch.set_num_threads(TEST_THREADS)
 # A notebook cell of the smoke profile takes seconds: one that has not answered in 15 minutes is
 # the rare lost kernel reply, and the runner runs its notebook again (book.runner).
 os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
@@ -39,6 +41,18 @@ def _order(item: pytest.Item) -> int:
               for m in item.iter_markers("xdist_group")}
     several = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) >= 2
     return 0 if several and smoke_book.DESKTOP_GROUP in groups else 2
+
+
+@pytest.fixture(autouse=True)
+def _threads_as_set() -> Iterator[None]:
+    """Every test ends with the test process's torch threads and without following the free
+    cores: ``book.setup`` and ``compute`` turn that on in the process that calls them, and a
+    later test's training then ran at whatever thread count the machine's load gave it."""
+    yield
+    from pruneaudit.training import threads
+
+    threads.follow_free_cores(False)
+    torch.set_num_threads(TEST_THREADS)
 
 
 def pytest_collection_modifyitems(config, items) -> None:
