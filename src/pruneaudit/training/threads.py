@@ -8,8 +8,10 @@ since the previous call: the machine's busy CPU time less this process tree's, o
 time between the two calls (psutil's counters, read once per call: no sampling sleep). A call
 less than :data:`MIN_WINDOW` seconds after the previous reading keeps the thread count (too
 short a window to judge), and the reading goes on from the earlier one.
-``$PRUNEAUDIT_THREADS`` fixes the count. Results never depend on the thread count (the
-trainer's block split does not), only the speed.
+``$PRUNEAUDIT_THREADS`` fixes the count. The population trainer's results do not depend on the
+thread count (its block split does not: ``tests/training/test_threads.py``), only its speed; a
+single model trained at another thread count can differ in the last bits (one LeNet epoch at 1
+and at 2 threads does), and only the population trainer follows the free cores.
 """
 
 from __future__ import annotations
