@@ -76,18 +76,24 @@ def write(path: str | os.PathLike) -> None:
     os.replace(tmp, path)
 
 
-def read(path: str | os.PathLike) -> dict[str, float] | None:
-    """The totals :func:`write` left at ``path``, or None when there are none."""
+def _written(path: str | os.PathLike) -> dict | None:
     try:
         values = json.loads(Path(path).read_text())
     except (OSError, ValueError):
         return None
-    return {k: float(values[k]) for k in PHASES if k in values}
+    return values if isinstance(values, dict) else None
+
+
+def read(path: str | os.PathLike) -> dict[str, float] | None:
+    """The totals :func:`write` left at ``path``, or None when there are none."""
+    values = _written(path)
+    return None if values is None else {k: float(values[k]) for k in PHASES if k in values}
 
 
 def read_new_runs(path: str | os.PathLike) -> int | None:
     """The runs stored that :func:`write` left at ``path``, or None when it left none."""
+    values = _written(path)
     try:
-        return int(json.loads(Path(path).read_text())[NEW_RUNS])
-    except (OSError, ValueError, KeyError, TypeError):
+        return int(values[NEW_RUNS])
+    except (KeyError, TypeError, ValueError):
         return None

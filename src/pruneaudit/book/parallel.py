@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.errors import check_positive_int
 
 T = TypeVar("T")
 
@@ -23,14 +23,6 @@ T = TypeVar("T")
 POLL = 0.2
 #: The function the forked workers call (set before they fork: a closure cannot be pickled).
 _RUN: Callable[[str], object] | None = None
-
-
-def check_workers(workers: object) -> int:
-    """``workers`` as a positive int, else one error naming the fix."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise PruneAuditError(f"jobs must be a positive integer (1: one notebook at a time), "
-                              f"got {workers!r}")
-    return workers
 
 
 def run_each(
@@ -43,7 +35,7 @@ def run_each(
     (name -> the names that must finish first; names not in ``names`` are ignored). One worker:
     in this process, in order. More: forked processes (``run`` and its result must survive the
     fork and pickling)."""
-    workers = check_workers(workers)
+    workers = check_positive_int("jobs", workers)
     if workers == 1:
         for name in names:
             yield name, run(name)

@@ -73,7 +73,7 @@ from pruneaudit.book.profiles import (
     profile_label,
 )
 from pruneaudit.book.replication import seed_overrides
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.errors import PruneAuditError, check_positive_int
 
 KERNEL_NAME = "python3"
 #: The kernel's own log above warnings only (its warning about TCP without encryption between
@@ -496,7 +496,7 @@ def build(
     ``jobs``: how many notebooks run at once (:mod:`pruneaudit.book.parallel`), on the CPU only:
     on a GPU two study processes slow each other, so more than one is refused there.
     """
-    jobs = parallel.check_workers(jobs)
+    jobs = check_positive_int("jobs", jobs)
     if jobs > 1 and execute and _cuda():
         raise PruneAuditError(
             f"jobs={jobs}: notebooks share this machine's GPU and slow each other; run them one "

@@ -82,11 +82,12 @@ def class_tests(
 ) -> pd.DataFrame:
     """H1's per-class Welch t-tests of every variant against the baseline (tidy, one row per
     variant and class; columns of :func:`pruneaudit.audit.class_recall_ttest`)."""
+    labels = _labels(runs)
+    base = audit.population_recalls(labels, runs.baseline.preds, runs.num_classes)  # once
     parts = []
     for c in _select(runs, names):
         table = audit.class_recall_ttest(
-            *audit.population_recalls(_labels(runs), runs.baseline.preds, runs.num_classes),
-            *audit.population_recalls(_labels(runs), c.population.preds, runs.num_classes),
+            *base, *audit.population_recalls(labels, c.population.preds, runs.num_classes),
             alpha=alpha,
         )
         parts.append(table.assign(**_variant_columns(c)))
