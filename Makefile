@@ -42,6 +42,7 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
+	$(PY) benchmarks/stability_width.py --save benchmarks/out/stability_width.md
 	$(PY) benchmarks/appendix.py
 
 # Workshops: JupyterLab on 127.0.0.1 over copies of nbs/ in live/ (git-ignored), results store

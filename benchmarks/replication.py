@@ -35,11 +35,12 @@ pair changes verdict. The builds of offset 1000 go to ``<work>/store_other`` and
 ``--calibrate`` builds nothing: it reads the committed replication reports (:data:`REPORTS`),
 refreshes the between-build variance ratios of the package
 (``src/pruneaudit/audit/data/between_builds.csv``, :mod:`pruneaudit.audit.between_builds`) and
-writes ``benchmarks/out/stability_calibration.csv``: per study and in all, over every ordered
-pair of builds with disjoint seed sets, how many rows firm in the first keep their verdict in the
-second, beside the mean of their stabilities; and, for each report of four builds made by the
-code of now (:data:`PRINTED_REPORTS`), the same from the verdicts and stabilities as printed
-(``stability_calibration_<profile>.csv``).
+writes ``benchmarks/out/stability_calibration_committed.csv``: per study and in all, over every
+ordered pair of builds with disjoint seed sets, how many rows firm in the first keep their
+verdict in the second, beside the mean of their stabilities (verdicts recomputed by
+:data:`ROW_RULES`); and, for each report of four builds made by the code of now
+(:data:`PRINTED_REPORTS`), the same from the verdicts and stabilities as printed: the quick
+builds in ``stability_calibration.csv``, the smoke builds in ``stability_calibration_smoke.csv``.
 """
 
 from __future__ import annotations
@@ -120,10 +121,13 @@ REPORTS = (
 )
 #: The committed reports of builds made under the package's current rules (every pair of four
 #: builds with disjoint seed sets), by profile: calibrated on the verdicts and stabilities as
-#: printed, each written to ``stability_calibration_<profile>.csv``.
+#: printed, each written to its CSV under ``benchmarks/out`` (the quick builds': the book's
+#: calibration, ``stability_calibration.csv``).
 PRINTED_REPORTS = {
-    "smoke": ("replication_smoke.md", BB.Build("CPU smoke, default seeds", "default")),
-    "quick": ("replication_quick.md", BB.Build("CPU quick, default seeds", "default")),
+    "smoke": ("replication_smoke.md", BB.Build("CPU smoke, default seeds", "default"),
+              "stability_calibration_smoke.csv"),
+    "quick": ("replication_quick.md", BB.Build("CPU quick, default seeds", "default"),
+              "stability_calibration.csv"),
 }
 #: How each committed row decides its verdict, as its study does (keys: the start of a row's
 #: name): null, side and smallest effect of a direction-only row, the paper's printed standard
@@ -193,7 +197,7 @@ def calibrate() -> int:
     ratios = BB.ratios(pairs)
     table, inst = BB.keep_rates(frame, _row_rule, F.between_ratio_of_study)
     sampling, _ = BB.keep_rates(frame, _row_rule, lambda study: 0.0)
-    table.to_csv(OUT / "stability_calibration.csv", index=False)
+    table.to_csv(OUT / "stability_calibration_committed.csv", index=False)
     seeds = frame.groupby("study").seeds.nunique().rename("seed sets")
     left_out = sorted(set(frame.finding) - set(inst.finding))
     border = inst[~inst.firm & inst.predicted.notna()]
@@ -212,7 +216,8 @@ def calibrate() -> int:
         "Between-build variance ratio per study (written to the package's "
         "data/between_builds.csv):", "", ratios.to_markdown(index=False), "",
         "Independent seed sets per study:", "", seeds.to_frame().to_markdown(), "",
-        "Firm rows kept, with the between-build spread (stability_calibration.csv):", "",
+        "Firm rows kept, with the between-build spread "
+        "(stability_calibration_committed.csv):", "",
         table.to_markdown(index=False), "",
         "The same with sampling alone (no between-build spread):", "",
         sampling.to_markdown(index=False), "",
@@ -221,8 +226,9 @@ def calibrate() -> int:
         "Firm rows that flipped:", "",
         flips.to_markdown(index=False) if len(flips) else "None.", "",
         "Rows left out (their rule depends on each build's data): " + "; ".join(left_out), "",
-        *(line for profile, (report, default) in PRINTED_REPORTS.items()
-          if (OUT / report).is_file() for line in _printed_section(profile, report, default)),
+        *(line for profile, (report, default, csv) in PRINTED_REPORTS.items()
+          if (OUT / report).is_file()
+          for line in _printed_section(profile, report, default, csv)),
     ]
     text = "\n".join(lines)
     print(text)
@@ -230,14 +236,14 @@ def calibrate() -> int:
     return 0
 
 
-def _printed_section(profile: str, report: str, default: BB.Build) -> list[str]:
-    """The calibration on one of :data:`PRINTED_REPORTS` (written to
-    ``stability_calibration_<profile>.csv``): keep rates by the stability each build printed, at
+def _printed_section(profile: str, report: str, default: BB.Build, csv: str) -> list[str]:
+    """The calibration on one of :data:`PRINTED_REPORTS` (written to ``csv``): keep rates by
+    the stability each build printed, at
     the book's threshold and stricter ones, borderline flips, firm rows that flipped, and the
     between-build ratios its own pairs would give (not written)."""
     frame = BB.report_builds((OUT / report).read_text(), default)
     table, inst = BB.keep_rates_as_printed(frame)
-    table.to_csv(OUT / f"stability_calibration_{profile}.csv", index=False)
+    table.to_csv(OUT / csv, index=False)
     by_cut = pd.DataFrame([
         {"stability at least": cut, "instances": len(f), "kept": int(f.kept.sum()),
          "keep": round(float(f.kept.mean()), 3) if len(f) else math.nan,
@@ -252,7 +258,7 @@ def _printed_section(profile: str, report: str, default: BB.Build) -> list[str]:
         f"{F.STABLE}) against the second's printed verdict, beside the first's stability. The "
         "between-build ratios the stabilities used were estimated from the committed reports "
         "above, not from these builds. Rows printed without a stability are left out "
-        f"(stability_calibration_{profile}.csv):", "",
+        f"({csv}):", "",
         table.to_markdown(index=False), "",
         "Keep rate by printed stability:", "", by_cut.to_markdown(index=False), "",
         f"Borderline instances: {len(border)}, flipped {int((~border.kept).sum())} "

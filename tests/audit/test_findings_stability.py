@@ -13,6 +13,7 @@ from scipy import stats
 
 from pruneaudit import audit
 from pruneaudit import errors as audit_errors
+from pruneaudit.audit import between_builds as BB
 from pruneaudit.audit import findings as F
 
 
@@ -43,8 +44,18 @@ def test_quadrature_matches_monte_carlo_for_a_t_interval():
     rng = np.random.default_rng(0)
     se = (high - low) / (2 * stats.t.ppf(0.975, df))
     centres = ours + math.sqrt(2) * se * rng.standard_t(df, 20_000)
-    same = np.mean([rule(c - (ours - low), c + (high - ours)) == rule(low, high) for c in centres])
+    widths = np.sqrt(rng.f(df, df, 20_000))  # the replication's own spread estimate
+    same = np.mean([
+        rule(c - (ours - low) * w, c + (high - ours) * w) == rule(low, high)
+        for c, w in zip(centres, widths, strict=True)
+    ])
     assert got == pytest.approx(same, abs=0.015)
+    # With the spread known (no df), the replication's interval is as wide as ours.
+    got_known, _ = audit.stability(ours, low, high, rule)
+    se = (high - low) / (2 * stats.norm.ppf(0.975))
+    centres = ours + math.sqrt(2) * se * rng.standard_normal(20_000)
+    same = np.mean([rule(c - (ours - low), c + (high - ours)) == rule(low, high) for c in centres])
+    assert got_known == pytest.approx(same, abs=0.015)
 
 
 def test_no_interval_has_no_stability():
@@ -219,3 +230,36 @@ def test_widened_scales_both_distances_from_the_estimate():
 def test_a_widened_interval_holds_the_original(ours, below, above, factor):
     _, lo, hi = audit.widened(ours, ours - below, ours + above, factor)
     assert lo <= ours - below + 1e-12 and hi >= ours + above - 1e-12
+
+
+
+def _equivalence(lo, hi):
+    return audit.verdict(lo, hi, 1.0, margin=0.3)
+
+
+def test_stability_of_t_rows_matches_simulated_builds_that_estimate_their_own_spread():
+    # Each build estimates its spread from its own 16 units: its interval's width varies too.
+    stated, kept = BB.simulated_keep(16, 700, _equivalence, seed=11)
+    firm = stated >= audit.STABLE
+    assert firm.sum() > 250
+    assert kept.mean() == pytest.approx(stated.mean(), abs=0.03)
+    assert kept[firm].mean() == pytest.approx(stated[firm].mean(), abs=0.03)
+
+
+def test_a_fixed_width_over_states_firm_rows_and_very_few_units_still_do():
+    # With 5 units, keeping the replication's interval as wide as ours claims far too much;
+    # a fresh spread claims less. With 4 units both over-state (the methods page): rows picked
+    # as firm are mostly those whose spread came out small by chance.
+    fixed, kept = BB.simulated_keep(5, 300, _equivalence, seed=12, fresh_spread=False)
+    fresh, _ = BB.simulated_keep(5, 300, _equivalence, seed=12)
+    over_fixed = fixed[fixed >= audit.STABLE].mean() - kept[fixed >= audit.STABLE].mean()
+    over_fresh = fresh[fresh >= audit.STABLE].mean() - kept[fresh >= audit.STABLE].mean()
+    assert over_fixed > 0.1 and over_fresh < over_fixed
+    stated, kept = BB.simulated_keep(4, 300, _equivalence, seed=13)
+    assert stated[stated >= audit.STABLE].mean() - kept[stated >= audit.STABLE].mean() > 0.05
+
+
+def test_the_spread_df_is_the_t_df_else_units_less_one():
+    assert F.spread_df_of(7, 30) == 7
+    assert F.spread_df_of(None, 30) == 29
+    assert F.spread_df_of(None, 1) is None and F.spread_df_of(None, None) is None

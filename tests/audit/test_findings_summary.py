@@ -50,6 +50,13 @@ def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile(
     assert "parameters below the paper's" in audit.summary_text(_rows(), None)
 
 
+def test_a_smoke_summary_reads_every_verdict_as_borderline():
+    assert "read every verdict here as borderline" in audit.summary_text(_rows(), "smoke")
+    assert "smoke build" not in audit.summary_text(_rows(), "quick")
+    untested = [audit.not_testable("d", None, source="s", why="no CIFAR offline")]
+    assert "smoke build" not in audit.summary_text(untested, "smoke")
+
+
 def test_summary_of_the_paper_profile_or_without_failures_adds_nothing():
     assert "not reproduced* here" not in audit.summary_text(_rows(), "paper")
     assert audit.summary_text(_rows()[:1], "quick") == "1 finding: 1 firm (1 reproduced)."

@@ -16,7 +16,8 @@ share their seeds are not independent and form no pair.
 
 :func:`keep_rates` checks the stabilities against the builds: for every ordered pair of
 independent builds (A, B) and every row firm in A (stability at least ``STABLE``), whether B
-gives A's verdict, beside the mean of A's stabilities (the predicted keep rate).
+gives A's verdict, beside the mean of A's stabilities (the predicted keep rate);
+:func:`simulated_keep` does the same on simulated builds of a known number of units.
 
 Formulas: the book's methods page, section *Findings and verdicts* (stability between builds).
 """
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from pruneaudit.audit import findings as F
 from pruneaudit.errors import PruneAuditError
@@ -263,3 +265,33 @@ def _keep_table(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             "predicted_keep": round(float(firm.predicted.mean()), 3) if len(firm) else math.nan,
         })
     return pd.DataFrame(out, columns=list(CALIBRATION_COLUMNS)), inst
+
+
+def simulated_keep(
+    n_units: int,
+    n_rows: int,
+    rule: Callable[[float, float], str],
+    *,
+    seed: int,
+    fresh_spread: bool = True,
+    nodes: int = 400,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two simulated builds of ``n_rows`` rows, each the mean of ``n_units`` unit values (sd 1)
+    around a truth drawn uniformly from [-2, 4], with its 95% t interval: the first build's
+    stability under ``rule`` (:func:`pruneaudit.audit.findings.stability` on ``n_units - 1``
+    df, ``fresh_spread`` as given) and whether the second build gives the first's verdict."""
+    if n_units < 2:
+        raise PruneAuditError(f"n_units must be at least 2, got {n_units!r}")
+    rng = np.random.default_rng(seed)
+    q = float(stats.t.ppf(0.975, n_units - 1))
+    stated, kept = [], []
+    for truth in rng.uniform(-2.0, 4.0, n_rows):
+        builds = truth + rng.standard_normal((2, n_units))
+        half = q * builds.std(axis=1, ddof=1) / math.sqrt(n_units)
+        (mean_a, mean_b), (half_a, half_b) = builds.mean(axis=1), half
+        said = rule(mean_a - half_a, mean_a + half_a)
+        steady, _ = F.stability(mean_a, mean_a - half_a, mean_a + half_a, rule,
+                                df=n_units - 1, nodes=nodes, fresh_spread=fresh_spread)
+        stated.append(steady)
+        kept.append(rule(mean_b - half_b, mean_b + half_b) == said)
+    return np.array(stated, dtype=float), np.array(kept)

@@ -108,6 +108,8 @@ STABILITY_NODES = 2000
 #: The rule is evaluated on every this many nodes, and on every node between two that differ: a
 #: verdict region narrower than this between two equal answers (under 0.8% of the mass) is missed.
 STABILITY_STRIDE = 16
+#: Quantile nodes of the ratio of a replication's interval width to ours (:func:`stability`).
+WIDTH_NODES = 16
 #: The power a verdict should have; below it, :func:`units_for_power` says what would reach it.
 TARGET_POWER = 0.8
 
@@ -423,6 +425,8 @@ def stability(
     level: float = 0.95,
     nodes: int = STABILITY_NODES,
     between_sd: float = 0.0,
+    spread_df: float | None = None,
+    fresh_spread: bool = True,
 ) -> tuple[float | None, str]:
     """The probability that an independent replication with the same units gives the same
     answer as ``rule(ci_low, ci_high)``, and the most likely other answer ("" if none).
@@ -431,10 +435,17 @@ def stability(
     the interval's half-width over the ``level`` quantile (Student t on ``df``, normal when
     None) and ``between_sd`` the standard deviation of a build's effect (the spread between
     independent builds beyond sampling: seed sets, devices; :func:`between_sd`), it is
-    ``ours + sqrt(2 * (se^2 + between_sd^2)) * Z`` (Z a t on ``df`` or a standard normal: the
-    truth's uncertainty given ours, our build's effect and the replication's own), and its
-    interval keeps our interval's distances from ``ours`` on each side. The probability is a
-    deterministic quadrature over ``nodes`` quantiles of Z (the rule evaluated where its answer
+    ``ours + sqrt(2 * (se^2 + between_sd^2)) * Z`` (the truth's uncertainty given ours, our
+    build's effect and the replication's own). ``spread_df`` (default ``df``): the degrees of
+    freedom ``k`` of the spread our interval rests on (``units - 1``), None when it is known
+    well. With it, Z is a t on ``k`` and the replication estimates its spread afresh from its own
+    units: its interval's distances from its estimate are ours times ``W = sqrt(F(k, k))`` (the
+    ratio of two independent spread estimates on ``k`` df each); without it, or with
+    ``fresh_spread`` False (the replication's interval as wide as ours), ``W = 1``, and Z is
+    standard normal without ``k``. A few units leave a replication's interval much wider or narrower
+    than ours, which moves verdicts that hinge on the width (inside or straddling a band). The
+    probability is a deterministic quadrature over ``nodes`` quantiles of Z and
+    :data:`WIDTH_NODES` of W, taken as independent (the rule evaluated where its answer
     changes, ``STABILITY_STRIDE``). None when there is no finite interval of positive width.
     """
     values = (ours, ci_low, ci_high)
@@ -442,14 +453,32 @@ def stability(
         return None, ""
     if not between_sd >= 0:
         raise PruneAuditError(f"between_sd must be >= 0, got {between_sd!r}")
-    dist = stats.norm if df is None else stats.t(df)
-    q = float(dist.ppf(0.5 + level / 2))
-    se = (ci_high - ci_low) / (2 * q)
-    z = dist.ppf((np.arange(nodes) + 0.5) / nodes)
-    below, above = ours - ci_low, ci_high - ours
+    se = interval_se(ci_low, ci_high, df=df, level=level)
+    k = df if spread_df is None else spread_df
+    z = (stats.norm if k is None else stats.t(k)).ppf((np.arange(nodes) + 0.5) / nodes)
+    widths = (
+        [1.0] if k is None or not fresh_spread
+        else np.sqrt(stats.f(k, k).ppf((np.arange(WIDTH_NODES) + 0.5) / WIDTH_NODES))
+    )
+    centres = ours + math.sqrt(2 * (se**2 + between_sd**2)) * z  # ascending
     said = rule(ci_low, ci_high)
-    spread = math.sqrt(2 * (se**2 + between_sd**2))
-    centres = ours + spread * z  # ascending: each answer holds on runs of nodes
+    answers: dict[str, int] = {}
+    for width in widths:
+        below, above = (ours - ci_low) * width, (ci_high - ours) * width
+        for answer in _answers_along(centres, below, above, rule):
+            answers[answer] = answers.get(answer, 0) + 1
+    same = answers.pop(said, 0)
+    other = max(answers, key=answers.__getitem__) if answers else ""
+    return same / (nodes * len(widths)), other
+
+
+def _answers_along(
+    centres: np.ndarray, below: float, above: float, rule: Callable[[float, float], str]
+) -> list[str]:
+    """``rule`` on the interval ``[c - below, c + above]`` at each of the ascending ``centres``,
+    evaluated on every :data:`STABILITY_STRIDE`-th centre and on every centre between two
+    that differ (each answer holds on runs of centres)."""
+    nodes = len(centres)
     got: list[str | None] = [None] * nodes
 
     def at(i: int) -> str:
@@ -464,12 +493,16 @@ def stability(
         else:
             for i in range(a + 1, b):
                 at(i)
-    answers: dict[str, int] = {}
-    for answer in got:
-        answers[answer] = answers.get(answer, 0) + 1
-    same = answers.pop(said, 0)
-    other = max(answers, key=answers.__getitem__) if answers else ""
-    return same / nodes, other
+    return got  # type: ignore[return-value]
+
+
+def spread_df_of(df: float | None, units: int | None) -> float | None:
+    """The degrees of freedom of the spread an interval rests on (:func:`stability`): the t
+    interval's ``df``, else ``units - 1`` (a bootstrap or normal interval over ``units``
+    units), else None (the spread taken as known)."""
+    if df is not None:
+        return df
+    return units - 1 if units is not None and units > 1 else None
 
 
 def is_borderline(row: Finding) -> bool:
@@ -668,7 +701,7 @@ def units_for_stability(
             scale *= float(stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1))
         low, high = ours - (ours - ci_low) * scale, ours + (ci_high - ours) * scale
         value, _ = stability(ours, low, high, rule, df=n - 1 if t else None, nodes=500,
-                             between_sd=between_sd * shrink)
+                             between_sd=between_sd * shrink, spread_df=n - 1)
         return -1.0 if value is None else value
 
     if steady(units) >= target:
@@ -867,9 +900,12 @@ def finding(
         return direction_of(low, high, side=int(side), null=null, negligible=negligible)
 
     spread = between_sd(name, ci_low, ci_high, df=df) if between is None else float(between)
-    steady, other = stability(ours, ci_low, ci_high, rule, df=df, between_sd=spread)
+    spread_df = spread_df_of(df, units)
+    steady, other = stability(
+        ours, ci_low, ci_high, rule, df=df, between_sd=spread, spread_df=spread_df
+    )
     steady_direction, _ = stability(
-        ours, ci_low, ci_high, rule_direction, df=df, between_sd=spread
+        ours, ci_low, ci_high, rule_direction, df=df, between_sd=spread, spread_df=spread_df
     )
     firm_at = (
         units_for_stability(
@@ -950,12 +986,13 @@ def similar(
     unit: str = "",
     definition: str = "",
     headline: bool = False,
+    units: int | None = None,
 ) -> Finding:
     """A :class:`Finding` for a claim of *no* material difference (paper value None): the
     verdict is ``reproduced`` when the interval lies inside ``(null - margin, null + margin)``
     (an equivalence test with a margin fixed in advance), ``not reproduced`` when it lies wholly
     outside that range, else ``inconclusive``; with its stability (:func:`stability`, normal
-    predictive)."""
+    interval over ``units`` units)."""
     if not margin > 0:
         raise PruneAuditError(f"margin must be > 0, got {margin!r}")
 
@@ -968,10 +1005,12 @@ def similar(
         return INCONCLUSIVE
 
     spread = between_sd(name, float(ci_low), float(ci_high))
-    steady, other = stability(float(ours), float(ci_low), float(ci_high), rule, between_sd=spread)
+    steady, other = stability(float(ours), float(ci_low), float(ci_high), rule, between_sd=spread,
+                              spread_df=spread_df_of(None, units))
     return Finding(
         name, None, float(ours), float(ci_low), float(ci_high), rule(ci_low, ci_high), source,
-        basis, unit=unit, definition=definition, stability=_plain(steady), alternative=other,
+        basis, units=units, unit=unit, definition=definition, stability=_plain(steady),
+        alternative=other,
         headline=headline, margin=float(margin),
         between_sd=_plain(spread) if steady is not None else None,
     )
@@ -1068,6 +1107,13 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
         text += (
             " An *inconclusive* row's interval holds no effect and reaches the paper's band: "
             "this budget has too few units to tell."
+        )
+    if profile == "smoke" and any(r.stability is not None for r in rows):
+        text += (
+            " This is a smoke build (one to three models per population): its intervals over "
+            "writers, classes or corruptions leave out most of the spread between seed sets, so "
+            "its stabilities over-state how firm a verdict is (the methods page's calibration "
+            "on four smoke builds); read every verdict here as borderline."
         )
     if any(r.verdict == NOT_REPRODUCED for r in rows) and profile != "paper":
         run = f"the {profile} profile" if profile else "parameters below the paper's"

@@ -94,6 +94,7 @@ def group_drops_finding(
         source="P; Sec. 4.1",
         basis=f"{BY_WRITERS}; reproduced when the interval lies within ±{SIMILAR_MARGIN}",
         unit="ratio",
+        units=int(change.size),
         definition="(mean writer accuracy change hsf4 − hsf0) / mean change of all writers; "
         "P: drops comparable across hsf0/1/4, no number",
     )
