@@ -8,8 +8,8 @@ import torch
 
 from pruneaudit import data
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.models import build_model
-from pruneaudit.training import TrainConfig, threads, train_population
+from pruneaudit.models import LeNet, build_model
+from pruneaudit.training import TrainConfig, threads, train, train_population
 
 
 class Machine:
@@ -105,3 +105,52 @@ def test_the_trainer_rereads_per_population_and_results_do_not_change(following,
     for a, b in zip(busy, idle, strict=True):
         for x, y in zip(a.parameters(), b.parameters(), strict=True):
             torch.testing.assert_close(x, y, rtol=1e-5, atol=1e-6)
+
+
+class Unstacked(LeNet):
+    """A LeNet the population trainer does not stack (its type is not LeNet): trained alone."""
+
+
+def test_a_model_trained_alone_gets_no_thread_count_from_the_load(
+    following, monkeypatch, data_root
+):
+    """Following the free cores on a busy machine (the trainer picks 1 thread), a model the
+    population trainer trains alone (VGG11, ResNet18) trains at the steady count (here 2, as if
+    the process started with 2): bitwise what 2 threads give, although 1 thread differs."""
+    mnist = data.load("mnist", "train", root=data_root).subset(range(256))
+    cfg = TrainConfig(epochs=1, seed=0)
+    monkeypatch.setattr(threads, "START_THREADS", 2)
+
+    def fresh() -> Unstacked:
+        net = Unstacked()
+        net.load_state_dict(build_model("lenet", 10, 1, 28, seed=0).state_dict())
+        return net
+
+    at = {
+        n: train(fresh(), mnist, cfg, progress=False, num_threads=n, device="cpu") for n in (1, 2)
+    }
+    torch.set_num_threads(2)
+    following.run(10, others=1.5, mine=0.5)  # busy: the population's count is 1
+    busy = fresh()
+    train_population([busy], mnist, [cfg], progress=False, device="cpu")
+    assert torch.get_num_threads() == 1  # the load picked the population's count
+    weights = [m.state_dict().values() for m in (busy, at[2], at[1])]
+    assert all(torch.equal(x, y) for x, y in zip(weights[0], weights[1], strict=True))
+    assert not all(torch.equal(x, y) for x, y in zip(weights[1], weights[2], strict=True))
+
+
+def test_the_steady_count_is_the_start_or_the_setting_never_the_load(following, monkeypatch):
+    machine = following
+    monkeypatch.setattr(threads, "START_THREADS", 2)
+    torch.set_num_threads(2)
+    machine.run(10, others=1.5, mine=0.5)
+    assert threads.adjust_threads() == 1
+    with threads.at_steady_threads():
+        assert torch.get_num_threads() == 2
+    assert torch.get_num_threads() == 1  # restored
+    monkeypatch.setenv(threads.THREADS_ENV, "3")
+    assert threads.steady_threads() == 3
+    threads.follow_free_cores(False)
+    assert threads.steady_threads() is None  # not following: torch's setting is kept
+    with threads.at_steady_threads():
+        assert torch.get_num_threads() == 1

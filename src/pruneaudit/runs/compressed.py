@@ -25,6 +25,7 @@ from pruneaudit.runs.store import ResultsStore
 from pruneaudit.runs.trained import evaluate_model, evaluation_frames, load_model
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
+from pruneaudit.training.threads import at_steady_threads
 
 
 def quantized_specs(specs: Sequence[RunSpec], scheme: str) -> list[RunSpec]:
@@ -40,7 +41,9 @@ def run_quantized(
     progress: bool = True,
 ) -> Population:
     """Quantize stored trained runs with ``scheme`` (calibrated on the first 100 training
-    examples of each run's own split) and evaluate them; returns the quantized population."""
+    examples of each run's own split) and evaluate them; returns the quantized population.
+    While this process follows the free cores, both run at
+    :func:`pruneaudit.training.threads.steady_threads`."""
     out = quantized_specs(specs, scheme)
     for base, spec in tqdm(
         list(zip(specs, out, strict=True)), disable=not progress, desc=f"quantize {scheme}"
@@ -49,8 +52,11 @@ def run_quantized(
             continue
         split = splits(base, root)
         model = load_model(base, store, root)
-        qmodel = compress.quantize(model, scheme, calibration=split.train)
-        classes, predictions = evaluate_model(qmodel, split.test, sparsity=compress.sparsity(model))
+        with at_steady_threads():  # the calibration and evaluation: never at a load-picked count
+            qmodel = compress.quantize(model, scheme, calibration=split.train)
+            classes, predictions = evaluate_model(
+                qmodel, split.test, sparsity=compress.sparsity(model)
+            )
         store.save(spec, classes, predictions, env=environment())
     return population(out, store)
 

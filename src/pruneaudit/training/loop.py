@@ -56,6 +56,7 @@ from pruneaudit.training.device import (
     on_device,
     resolve_device,
 )
+from pruneaudit.training.threads import steady_threads
 
 if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
@@ -87,9 +88,12 @@ def hook_acts(hook: StepHook | None, step: int) -> bool:
 def _placed(
     model: nn.Module, num_threads: int | None, device: torch.device | None = None
 ) -> Iterator[None]:
-    """Run with ``num_threads`` torch threads and the model on ``device`` (None: where it is) in
-    ``channels_last``; restore all three (the model goes back to its own device), with TF32 off
-    on CUDA (:func:`pruneaudit.training.device.full_precision`).
+    """Run with ``num_threads`` torch threads (None: torch's setting, or while this process
+    follows the free cores :func:`pruneaudit.training.threads.steady_threads`, as a single
+    model's training differs in the last bits between thread counts) and the model on
+    ``device`` (None: where it is) in ``channels_last``; restore all three (the model goes
+    back to its own device), with TF32 off on CUDA
+    (:func:`pruneaudit.training.device.full_precision`).
 
     Measured with ``benchmarks/training_speed.py`` on 2 cores: on an idle machine torch's
     default (all cores) is ~1.5x faster than one thread for LeNet; when other work shares the
@@ -100,6 +104,8 @@ def _placed(
     preparing batches in larger blocks did not pay off measurably and are not used.
     """
     before = torch.get_num_threads()
+    if num_threads is None:
+        num_threads = steady_threads()  # following the free cores: a count the load does not set
     if num_threads is not None:
         torch.set_num_threads(check_positive_int("num_threads", num_threads))
     home = model_device(model)
@@ -199,10 +205,11 @@ def train(
     is called after every optimizer step (used by gradual pruning), with the model in the
     standard contiguous memory format.
 
-    Speed: runs with ``num_threads`` torch threads (default None: torch's setting)
-    and the model in ``channels_last`` memory format, both restored afterwards (the model comes
-    back in the standard contiguous format). Batches are indexed straight from the uint8
-    tensors: no DataLoader, no per-image work.
+    Speed: runs with ``num_threads`` torch threads (default None: torch's setting, or, while
+    this process follows the free cores, :func:`pruneaudit.training.threads.steady_threads`,
+    never a count the load picked) and the model in ``channels_last`` memory format, both
+    restored afterwards (the model comes back in the standard contiguous format). Batches are
+    indexed straight from the uint8 tensors: no DataLoader, no per-image work.
 
     Device: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) runs the
     steps; the data moves there once, augmentation runs there, the random draws stay on the CPU

@@ -99,7 +99,7 @@ from pruneaudit.training.loop import (
     steps_per_epoch,
     train,
 )
-from pruneaudit.training.threads import adjust_threads
+from pruneaudit.training.threads import adjust_threads, at_steady_threads
 
 if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
@@ -419,7 +419,9 @@ def train_population(
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
     (as in :func:`~pruneaudit.training.train`); ``None`` keeps torch's setting, or, where this
     process follows the free cores (:func:`pruneaudit.training.threads.follow_free_cores`, as
-    the book's kernels do), sets it to the cores free since the previous population. ``device``
+    the book's kernels do), sets it to the cores free since the previous population (the
+    models trained one after another then train at
+    :func:`~pruneaudit.training.threads.steady_threads`: their bits depend on the count). ``device``
     (default: the setting) runs the computation; see "Devices" in the module docstring.
     ``graphs``: each step of a stacked block as one CUDA graph replay
     (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
@@ -660,7 +662,8 @@ def evaluate_population(
 ) -> np.ndarray:
     """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
     :func:`~pruneaudit.training.evaluate` gives them member by member (normalized, unaugmented),
-    computed on ``device`` (default: the setting)."""
+    computed on ``device`` (default: the setting); while this process follows the free cores,
+    at :func:`pruneaudit.training.threads.steady_threads`, not at the last population's count."""
     _check_population(models)
     check_positive_int("batch_size", batch_size)
     dev = resolve_device(device)
@@ -671,7 +674,7 @@ def evaluate_population(
     k, n = len(models), len(data)
     out = np.zeros((k, n), dtype=np.int64)
     data = on_device(data, dev)
-    with torch.inference_mode(), full_precision(dev):
+    with torch.inference_mode(), full_precision(dev), at_steady_threads():
         for block in blocks(k, dev):  # in turn: in threads it was no faster (2 cores)
             stack = _Stack([models[i] for i in block], False, dev)
             for start in range(0, n, batch_size):

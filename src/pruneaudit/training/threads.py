@@ -8,10 +8,34 @@ since the previous call: the machine's busy CPU time less this process tree's, o
 time between the two calls (psutil's counters, read once per call: no sampling sleep). A call
 less than :data:`MIN_WINDOW` seconds after the previous reading keeps the thread count (too
 short a window to judge), and the reading goes on from the earlier one.
-``$PRUNEAUDIT_THREADS`` fixes the count. The population trainer's results do not depend on the
-thread count (its block split does not: ``tests/training/test_threads.py``), only its speed; a
-single model trained at another thread count can differ in the last bits (one LeNet epoch at 1
-and at 2 threads does), and only the population trainer follows the free cores.
+``$PRUNEAUDIT_THREADS`` fixes the count.
+
+What depends on the thread count, and so runs at one that does not depend on the load:
+
+* **Training a single model** (:func:`pruneaudit.training.train`: a dense run, a finetuned or
+  rewound round) differs in the last bits between thread counts (one LeNet epoch at 1 and at 2
+  threads does). The population trainer trains the models it cannot stack (VGG11, ResNet18) so.
+  While following, :func:`~pruneaudit.training.train` and :func:`~pruneaudit.training.evaluate`
+  called without ``num_threads`` therefore run at :func:`steady_threads` (``$PRUNEAUDIT_THREADS``,
+  else :data:`START_THREADS`, the count this process had when it imported the package, before
+  the book's setup set the free cores), and so do the population evaluation
+  (:func:`pruneaudit.training.evaluate_population`) and the quantization with its calibration
+  (:func:`pruneaudit.runs.run_quantized`): :func:`at_steady_threads`. Measured at 1 and 2
+  threads on 2 cores, the forward passes (LeNet, AlexNet, VGG11, ResNet18; float16, dynamic and
+  static int8 with its calibration) gave the same bits; they run at the steady count anyway,
+  as torch does not promise that.
+
+What does not depend on it, and follows the free cores:
+
+* **The population trainer's stacked training** (LeNet, AlexNet): its block split does not
+  depend on the threads, and its weights are the same at 1 and at 2 threads
+  (``tests/training/test_threads.py`` checks within float tolerance; on 2 cores they were
+  bitwise the same for LeNet populations of 2, 3 and 8 and an AlexNet population of 2); only
+  its speed follows the free cores.
+* Pruning rounds (sorting, top-k, per-channel norms, seeded draws) and the seeded corruptions
+  run at whatever count is set; at 1 and 2 threads they gave the same bits.
+
+Not following, nothing here changes torch's setting.
 """
 
 from __future__ import annotations
@@ -19,7 +43,8 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -29,6 +54,10 @@ from pruneaudit.errors import PruneAuditError
 THREADS_ENV = "PRUNEAUDIT_THREADS"
 #: Seconds a reading of the free cores spans at least.
 MIN_WINDOW = 2.0
+#: torch's thread count when this module was first imported: the count the process started with
+#: (torch's default, or what the process set before importing the package), before the book's
+#: setup sets the free cores. Work whose results depend on the count runs at it while following.
+START_THREADS = torch.get_num_threads()
 
 
 def fixed_threads(setting: str | None = None) -> int | None:
@@ -139,15 +168,40 @@ def adjust_threads() -> int:
     return torch.get_num_threads()
 
 
+def steady_threads() -> int | None:
+    """The thread count of work whose results depend on it, while following the free cores:
+    ``$PRUNEAUDIT_THREADS`` when set, else :data:`START_THREADS` (never the load); None (keep
+    torch's setting) when not following."""
+    if _follower is None:
+        return None
+    fixed = fixed_threads()
+    return fixed if fixed is not None else START_THREADS
+
+
+@contextmanager
+def at_steady_threads() -> Iterator[None]:
+    """Run the block at :func:`steady_threads` (where it says one) and restore torch's count."""
+    threads, before = steady_threads(), torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 __all__ = [
     "MIN_WINDOW",
+    "START_THREADS",
     "THREADS_ENV",
     "FreeCores",
     "adjust_threads",
+    "at_steady_threads",
     "fixed_threads",
     "follow_free_cores",
     "free_threads",
     "own_busy_seconds",
     "population_threads",
+    "steady_threads",
     "system_busy_seconds",
 ]
