@@ -445,7 +445,7 @@ def stability(
     standard normal without ``k``. A few units leave a replication's interval much wider or narrower
     than ours, which moves verdicts that hinge on the width (inside or straddling a band). The
     probability is a deterministic quadrature over ``nodes`` quantiles of Z and
-    :data:`WIDTH_NODES` of W, taken as independent (the rule evaluated where its answer
+    ``WIDTH_NODES`` of W, taken as independent (the rule evaluated where its answer
     changes, ``STABILITY_STRIDE``). None when there is no finite interval of positive width.
     """
     values = (ours, ci_low, ci_high)
