@@ -119,15 +119,15 @@ REPORTS = (
     ("replication_study1.md", CPU_DEFAULT, CPU_OTHER),
     ("bf16_verdicts.md", H200_DEFAULT, BB.Build("H200 bfloat16, default seeds", "default")),
 )
-#: The committed reports of builds made under the package's current rules (every pair of four
-#: builds with disjoint seed sets), by profile: calibrated on the verdicts and stabilities as
-#: printed, each written to its CSV under ``benchmarks/out`` (the quick builds': the book's
-#: calibration, ``stability_calibration.csv``).
+#: The committed reports of builds made under the package's current rules (every pair of the
+#: builds with disjoint seed sets), by profile: the reports (of different studies), the default
+#: build, the CSV under ``benchmarks/out`` their calibration on the verdicts and stabilities as
+#: printed is written to (the quick builds': the book's calibration).
 PRINTED_REPORTS = {
-    "smoke": ("replication_smoke.md", BB.Build("CPU smoke, default seeds", "default"),
+    "smoke": (("replication_smoke.md",), BB.Build("CPU smoke, default seeds", "default"),
               "stability_calibration_smoke.csv"),
-    "quick": ("replication_quick.md", BB.Build("CPU quick, default seeds", "default"),
-              "stability_calibration.csv"),
+    "quick": (("replication_quick.md", "replication_quick_study1.md"),
+              BB.Build("CPU quick, default seeds", "default"), "stability_calibration.csv"),
 }
 #: How each committed row decides its verdict, as its study does (keys: the start of a row's
 #: name): null, side and smallest effect of a direction-only row, the paper's printed standard
@@ -226,9 +226,9 @@ def calibrate() -> int:
         "Firm rows that flipped:", "",
         flips.to_markdown(index=False) if len(flips) else "None.", "",
         "Rows left out (their rule depends on each build's data): " + "; ".join(left_out), "",
-        *(line for profile, (report, default, csv) in PRINTED_REPORTS.items()
-          if (OUT / report).is_file()
-          for line in _printed_section(profile, report, default, csv)),
+        *(line for profile, (reports, default, csv) in PRINTED_REPORTS.items()
+          for line in _printed_section(
+              profile, [r for r in reports if (OUT / r).is_file()], default, csv)),
     ]
     text = "\n".join(lines)
     print(text)
@@ -236,12 +236,16 @@ def calibrate() -> int:
     return 0
 
 
-def _printed_section(profile: str, report: str, default: BB.Build, csv: str) -> list[str]:
-    """The calibration on one of :data:`PRINTED_REPORTS` (written to ``csv``): keep rates by
-    the stability each build printed, at
-    the book's threshold and stricter ones, borderline flips, firm rows that flipped, and the
+def _printed_section(
+    profile: str, reports: list[str], default: BB.Build, csv: str
+) -> list[str]:
+    """The calibration on the ``reports`` of one of :data:`PRINTED_REPORTS` (written to
+    ``csv``; nothing without a report): keep rates by the stability each build printed, at the
+    book's threshold and stricter ones, borderline flips, firm rows that flipped, and the
     between-build ratios its own pairs would give (not written)."""
-    frame = BB.report_builds((OUT / report).read_text(), default)
+    if not reports:
+        return []
+    frame = BB.combine([BB.report_builds((OUT / r).read_text(), default) for r in reports])
     table, inst = BB.keep_rates_as_printed(frame)
     table.to_csv(OUT / csv, index=False)
     by_cut = pd.DataFrame([
@@ -252,8 +256,10 @@ def _printed_section(profile: str, report: str, default: BB.Build, csv: str) -> 
     border = inst[inst.predicted < F.STABLE]
     flips = inst[inst.firm & ~inst.kept]
     return [
-        f"## Profile {profile}: four independent builds, verdicts as printed ({report})", "",
-        f"Four {profile} builds with disjoint seed sets, made by the code of now: every ordered "
+        f"## Profile {profile}: independent builds, verdicts as printed ({', '.join(reports)})",
+        "",
+        f"The {profile} builds with disjoint seed sets made by the code of now (per study: "
+        "`builds`): every ordered "
         "pair, each row firm in the first (printed stability at least "
         f"{F.STABLE}) against the second's printed verdict, beside the first's stability. The "
         "between-build ratios the stabilities used were estimated from the committed reports "
