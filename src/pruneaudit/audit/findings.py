@@ -47,9 +47,10 @@ import json
 import math
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -455,45 +456,58 @@ def stability(
         raise PruneAuditError(f"between_sd must be >= 0, got {between_sd!r}")
     se = interval_se(ci_low, ci_high, df=df, level=level)
     k = df if spread_df is None else spread_df
-    z = (stats.norm if k is None else stats.t(k)).ppf((np.arange(nodes) + 0.5) / nodes)
-    widths = (
-        [1.0] if k is None or not fresh_spread
-        else np.sqrt(stats.f(k, k).ppf((np.arange(WIDTH_NODES) + 0.5) / WIDTH_NODES))
-    )
+    z = _z_nodes(k, nodes)
+    widths = (1.0,) if k is None or not fresh_spread else _width_nodes(k)
     centres = ours + math.sqrt(2 * (se**2 + between_sd**2)) * z  # ascending
     said = rule(ci_low, ci_high)
-    answers: dict[str, int] = {}
+    answers: Counter[str] = Counter()
     for width in widths:
         below, above = (ours - ci_low) * width, (ci_high - ours) * width
-        for answer in _answers_along(centres, below, above, rule):
-            answers[answer] = answers.get(answer, 0) + 1
+        answers.update(_answers_along(centres, below, above, rule))
     same = answers.pop(said, 0)
     other = max(answers, key=answers.__getitem__) if answers else ""
     return same / (nodes * len(widths)), other
 
 
+@lru_cache(maxsize=256)
+def _z_nodes(k: float | None, nodes: int) -> np.ndarray:
+    """The ``nodes`` mid-quantiles of a t on ``k`` df (standard normal when None)."""
+    levels = (np.arange(nodes) + 0.5) / nodes
+    return stats.norm.ppf(levels) if k is None else stats.t.ppf(levels, k)
+
+
+@lru_cache(maxsize=256)
+def _width_nodes(k: float) -> tuple[float, ...]:
+    """The :data:`WIDTH_NODES` mid-quantiles of ``sqrt(F(k, k))``."""
+    levels = (np.arange(WIDTH_NODES) + 0.5) / WIDTH_NODES
+    return tuple(float(w) for w in np.sqrt(stats.f.ppf(levels, k, k)))
+
+
 def _answers_along(
     centres: np.ndarray, below: float, above: float, rule: Callable[[float, float], str]
-) -> list[str]:
-    """``rule`` on the interval ``[c - below, c + above]`` at each of the ascending ``centres``,
-    evaluated on every :data:`STABILITY_STRIDE`-th centre and on every centre between two
-    that differ (each answer holds on runs of centres)."""
+) -> Counter[str]:
+    """How many of the ascending ``centres`` give each answer of ``rule`` on the interval
+    ``[c - below, c + above]``, evaluated on every :data:`STABILITY_STRIDE`-th centre and on
+    every centre between two that differ (each answer holds on runs of centres)."""
     nodes = len(centres)
-    got: list[str | None] = [None] * nodes
+    counts: Counter[str] = Counter()
 
     def at(i: int) -> str:
-        if got[i] is None:
-            got[i] = rule(float(centres[i] - below), float(centres[i] + above))
-        return got[i]
+        return rule(float(centres[i] - below), float(centres[i] + above))
 
     coarse = [*range(0, nodes - 1, STABILITY_STRIDE), nodes - 1]
+    left = at(0)
+    counts[left] += 1
     for a, b in zip(coarse, coarse[1:], strict=False):
-        if at(a) == at(b):  # a run: the nodes between give the same answer
-            got[a + 1 : b] = [got[a]] * (b - a - 1)
+        right = at(b)
+        if left == right:  # a run: the nodes between give the same answer
+            counts[left] += b - a
         else:
             for i in range(a + 1, b):
-                at(i)
-    return got  # type: ignore[return-value]
+                counts[at(i)] += 1
+            counts[right] += 1
+        left = right
+    return counts
 
 
 def spread_df_of(df: float | None, units: int | None) -> float | None:
