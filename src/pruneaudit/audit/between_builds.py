@@ -33,7 +33,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from pruneaudit.audit import findings as F
 from pruneaudit.errors import PruneAuditError
@@ -277,21 +276,18 @@ def simulated_keep(
     nodes: int = 400,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two simulated builds of ``n_rows`` rows, each the mean of ``n_units`` unit values (sd 1)
-    around a truth drawn uniformly from [-2, 4], with its 95% t interval: the first build's
-    stability under ``rule`` (:func:`pruneaudit.audit.findings.stability` on ``n_units - 1``
-    df, ``fresh_spread`` as given) and whether the second build gives the first's verdict."""
-    if n_units < 2:
-        raise PruneAuditError(f"n_units must be at least 2, got {n_units!r}")
+    around a truth drawn uniformly from [-2, 4], with its 95% t interval
+    (:func:`pruneaudit.audit.findings.mean_interval`): the first build's stability under
+    ``rule`` (:func:`pruneaudit.audit.findings.stability` on ``n_units - 1`` df,
+    ``fresh_spread`` as given) and whether the second build gives the first's verdict."""
+    if n_units < 3:
+        raise PruneAuditError(f"n_units must be at least 3 (a t on 2 df), got {n_units!r}")
     rng = np.random.default_rng(seed)
-    q = float(stats.t.ppf(0.975, n_units - 1))
     stated, kept = [], []
     for truth in rng.uniform(-2.0, 4.0, n_rows):
-        builds = truth + rng.standard_normal((2, n_units))
-        half = q * builds.std(axis=1, ddof=1) / math.sqrt(n_units)
-        (mean_a, mean_b), (half_a, half_b) = builds.mean(axis=1), half
-        said = rule(mean_a - half_a, mean_a + half_a)
-        steady, _ = F.stability(mean_a, mean_a - half_a, mean_a + half_a, rule,
-                                df=n_units - 1, nodes=nodes, fresh_spread=fresh_spread)
+        first, second = (F.mean_interval(b) for b in truth + rng.standard_normal((2, n_units)))
+        steady, _ = F.stability(*first, rule, df=n_units - 1, nodes=nodes,
+                                fresh_spread=fresh_spread)
         stated.append(steady)
-        kept.append(rule(mean_b - half_b, mean_b + half_b) == said)
+        kept.append(rule(*second[1:]) == rule(*first[1:]))
     return np.array(stated, dtype=float), np.array(kept)
