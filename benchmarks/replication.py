@@ -327,9 +327,10 @@ def main(argv: list[str] | None = None) -> int:
     for col in ("stability (A)", "stability (B)"):
         shown[col] = shown[col].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
     shown["paper"] = shown["paper"].map(lambda v: "direction" if pd.isna(v) else number(v))
-    offsets = ", ".join(f"seeds + {o}" for o in args.offset)
+    builds = (", ".join(outs) if args.books else
+              "default seeds vs " + ", ".join(f"seeds + {o}" for o in args.offset))
     title = args.title or (f"Replication: {', '.join(args.notebooks)}, profile {args.profile}, "
-                           f"default seeds vs {offsets}, every pair")
+                           f"{builds}, every pair")
     seeds = [f"Seed overrides of build {k}: " + "; ".join(f"{n}={v}" for n, v in o.items())
              for k, o in sets.items() if o]
     flips = firm_disagreements(table)
