@@ -471,9 +471,12 @@ def stability(
 
 @lru_cache(maxsize=256)
 def _z_nodes(k: float | None, nodes: int) -> np.ndarray:
-    """The ``nodes`` mid-quantiles of a t on ``k`` df (standard normal when None)."""
+    """The ``nodes`` mid-quantiles of a t on ``k`` df (standard normal when None), read-only:
+    the cache hands every caller the same array."""
     levels = (np.arange(nodes) + 0.5) / nodes
-    return stats.norm.ppf(levels) if k is None else stats.t.ppf(levels, k)
+    z = stats.norm.ppf(levels) if k is None else stats.t.ppf(levels, k)
+    z.setflags(write=False)
+    return z
 
 
 @lru_cache(maxsize=256)
