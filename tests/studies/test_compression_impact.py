@@ -70,6 +70,11 @@ COMP = np.array(
 )
 SERIES = ["hsf0", "hsf0", "hsf0", "hsf4", "hsf4", "hsf4"]
 
+#: The words an analogue's and our own question's verdicts may use.
+ANALOGUE_VERDICTS = (audit.SAME_DIRECTION, audit.OPPOSITE, audit.EFFECT_ABSENT,
+                     audit.INCONCLUSIVE)
+BEYOND_VERDICTS = (audit.PRESENT, audit.OTHER_SIGN, audit.EFFECT_ABSENT, audit.INCONCLUSIVE)
+
 
 def _spec(**kwargs) -> RunSpec:
     fields = {"epochs": 1, "lr": 0.01, "batch_size": 32, "augment": True, **kwargs}
@@ -204,12 +209,23 @@ def test_findings_cover_d41_to_d411_with_verdicts(runs):
     # the D4.1 share: no class significant in this tiny case, Clopper-Pearson over 3 classes
     d41 = rows[0]
     assert d41.ours == 0.0 and d41.ci_high == pytest.approx(1 - 0.025 ** (1 / 3))
-    assert d41.paper is None  # direction only: H1's 637 of 1,000 ImageNet classes is no size here
-    d44 = next(r for r in rows if r.finding.startswith("D4.4"))
+    # an analogue: H1's 637 of 1,000 ImageNet classes is shown, but no band and no size here
+    assert d41.claim == "D4.1" and d41.comparability == "analogue"
+    assert d41.paper_band is None and d41.size == "" and d41.verdict in ANALOGUE_VERDICTS
+    d44 = next(r for r in rows if r.claim == "D4.4")
     assert d44.paper == pytest.approx(0.2) and d44.ci_high == d41.ci_high
     for r in rows:  # bounded rows keep their bounds
-        if r.finding.startswith(("D4.3", "D4.11")) and r.ci_low is not None:
-            assert r.ci_low >= (0 if r.finding.startswith("D4.3") else -1)
+        if r.claim.startswith(("D4.3", "D4.11")) and r.ci_low is not None:
+            assert r.ci_low >= (0 if r.claim.startswith("D4.3") else -1)
+    # rows in the claims' order, one per claim; the raw gaps carry the papers' verdicts, our own
+    # questions never a paper word and never a headline
+    assert [r.claim for r in rows] == list(impact.claims())
+    for r in rows:
+        if r.comparability == "beyond":
+            assert r.verdict in BEYOND_VERDICTS and not r.headline and r.paper is None
+    d45 = next(r for r in rows if r.claim == "D4.5")
+    assert d45.comparability == "same" and d45.paper == pytest.approx((39.81 - 76.75) / 100)
+    assert d45.paper_band is not None and d45.headline
 
 
 def test_page_findings_and_numbers_read_the_parameters(runs, impact_params):
@@ -217,10 +233,9 @@ def test_page_findings_and_numbers_read_the_parameters(runs, impact_params):
     result = impact.Result(params, Populations.from_params(params), runs)
     expected = runs_findings(runs, 0.1, "series", hard_group="hsf4", n_perm=19,
                                     n_boot=19, seed=2)
-    expected = audit.mark_headlines(expected, ["D4.4", "D4.5"])
     assert repr(impact.findings(result)) == repr(expected)  # NaN-safe
     # the 10-class analogue of H1's CIFAR-10 leads, not ImageNet's 1,000 classes
-    assert [r.finding[:4] for r in impact.findings(result) if r.headline] == ["D4.4", "D4.5"]
+    assert [r.claim for r in impact.findings(result) if r.headline] == ["D4.4", "D4.5"]
     numbers = impact.numbers(result)
     assert numbers == {
         "headline": "pruned 90%", "members": 3, "pairing": "independent",

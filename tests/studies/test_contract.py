@@ -31,12 +31,14 @@ STUDIES = sorted(m.name for m in pkgutil.iter_modules(pruneaudit.studies.__path_
 MODULES = {
     "params": "the page's Params (its fields, rules) and cost(params), the workload",
     "run": "run(params, store, *, progress) and the Result it returns",
+    "claims": "claims(): every row the page tests, declared from the papers' text before any "
+    "estimate (pruneaudit.audit.register)",
     "findings": "findings(result) and numbers(result), the numbers the prose cites",
     "protocol": "protocol_table(result), the protocol run beside the published one",
     "views": "every table and chart of the page, each a function of the Result; key_figure",
 }
 #: What every study package exports (``__all__``), and the module each comes from.
-HOMES = {"Params": "params", "cost": "params", "Result": "run", "run": "run",
+HOMES = {"Params": "params", "cost": "params", "Result": "run", "run": "run", "claims": "claims",
          "findings": "findings", "numbers": "findings", "protocol_table": "protocol",
          "key_figure": "views"}
 EXPORTS = (*HOMES, "views")
@@ -92,11 +94,11 @@ def test_a_missing_role_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """A study package without protocol.py and cost is told what to add."""
     package = tmp_path / "pruneaudit_fake_study"
     package.mkdir()
-    for name in ("params", "run", "findings", "views"):
+    for name in ("params", "run", "claims", "findings", "views"):
         (package / f"{name}.py").write_text("")
     (package / "__init__.py").write_text(
-        '__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",'
-        ' "protocol_table", "extra"]\n')
+        '__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views",'
+        ' "key_figure", "protocol_table", "extra"]\n')
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(pruneaudit.studies, "__path__", [str(tmp_path)])
     monkeypatch.setitem(sys.modules, "pruneaudit.studies.pruneaudit_fake_study",

@@ -1,7 +1,7 @@
 """Every Study 4 verdict can fail: under a simulated null of its own statistic it gives a failing
-verdict (inconclusive, not reproduced or opposite) in at least 95% of 200 draws, and an effect of
-the paper's size gives "reproduced" (a selection-based gap: an excess over two dense populations
-on the paper's side). D4.6 is derived and has no verdict of its own.
+verdict (inconclusive, not reproduced, absent, opposite or other sign) in at least 95% of 200
+draws, and an effect of the paper's size gives "reproduced" (for an analogue, "same direction";
+for our own questions beside the papers', "present"). D4.6 is derived from D4.3 and D4.5.
 
 Each row's null is the world in which its raw statistic has no effect: the class, group and trend
 rows when every population is drawn from the dense members' distribution; the PIE and CIE
@@ -11,14 +11,13 @@ difficulty (they vote at random); the PIE share when the two populations agree e
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from pruneaudit import audit
-from pruneaudit.audit.findings import PAPERS_SIDE
+from pruneaudit.audit.rules import PAPERS_SIDE
 from pruneaudit.studies import compression_impact as impact
 from pruneaudit.studies.compression_impact import exemplar_statistics as stats4
 
@@ -37,9 +36,7 @@ def _task(rng, n: int):
 
 
 def _key(row: audit.Finding) -> str:
-    name = row.finding
-    return name.split(" ")[0] + (" trend" if " trend" in name else "") + (
-        " step" if "top 1%" in name else "")
+    return row.claim
 
 
 def _passing(rows, counts: Counter, keys) -> None:
@@ -52,7 +49,8 @@ def _passing(rows, counts: Counter, keys) -> None:
 def test_class_group_and_trend_rows_fail_under_the_null():
     rng = np.random.default_rng(0)
     counts: Counter = Counter()
-    keys = {"D4.1", "D4.2", "D4.4", "D4.9", "D4.11", "D4.1 trend", "D4.3 trend", "D4.6 trend"}
+    keys = {"D4.1", "D4.2", "D4.4", "D4.9 writers", "D4.11 writers", "D4.1 trend", "D4.3 trend",
+            "D4.6 trend"}
     for draw in range(DRAWS):
         y, wrong = _task(rng, 160)
         half = rng.beta(6, 1, 80)
@@ -76,7 +74,7 @@ def test_pie_and_cie_gaps_fail_when_no_example_is_harder():
     as any other for both populations: members voting at chance."""
     rng = np.random.default_rng(1)
     counts: Counter = Counter()
-    keys = {"D4.5", "D4.10", "D4.10 step"}
+    keys = {"D4.5", "D4.10", "D4.10 step", "D4.5 excess", "D4.10 excess", "D4.10 step excess"}
     for draw in range(DRAWS):
         y, _ = _task(rng, 200)
         base, noise = rng.integers(0, C, (2, 6, y.size))
@@ -93,7 +91,7 @@ def test_no_disagreement_gives_no_pie_share():
     rows = {_key(r): r for r in impact.exemplar_findings(y, one, one.copy(), C, n_perm=19,
                                                          n_boot=49)}
     assert rows["D4.3"].ours == 0 and rows["D4.3"].verdict in audit.FAILING
-    assert rows["D4.3"].excess[0] == 0  # two identical populations: no PIE in any re-split
+    assert rows["D4.3 per error"].ours == 0 and rows["D4.3 per error"].verdict in audit.FAILING
 
 
 def _verdicts(rows) -> dict[str, str]:
@@ -117,19 +115,21 @@ def test_pies_of_h1s_share_and_hardness_are_reproduced():
     base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pc, y, wrong)
     rows = impact.exemplar_findings(y, base, comp, C, None, n_perm=19, n_boot=99)
     verdicts = _verdicts(rows)
-    for key in ("D4.3", "D4.5"):
+    for key in ("D4.3", "D4.5"):  # the papers' raw quantities, judged against their bands
         assert verdicts[key] in (audit.REPRODUCED, audit.SIZE_UNCLEAR), rows
-    assert verdicts["D4.5"] == audit.REPRODUCED  # direction only: beyond the dense null
-    assert verdicts["D4.6"] == audit.NOT_COMPARABLE and "derived" in rows[2].basis
-    assert rows[0].paper == pytest.approx(0.1027 / (1 - 0.7675))
-    assert rows[1].paper is None and "raw gap" in rows[1].basis
-    assert verdicts["D4.9"] == audit.NOT_TESTABLE  # no groups given
+    assert verdicts["D4.5"] == audit.REPRODUCED
+    assert verdicts["D4.5 excess"] == audit.PRESENT  # our own question, in its own words
+    by = {r.claim: r for r in rows}
+    assert by["D4.6"].comparability == "same" and "derived" in by["D4.6"].definition
+    assert by["D4.3"].paper == pytest.approx(0.1027) and by["D4.3 per error"].paper is None
+    assert by["D4.5"].paper == pytest.approx((39.81 - 76.75) / 100) and by["D4.5"].paper_band
+    assert verdicts["D4.9 writers"] == audit.NOT_TESTABLE  # no groups given
     # D4.6 is an identity of D4.3's share s and D4.5's raw gap: -s / (1 - s) x gap
     stat = stats4.exemplar_statistic(y, None, None, 80, 0)(
         audit.vote_counts(base, C), audit.vote_counts(comp, C))
     s = stat[-1]
     assert stat[2] == pytest.approx(-s / (1 - s) * stat[1])
-    assert rows[2].ours == pytest.approx(stat[2])
+    assert by["D4.6"].ours == pytest.approx(stat[2])
     dense_error = 1 - (base == y[None]).mean()
     assert stat[0] == pytest.approx(s / dense_error)
 
@@ -148,8 +148,11 @@ def test_cie_accuracy_beyond_selection_is_reproduced():
                                     _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
                                     n_boot=99)
     verdicts = _verdicts(rows)
-    assert verdicts["D4.10"] == verdicts["D4.10 step"] == audit.REPRODUCED, rows
-    assert rows[3].paper is None and rows[3].direction == PAPERS_SIDE
+    assert verdicts["D4.10 excess"] == verdicts["D4.10 step excess"] == audit.PRESENT, rows
+    by = {r.claim: r for r in rows}
+    assert by["D4.10"].direction == by["D4.10 step"].direction == PAPERS_SIDE
+    assert by["D4.10"].verdict in (audit.REPRODUCED, audit.SIZE_UNCLEAR)
+    assert by["D4.10 step"].verdict == audit.LARGER  # 0.3 - 0.57 against H2's -0.1225
     learned, forgot = u < 0.005, (u >= 0.005) & (u < 0.01)
     pb, pc = np.full(y.size, 0.97), np.full(y.size, 0.97)
     pb[learned], pc[learned] = 0.05, 0.95
@@ -158,9 +161,9 @@ def test_cie_accuracy_beyond_selection_is_reproduced():
     rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
                                     _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
                                     n_boot=99)
-    step = rows[4]
-    raw_high = float(re.search(r"raw gap \S+ \[\S+, (\S+)\]", step.basis).group(1))
-    assert raw_high < 0 and step.verdict in audit.FAILING, step  # a raw step, none beyond
+    by = {r.claim: r for r in rows}
+    step, beyond = by["D4.10 step"], by["D4.10 step excess"]
+    assert step.ci_high < 0 and beyond.verdict in audit.FAILING, beyond  # raw, none beyond
 
 
 def test_forgetting_the_harder_series_reproduces_the_group_rows():
@@ -173,7 +176,7 @@ def test_forgetting_the_harder_series_reproduces_the_group_rows():
                                     _members(rng, 8, pc, y, wrong), C, groups, n_perm=19,
                                     n_boot=99)
     verdicts = _verdicts(rows)
-    assert verdicts["D4.9"] == verdicts["D4.11"] == audit.REPRODUCED, rows
+    assert verdicts["D4.9 writers"] == verdicts["D4.11 writers"] == audit.PRESENT, rows
 
 
 def test_growing_harm_reproduces_the_trends():
@@ -189,7 +192,8 @@ def test_growing_harm_reproduces_the_trends():
         pc[np.argsort(pb)[: int(share * y.size)]] = 0.02
         levels[t] = _members(rng, 16, pc, y, wrong)
     rows = impact.trend_findings(y, base, levels, C, n_boot=99)
-    assert set(_verdicts(rows).values()) == {audit.REPRODUCED}, rows
+    assert _verdicts(rows) == {"D4.1 trend": audit.SAME_DIRECTION,  # an analogue
+                               "D4.3 trend": audit.REPRODUCED, "D4.6 trend": audit.REPRODUCED}
 
 
 def test_class_specific_harm_reproduces_d41_and_d42():
@@ -202,13 +206,12 @@ def test_class_specific_harm_reproduces_d41_and_d42():
     quant = _members(rng, 8, p, y, wrong)
     comp = _members(rng, 8, np.select([y < 3, y < 6], [0.75, 0.95], 0.85), y, wrong)
     rows = impact.class_findings(y, base, comp, {"dynamic_int8": quant}, C)
-    assert _verdicts(rows)["D4.1"] == audit.REPRODUCED  # direction only: 1,000 classes vs 10
-    assert rows[0].paper is None and "not comparable in size" in rows[0].basis
-    # 10 classes cannot show a size inside H1's band: on the paper's side, size can't tell
-    assert rows[1].direction == PAPERS_SIDE
-    assert rows[1].verdict in (audit.REPRODUCED, audit.SIZE_UNCLEAR)
-    assert 0.5 <= rows[0].ours <= 0.8 and rows[1].power > 0.5
-    assert "dynamic_int8" in rows[1].finding and rows[1].paper == (637 - 144) / 1000
+    by = {r.claim: r for r in rows}
+    # analogues of H1's 1,000 ImageNet classes: direction only, no band, no size
+    assert by["D4.1"].verdict == by["D4.2"].verdict == audit.SAME_DIRECTION
+    assert by["D4.1"].paper_band is None and by["D4.2"].size == ""
+    assert 0.5 <= by["D4.1"].ours <= 0.8 and by["D4.2"].power > 0.5
+    assert "dynamic_int8" in by["D4.2"].finding and by["D4.2"].paper == (637 - 144) / 1000
 
 
 def test_no_quantization_makes_d42_not_testable():
@@ -217,7 +220,7 @@ def test_no_quantization_makes_d42_not_testable():
     p = np.full(y.size, 0.9)
     rows = impact.class_findings(y, _members(rng, 3, p, y, wrong), _members(rng, 3, p, y, wrong),
                                  {}, C)
-    assert rows[1].verdict == audit.NOT_TESTABLE
+    assert {r.claim: r.verdict for r in rows}["D4.2"] == audit.NOT_TESTABLE
 
 
 def test_vectorized_welch_and_spearman_match_scipy():
@@ -269,15 +272,15 @@ def test_d411_over_index_averages_the_ties_and_is_not_widened():
     pb = np.where(groups == "hsf4", 0.90, 0.95)
     base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pb - 0.03, y, wrong)
     rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9, n_boot=49)
-    row = next(r for r in rows if r.finding.startswith("D4.11"))
+    row = next(r for r in rows if r.claim == "D4.11 writers")
     b, v = audit.vote_counts(base, C), audit.vote_counts(comp, C)
     taxicab = np.abs(b / 8 - v / 8).sum(axis=1)
     weights = stats4.tie_averaged_membership(taxicab, 400)
     hsf4 = groups == "hsf4"
     assert row.ours == pytest.approx((weights * hsf4).sum() / 400 / hsf4.mean() - 1)
-    assert "widened" not in row.basis and "ties at the set's boundary" in row.definition
+    assert "widened" not in row.basis and "ties averaged over" in row.definition
     assert -1 < row.ci_low <= row.ours <= row.ci_high  # on the log-ratio scale
     for seed in (0, 5):  # no random tie-break enters it
         again = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9,
                                          n_boot=49, seed=seed)
-        assert next(r for r in again if r.finding.startswith("D4.11")).ours == row.ours
+        assert next(r for r in again if r.claim == "D4.11 writers").ours == row.ours

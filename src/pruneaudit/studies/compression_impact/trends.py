@@ -14,6 +14,7 @@ from scipy import stats
 
 from pruneaudit import audit
 from pruneaudit.audit import exemplars
+from pruneaudit.studies.compression_impact.claims import claims
 
 Z = float(stats.norm.ppf(0.975))
 TREND_BASIS = (
@@ -21,8 +22,6 @@ TREND_BASIS = (
     "interval = estimate +/- 1.96 standard errors (variance x K/(K-1)) of {n_boot} bootstrap "
     "resamples of every population's members (clipped to [-1, 1])"
 )
-#: Smallest rank correlation of interest of the trend rows (their power is against it).
-SMALLEST_RHO = 0.5
 
 
 def normal_interval(observed: float, draws: np.ndarray, members: int,
@@ -82,16 +81,13 @@ def trend_findings(
     (``{level: preds}``): Spearman's rank correlation with the level of the share of classes
     significantly impacted (D4.1), of the PIE share (D4.3) and of the dense non-PIE lift (D4.6,
     "more so at higher t"); direction-only (+1) with the smallest effect of interest
-    :data:`SMALLEST_RHO` (H1's printed values give a correlation of 1 for each)."""
+    :data:`~.claims.SMALLEST_RHO` (H1's printed values give a correlation of 1 for each)."""
     y = np.asarray(labels)
     levels = np.array(sorted(pruned), dtype=float)
-    names = ("D4.1 trend: share of significant classes grows with sparsity",
-             "D4.3 trend: PIE share grows with sparsity",
-             "D4.6 trend: the non-PIE lift grows with sparsity")
-    sources = ("H1; Table 2", "H1; Table 2", "H1; App. Table 6 (Fig. 3)")
+    table = claims()
+    ids = ("D4.1 trend", "D4.3 trend", "D4.6 trend")
     if len(levels) < 3:
-        return [audit.not_testable(n, None, source=s, why="needs at least three pruning levels")
-                for n, s in zip(names, sources, strict=True)]
+        return [audit.untested(table[c], why="needs at least three pruning levels") for c in ids]
     pops = [np.asarray(baseline_preds)] + [np.asarray(pruned[t]) for t in levels]
     hots = [_onehots(p, num_classes) for p in pops]
     recalls = []
@@ -126,14 +122,8 @@ def trend_findings(
                    zip(picks, ks, strict=True)]
         draws[i] = trends(per_level(weights, picks))
     basis = TREND_BASIS.format(levels=", ".join(f"{t:g}" for t in levels), n_boot=n_boot)
-    definitions = ("share of classes with Welch p <= alpha at each level",
-                   "share of examples whose dense and pruned modal labels differ at each level",
-                   "dense members' mean top-1 on the non-PIEs minus on all at each level")
     out = []
-    for j in range(3):
+    for j, claim in enumerate(ids):
         ours, lo, hi = normal_interval(observed[j], draws[:, j], min(ks), clip=(-1.0, 1.0))
-        out.append(audit.finding(
-            names[j], ours, lo, hi, None, source=sources[j], basis=basis, direction=1,
-            smallest=SMALLEST_RHO, unit="ratio",
-            definition=f"Spearman rho of ({definitions[j]}) with t; H1's values give rho = 1"))
+        out.append(audit.judge(table[claim], audit.Estimate(ours, lo, hi, basis)))
     return out

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from pruneaudit.studies import lazy_views
 
+from .claims import claims
 from .findings import findings, numbers
 from .params import Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
            "protocol_table", "cost"]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pruneaudit import audit
 
+from .claims import claims
 from .run import Result, accuracy_drops
 
 
@@ -20,24 +21,10 @@ def numbers(result: Result) -> dict[str, float | str | int]:
 
 
 def findings(result: Result) -> list[audit.Finding]:
-    """One finding: pruning lowers class accuracy (mean drop over classes below 0, Student-t
-    interval over classes). A direction only: the template has no paper value."""
+    """Claim T1 (:func:`~.claims.claims`): the mean drop over classes, Student-t interval over
+    classes."""
     drops = accuracy_drops(result.curves).to_numpy()
     ours, lo, hi = audit.mean_interval(drops)
-    return [
-        audit.finding(
-            "pruning lowers class accuracy (synthetic)",
-            ours,
-            lo,
-            hi,
-            None,
-            source="template; synthetic data",
-            basis="mean over classes of the last-minus-first accuracy, t interval over classes; "
-            "smallest effect 5 points",
-            direction=-1,
-            smallest=0.05,
-            df=max(len(drops) - 1, 1),
-            unit="points",
-            definition="mean over classes of accuracy at the last iteration minus the first",
-        )
-    ]
+    basis = "t interval over classes; smallest effect 5 points"
+    return [audit.judge(claims()["T1"], audit.Estimate(ours, lo, hi, basis,
+                                                       df=max(len(drops) - 1, 1)))]

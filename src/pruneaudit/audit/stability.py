@@ -1,0 +1,225 @@
+"""Stability: the probability that an independent replication keeps a row's verdict.
+
+The replication's estimate is the truth plus its build's effect plus new noise, so it is drawn
+around ours with variance ``2 * (se^2 + tau^2)``, ``tau^2`` the between-build variance
+(:func:`between_sd`, estimated from the project's own independent builds,
+``data/between_builds.csv``), with an interval of our width (or of a width its own units
+estimate) around it (:func:`stability`). A row below :data:`STABLE` (fixed in advance) is
+*borderline* between its verdict and the most likely other one.
+
+Formulas: the book's methods page, section *Findings and verdicts*.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from functools import cache, lru_cache
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from pruneaudit.audit.intervals import interval_se
+from pruneaudit.errors import PruneAuditError
+
+#: A verdict whose stability is below this (fixed before any build) is printed as borderline.
+STABLE = 0.8
+#: Quadrature nodes of the replication's predictive distribution (:func:`stability`).
+STABILITY_NODES = 2000
+#: The rule is evaluated on every this many nodes, and on every node between two that differ: a
+#: verdict region narrower than this between two equal answers (under 0.8% of the mass) is missed.
+STABILITY_STRIDE = 16
+#: Quantile nodes of the ratio of a replication's interval width to ours (:func:`stability`).
+WIDTH_NODES = 16
+
+
+def stability(
+    ours: float,
+    ci_low: float,
+    ci_high: float,
+    rule: Callable[[float, float], str],
+    *,
+    df: float | None = None,
+    level: float = 0.95,
+    nodes: int = STABILITY_NODES,
+    between_sd: float = 0.0,
+    spread_df: float | None = None,
+    fresh_spread: bool = True,
+) -> tuple[float | None, str]:
+    """The probability that an independent replication with the same units gives the same
+    answer as ``rule(ci_low, ci_high)``, and the most likely other answer ("" if none).
+
+    The replication's estimate is the truth plus its build's effect plus new noise: with ``se``
+    the interval's half-width over the ``level`` quantile (Student t on ``df``, normal when
+    None) and ``between_sd`` the standard deviation of a build's effect (the spread between
+    independent builds beyond sampling: seed sets, devices; :func:`between_sd`), it is
+    ``ours + sqrt(2 * (se^2 + between_sd^2)) * Z`` (the truth's uncertainty given ours, our
+    build's effect and the replication's own). ``spread_df`` (default ``df``): the degrees of
+    freedom ``k`` of the spread our interval rests on (``units - 1``), None when it is known
+    well. With it, Z is a t on ``k`` and the replication estimates its spread afresh from its own
+    units: its interval's distances from its estimate are ours times ``W = sqrt(F(k, k))`` (the
+    ratio of two independent spread estimates on ``k`` df each); without it, or with
+    ``fresh_spread`` False (the replication's interval as wide as ours), ``W = 1``, and Z is
+    standard normal without ``k``. A few units leave a replication's interval much wider or narrower
+    than ours, which moves verdicts that hinge on the width (inside or straddling a band). The
+    probability is a deterministic quadrature over ``nodes`` quantiles of Z and
+    ``WIDTH_NODES`` of W, taken as independent (the rule evaluated where its answer
+    changes, ``STABILITY_STRIDE``). None when there is no finite interval of positive width.
+    """
+    values = (ours, ci_low, ci_high)
+    if not all(v is not None and math.isfinite(v) for v in values) or not ci_high > ci_low:
+        return None, ""
+    if not between_sd >= 0:
+        raise PruneAuditError(f"between_sd must be >= 0, got {between_sd!r}")
+    se = interval_se(ci_low, ci_high, df=df, level=level)
+    k = df if spread_df is None else spread_df
+    z = _z_nodes(k, nodes)
+    widths = (1.0,) if k is None or not fresh_spread else _width_nodes(k)
+    centres = ours + math.sqrt(2 * (se**2 + between_sd**2)) * z  # ascending
+    said = rule(ci_low, ci_high)
+    answers: Counter[str] = Counter()
+    for width in widths:
+        below, above = (ours - ci_low) * width, (ci_high - ours) * width
+        answers.update(_answers_along(centres, below, above, rule))
+    same = answers.pop(said, 0)
+    other = max(answers, key=answers.__getitem__) if answers else ""
+    return same / (nodes * len(widths)), other
+
+
+@lru_cache(maxsize=256)
+def _z_nodes(k: float | None, nodes: int) -> np.ndarray:
+    """The ``nodes`` mid-quantiles of a t on ``k`` df (standard normal when None), read-only:
+    the cache hands every caller the same array."""
+    levels = (np.arange(nodes) + 0.5) / nodes
+    z = stats.norm.ppf(levels) if k is None else stats.t.ppf(levels, k)
+    z.setflags(write=False)
+    return z
+
+
+@lru_cache(maxsize=256)
+def _width_nodes(k: float) -> tuple[float, ...]:
+    """The :data:`WIDTH_NODES` mid-quantiles of ``sqrt(F(k, k))``."""
+    levels = (np.arange(WIDTH_NODES) + 0.5) / WIDTH_NODES
+    return tuple(float(w) for w in np.sqrt(stats.f.ppf(levels, k, k)))
+
+
+def _answers_along(
+    centres: np.ndarray, below: float, above: float, rule: Callable[[float, float], str]
+) -> Counter[str]:
+    """How many of the ascending ``centres`` give each answer of ``rule`` on the interval
+    ``[c - below, c + above]``, evaluated on every :data:`STABILITY_STRIDE`-th centre and on
+    every centre between two that differ (each answer holds on runs of centres)."""
+    nodes = len(centres)
+    counts: Counter[str] = Counter()
+
+    def at(i: int) -> str:
+        return rule(float(centres[i] - below), float(centres[i] + above))
+
+    coarse = [*range(0, nodes - 1, STABILITY_STRIDE), nodes - 1]
+    left = at(0)
+    counts[left] += 1
+    for a, b in zip(coarse, coarse[1:], strict=False):
+        right = at(b)
+        if left == right:  # a run: the nodes between give the same answer
+            counts[left] += b - a
+        else:
+            for i in range(a + 1, b):
+                counts[at(i)] += 1
+            counts[right] += 1
+        left = right
+    return counts
+
+
+def spread_df_of(df: float | None, units: int | None) -> float | None:
+    """The degrees of freedom of the spread an interval rests on (:func:`stability`): the t
+    interval's ``df``, else ``units - 1`` (a bootstrap or normal interval over ``units``
+    units), else None (the spread taken as known)."""
+    if df is not None:
+        return df
+    return units - 1 if units is not None and units > 1 else None
+
+
+
+def units_for_stability(
+    ours: float,
+    ci_low: float,
+    ci_high: float,
+    rule: Callable[[float, float], str],
+    units: int,
+    *,
+    t: bool = True,
+    target: float = STABLE,
+    most: int = 10_000,
+    between_sd: float = 0.0,
+) -> int | None:
+    """The fewest units at which a row with our estimate would be firm (:func:`stability` at
+    least ``target``) if the estimate held: the interval's distances from ``ours`` shrink as
+    ``sqrt(units/n)`` (for a t interval, with the quantile on ``n - 1`` df), and so does the
+    between-build spread ``between_sd`` (modelled as a multiple of the sampling spread,
+    :func:`between_sd`). None when the row is already firm, cannot be computed, or needs more
+    than ``most`` units."""
+    if units < 2 or not all(map(math.isfinite, (ours, ci_low, ci_high))):
+        return None
+
+    def steady(n: int) -> float:
+        shrink = math.sqrt(units / n)
+        scale = shrink
+        if t:
+            scale *= float(stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1))
+        low, high = ours - (ours - ci_low) * scale, ours + (ci_high - ours) * scale
+        value, _ = stability(ours, low, high, rule, df=n - 1 if t else None, nodes=500,
+                             between_sd=between_sd * shrink, spread_df=n - 1)
+        return -1.0 if value is None else value
+
+    if steady(units) >= target:
+        return None
+    n = units
+    while n < most:  # doubling, then bisection on the first doubling that is firm
+        n = min(2 * n, most)
+        if steady(n) >= target:
+            low, high = n // 2, n
+            while high - low > 1:
+                mid = (low + high) // 2
+                low, high = (low, mid) if steady(mid) >= target else (mid, high)
+            return high
+    return None
+
+
+
+@cache
+def between_builds() -> pd.DataFrame:
+    """The spread between the project's independent builds beyond sampling, per study (``study``:
+    a notebook name, or ``all``): ``ratio`` = between-build variance / sampling variance of a
+    row, with the ``pairs`` of row estimates and ``builds`` it rests on (written by
+    :func:`pruneaudit.audit.between_builds.write_ratios`)."""
+    return _between_table().copy()
+
+
+@cache
+def _between_table() -> pd.DataFrame:
+    with resources.files("pruneaudit.audit").joinpath("data/between_builds.csv").open() as f:
+        return pd.read_csv(f)
+
+
+def between_ratio_of_study(study: str) -> float:
+    """The between-build variance ratio of the study ``study`` (a notebook name, or its
+    ``NN_`` prefix), else the pooled ``all``; 0 when the table has neither."""
+    table = _between_table()
+    mine = table[table.study.str.startswith(study)]
+    if len(mine) == 0:
+        mine = table[table.study == "all"]
+    return max(float(mine.ratio.iloc[0]), 0.0) if len(mine) else 0.0
+
+
+def between_sd(study: str, ci_low: float, ci_high: float, *, df: float | None = None) -> float:
+    """The standard deviation of a build's effect on a row of ``study`` (a notebook name): the
+    square root of its study's :func:`between_ratio_of_study` times the row's sampling standard
+    error (``interval_se``); 0 without a finite interval."""
+    se = interval_se(ci_low, ci_high, df=df)
+    if not math.isfinite(se):
+        return 0.0
+    return math.sqrt(between_ratio_of_study(study)) * se
+

@@ -1,0 +1,238 @@
+"""Study 4's claims (H1, H2), declared from the papers' text before any estimate
+(:mod:`pruneaudit.audit.claims`).
+
+The paper's quantity computed the paper's way carries the paper's verdict (``same``): D4.3's raw
+PIE share, D4.5's raw gap (dense top-1 on the PIEs minus on all, no null taken off), D4.6 (derived
+from them), D4.4's share of classes on a 10-class task and D4.10's raw CIE gaps. What H1 counts
+over 1,000 ImageNet classes is carried to 10 digit classes as an ``analogue`` (direction only).
+Our own questions stand beside as ``beyond`` rows, never a headline: the gaps' excess over two
+dense populations (confounded by set size: the disagreement set between two halves of one dense
+population is much smaller, so it holds only the hardest examples), the PIE share per dense
+error, and the harder writer series' error rise and over-index (H2's groups are CelebA
+attributes, absent offline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+
+from pruneaudit import audit
+from pruneaudit.audit.claims import ANALOGUE, BEYOND, NOT_TESTABLE, SAME, Claim
+from pruneaudit.studies.compression_impact.tables import H1_SCHEMES, IMAGENET, lookup
+
+NOTEBOOK = "04_compression_impact"
+SIG = "count significant classes (Welch p<=0.05)"
+#: The alpha of H1's class tests, the null share of classes significant by chance.
+ALPHA = 0.05
+H1_UNITS = "30 models per setting (H1)"
+H2_UNITS = "30 models per level (H2)"
+CONFOUND = (
+    "our own question: how far the gap exceeds the same gap between two dense populations. "
+    "Confounded by set size: the disagreement set of two halves of one dense population is much "
+    "smaller than the PIE set, so it holds only the hardest examples"
+)
+#: Smallest rank correlation of interest of the trend rows (their power is against it).
+SMALLEST_RHO = 0.5
+DIGITS = "H1 counts over 1,000 ImageNet classes; ours over 10 digit classes"
+
+
+def _class_claims() -> list[Claim]:
+    p90 = lookup(SIG, dataset=IMAGENET, setting="t=90%")
+    dyn = lookup(SIG, dataset=IMAGENET, setting=H1_SCHEMES["dynamic_int8"])
+    cifar = lookup(SIG, dataset="CIFAR-10 test", setting="t=90%")
+    return [
+        Claim("D4.1", "D4.1 share of classes significantly impacted by pruning",
+              says="Significant ImageNet classes grow with sparsity, 68/170/372/637 at "
+              "30/50/70/90%, while top-1 only moves 76.68 -> 72.60", source=p90.source,
+              quantity="classes with Welch p <= alpha (mean-shifted recall, pruned vs dense "
+              "members) / all classes, at the level nearest 90%; H1: 637 of 1,000",
+              comparability=ANALOGUE, why=DIGITS, paper=p90.number / 1000, null=ALPHA,
+              smallest=0.1, unit="percent"),
+        Claim("D4.1 trend", "D4.1 trend: share of significant classes grows with sparsity",
+              says="Significant ImageNet classes grow with sparsity (68/170/372/637)",
+              source="H1; Table 2", quantity="Spearman rho of the share of classes with Welch "
+              "p <= alpha with the pruning level; H1's values give rho = 1",
+              comparability=ANALOGUE, why=DIGITS, side=1, smallest=SMALLEST_RHO, unit="ratio"),
+        Claim("D4.2", "D4.2 pruning impacts more classes than quantization",
+              says="Quantization hurts fewer classes than heavy pruning: float16 58, dynamic "
+              "int8 144, fixed-point int8 119 vs 637 at 90%", source=dyn.source,
+              quantity="share of classes significant under pruning minus under the first of "
+              "dynamic int8, static int8, float16 run; H1: (637 - 144) / 1,000",
+              comparability=ANALOGUE, why=DIGITS, paper=(p90.number - dyn.number) / 1000,
+              smallest=0.1, unit="points"),
+        Claim("D4.4", "D4.4 share of classes significantly impacted on a 10-class task "
+              "(H1: CIFAR-10)", says="CIFAR-10 shows little class-level impact (1, 1, 0, 2 "
+              "significant classes)", source=cifar.source,
+              quantity="classes with Welch p <= alpha / all 10 classes at the level nearest "
+              "90%; H1: 2 of 10 (CIFAR-10)", comparability=SAME,
+              why="the same share on another 10-class task (digits for CIFAR-10)",
+              paper=cifar.number / 10, paper_noise="over CIFAR-10's 10 classes",
+              paper_units=10, margin=0.1, margin_reason="one class in ten (CIFAR-10: H1 counts 0 "
+              "to 2 classes)", null=ALPHA, unit="percent", headline=True),
+    ]
+
+
+def _pie_claims() -> list[Claim]:
+    share = lookup("share of test set classified as PIE", dataset="ImageNet")
+    t6 = {m: lookup(f"top-1 {m} (%)", dataset="ImageNet", setting="t=90.0%")
+          for m in ("PIEs", "non-PIEs", "All")}
+    gap = (t6["PIEs"].number - t6["All"].number) / 100
+    return [
+        Claim("D4.3", "D4.3 share of test examples that are PIEs",
+              says="PIE counts grow with sparsity: ImageNet 1,819 -> 5,136 (10.27% of the test "
+              "set at t = 90%); CIFAR-10 114 -> 216", source=share.source,
+              quantity="share of examples whose dense and pruned modal labels differ, at the "
+              "level nearest 90%; H1: 10.27% (ImageNet, t = 90%)", comparability=SAME,
+              paper=share.number, paper_noise=H1_UNITS, paper_units=30, margin=0.026,
+              margin_reason="about a quarter of H1's 10.27%", unit="percent"),
+        Claim("D4.3 per error", "D4.3 ours: PIEs per dense error (PIE share / dense error rate)",
+              says="our question beside D4.3: is the PIE share large for the task's error "
+              "rate: are there fewer PIEs than dense errors?", source=share.source,
+              quantity="PIE share over the dense members' mean error rate, against 1 (as many "
+              "PIEs as dense errors)", comparability=BEYOND,
+              why="our own ratio: H1's does not carry between its tasks (0.44 ImageNet, 0.42 "
+              "CIFAR-10, 3.07 CelebA)", null=1.0, side=-1, smallest=0.1, unit="ratio"),
+        Claim("D4.3 trend", "D4.3 trend: PIE share grows with sparsity",
+              says="PIE counts grow with sparsity (ImageNet 1,819 -> 5,136; CIFAR-10 114 -> "
+              "216)", source="H1; Table 2", quantity="Spearman rho of the PIE share with the "
+              "pruning level; H1's values give rho = 1", comparability=SAME, side=1,
+              smallest=SMALLEST_RHO, unit="ratio"),
+        Claim("D4.5", "D4.5 dense top-1 on PIEs minus on all",
+              says="PIEs are hard even for dense models: ImageNet 39.81 vs 76.75 (t = 90)",
+              source=t6["PIEs"].source, quantity="dense members' mean top-1 on the PIEs minus "
+              "on all examples (raw, no null taken off), at the level nearest 90%; H1: 39.81 - "
+              "76.75", comparability=SAME, paper=gap, paper_noise=H1_UNITS, paper_units=30,
+              margin=0.09, margin_reason="about a quarter of H1's -36.94 points", unit="points",
+              headline=True),
+        Claim("D4.5 excess", "D4.5 ours: the PIE gap beyond two dense populations",
+              says="our question beside D4.5: is the PIE gap more than two dense populations' "
+              "disagreement set shows?", source=t6["PIEs"].source,
+              quantity="D4.5's gap minus the same gap between balanced re-splits of the dense "
+              "and pruned members into two populations", comparability=BEYOND, why=CONFOUND,
+              side=-1, smallest=0.05, unit="points"),
+        Claim("D4.6", "D4.6 dense top-1 without the PIEs minus on all (derived)",
+              says="Dropping PIEs lifts ImageNet top-1 above the baseline: 81.20 vs 76.75 (t = "
+              "90)", source=t6["non-PIEs"].source,
+              quantity="dense members' mean top-1 on the non-PIEs minus on all; derived: equals "
+              "-s / (1 - s) x D4.5's gap, s the PIE share; H1: 81.20 - 76.75",
+              comparability=SAME, paper=(t6["non-PIEs"].number - t6["All"].number) / 100,
+              paper_noise=H1_UNITS, paper_units=30, margin=0.011,
+              margin_reason="about a quarter of H1's +4.45 points", unit="points"),
+        Claim("D4.6 trend", "D4.6 trend: the non-PIE lift grows with sparsity",
+              says="Dropping PIEs lifts top-1 more at higher t: 79.34 (t = 10) -> 81.20 (t = "
+              "90)", source="H1; App. Table 6 (Fig. 3)", quantity="Spearman rho of the dense "
+              "non-PIE lift with the pruning level; H1's values give rho = 1",
+              comparability=SAME, side=1, smallest=SMALLEST_RHO, unit="ratio"),
+    ]
+
+
+def _cie_claims() -> list[Claim]:
+    h2 = {q: lookup(f"top-1 on Taxicab CIEs, {q}th pct (%)", dataset="CelebA test",
+                    setting="t=90.0%") for q in (90, 99)}
+    everything = lookup("top-1 All (test set) (%)", dataset="CelebA test", setting="t=90.0%")
+    top10 = (h2[90].number - everything.number) / 100
+    step = (h2[99].number - h2[90].number) / 100
+    says = "CIE accuracy falls as the Taxicab percentile rises; CIE top-1 is far below the test set"
+    beyond = "our question beside D4.10: is the gap more than two dense populations show?"
+    return [
+        Claim("D4.10", "D4.10 compressed top-1 on the Taxicab top 10% CIEs minus on all",
+              says=says, source=h2[90].source, quantity="pruned members' mean top-1 on the 10% "
+              f"highest Taxicab scores minus on all, level nearest 90%; H2: {h2[90].value} - "
+              f"{everything.value} (CelebA, t = 90%)", comparability=SAME, paper=top10,
+              paper_noise=H2_UNITS, paper_units=30, margin=0.079,
+              margin_reason="about a quarter of H2's -31.7 points", unit="points"),
+        Claim("D4.10 step", "D4.10 compressed top-1 on the Taxicab top 1% minus on the top 10%",
+              says=says, source=h2[99].source, quantity="pruned members' mean top-1 on the 1% "
+              "highest Taxicab scores minus on the 10%, level nearest 90%; H2: "
+              f"{h2[99].value} - {h2[90].value} (CelebA, t = 90%)", comparability=SAME,
+              paper=step, paper_noise=H2_UNITS, paper_units=30, margin=0.031,
+              margin_reason="about a quarter of H2's -12.25 points", unit="points"),
+        Claim("D4.10 excess", "D4.10 ours: the top 10% CIE gap beyond two dense populations",
+              says=beyond, source=h2[90].source, quantity="D4.10's gap minus the same gap "
+              "between balanced re-splits of the members into two populations",
+              comparability=BEYOND, why=CONFOUND, side=-1, smallest=0.05, unit="points"),
+        Claim("D4.10 step excess", "D4.10 ours: the top 1% step beyond two dense populations",
+              says=beyond, source=h2[99].source, quantity="D4.10's step minus the same step "
+              "between balanced re-splits of the members into two populations",
+              comparability=BEYOND, why=CONFOUND, side=-1, smallest=0.05, unit="points"),
+    ]
+
+
+def _group_claims() -> list[Claim]:
+    old = lookup("Error normalized difference vs baseline", dataset="CelebA test subgroup O")
+    threshold = lookup("Taxicab CIE threshold used in Fig. 2")
+    blond = lookup("share of training set: Blond Male")
+    writers = ("H2's groups are CelebA attributes (absent offline) and its under-represented "
+               "group is a minority; our groups are the writer series, nearly balanced: this is "
+               "our own question, not H2's")
+    return [
+        Claim("D4.9", "D4.9 CelebA sub-group error and FPR rise (Male, Old)",
+              says="At 95% pruning on CelebA: FPR for Male +49.54% vs not-Male +6.32%; Old "
+              "error +35.84% vs Young +20.64%", source="H2; Table 3",
+              quantity="(95%-pruned - dense FPR) / dense FPR per CelebA group",
+              comparability=NOT_TESTABLE, why="CelebA images are absent offline (attributes "
+              "only); our writer-series question follows", paper=old.number, unit="points"),
+        Claim("D4.9 writers", "D4.9 ours: the harder writer series' error rises more at 95%",
+              says="our question beside D4.9: does pruning raise the error of the harder "
+              "writer series more than the others'?", source=old.source,
+              quantity="(pruned - dense error) / dense error of the series named in advance as "
+              "harder, minus the other series' mean, at the pruned level nearest 95% (H2's "
+              "level)", comparability=BEYOND, why=writers, side=1, smallest=0.05,
+              unit="points"),
+        Claim("D4.11", "D4.11 under-represented CelebA attributes over-index in CIEs",
+              says="Under-represented CelebA attributes over-index in CIEs (Fig. 2); Blond Male "
+              "is 0.85% of the training set", source=f"{blond.source} (Blond Male share)",
+              quantity="a group's share of the Taxicab CIEs vs of the training set",
+              comparability=NOT_TESTABLE, why="CelebA images are absent offline; our "
+              "writer-series question follows", paper=blond.number, unit="percent"),
+        Claim("D4.11 writers", "D4.11 ours: the harder writer series over-indexes in the "
+              "Taxicab CIEs", says="our question beside D4.11: do the CIEs over-index the "
+              "harder writer series?", source=threshold.source,
+              quantity=f"share of the harder series among the Taxicab "
+              f"{round(100 * threshold.number)}th-percentile CIEs (boundary ties averaged over) "
+              "/ its share of the test set, minus 1", comparability=BEYOND, why=writers, side=1,
+              smallest=0.1, unit="ratio"),
+        Claim("D4.11 writers excess", "D4.11 ours: the writer over-index beyond two dense "
+              "populations", says="our question beside D4.11: is the over-index more than two "
+              "dense populations' CIEs show?", source=threshold.source,
+              quantity="the over-index minus the same over-index between balanced re-splits of "
+              "the members into two populations", comparability=BEYOND, why=CONFOUND, side=1,
+              smallest=0.1, unit="ratio"),
+    ]
+
+
+def _untestable_claims() -> list[Claim]:
+    human = lookup("share with attribute: ground truth label incorrect or inadequate",
+                   dataset="ImageNet (1230 images)", setting="PIE")
+    rows = []
+    for dataset in ("CIFAR-10", "CelebA"):
+        pie = lookup("top-1 PIEs (%)", dataset=dataset, setting="t=90.0%")
+        everything = lookup("top-1 All (%)", dataset=dataset, setting="t=90.0%")
+        rows.append(Claim(
+            f"D4.5 {dataset}", f"D4.5 on {dataset} (H1, another dataset)",
+            says=f"PIEs are hard even for dense models on {dataset}", source=pie.source,
+            quantity=f"dense top-1 on PIEs minus on all: {pie.value} - {everything.value}",
+            comparability=NOT_TESTABLE, why=f"H1's raw {dataset} gap, beside ImageNet's in the "
+            f"D4.5 row; no {dataset} images offline",
+            paper=(pie.number - everything.number) / 100, unit="points"))
+    return rows + [
+        Claim("D4.7", "D4.7 significant decreases fewer but larger than increases",
+              says="Significant class decreases are fewer but larger than increases",
+              source="H1; Sec. 3 (qualitative)", quantity="among significant classes, the count "
+              "and mean size of recall decreases vs increases", comparability=NOT_TESTABLE,
+              why="H1 states it without a number, and 10 digit classes give too few "
+              "significant ones to compare counts and sizes; the class table shows ours"),
+        Claim("D4.8", "D4.8 PIEs over-index on incorrect labels (human study)",
+              says="PIEs over-index on incorrect labels (20.05% vs 8.90%)", source=human.source,
+              quantity="share of PIEs raters judged wrongly labelled",
+              comparability=NOT_TESTABLE, why="needs H1's human annotation of ImageNet PIEs "
+              "(85 raters)", paper=human.number, unit="percent"),
+    ]
+
+
+@cache
+def claims() -> Mapping[str, Claim]:
+    """Study 4's claims by id, in the order the findings table shows them."""
+    return audit.register(NOTEBOOK, [*_class_claims(), *_pie_claims(), *_cie_claims(),
+                                     *_group_claims(), *_untestable_claims()])

@@ -1,0 +1,33 @@
+"""The template's claims, declared before any estimate (:mod:`pruneaudit.audit.claims`).
+
+A study declares here, once, every row its findings table shows: the paper's sentence and
+source, the quantity as computed, the paper's value and its noise, the margin and its reason,
+the headline rows, and the comparability that decides the words a verdict may use. The findings
+build each row by its id (:func:`pruneaudit.audit.judge`); a change to a claim's quantity,
+comparability, margin or paper value needs an entry in the package's claims changelog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+
+from pruneaudit import audit
+from pruneaudit.audit.claims import BEYOND, Claim
+
+STUDY = "00_template"
+
+
+@cache
+def claims() -> Mapping[str, Claim]:
+    """The template's one claim: pruning lowers class accuracy (synthetic; no paper)."""
+    return audit.register(STUDY, [
+        Claim(
+            "T1", "pruning lowers class accuracy (synthetic)",
+            says="the template's own question: do the synthetic curves lose class accuracy?",
+            source="template; synthetic data",
+            quantity="mean over classes of accuracy at the last iteration minus the first",
+            comparability=BEYOND, why="the template has no paper: its question is its own",
+            unit="points", side=-1, smallest=0.05,
+        ),
+    ])
