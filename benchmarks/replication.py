@@ -22,7 +22,7 @@ Usage::
         [--profile quick] [--offset 1000 [2000 ...]] [--work /tmp/replication] [--warm] \
         [--recompute] [--compare-only] [--books LABEL=DIR ...] \
         [--save benchmarks/out/replication.md]
-    PYTHONPATH=src python benchmarks/replication.py --calibrate
+    PYTHONPATH=src python benchmarks/replication.py --report --profile smoke
 
 ``--warm`` rebuilds over stores that already hold the runs (findings recomputed by the code of
 now); ``--recompute`` builds no page: it recomputes each study's findings from the stores through
@@ -32,22 +32,21 @@ two devices) instead of the ones under ``--work``. Exits 1 when a row firm in bo
 pair changes verdict. The builds of offset 1000 go to ``<work>/store_other`` and
 ``<work>/book_other``, of another offset ``o`` to ``store_other<o>`` and ``book_other<o>``.
 
-``--calibrate`` builds nothing: it reads the committed replication reports (:data:`REPORTS`),
-refreshes the between-build variance ratios of the package
-(``src/pruneaudit/audit/data/between_builds.csv``, :mod:`pruneaudit.audit.between_builds`) and
-writes ``benchmarks/out/stability_calibration_committed.csv``: per study and in all, over every
-ordered pair of builds with disjoint seed sets, how many rows firm in the first keep their
-verdict in the second, beside the mean of their stabilities (verdicts recomputed by
-:data:`ROW_RULES`); and, for each report of four builds made by the code of now
-(:data:`PRINTED_REPORTS`), the same from the verdicts and stabilities as printed: the quick
-builds in ``stability_calibration.csv``, the smoke builds in ``stability_calibration_smoke.csv``.
+``--recompute --save-builds`` keeps each build's findings JSON under
+``benchmarks/out/builds/<profile>/<build>/`` (committed). ``--report`` builds nothing: from the
+committed builds of ``--profile`` it recomputes ``benchmarks/out/stability_calibration.csv``
+(quick) or ``stability_calibration_smoke.csv`` (smoke): per study and in all, and per band of
+the first build's stability (0.80-0.95, >= 0.95, all), over every ordered pair of builds, how
+many rows firm in the first keep their verdict in the second, beside the mean of their
+stabilities (:func:`pruneaudit.audit.between_builds.keep_by_band`); rows whose estimate no build
+can change (:data:`FIXED`) are left out. It writes nothing under ``src/``: the package's
+between-build spreads are its own data.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -107,174 +106,33 @@ def _label(offset: int) -> str:
     return "other" if offset == 1000 else f"other{offset}"
 
 
-#: The committed replication reports and their builds: (file under ``benchmarks/out``, the
-#: "default" build, the "other seeds" build). A build shown in two reports is one build (the
-#: first report wins); builds that share a seed set form no pair.
-CPU_DEFAULT = BB.Build("CPU, default seeds", "default")
-CPU_OTHER = BB.Build("CPU, seeds + 1000", "+1000")
-H200_DEFAULT = BB.Build("H200 float32, default seeds", "default")
-REPORTS = (
-    ("replication_gpu.md", H200_DEFAULT, BB.Build("H200 float32, seeds + 1000", "+1000")),
-    ("replication.md", CPU_DEFAULT, CPU_OTHER),
-    ("replication_study1.md", CPU_DEFAULT, CPU_OTHER),
-    ("bf16_verdicts.md", H200_DEFAULT, BB.Build("H200 bfloat16, default seeds", "default")),
-)
-#: The committed reports of builds made under the package's current rules (every pair of the
-#: builds with disjoint seed sets), by profile: the reports (of different studies), the default
-#: build, the CSV under ``benchmarks/out`` their calibration on the verdicts and stabilities as
-#: printed is written to (the quick builds': the book's calibration).
-PRINTED_REPORTS = {
-    "smoke": (("replication_smoke.md",), BB.Build("CPU smoke, default seeds", "default"),
-              "stability_calibration_smoke.csv"),
-    "quick": (("replication_quick.md", "replication_quick_study1.md"),
-              BB.Build("CPU quick, default seeds", "default"), "stability_calibration.csv"),
-}
-#: How each committed row decides its verdict, as its study does (keys: the start of a row's
-#: name): null, side and smallest effect of a direction-only row, the paper's printed standard
-#: error, how many units our interval rests on (for the paper's standard error from its units).
-#: None: the row's rule depends on its data (a null or smallest effect computed per build), so
-#: the calibration leaves it out. ``similar``: an equivalence claim with that margin.
-ROW_RULES: dict[str, dict | None] = {
-    "D1.1": {"paper_se": 0.023}, "D1.2": {"paper_se": 0.001}, "D1.3": {},
-    "D1.4 pre-pruning": {"paper_se": 0.005}, "D1.4 a0 effect shrinks with": {"paper_se": 0.002},
-    "D1.4 a0 effect shrinks under": {"paper_se": 0.002},
-    "D1.5": {"direction": 1, "smallest": 0.05},
-    "D2.1": {"units": 16}, "D2.2 group-level": {"similar": 0.5}, "D2.2 a writer": None,
-    "D2.3": {}, "D2.4": {}, "D2.5": None,
-    "D2.6 digit 1": {"direction": 1, "smallest": 0.01},
-    "D2.6 digit 5": {"direction": -1, "smallest": 0.01},
-    "D3.1": {"null": 1.0, "direction": 1, "smallest": 1.0},
-    "D3.2 fairness pick is fairer": {"direction": 1, "smallest": 0.01},
-    "D3.3": {"direction": 1, "smallest": 0.1},
-    "D4.1 share": {"null": 0.05}, "D4.1 trend": {"direction": 1, "smallest": 0.5},
-    "D4.2": {"units": 10}, "D4.3 share": {"units": 16},
-    "D4.3 trend": {"direction": 1, "smallest": 0.5}, "D4.4": {"null": 0.05},
-    "D4.5": {"units": 16}, "D4.6 dense": {"units": 16},
-    "D4.6 trend": {"direction": 1, "smallest": 0.5}, "D4.9": {"units": 16},
-    "D4.10": {"units": 16}, "D4.11": {"direction": 1, "smallest": 0.1},
-    "D5.1 natural": {"units": 31}, "D5.1 trend": {"direction": -1, "smallest": 0.5},
-    "D5.2 share": {"null": 0.5}, "D5.2 relative": {"units": 31}, "D5.3": {"units": 31},
-    "D5.4": {"units": 31},
-}
+#: Where each build's findings JSON is committed: ``builds/<profile>/<build>/``.
+BUILDS = OUT / "builds"
+#: The calibration each profile's builds make (``--report``).
+CALIBRATIONS = {"quick": "stability_calibration.csv", "smoke": "stability_calibration_smoke.csv"}
+#: Rows whose estimate no build can change (a property of the test set, not of the models):
+#: left out of the calibration, which would otherwise count them as kept every time.
+FIXED = ("02_qmnist_writers D2.5 tilt",)
 
 
-def _row_rule(row) -> object:
-    """The verdict rule of one build's committed row (:data:`ROW_RULES`, the package's margins),
-    or None."""
-    keys = [k for k in ROW_RULES if F.begins_with(row.finding, k)]
-    if not keys:
-        return None
-    spec = ROW_RULES[max(keys, key=len)]
-    if spec is None:
-        return None
-    spec = dict(spec)
-    if "similar" in spec:
-        margin = spec["similar"]
-
-        def equivalence(low: float, high: float) -> str:
-            if -margin < low <= high < margin:
-                return F.REPRODUCED
-            return F.NOT_REPRODUCED if low >= margin or high <= -margin else F.INCONCLUSIVE
-
-        return equivalence
-    paper = None if math.isnan(row.paper) else float(row.paper)
-    units, paper_se = spec.pop("units", None), spec.pop("paper_se", None)
-    margin = F.margin_for(row.finding) if paper is not None else None
-    if paper is not None and paper_se is None and margin is not None:
-        paper_se = F.paper_se_from_units(row.ci_low, row.ci_high, units, margin.paper_units)
-    return F.verdict_rule(paper, paper_se=paper_se,
-                          margin=margin.margin if margin is not None else 0.0, **spec)
-
-
-def calibrate() -> int:
-    """Refresh the package's between-build ratios from the committed reports and write the
-    calibration table (module doc); print the instances behind it."""
-    frame = BB.combine([BB.report_builds((OUT / f).read_text(), a, b) for f, a, b in REPORTS])
-    pairs = BB.independent_pairs(frame)
-    data = Path(BB.__file__).resolve().parent / "data" / "between_builds.csv"
-    BB.write_ratios(pairs, data)
-    F.between_builds.cache_clear()
-    ratios = BB.ratios(pairs)
-    table, inst = BB.keep_rates(frame, _row_rule, F.between_ratio_of_study)
-    sampling, _ = BB.keep_rates(frame, _row_rule, lambda study: 0.0)
-    table.to_csv(OUT / "stability_calibration_committed.csv", index=False)
-    seeds = frame.groupby("study").seeds.nunique().rename("seed sets")
-    left_out = sorted(set(frame.finding) - set(inst.finding))
-    border = inst[~inst.firm & inst.predicted.notna()]
-    border_table = border.groupby("study").agg(
-        instances=("kept", "size"), flipped=("kept", lambda k: int((~k).sum())),
-        predicted_flip=("predicted", lambda p: round(float((1 - p).mean()), 3)))
-    flips = inst[inst.firm & ~inst.kept]
-    lines = [
-        "# Stability calibration: committed replications", "",
-        "Builds: " + "; ".join(f"{f}: {a.label} / {b.label}" for f, a, b in REPORTS) + ". A "
-        "pair is two builds with disjoint seed sets; `builds` counts the builds entering a "
-        "study's pairs (a device or precision variant of one seed set counts once per variant), "
-        "and every study has two seed sets only (default and + 1000), so no study has four "
-        "mutually independent builds. The ratios are estimated from the same pairs the keep "
-        "rates count (in-sample).", "",
-        "Between-build variance ratio per study (written to the package's "
-        "data/between_builds.csv):", "", ratios.to_markdown(index=False), "",
-        "Independent seed sets per study:", "", seeds.to_frame().to_markdown(), "",
-        "Firm rows kept, with the between-build spread "
-        "(stability_calibration_committed.csv):", "",
-        table.to_markdown(index=False), "",
-        "The same with sampling alone (no between-build spread):", "",
-        sampling.to_markdown(index=False), "",
-        "Borderline rows: share that flipped beside the predicted share:", "",
-        border_table.to_markdown(), "",
-        "Firm rows that flipped:", "",
-        flips.to_markdown(index=False) if len(flips) else "None.", "",
-        "Rows left out (their rule depends on each build's data): " + "; ".join(left_out), "",
-        *(line for profile, (reports, default, csv) in PRINTED_REPORTS.items()
-          for line in _printed_section(
-              profile, [r for r in reports if (OUT / r).is_file()], default, csv)),
-    ]
-    text = "\n".join(lines)
-    print(text)
-    (OUT / "stability_calibration.md").write_text(text)
+def report(profile: str) -> int:
+    """Recompute ``benchmarks/out/<CALIBRATIONS[profile]>`` from the committed builds of
+    ``profile`` (:data:`BUILDS`; :func:`pruneaudit.audit.between_builds.keep_by_band`) and print
+    it; writes nothing else."""
+    root = BUILDS / profile
+    if not root.is_dir():
+        sys.exit(f"no committed builds of profile {profile!r} under {root}: build them with "
+                 f"--recompute --save-builds")
+    frame = BB.json_builds(root)
+    table = BB.keep_by_band(frame, FIXED)
+    path = OUT / CALIBRATIONS[profile]
+    table.to_csv(path, index=False)
+    builds = sorted(frame.build.unique())
+    print(f"# Calibration by band, profile {profile}: builds {', '.join(builds)}; left out as "
+          f"fixed: {', '.join(FIXED)}\n")
+    print(table.to_markdown(index=False))
+    print(f"\nwrote {path}")
     return 0
-
-
-def _printed_section(
-    profile: str, reports: list[str], default: BB.Build, csv: str
-) -> list[str]:
-    """The calibration on the ``reports`` of one of :data:`PRINTED_REPORTS` (written to
-    ``csv``; nothing without a report): keep rates by the stability each build printed, at the
-    book's threshold and stricter ones, borderline flips, firm rows that flipped, and the
-    between-build ratios its own pairs would give (not written)."""
-    if not reports:
-        return []
-    frame = BB.combine([BB.report_builds((OUT / r).read_text(), default) for r in reports])
-    table, inst = BB.keep_rates_as_printed(frame)
-    table.to_csv(OUT / csv, index=False)
-    by_cut = pd.DataFrame([
-        {"stability at least": cut, "instances": len(f), "kept": int(f.kept.sum()),
-         "keep": round(float(f.kept.mean()), 3) if len(f) else math.nan,
-         "predicted_keep": round(float(f.predicted.mean()), 3) if len(f) else math.nan}
-        for cut in (F.STABLE, 0.9, 0.95) for f in [inst[inst.predicted >= cut]]])
-    border = inst[inst.predicted < F.STABLE]
-    flips = inst[inst.firm & ~inst.kept]
-    return [
-        f"## Profile {profile}: independent builds, verdicts as printed ({', '.join(reports)})",
-        "",
-        f"The {profile} builds with disjoint seed sets made by the code of now (per study: "
-        "`builds`): every ordered "
-        "pair, each row firm in the first (printed stability at least "
-        f"{F.STABLE}) against the second's printed verdict, beside the first's stability. The "
-        "between-build ratios the stabilities used were estimated from the committed reports "
-        "above, not from these builds. Rows printed without a stability are left out "
-        f"({csv}):", "",
-        table.to_markdown(index=False), "",
-        "Keep rate by printed stability:", "", by_cut.to_markdown(index=False), "",
-        f"Borderline instances: {len(border)}, flipped {int((~border.kept).sum())} "
-        f"({(~border.kept).mean():.3f}) beside the predicted {(1 - border.predicted).mean():.3f}.",
-        "",
-        "Between-build ratios these pairs alone would give (not written to the package):", "",
-        BB.ratios(BB.independent_pairs(frame)).to_markdown(index=False), "",
-        "Firm rows that flipped:", "",
-        flips.to_markdown(index=False) if len(flips) else "None.", "",
-    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,16 +149,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare-only", action="store_true", help="build nothing")
     parser.add_argument("--books", nargs="+", metavar="LABEL=DIR",
                         help="compare these output folders (implies --compare-only)")
-    parser.add_argument("--calibrate", action="store_true",
-                        help="refresh the between-build ratios and the calibration table")
+    parser.add_argument("--report", action="store_true",
+                        help="recompute the profile's calibration CSV from its committed builds")
+    parser.add_argument("--save-builds", action="store_true",
+                        help="with --recompute: keep each build's findings JSON under "
+                             "benchmarks/out/builds/<profile>/<build>")
     parser.add_argument("--save", type=Path, help="also write the tables here")
     parser.add_argument("--note", default="", help="a line under the title (where it was built)")
     parser.add_argument("--title", default=None,
                         help="the report's title when the builds are not seed offsets "
                              "(with --books: another precision, another device)")
     args = parser.parse_args(argv)
-    if args.calibrate:
-        return calibrate()
+    if args.report:
+        return report(args.profile)
     if args.books:
         outs = dict(item.split("=", 1) if "=" in item else (Path(item).name, item)
                     for item in args.books)
@@ -309,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sets = {"default": {}} | {
             _label(o): seed_overrides(args.notebooks, args.profile, o) for o in args.offset}
-        outs = {k: args.work / f"book_{k}" for k in sets}
+        outs = {k: (BUILDS / args.profile / k if args.save_builds else args.work / f"book_{k}")
+                for k in sets}
         stores = {k: args.work / f"store_{k}" for k in sets}
         if args.recompute:
             for label, overrides in sets.items():

@@ -16,9 +16,13 @@ SMOKE = {"profile": "smoke", "overrides": {}, "date": "2026-01-01 00:00 UTC"}
 
 
 def _row() -> audit.Finding:
-    return audit.finding(name="D4.5 PIE accuracy minus all", ours=-0.401, ci_low=-0.440,
-                         ci_high=-0.362, paper=-0.3694, source="H1; Table 6", headline=True,
-                         basis="K = 16 members per population")
+    claim = audit.Claim("D4.5", "D4.5 PIE accuracy minus all", says="PIEs are hard",
+                        source="H1; Table 6", quantity="dense top-1 on PIEs minus on all",
+                        comparability="same", paper=-0.3694, paper_noise="30 models",
+                        paper_units=30, margin=0.09, margin_reason="a quarter", unit="points",
+                        headline=True)
+    return audit.judge(claim, audit.Estimate(-0.401, -0.440, -0.362,
+                                             "K = 16 members per population", units=16))
 
 
 def _record() -> dict:

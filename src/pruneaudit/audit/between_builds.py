@@ -11,7 +11,7 @@ estimate over ``m`` pairs of row estimates is
     ratio = max(0, mean((a - b)^2 / (se_a^2 + se_b^2)) - 1),
 
 per study and pooled (``all``), stored in ``pruneaudit/audit/data/between_builds.csv``
-(:func:`write_ratios`) and read by :func:`pruneaudit.audit.findings.between_sd`. Builds that
+(:func:`write_ratios`) and read by :func:`pruneaudit.audit.stability.between_sd`. Builds that
 share their seeds are not independent and form no pair.
 
 :func:`keep_rates` checks the stabilities against the builds: for every ordered pair of
@@ -25,6 +25,7 @@ Formulas: the book's methods page, section *Findings and verdicts* (stability be
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -34,7 +35,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pruneaudit.audit import findings as F
+from pruneaudit.audit.findings import from_json
+from pruneaudit.audit.intervals import interval_se, mean_interval
+from pruneaudit.audit.rules import INCONCLUSIVE
+from pruneaudit.audit.stability import STABLE, stability
 from pruneaudit.errors import PruneAuditError
 
 #: Columns of the long frame of builds (:func:`report_builds`).
@@ -159,8 +163,8 @@ def independent_pairs(frame: pd.DataFrame) -> pd.DataFrame:
         for a, b in itertools.combinations(group.itertuples(index=False), 2):
             if a.seeds == b.seeds:
                 continue
-            se_a = F.interval_se(a.ci_low, a.ci_high)
-            se_b = F.interval_se(b.ci_low, b.ci_high)
+            se_a = interval_se(a.ci_low, a.ci_high)
+            se_b = interval_se(b.ci_low, b.ci_high)
             rows.append({
                 "study": study, "finding": finding, "kind": a.kind, "build_a": a.build,
                 "build_b": b.build, "a": a.ours, "b": b.ours, "se_a": se_a, "se_b": se_b,
@@ -203,7 +207,7 @@ def keep_rates(
     """How often firm rows keep their verdict in another independent build, beside what their
     stabilities predict. ``rule_for(row)``: the verdict rule of one build's row (a row of
     ``frame``; None leaves it out); ``ratio(study)``: the between-build variance ratio. Every
-    build's verdict and stability (normal interval, :func:`pruneaudit.audit.findings.stability`
+    build's verdict and stability (normal interval, :func:`pruneaudit.audit.stability.stability`
     with the between-build spread) are recomputed with the rule. Returns the calibration table
     (:data:`CALIBRATION_COLUMNS`, one row per study and ``all``) and the instances, one per
     ordered pair of independent builds (A, B) and row: ``firm`` (in A), ``kept`` (B gives A's
@@ -215,11 +219,11 @@ def keep_rates(
             continue
         kept_rows.append(row)
         if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
-            verdicts.append(F.INCONCLUSIVE)
+            verdicts.append(INCONCLUSIVE)
             steadies.append(math.nan)
             continue
-        spread = math.sqrt(ratio(row.study)) * F.interval_se(row.ci_low, row.ci_high)
-        steady, _ = F.stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread,
+        spread = math.sqrt(ratio(row.study)) * interval_se(row.ci_low, row.ci_high)
+        steady, _ = stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread,
                                 nodes=800)
         verdicts.append(rule(row.ci_low, row.ci_high))
         steadies.append(math.nan if steady is None else steady)
@@ -245,7 +249,7 @@ def _keep_table(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         for a, b in itertools.permutations(group.itertuples(index=False), 2):
             if a.seeds == b.seeds:
                 continue
-            firm = bool(np.isfinite(a.new_stability) and a.new_stability >= F.STABLE)
+            firm = bool(np.isfinite(a.new_stability) and a.new_stability >= STABLE)
             instances.append({
                 "study": study, "finding": finding, "build_a": a.build, "build_b": b.build,
                 "verdict_a": a.new_verdict, "verdict_b": b.new_verdict, "firm": firm,
@@ -277,17 +281,90 @@ def simulated_keep(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two simulated builds of ``n_rows`` rows, each the mean of ``n_units`` unit values (sd 1)
     around a truth drawn uniformly from [-2, 4], with its 95% t interval
-    (:func:`pruneaudit.audit.findings.mean_interval`): the first build's stability under
-    ``rule`` (:func:`pruneaudit.audit.findings.stability` on ``n_units - 1`` df,
+    (:func:`pruneaudit.audit.intervals.mean_interval`): the first build's stability under
+    ``rule`` (:func:`pruneaudit.audit.stability.stability` on ``n_units - 1`` df,
     ``fresh_spread`` as given) and whether the second build gives the first's verdict."""
     if n_units < 3:
         raise PruneAuditError(f"n_units must be at least 3 (a t on 2 df), got {n_units!r}")
     rng = np.random.default_rng(seed)
     stated, kept = [], []
     for truth in rng.uniform(-2.0, 4.0, n_rows):
-        first, second = (F.mean_interval(b) for b in truth + rng.standard_normal((2, n_units)))
-        steady, _ = F.stability(*first, rule, df=n_units - 1, nodes=nodes,
+        first, second = (mean_interval(b) for b in truth + rng.standard_normal((2, n_units)))
+        steady, _ = stability(*first, rule, df=n_units - 1, nodes=nodes,
                                 fresh_spread=fresh_spread)
         stated.append(steady)
         kept.append(rule(*second[1:]) == rule(*first[1:]))
     return np.array(stated, dtype=float), np.array(kept)
+
+
+#: Bands of a firm row's stability in the calibration by band (:func:`keep_by_band`).
+BANDS = (("0.80-0.95", STABLE, 0.95), (">= 0.95", 0.95, math.inf))
+#: Columns of the calibration by band.
+BAND_COLUMNS = ("study", "band", "builds", "rows", "firm_pairs", "firm_kept", "keep_rate",
+                "predicted_keep")
+
+
+def json_builds(root: str | Path) -> pd.DataFrame:
+    """The long frame (:data:`BUILD_COLUMNS` and ``claim``) of the builds under ``root``: each
+    folder ``<root>/<build>`` holds one build's ``<notebook>.findings.json`` files, made from its
+    own seed set (the folder's name is its label and its seed set)."""
+    rows = []
+    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+        for path in sorted(folder.glob("*.findings.json")):
+            for item in json.loads(path.read_text()):
+                row = from_json(item)
+                rows.append({
+                    "study": path.name.split(".")[0], "finding": row.finding,
+                    "claim": row.claim, "kind": row.comparability, "paper": row.paper,
+                    "build": folder.name, "seeds": folder.name, "verdict": row.verdict,
+                    **{k: math.nan if getattr(row, k) is None else getattr(row, k)
+                       for k in ("ours", "ci_low", "ci_high", "stability")},
+                })
+    return pd.DataFrame(rows, columns=[*BUILD_COLUMNS, "claim"])
+
+
+def keep_by_band(frame: pd.DataFrame, fixed: Sequence[str] = ()) -> pd.DataFrame:
+    """Per study and in all, and per band of the first build's stability (:data:`BANDS`, and
+    ``all``): over every ordered pair of builds, how many rows firm in the first keep their
+    verdict in the second, beside the mean of their stabilities. Rows of the claims in ``fixed``
+    (``study claim``: estimates a build cannot change, e.g. a property of the test set) are
+    left out."""
+    keyed = frame.study + " " + frame.claim.fillna("")
+    _, inst = keep_rates_as_printed(frame[~keyed.isin(set(fixed))])
+    firm = inst[inst.firm]
+    out = []
+    for study, group in [*firm.groupby("study"), ("all", firm)]:
+        builds = set(group.build_a) | set(group.build_b)
+        for band, low, high in (*BANDS, ("all", STABLE, math.inf)):
+            mine = group[(group.predicted >= low) & (group.predicted < high)]
+            kept = int(mine.kept.sum())
+            out.append({
+                "study": study, "band": band, "builds": len(builds),
+                "rows": mine.finding.nunique(), "firm_pairs": len(mine), "firm_kept": kept,
+                "keep_rate": round(kept / len(mine), 3) if len(mine) else math.nan,
+                "predicted_keep": round(float(mine.predicted.mean()), 3) if len(mine) else math.nan,
+            })
+    return pd.DataFrame(out, columns=list(BAND_COLUMNS))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pruneaudit.audit.between_builds ROOT [ROOT ...]``: re-estimate the package's
+    between-build ratios (``data/between_builds.csv``) from the builds under each ``ROOT``
+    (:func:`json_builds`, e.g. ``benchmarks/out/builds/quick``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pruneaudit.audit.between_builds",
+                                     description=main.__doc__.split(":", 1)[1].strip())
+    parser.add_argument("roots", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    pairs = independent_pairs(combine([json_builds(r) for r in args.roots]))
+    if pairs.empty:
+        raise SystemExit("no pair of builds with disjoint seed sets: nothing to estimate")
+    path = write_ratios(pairs, Path(__file__).resolve().parent / "data" / "between_builds.csv")
+    print(ratios(pairs).to_markdown(index=False))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from pruneaudit.audit import findings as audit_findings
+from pruneaudit.audit import rules as audit_rules
 from pruneaudit.audit.findings import Finding
 from pruneaudit.book.findings_table import firm_text, sentence, units_of
 
@@ -35,7 +36,7 @@ def headline_findings(rows: Sequence[Finding]) -> list[Finding]:
     marked = [r for r in rows if r.headline]
     if marked:
         return marked
-    testable = [r for r in rows if r.verdict != audit_findings.NOT_TESTABLE]
+    testable = [r for r in rows if r.verdict != audit_rules.NOT_TESTABLE]
     return (testable or list(rows))[:1]
 
 

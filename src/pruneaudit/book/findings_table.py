@@ -11,7 +11,7 @@
 - :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval
   in one cell, direction first, size second, verdict as a coloured label with its stability)
   and, under each, a ``<details>`` row with the sentence, the definition, what the interval is
-  over, the paper's band and margin, the power, the source and the excess over a noise null; a
+  over, the paper's band and margin, the power, the source and the claim's comparability; a
   legend of the verdicts follows. Styles: ``book/_static/findings.css``.
 - :func:`units_of`: what a row's units are (seeds, members, classes, (dataset, class)
   clusters...) and whether more computation buys more of them.
@@ -31,6 +31,30 @@ from dataclasses import dataclass
 
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit.findings import Finding
+from pruneaudit.audit.intervals import TARGET_POWER
+from pruneaudit.audit.rules import (
+    ABOUT,
+    ABSENT,
+    CANT_TELL,
+    EFFECT_ABSENT,
+    INCONCLUSIVE,
+    LARGER,
+    NOT_COMPARABLE,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    OPPOSITE,
+    OTHER_SIGN,
+    PAPERS_SIDE,
+    PRESENT,
+    REPRODUCED,
+    SAME_DIRECTION,
+    SIZE_LARGER,
+    SIZE_SMALLER,
+    SIZE_UNCLEAR,
+    SMALLER,
+    VERDICTS,
+)
+from pruneaudit.audit.stability import STABLE
 from pruneaudit.book import finding_ids
 from pruneaudit.charts import format as fmt
 
@@ -43,21 +67,21 @@ PAPERS_LINK = "../intro.html"
 #: down to :data:`NAME_WORDS` words; the table shows it whole).
 SENTENCE_WORDS = 30
 NAME_WORDS = 4
-#: What the page says of each direction (:data:`pruneaudit.audit.findings.DIRECTIONS`): the
+#: What the page says of each direction (:data:`pruneaudit.audit.rules.DIRECTIONS`): the
 #: direction column's short answer, then the sentence's first answer (is the effect there).
 DIRECTION_SAID = {
-    audit_findings.PAPERS_SIDE: ("yes", "the effect is there"),
-    audit_findings.ABSENT: ("no (absent)", "the effect is absent"),
-    audit_findings.CANT_TELL: ("can't tell", "can't tell if the effect is there"),
-    audit_findings.OPPOSITE: ("opposite", "the effect is reversed"),
+    PAPERS_SIDE: ("yes", "the effect is there"),
+    ABSENT: ("no (absent)", "the effect is absent"),
+    CANT_TELL: ("can't tell", "can't tell if the effect is there"),
+    OPPOSITE: ("opposite", "the effect is reversed"),
 }
-#: What the page says of each size (:data:`pruneaudit.audit.findings.SIZES`): the size column's
+#: What the page says of each size (:data:`pruneaudit.audit.rules.SIZES`): the size column's
 #: short answer, then the sentence's second answer (its size against the paper's number).
 SIZE_SAID = {
-    audit_findings.ABOUT: ("the paper's", "as large as the paper's"),
-    audit_findings.SIZE_SMALLER: ("smaller", "smaller than the paper's"),
-    audit_findings.SIZE_LARGER: ("larger", "larger than the paper's"),
-    audit_findings.CANT_TELL: ("can't tell", "size unclear against the paper's"),
+    ABOUT: ("the paper's", "as large as the paper's"),
+    SIZE_SMALLER: ("smaller", "smaller than the paper's"),
+    SIZE_LARGER: ("larger", "larger than the paper's"),
+    CANT_TELL: ("can't tell", "size unclear against the paper's"),
     "": ("", ""),
 }
 DIRECTION_LABELS = {key: said[0] for key, said in DIRECTION_SAID.items()}
@@ -66,29 +90,46 @@ SIZE_LABELS = {key: said[0] for key, said in SIZE_SAID.items()}
 SIZE_WORDS = {key: said[1] for key, said in SIZE_SAID.items()}
 #: What each verdict means (the legend under the table).
 MEANING = {
-    audit_findings.REPRODUCED: "the effect is there and our whole interval lies inside the "
+    REPRODUCED: "the effect is there and our whole interval lies inside the "
     "paper's band (the values a replication of the paper could give)",
-    audit_findings.SMALLER: "the effect is there, but our interval lies below the paper's band",
-    audit_findings.LARGER: "the effect is there, but our interval lies above the paper's band",
-    audit_findings.SIZE_UNCLEAR: "the effect is there, but our interval crosses an edge of the "
+    SMALLER: "the effect is there, but our interval lies below the paper's band",
+    LARGER: "the effect is there, but our interval lies above the paper's band",
+    SIZE_UNCLEAR: "the effect is there, but our interval crosses an edge of the "
     "paper's band: more units would tell its size",
-    audit_findings.INCONCLUSIVE: "too few units to tell: our interval holds both no effect and "
+    INCONCLUSIVE: "too few units to tell: our interval holds both no effect and "
     "effects of the paper's size",
-    audit_findings.NOT_REPRODUCED: "no effect, or one smaller than the paper's band: our "
+    NOT_REPRODUCED: "no effect, or one smaller than the paper's band: our "
     "interval holds no effect and lies below the band",
-    audit_findings.OPPOSITE: "the effect goes the other way",
-    audit_findings.NOT_TESTABLE: "it cannot be tested here",
-    audit_findings.NOT_COMPARABLE: "our quantity is not the paper's: no size verdict",
+    OPPOSITE: "the effect goes the other way",
+    NOT_TESTABLE: "it cannot be tested here",
+    NOT_COMPARABLE: "our quantity is not the paper's: no size verdict",
+    SAME_DIRECTION: "an analogue (the paper's quantity on another task): the effect is on the "
+    "paper's side; no size is judged",
+    EFFECT_ABSENT: "our interval lies inside the negligible band around no effect",
+    PRESENT: "our own question, beside the paper's: the effect is there against its own null",
+    OTHER_SIGN: "our own question, beside the paper's: the effect goes the other way",
+}
+#: What each comparability means (:mod:`pruneaudit.audit.claims`), in the details of a row.
+COMPARABILITY_SAID = {
+    "same": "the paper's quantity, computed the paper's way: the paper's verdict",
+    "analogue": "the paper's quantity on another task, model or data: direction only",
+    "beyond": "our own question beside the paper's, judged against its own null",
+    "not comparable": "our quantity is not the paper's",
+    "not testable": "not testable here",
 }
 #: A verdict in a word or two, for "a replication could say ...".
 SHORT_VERDICT = {
-    audit_findings.REPRODUCED: "reproduced",
-    audit_findings.SMALLER: "smaller",
-    audit_findings.LARGER: "larger",
-    audit_findings.SIZE_UNCLEAR: "there, size unclear",
-    audit_findings.INCONCLUSIVE: "can't tell",
-    audit_findings.NOT_REPRODUCED: "not reproduced",
-    audit_findings.OPPOSITE: "reversed",
+    REPRODUCED: "reproduced",
+    SMALLER: "smaller",
+    LARGER: "larger",
+    SIZE_UNCLEAR: "there, size unclear",
+    INCONCLUSIVE: "can't tell",
+    NOT_REPRODUCED: "not reproduced",
+    OPPOSITE: "reversed",
+    SAME_DIRECTION: "same direction",
+    EFFECT_ABSENT: "absent",
+    PRESENT: "present",
+    OTHER_SIGN: "other sign",
 }
 _SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
 
@@ -216,7 +257,7 @@ def budget_text(row: Finding) -> str:
         return ""
     return (
         f"about {row.needed:,} {unit_word(row)} (this build: {row.units}) would give power "
-        f"{audit_findings.TARGET_POWER:g}"
+        f"{TARGET_POWER:g}"
     )
 
 
@@ -253,9 +294,9 @@ def _size(row: Finding, s: Shown) -> str:
     if not (s.paper and s.low):
         return ""
     paper = f"{s.paper}{s.suffix}"
-    if row.direction in (audit_findings.ABSENT, audit_findings.OPPOSITE):
+    if row.direction in (ABSENT, OPPOSITE):
         return f"unlike the paper's {paper}"
-    if row.direction == audit_findings.CANT_TELL and row.size != audit_findings.SIZE_SMALLER:
+    if row.direction == CANT_TELL and row.size != SIZE_SMALLER:
         return ""
     words = SIZE_WORDS.get(row.size, "")
     return f"{words} {paper}" if words else ""
@@ -283,7 +324,7 @@ def replication(row: Finding) -> str:
     if not _finite(row.stability):
         return ""
     if audit_findings.is_borderline(row):
-        if row.alternative == audit_findings.INCONCLUSIVE:
+        if row.alternative == INCONCLUSIVE:
             return "A replication could leave it undecided."
         other = SHORT_VERDICT.get(row.alternative, "")
         return f"A replication could say *{other}*." if other else ""
@@ -298,15 +339,15 @@ def _claim(row: Finding, s: Shown) -> str:
         margin = fmt.fixed(row.margin, fmt.places(row.ci_low, row.ci_high)) if s.low else \
             fmt.number(row.margin)
         said = {
-            audit_findings.REPRODUCED: "no material difference, as the paper says",
-            audit_findings.NOT_REPRODUCED: "a material difference, unlike the paper",
+            REPRODUCED: "no material difference, as the paper says",
+            NOT_REPRODUCED: "a material difference, unlike the paper",
         }.get(row.verdict, "can't tell if the difference is material")
         return f"{said} ({_ours(row, s, False)}; margin ±{margin})"
-    direction = DIRECTION_WORDS.get(row.direction or audit_findings.CANT_TELL)
-    size = "" if row.verdict == audit_findings.NOT_COMPARABLE else _size(row, s)
-    joint = "; " if row.direction == audit_findings.CANT_TELL else ", "
+    direction = DIRECTION_WORDS.get(row.direction or CANT_TELL)
+    size = "" if row.verdict == NOT_COMPARABLE else _size(row, s)
+    joint = "; " if row.direction == CANT_TELL else ", "
     said = f"{direction}{joint}{size}" if size else direction
-    if row.verdict == audit_findings.NOT_COMPARABLE:
+    if row.verdict == NOT_COMPARABLE:
         s = Shown(s.ours, s.low, s.high, "", s.suffix)  # no size beside the paper's number
         return f"{said} ({_ours(row, s, False)}); not comparable with the paper's number"
     return f"{said} ({_ours(row, s, bool(size))})"
@@ -317,13 +358,13 @@ def sentence(row: Finding) -> str:
     sparsity: can't tell if the effect is there; smaller than the paper's −19.0 pts (ours −3.8
     [−9.0, 1.4]). A replication could say *smaller*.`` (module doc). A row not testable here
     says why."""
-    if row.verdict == audit_findings.NOT_TESTABLE:
+    if row.verdict == NOT_TESTABLE:
         why = fmt.clean_text(re.split(r"[;(]|:\s", row.basis, maxsplit=1)[0].strip().rstrip("."))
         rest = f"not testable here ({why})."
     else:
         s = shown(row)
         if not s.ours:
-            rest = f"{DIRECTION_WORDS[audit_findings.CANT_TELL]} (no estimate)."
+            rest = f"{DIRECTION_WORDS[CANT_TELL]} (no estimate)."
         else:
             rest = " ".join(filter(None, (f"{_claim(row, s)}.", replication(row))))
     room = max(NAME_WORDS, SENTENCE_WORDS - len(rest.split()))
@@ -341,7 +382,7 @@ def sentences(rows: Sequence[Finding]) -> str:
 def stability_text(row: Finding) -> str:
     """``firm (0.93)``, ``borderline (0.64)``, or for a firm undecided verdict ``stays
     undecided (0.97)`` (never *firm* beside *can't tell*): the share of replications with as
-    many units that keep the verdict (:func:`pruneaudit.audit.findings.stability`); ``—`` when
+    many units that keep the verdict (:func:`pruneaudit.audit.stability.stability`); ``—`` when
     unknown."""
     if not _finite(row.stability):
         return DASH
@@ -417,8 +458,8 @@ def _details(row: Finding) -> str:
         if _finite(row.power):
             said.append(f"power {power_text(row)} (the chance that an interval this wide shows "
                         "the paper's effect if it is real)")
-            if (row.direction == audit_findings.CANT_TELL
-                    and row.power >= audit_findings.TARGET_POWER):
+            if (row.direction == CANT_TELL
+                    and row.power >= TARGET_POWER):
                 said[-1] += (": an effect of the paper's size would likely have shown, so "
                              "any effect here is likely smaller")
         budget = budget_text(row)
@@ -429,11 +470,9 @@ def _details(row: Finding) -> str:
         parts.append("<b>Stability and power:</b> " + "; ".join(said))
     if row.source:
         parts.append(f"<b>Source:</b> {source_html(row.source)}")
-    if row.excess is not None and all(map(_finite, row.excess)):
-        est, low, high = row.excess
-        scale, suffix = _SCALE[row.unit]
-        e, lo, hi = fmt.same_precision([est, low, high], low, high, scale)
-        parts.append(f"<b>Beyond dense-vs-dense noise:</b> {e}{suffix} [{lo}, {hi}]")
+    if row.comparability:
+        kind = COMPARABILITY_SAID.get(row.comparability, row.comparability)
+        parts.append(f"<b>Claim {html.escape(row.claim)}:</b> {html.escape(kind)}")
     return "<br>".join(parts)
 
 
@@ -482,11 +521,11 @@ def table_html(rows: Sequence[Finding]) -> str:
             f"how this row is computed</summary>{_details(row)}</details></td></tr>"
         )
     legend = " ".join(
-        f"{_label(v)} {html.escape(MEANING[v])}." for v in audit_findings.VERDICTS
+        f"{_label(v)} {html.escape(MEANING[v])}." for v in VERDICTS
     ) + (
         f" <b>firm</b> / <b>borderline</b>: a replication with as many units (another seed "
         f"set, another device) keeps the verdict with at least / less than "
-        f"{audit_findings.STABLE:.0%} probability; a borderline row names both verdicts; an "
+        f"{STABLE:.0%} probability; a borderline row names both verdicts; an "
         "undecided verdict that a replication would keep <b>stays undecided</b>."
     )
     return (

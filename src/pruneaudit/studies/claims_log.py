@@ -1,0 +1,98 @@
+"""Every study's claims and the record of changes made to them after they were declared.
+
+``python -m pruneaudit.studies.claims_log`` lists the claims whose quantity, comparability,
+margin or paper value changed without an entry in the package's changelog
+(``pruneaudit/audit/data/claims_changelog.csv``, :mod:`pruneaudit.audit.claims`) and exits 1
+when there are any. ``--log REASON --seen yes|no [--verdicts FILE]`` appends one entry per such
+claim (today's date; ``--verdicts``: a CSV ``claim,verdict_before,verdict_after`` of the quick
+build's verdicts), and ``--page`` writes the methods page's table of changes
+(``book/_claims_changelog.md``, :func:`changes_markdown`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib
+import pkgutil
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+import pruneaudit.studies
+from pruneaudit.audit.claims import CHANGELOG_COLUMNS, Claim, changelog, fingerprint, unlogged
+from pruneaudit.errors import PruneAuditError
+
+PAGE = Path(__file__).resolve().parents[3] / "book" / "_claims_changelog.md"
+
+
+def all_claims() -> list[Claim]:
+    """The claims of every study package (one with a ``claims`` function), in package order."""
+    out: list[Claim] = []
+    for info in sorted(pkgutil.iter_modules(pruneaudit.studies.__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"pruneaudit.studies.{info.name}")
+        if hasattr(module, "claims"):
+            out += list(module.claims().values())
+    return out
+
+
+def entries(claims: Sequence[Claim], *, seen: str, reason: str,
+            verdicts: pd.DataFrame | None = None, date: str | None = None) -> pd.DataFrame:
+    """One changelog row per claim in ``claims`` with its current fingerprint; ``verdicts``
+    (columns ``claim``, ``verdict_before``, ``verdict_after``) fills the verdicts."""
+    if seen not in ("yes", "no"):
+        raise PruneAuditError(f"--seen must be yes or no (was our estimate seen?), got {seen!r}")
+    if not reason.strip():
+        raise PruneAuditError("give the reason for the change (--log REASON)")
+    said = {} if verdicts is None else verdicts.set_index("claim").to_dict("index")
+    day = date or datetime.date.today().isoformat()
+    rows = [{"date": day, "study": c.study, "claim": c.id, "fingerprint": fingerprint(c),
+             "estimate_seen": seen, "verdict_before": said.get(c.id, {}).get("verdict_before", ""),
+             "verdict_after": said.get(c.id, {}).get("verdict_after", ""), "reason": reason}
+            for c in claims]
+    return pd.DataFrame(rows, columns=list(CHANGELOG_COLUMNS))
+
+
+def changes_markdown() -> str:
+    """The methods page's table of every recorded declaration and change, oldest first."""
+    log = changelog()
+    lines = ["| date | study | claim | our estimate seen | verdict before | verdict after | "
+             "reason |", "|---|---|---|---|---|---|---|"]
+    for row in log.itertuples():
+        cells = (row.date, row.study, row.claim, row.estimate_seen, row.verdict_before or "—",
+                 row.verdict_after or "—", row.reason.replace("|", "/"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pruneaudit.studies.claims_log",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--log", metavar="REASON", help="append an entry per unlogged claim")
+    parser.add_argument("--seen", choices=("yes", "no"), help="had our estimate been seen?")
+    parser.add_argument("--verdicts", type=Path, help="CSV: claim,verdict_before,verdict_after")
+    parser.add_argument("--page", action="store_true", help=f"write {PAGE.name}")
+    args = parser.parse_args(argv)
+    missing = unlogged(all_claims())
+    if args.log:
+        verdicts = pd.read_csv(args.verdicts, dtype=str).fillna("") if args.verdicts else None
+        changed = [c for c in all_claims() if f"{c.study} {c.id}" in missing]
+        new = entries(changed, seen=args.seen or "", reason=args.log, verdicts=verdicts)
+        path = Path(str(resources.files("pruneaudit.audit").joinpath("data/claims_changelog.csv")))
+        new.to_csv(path, mode="a", header=False, index=False)
+        print(f"logged {len(new)} claims in {path}")
+        return 0
+    if args.page:
+        PAGE.write_text(changes_markdown())
+        print(f"wrote {PAGE}")
+    for name in missing:
+        print(f"unlogged: {name}")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
