@@ -71,6 +71,7 @@ from pruneaudit.audit.findings import (
     verdict_label,
     write_findings_json,
 )
+from pruneaudit.audit.fit_diagnostics import predicted_vs_target, residual_histogram
 from pruneaudit.audit.image_properties import (
     FIT_COLUMNS,
     THRESHOLD,
@@ -96,6 +97,7 @@ from pruneaudit.audit.intervals import (
     widened,
     with_between,
 )
+from pruneaudit.audit.jackknife import cluster_groups, jackknife_adj_r2, jackknife_cov
 from pruneaudit.audit.pareto import (
     SENSES,
     accuracy_floor,
@@ -114,15 +116,10 @@ from pruneaudit.audit.regression import (
     RUN_COLUMNS,
     SERIES,
     ModelFit,
-    cluster_groups,
     design_frame,
     fit_glm,
     fit_ols,
-    jackknife_adj_r2,
-    jackknife_cov,
     one_tailed_p,
-    predicted_vs_target,
-    residual_histogram,
 )
 from pruneaudit.audit.rules import (
     ABSENT,

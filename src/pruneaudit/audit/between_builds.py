@@ -223,8 +223,7 @@ def keep_rates(
             steadies.append(math.nan)
             continue
         spread = math.sqrt(ratio(row.study)) * interval_se(row.ci_low, row.ci_high)
-        steady, _ = stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread,
-                                nodes=800)
+        steady, _ = stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread)
         verdicts.append(rule(row.ci_low, row.ci_high))
         steadies.append(math.nan if steady is None else steady)
     known = pd.DataFrame(kept_rows, columns=frame.columns)
@@ -277,7 +276,6 @@ def simulated_keep(
     *,
     seed: int,
     fresh_spread: bool = True,
-    nodes: int = 400,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two simulated builds of ``n_rows`` rows, each the mean of ``n_units`` unit values (sd 1)
     around a truth drawn uniformly from [-2, 4], with its 95% t interval
@@ -290,8 +288,7 @@ def simulated_keep(
     stated, kept = [], []
     for truth in rng.uniform(-2.0, 4.0, n_rows):
         first, second = (mean_interval(b) for b in truth + rng.standard_normal((2, n_units)))
-        steady, _ = stability(*first, rule, df=n_units - 1, nodes=nodes,
-                                fresh_spread=fresh_spread)
+        steady, _ = stability(*first, rule, df=n_units - 1, fresh_spread=fresh_spread)
         stated.append(steady)
         kept.append(rule(*second[1:]) == rule(*first[1:]))
     return np.array(stated, dtype=float), np.array(kept)

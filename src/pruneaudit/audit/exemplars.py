@@ -2,8 +2,7 @@
 
 A population is an int array ``(K, N)``: the predictions of K models on N examples.
 
-Votes: ``b[x, i]`` = number of baseline models predicting class ``i`` for example ``x``;
-``v[x, i]`` likewise for the compressed population.
+Votes: ``b[x, i]`` = baseline models predicting class ``i`` for example ``x``; ``v`` likewise.
 
 Modal label tie rule: among the most frequent labels, the **largest** label wins, as in H1's
 released code (``pruning_identified_exemplars/pie_dataset_gen/aggregate_predictions.py`` takes

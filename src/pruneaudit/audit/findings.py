@@ -113,8 +113,7 @@ class Finding:
     basis: str = ""
     #: Power to show the paper's effect (or the smallest effect of interest) at our precision.
     power: float | None = None
-    #: Unit of ``paper``, ``ours`` and the interval (:data:`~pruneaudit.audit.claims.UNITS`).
-    unit: str = ""
+    unit: str = ""  # of paper, ours and the interval (claims.UNITS)
     #: The quantity computed, in one line a reader can check against the paper.
     definition: str = ""
     #: How many units (seeds, writers, members...) the interval rests on, when known.
@@ -146,8 +145,7 @@ class Finding:
     paper_units: int | None = None
     #: The spread between independent builds beyond sampling used by the stability.
     between_sd: float | None = None
-    #: The claim's id (:class:`~pruneaudit.audit.claims.Claim`) and comparability.
-    claim: str = ""
+    claim: str = ""  # the claim's id and comparability (pruneaudit.audit.claims)
     comparability: str = ""
 
     def __post_init__(self) -> None:

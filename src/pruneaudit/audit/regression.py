@@ -31,7 +31,8 @@ import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from scipy import stats
 
-from pruneaudit.errors import PruneAuditError, check_frame, check_positive_int
+from pruneaudit.audit.jackknife import cluster_groups, jackknife_cov
+from pruneaudit.errors import PruneAuditError, check_frame
 
 SERIES = ("dataset", "imbalance_factor", "model", "technique", "treatment", "seed")
 """Columns that identify one run series (one trained model, pruned iteratively)."""
@@ -224,68 +225,6 @@ def _check_frame(frame: object) -> pd.DataFrame:
     return frame
 
 
-def cluster_groups(frame: pd.DataFrame) -> np.ndarray:
-    """Cluster of each row: its (dataset, class), numbered 0..G−1 in sorted order."""
-    return frame.groupby(["dataset", "class"], observed=True, sort=True).ngroup().to_numpy()
-
-
-def _leave_one_cluster_out(exog: np.ndarray, endog: np.ndarray, groups: np.ndarray):
-    """β̂ and, for each cluster g, (rows of g, β̂_(g)) from the normal equations without g
-    (closed form: (XᵀX − X_gᵀX_g)⁻¹ (Xᵀy − X_gᵀy_g)). Raises when some β̂_(g) is not
-    identified."""
-    labels = np.unique(groups)
-    if len(labels) < 2:
-        raise PruneAuditError("the cluster jackknife needs at least 2 clusters")
-    xtx, xty = exog.T @ exog, exog.T @ endog
-    beta = np.linalg.solve(xtx, xty)
-    p = exog.shape[1]
-    out = []
-    for label in labels:
-        rows = groups == label
-        x_g = exog[rows]
-        a = xtx - x_g.T @ x_g
-        if np.linalg.matrix_rank(a) < p:
-            raise PruneAuditError(
-                f"without cluster {label} the design is rank deficient, so the cluster "
-                "jackknife (CV3) is not defined; fit with cov='HAC' or add clusters"
-            )
-        out.append((rows, np.linalg.solve(a, xty - x_g.T @ endog[rows])))
-    return beta, out
-
-
-def jackknife_cov(exog: np.ndarray, endog: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """CV3 of the OLS coefficients: (G − 1)/G · Σ_g (β̂_(g) − β̂)(β̂_(g) − β̂)ᵀ, β̂_(g) the
-    fit without the rows of cluster g."""
-    exog, endog = np.asarray(exog, dtype=float), np.asarray(endog, dtype=float)
-    beta, fits = _leave_one_cluster_out(exog, endog, groups)
-    d = np.asarray([b - beta for _, b in fits])
-    g = len(fits)
-    return (g - 1) / g * d.T @ d
-
-
-def _adj_r2(exog: np.ndarray, endog: np.ndarray, beta: np.ndarray) -> float:
-    n, p = exog.shape
-    ssr = float(np.sum((endog - exog @ beta) ** 2))
-    sst = float(np.sum((endog - endog.mean()) ** 2))
-    return 1 - (ssr / (n - p)) / (sst / (n - 1))
-
-
-def jackknife_adj_r2(
-    exog: np.ndarray, endog: np.ndarray, groups: np.ndarray, level: float = 0.95
-) -> tuple[float, float, float]:
-    """Adjusted R² of the OLS fit (intercept among the columns) and its cluster-jackknife
-    interval R̄² ± t_{G−1} · se, se² = (G − 1)/G · Σ_g (R̄²_(g) − R̄²)², R̄²_(g) the adjusted R²
-    of the fit without cluster g, on the rows left."""
-    exog, endog = np.asarray(exog, dtype=float), np.asarray(endog, dtype=float)
-    beta, fits = _leave_one_cluster_out(exog, endog, groups)
-    r2 = _adj_r2(exog, endog, beta)
-    drops = np.asarray([_adj_r2(exog[~rows], endog[~rows], b) for rows, b in fits])
-    g = len(fits)
-    se = float(np.sqrt((g - 1) / g * np.sum((drops - r2) ** 2)))
-    q = float(stats.t(g - 1).ppf(0.5 + level / 2))
-    return r2, r2 - q * se, r2 + q * se
-
-
 def _cov(cov: str, frame: pd.DataFrame, kind: str) -> dict:
     if cov == "HAC":
         return {"cov_type": "HAC", "cov_kwds": dict(HAC_KWDS)}
@@ -456,41 +395,3 @@ def fit_glm(
         else:
             raise PruneAuditError(f"weights column {weights!r} is not in the design frame")
     return _fit(frame, cross_terms, cov, "glm", weights)
-
-
-def predicted_vs_target(fit: ModelFit, bins: int = 20) -> pd.DataFrame:
-    """Histogram of predictions within each bin of the target, normalized per target bin.
-
-    Target bins: ``bins`` equal bins over [0, 1] (accuracy). Prediction bins: ``bins`` equal
-    bins over [min(0, min pred), max(1, max pred)], so that OLS predictions outside [0, 1] show.
-    Columns: target_low, target_high, pred_low, pred_high, count, share (count / rows in the
-    target bin; each non-empty target bin's shares sum to 1). Empty target bins are omitted.
-    """
-    check_positive_int("bins", bins)
-    res = fit.residuals
-    t_edges = np.linspace(0.0, 1.0, bins + 1)
-    pred = res["predicted"].to_numpy()
-    p_edges = np.linspace(min(0.0, pred.min()), max(1.0, pred.max()), bins + 1)
-    ti = np.clip(np.searchsorted(t_edges, res["target"].to_numpy(), side="right") - 1, 0, bins - 1)
-    pi = np.clip(np.searchsorted(p_edges, pred, side="right") - 1, 0, bins - 1)
-    counts = np.zeros((bins, bins), dtype=int)
-    np.add.at(counts, (ti, pi), 1)
-    totals = counts.sum(axis=1)
-    tt, pp = np.nonzero(np.broadcast_to(totals[:, None] > 0, counts.shape))
-    return pd.DataFrame(
-        {
-            "target_low": t_edges[tt],
-            "target_high": t_edges[tt + 1],
-            "pred_low": p_edges[pp],
-            "pred_high": p_edges[pp + 1],
-            "count": counts[tt, pp],
-            "share": counts[tt, pp] / totals[tt],
-        }
-    )
-
-
-def residual_histogram(fit: ModelFit, bins: int = 30) -> pd.DataFrame:
-    """Histogram of the residuals (target − predicted): columns low, high, count."""
-    check_positive_int("bins", bins)
-    counts, edges = np.histogram(fit.residuals["residual"].to_numpy(), bins=bins)
-    return pd.DataFrame({"low": edges[:-1], "high": edges[1:], "count": counts})

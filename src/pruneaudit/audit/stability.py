@@ -32,6 +32,8 @@ STABILITY_NODES = 2000
 #: The rule is evaluated on every this many nodes, and on every node between two that differ: a
 #: verdict region narrower than this between two equal answers (under 0.8% of the mass) is missed.
 STABILITY_STRIDE = 16
+#: The most units :func:`units_for_stability` looks for.
+MOST_UNITS = 10_000
 #: Quantile nodes of the ratio of a replication's interval width to ours (:func:`stability`).
 WIDTH_NODES = 16
 
@@ -43,8 +45,6 @@ def stability(
     rule: Callable[[float, float], str],
     *,
     df: float | None = None,
-    level: float = 0.95,
-    nodes: int = STABILITY_NODES,
     between_sd: float = 0.0,
     spread_df: float | None = None,
     fresh_spread: bool = True,
@@ -53,7 +53,7 @@ def stability(
     answer as ``rule(ci_low, ci_high)``, and the most likely other answer ("" if none).
 
     The replication's estimate is the truth plus its build's effect plus new noise: with ``se``
-    the interval's half-width over the ``level`` quantile (Student t on ``df``, normal when
+    the interval's half-width over the 95% quantile (Student t on ``df``, normal when
     None) and ``between_sd`` the standard deviation of a build's effect (the spread between
     independent builds beyond sampling: seed sets, devices; :func:`between_sd`), it is
     ``ours + sqrt(2 * (se^2 + between_sd^2)) * Z`` (the truth's uncertainty given ours, our
@@ -65,7 +65,7 @@ def stability(
     ``fresh_spread`` False (the replication's interval as wide as ours), ``W = 1``, and Z is
     standard normal without ``k``. A few units leave a replication's interval much wider or narrower
     than ours, which moves verdicts that hinge on the width (inside or straddling a band). The
-    probability is a deterministic quadrature over ``nodes`` quantiles of Z and
+    probability is a deterministic quadrature over :data:`STABILITY_NODES` quantiles of Z and
     ``WIDTH_NODES`` of W, taken as independent (the rule evaluated where its answer
     changes, ``STABILITY_STRIDE``). None when there is no finite interval of positive width.
     """
@@ -74,7 +74,8 @@ def stability(
         return None, ""
     if not between_sd >= 0:
         raise PruneAuditError(f"between_sd must be >= 0, got {between_sd!r}")
-    se = interval_se(ci_low, ci_high, df=df, level=level)
+    se = interval_se(ci_low, ci_high, df=df)
+    nodes = STABILITY_NODES
     k = df if spread_df is None else spread_df
     z = _z_nodes(k, nodes)
     widths = (1.0,) if k is None or not fresh_spread else _width_nodes(k)
@@ -152,7 +153,6 @@ def units_for_stability(
     *,
     t: bool = True,
     target: float = STABLE,
-    most: int = 10_000,
     between_sd: float = 0.0,
 ) -> int | None:
     """The fewest units at which a row with our estimate would be firm (:func:`stability` at
@@ -160,7 +160,7 @@ def units_for_stability(
     ``sqrt(units/n)`` (for a t interval, with the quantile on ``n - 1`` df), and so does the
     between-build spread ``between_sd`` (modelled as a multiple of the sampling spread,
     :func:`between_sd`). None when the row is already firm, cannot be computed, or needs more
-    than ``most`` units."""
+    than :data:`MOST_UNITS` units."""
     if units < 2 or not all(map(math.isfinite, (ours, ci_low, ci_high))):
         return None
 
@@ -170,15 +170,15 @@ def units_for_stability(
         if t:
             scale *= float(stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1))
         low, high = ours - (ours - ci_low) * scale, ours + (ci_high - ours) * scale
-        value, _ = stability(ours, low, high, rule, df=n - 1 if t else None, nodes=500,
+        value, _ = stability(ours, low, high, rule, df=n - 1 if t else None,
                              between_sd=between_sd * shrink, spread_df=n - 1)
         return -1.0 if value is None else value
 
     if steady(units) >= target:
         return None
     n = units
-    while n < most:  # doubling, then bisection on the first doubling that is firm
-        n = min(2 * n, most)
+    while n < MOST_UNITS:  # doubling, then bisection on the first doubling that is firm
+        n = min(2 * n, MOST_UNITS)
         if steady(n) >= target:
             low, high = n // 2, n
             while high - low > 1:
