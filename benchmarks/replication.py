@@ -22,7 +22,7 @@ Usage::
         [--profile quick] [--offset 1000 [2000 ...]] [--work /tmp/replication] [--warm] \
         [--recompute] [--compare-only] [--books LABEL=DIR ...] \
         [--save benchmarks/out/replication.md]
-    PYTHONPATH=src python benchmarks/replication.py --report --profile smoke
+    PYTHONPATH=src python benchmarks/replication.py --report
 
 ``--warm`` rebuilds over stores that already hold the runs (findings recomputed by the code of
 now); ``--recompute`` builds no page: it recomputes each study's findings from the stores through
@@ -34,10 +34,11 @@ pair changes verdict. The builds of offset 1000 go to ``<work>/store_other`` and
 
 ``--recompute --save-builds`` keeps each build's findings JSON under
 ``benchmarks/out/builds/<profile>/<build>/`` (committed). ``--report`` builds nothing: from the
-committed builds of ``--profile`` it recomputes ``benchmarks/out/stability_calibration.csv``
-(quick) or ``stability_calibration_smoke.csv`` (smoke): per study and in all, and per band of
-the first build's stability (0.80-0.95, >= 0.95, all), over every ordered pair of builds, how
-many rows firm in the first keep their verdict in the second, beside the mean of their
+committed builds of each profile it recomputes ``benchmarks/out/stability_calibration.csv``
+(quick) and ``stability_calibration_smoke.csv`` (smoke), and ``stability_calibration.md``: per
+study and in all, and per band of the first build's stability (0.80-0.95, >= 0.95, all), over
+every ordered pair of builds, how many rows firm in the first keep their verdict in the second,
+beside the mean of their
 stabilities (:func:`pruneaudit.audit.between_builds.keep_by_band`); rows whose estimate no build
 can change (:data:`FIXED`) are left out. It writes nothing under ``src/``: the package's
 between-build spreads are its own data.
@@ -115,23 +116,30 @@ CALIBRATIONS = {"quick": "stability_calibration.csv", "smoke": "stability_calibr
 FIXED = ("02_qmnist_writers D2.5 tilt",)
 
 
-def report(profile: str) -> int:
-    """Recompute ``benchmarks/out/<CALIBRATIONS[profile]>`` from the committed builds of
-    ``profile`` (:data:`BUILDS`; :func:`pruneaudit.audit.between_builds.keep_by_band`) and print
-    it; writes nothing else."""
-    root = BUILDS / profile
-    if not root.is_dir():
-        sys.exit(f"no committed builds of profile {profile!r} under {root}: build them with "
-                 f"--recompute --save-builds")
-    frame = BB.json_builds(root)
-    table = BB.keep_by_band(frame, FIXED)
-    path = OUT / CALIBRATIONS[profile]
-    table.to_csv(path, index=False)
-    builds = sorted(frame.build.unique())
-    print(f"# Calibration by band, profile {profile}: builds {', '.join(builds)}; left out as "
-          f"fixed: {', '.join(FIXED)}\n")
-    print(table.to_markdown(index=False))
-    print(f"\nwrote {path}")
+def report() -> int:
+    """Recompute each profile's calibration CSV (:data:`CALIBRATIONS`) from its committed builds
+    (:data:`BUILDS`; :func:`pruneaudit.audit.between_builds.keep_by_band`) and write them, with
+    ``stability_calibration.md`` (the appendix's section); writes nothing else."""
+    lines = ["# Stability calibration by band, from the committed builds", "",
+             "Every ordered pair of committed builds with disjoint seed sets "
+             "(`benchmarks/out/builds/<profile>/<build>/`): rows firm in the first build "
+             f"(printed stability at least {audit.STABLE}) by band of that stability, and how many "
+             "kept their verdict in the second, beside the mean stability (the predicted keep "
+             f"rate). Left out as estimates no build can change: {', '.join(FIXED)}.", ""]
+    for profile, name in CALIBRATIONS.items():
+        root = BUILDS / profile
+        builds = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        lines += [f"## Profile {profile}", ""]
+        if len(builds) < 2:
+            lines += [f"Builds committed: {', '.join(builds) or 'none'}: no pair to compare.", ""]
+            (OUT / name).unlink(missing_ok=True)
+            continue
+        table = BB.keep_by_band(BB.json_builds(root), FIXED)
+        table.to_csv(OUT / name, index=False)
+        lines += [f"Builds: {', '.join(builds)} ({name}):", "", table.to_markdown(index=False), ""]
+    text = "\n".join(lines)
+    (OUT / "stability_calibration.md").write_text(text)
+    print(text)
     return 0
 
 
@@ -161,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(with --books: another precision, another device)")
     args = parser.parse_args(argv)
     if args.report:
-        return report(args.profile)
+        return report()
     if args.books:
         outs = dict(item.split("=", 1) if "=" in item else (Path(item).name, item)
                     for item in args.books)
