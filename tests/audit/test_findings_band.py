@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -10,10 +11,21 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pruneaudit import audit
-from pruneaudit.audit import findings as F
+from pruneaudit.audit import intervals
+from pruneaudit.audit import rules as R
+from pruneaudit.audit.claims import Claim
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.studies import claims_log
 
 Q = stats.norm.ppf(0.975)
+
+
+def _claim(paper: float | None, **kw) -> Claim:
+    """A claim of the paper's quantity (``same``) with the paper's value ``paper``."""
+    fields = {"says": "the paper says so", "source": "test", "quantity": "a test quantity",
+              "comparability": "same", "paper": paper, "paper_noise": "test",
+              "margin_reason": "a test margin"}
+    return audit.register("99_test", [Claim("X1", "X1 a test row", **{**fields, **kw})])["X1"]
 
 
 def test_worked_example_of_the_methods_page():
@@ -47,65 +59,65 @@ def test_the_band_needs_nonnegative_parts():
 
 
 def test_paper_se_needs_both_unit_counts_and_an_interval():
-    assert F.paper_se_from_units(0.0, 1.0, None, 6) is None
-    assert F.paper_se_from_units(0.0, 1.0, 16, None) is None
-    assert F.paper_se_from_units(math.nan, 1.0, 16, 6) is None
-    assert F.paper_se_from_units(0.0, 2 * Q, 16, 4) == pytest.approx(2.0)
+    assert intervals.paper_se_from_units(0.0, 1.0, None, 6) is None
+    assert intervals.paper_se_from_units(0.0, 1.0, 16, None) is None
+    assert intervals.paper_se_from_units(math.nan, 1.0, 16, 6) is None
+    assert intervals.paper_se_from_units(0.0, 2 * Q, 16, 4) == pytest.approx(2.0)
 
 
 def test_paper_se_from_the_spread_of_one_unit():
     # P's D2.1 is a mean of 6 replicates; our seeds' standard deviation 0.12 gives 0.12/sqrt(6).
-    assert F.paper_se_from_sd(0.12, 6) == pytest.approx(0.04899, abs=1e-5)
-    assert F.paper_se_from_sd(0.12, None) is None
+    assert intervals.paper_se_from_sd(0.12, 6) == pytest.approx(0.04899, abs=1e-5)
+    assert intervals.paper_se_from_sd(0.12, None) is None
     with pytest.raises(PruneAuditError, match="unit_sd"):
-        F.paper_se_from_sd(math.nan, 6)
+        intervals.paper_se_from_sd(math.nan, 6)
 
 
 def test_a_finding_given_its_unit_spread_takes_the_papers_se_from_it_not_its_interval():
     # A deliberately wide interval (a one-sided bound, say) must not widen the paper's band.
-    kw = {"source": "s", "basis": "b", "units": 16, "margin": 0.05, "paper_units": 6}
-    wide = audit.finding("x", -0.15, -0.45, -0.10, -0.19, **kw)
-    given_sd = audit.finding("x", -0.15, -0.45, -0.10, -0.19, unit_sd=0.12, **kw)
+    claim = _claim(-0.19, margin=0.05, paper_units=6)
+    wide = audit.judge(claim, audit.Estimate(-0.15, -0.45, -0.10, "b", units=16))
+    given_sd = audit.judge(claim, audit.Estimate(-0.15, -0.45, -0.10, "b", units=16,
+                                                 unit_sd=0.12))
     assert wide.paper_se == pytest.approx(
-        F.paper_se_from_units(-0.45, -0.10, 16, 6), rel=1e-9
+        intervals.paper_se_from_units(-0.45, -0.10, 16, 6), rel=1e-9
     )
     assert given_sd.paper_se == pytest.approx(0.12 / math.sqrt(6))
     half = Q * 0.12 / math.sqrt(6) + 0.05
     assert given_sd.paper_band == pytest.approx((-0.19 - half, -0.19 + half))
+    # A printed standard error comes first.
+    printed = audit.judge(replace(claim, paper_se=0.02),
+                          audit.Estimate(-0.15, -0.45, -0.10, "b", units=16, unit_sd=0.12))
+    assert printed.paper_se == 0.02
 
 
 def test_direction_only_rows_have_no_band_and_absent_needs_the_smallest_effect():
-    row = audit.finding("x", 0.2, 0.1, 0.3, None, source="s", basis="b", direction=1)
+    row = audit.judge(_claim(None, side=1), audit.Estimate(0.2, 0.1, 0.3, "b"))
     assert row.verdict == audit.REPRODUCED and row.paper_band is None and row.margin is None
-    near = audit.finding("x", 0.0, -0.01, 0.01, None, source="s", basis="b", direction=1,
-                         smallest=0.05)
+    near = audit.judge(_claim(None, side=1, smallest=0.05), audit.Estimate(0.0, -0.01, 0.01, "b"))
     assert (near.direction, near.verdict) == (audit.ABSENT, audit.NOT_REPRODUCED)
-    unsure = audit.finding("x", 0.0, -0.01, 0.01, None, source="s", basis="b", direction=1)
-    assert (unsure.direction, unsure.verdict) == (F.CANT_TELL, audit.INCONCLUSIVE)
+    unsure = audit.judge(_claim(None, side=1), audit.Estimate(0.0, -0.01, 0.01, "b"))
+    assert (unsure.direction, unsure.verdict) == (R.CANT_TELL, audit.INCONCLUSIVE)
 
 
 def test_every_margin_in_the_package_is_stated_with_a_reason():
-    table = F.margins()
-    assert table.finding.is_unique and (table.margin > 0).all()
-    assert table.reason.str.len().min() > 20
-    assert (table.paper_units.dropna() >= 1).all()
-    # a key never begins another of another id: D4.1 is not D4.10
-    assert F.margin_for("D4.10 compressed top-1 on the Taxicab top 1% minus on the top 10%"
-                        ) is None
-    assert F.margin_for("D4.1 share of classes significantly impacted by pruning").margin == 0.1
-    assert F.margin_for("D9.9 nothing") is None
+    # Margins live on the studies' claims now (register refuses one without its reason).
+    claims = claims_log.all_claims()
+    stated = [c for c in claims if c.margin is not None]
+    assert stated, "no claim states a margin"
+    for claim in stated:
+        assert claim.margin > 0 and len(claim.margin_reason) > 20, claim.id
+    for claim in claims:
+        assert claim.paper_units is None or claim.paper_units >= 1, claim.id
 
 
 def test_the_margin_stays_below_the_papers_effect():
     # A negligible band that reached the paper's value would call the paper's own effect absent.
-    paper = {"D2.1": -0.19, "D2.2 a writer": -0.523, "D4.3 PIEs per dense error": 0.44,
-             "D4.2": 0.493,
-             "D4.6 dense top-1 without the PIEs minus on all": 0.0445, "D1.2 entropy coefficient":
-             -0.0237, "D5.1 natural-adversarial relative top-1": -0.598, "D5.4": -0.103,
-             "D2.4 hsf4 has the lowest fitted intercept": -0.014, "D4.9": 0.152}
-    table = F.margins().set_index("finding").margin
-    for key, value in paper.items():
-        assert table[key] < abs(value), key
+    for claim in claims_log.all_claims():
+        negligible = claim.smallest if claim.smallest is not None else claim.margin
+        if claim.paper is None or negligible is None or claim.equivalence:
+            continue
+        assert negligible < abs(claim.paper - claim.null), f"{claim.study} {claim.id}"
 
 
 papers = st.sampled_from([-1.0, -0.25, 0.5, 1.0, 2.0])
@@ -152,6 +164,6 @@ def test_a_wider_band_never_takes_reproduced_away(a, b, paper, margin, se, more)
 def test_the_direction_does_not_depend_on_the_band_once_the_null_is_excluded(a, b, paper, se):
     low, high = sorted((a, b))
     side = 1 if paper > 0 else -1
-    narrow = F.direction_of(low, high, side=side, negligible=None)
-    if narrow != F.CANT_TELL:
-        assert F.direction_of(low, high, side=side, negligible=1.0) == narrow
+    narrow = R.direction_of(low, high, side=side, negligible=None)
+    if narrow != R.CANT_TELL:
+        assert R.direction_of(low, high, side=side, negligible=1.0) == narrow

@@ -3,7 +3,9 @@ its estimate from pairs of builds, and the reading of the replication reports.""
 
 from __future__ import annotations
 
+import importlib
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,8 +14,11 @@ from scipy import stats
 
 from pruneaudit import audit
 from pruneaudit.audit import between_builds as BB
-from pruneaudit.audit import findings as F
+from pruneaudit.audit.claims import Claim
+from pruneaudit.audit.intervals import interval_se
 
+#: The module (``pruneaudit.audit.stability`` as an attribute is the function of that name).
+S = importlib.import_module("pruneaudit.audit.stability")
 Q = stats.norm.ppf(0.975)
 PAPER, MARGIN = 1.0, 0.5
 
@@ -32,8 +37,7 @@ def _stated_and_kept(estimates, se, between):
     half = Q * se
     stated, kept = [], []
     for est, rep in zip(estimates[0], estimates[1], strict=True):
-        steady, _ = audit.stability(est, est - half, est + half, rule, nodes=400,
-                                    between_sd=between)
+        steady, _ = audit.stability(est, est - half, est + half, rule, between_sd=between)
         stated.append(steady)
         kept.append(rule(rep - half, rep + half) == rule(est - half, est + half))
     return np.array(stated), np.array(kept)
@@ -148,17 +152,58 @@ def test_a_replication_report_is_read_build_by_build():
 
 
 def test_the_package_reads_its_between_build_ratios_by_study():
-    table = F.between_builds()
+    table = S.between_builds()
     assert list(table.columns) == list(BB.RATIO_COLUMNS) and (table.ratio >= 0).all()
     assert "all" in set(table.study)
+    ratios = table.set_index("study").ratio
     for study in table.study:
-        if study != "all":
-            assert F.between_ratio(f"D{int(study[:2])}.1 x") == table.set_index(
-                "study").ratio[study]
-    se = F.interval_se(-1.0, 1.0)
-    assert F.between_sd("D5.1 x", -1.0, 1.0) == pytest.approx(
-        math.sqrt(F.between_ratio("D5.1 x")) * se)
-    assert F.between_sd("D5.1 x", math.nan, 1.0) == 0.0
+        assert S.between_ratio_of_study(study) == ratios[study]
+        if study != "all":  # a notebook's NN_ prefix names it too
+            assert S.between_ratio_of_study(study[:3]) == ratios[study]
+    assert S.between_ratio_of_study("99_no_such_study") == ratios["all"]
+    se = interval_se(-1.0, 1.0)
+    assert S.between_sd("05_robustness", -1.0, 1.0) == pytest.approx(
+        math.sqrt(S.between_ratio_of_study("05_robustness")) * se)
+    assert S.between_sd("05_robustness", math.nan, 1.0) == 0.0
+    t_se = interval_se(-1.0, 1.0, df=4)
+    assert S.between_sd("05_robustness", -1.0, 1.0, df=4) == pytest.approx(
+        math.sqrt(S.between_ratio_of_study("05_robustness")) * t_se)
+
+
+def test_the_between_build_table_is_a_copy():
+    # Identity, not a mutation: a shared frame changed here would change every later caller's.
+    assert S.between_builds() is not S.between_builds()
+    assert S.between_builds().equals(S.between_builds())
+
+
+def test_a_finding_takes_the_between_build_spread_of_its_claims_study(monkeypatch):
+    # A table with a known spread for one study: its rows' stabilities use it, others' do not.
+    table = pd.DataFrame({"study": ["05_robustness", "all"], "ratio": [0.64, 0.0],
+                          "pairs": [32, 149], "builds": [4, 5]})
+    monkeypatch.setattr(S, "_between_table", lambda: table)
+    fields = {"says": "the paper says so", "source": "test", "quantity": "a test quantity",
+              "comparability": "same", "paper": PAPER, "paper_noise": "test", "margin": MARGIN,
+              "margin_reason": "a test margin"}
+    est = audit.Estimate(0.9, 0.9 - Q * 0.2, 0.9 + Q * 0.2, "b")
+    rows = {}
+    for study in ("05_robustness", "99_test"):
+        claim = audit.register(study, [Claim("X1", "X1 a test row", **fields)])["X1"]
+        rows[study] = audit.judge(claim, est)
+    assert rows["05_robustness"].between_sd == pytest.approx(0.8 * 0.2)
+    assert rows["99_test"].between_sd == 0.0  # the pooled "all"
+    steady, _ = audit.stability(est.ours, est.ci_low, est.ci_high, rule, between_sd=0.16)
+    assert rows["05_robustness"].stability == pytest.approx(steady)
+    assert rows["05_robustness"].stability < rows["99_test"].stability
+    # an estimate's own between-build spread comes first
+    own = audit.judge(claim, replace(est, between=0.16))
+    assert own.between_sd == 0.16 and own.stability == pytest.approx(steady)
+
+
+def test_a_claim_of_no_study_takes_the_pooled_ratio(monkeypatch):
+    table = pd.DataFrame({"study": ["01_population_ols", "all"], "ratio": [0.5, 0.1],
+                          "pairs": [12, 149], "builds": [2, 5]})
+    monkeypatch.setattr(S, "_between_table", lambda: table)
+    assert S.between_ratio_of_study("") == 0.1
 
 
 def test_between_from_groups_recovers_a_known_spread_between_builds():
@@ -176,7 +221,7 @@ def test_between_from_groups_recovers_a_known_spread_between_builds():
 def test_with_between_adds_the_spread_in_quadrature():
     ours, low, high = 1.0, 1.0 - Q * 0.3, 1.0 + Q * 0.6  # asymmetric
     _, lo2, hi2 = audit.with_between(ours, low, high, 0.6)
-    se = F.interval_se(low, high)
+    se = interval_se(low, high)
     factor = math.hypot(se, 0.6) / se
     assert (lo2, hi2) == pytest.approx((ours - Q * 0.3 * factor, ours + Q * 0.6 * factor))
     assert audit.with_between(ours, low, high, 0.0) == (ours, low, high)

@@ -3,6 +3,7 @@ hand cases, brute force, invariants and a calibration by simulation."""
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -14,7 +15,29 @@ from scipy import stats
 from pruneaudit import audit
 from pruneaudit import errors as audit_errors
 from pruneaudit.audit import between_builds as BB
-from pruneaudit.audit import findings as F
+from pruneaudit.audit import rules as R
+from pruneaudit.audit.claims import Claim
+from pruneaudit.audit.published import printed_se
+from pruneaudit.studies.compression_impact.claims import claims as study4_claims
+
+#: The module (``pruneaudit.audit.stability`` as an attribute is the function of that name).
+S = importlib.import_module("pruneaudit.audit.stability")
+
+
+def _claim(paper: float | None, **kw) -> Claim:
+    """A claim of the paper's quantity (``same``): without a margin given, the band is the
+    paper's point (margin 0)."""
+    fields = {"says": "the paper says so", "source": "s", "quantity": "a test quantity",
+              "comparability": "same", "paper": paper, "paper_noise": "test", "margin": 0.0,
+              "margin_reason": "none: the band is the paper's own spread"}
+    return audit.register("99_test", [Claim("X1", "X1 a test row", **{**fields, **kw})])["X1"]
+
+
+def _row(ours: float, low: float, high: float, paper: float | None, *, df: float | None = None,
+         **kw) -> audit.Finding:
+    """The row of ``_claim(paper, **kw)`` on our estimate, with no between-build spread."""
+    return audit.judge(_claim(paper, **kw), audit.Estimate(ours, low, high, "b", df=df,
+                                                           between=0.0))
 
 
 def _direction_rule(low: float, high: float) -> str:
@@ -31,7 +54,7 @@ def test_stability_of_a_one_boundary_rule_is_a_normal_probability():
     )
     got, other = audit.stability(0.2, -0.3, 0.7, _direction_rule)
     assert got == pytest.approx(expected, abs=1e-3)
-    assert other == F.PAPERS_SIDE  # more mass above 0.5 than below -0.5
+    assert other == R.PAPERS_SIDE  # more mass above 0.5 than below -0.5
 
 
 def test_quadrature_matches_monte_carlo_for_a_t_interval():
@@ -71,9 +94,8 @@ finite = st.integers(-40, 40).map(lambda k: k / 8)
 def test_stability_is_a_probability_and_mirrors(centre, half, paper):
     if paper == 0:
         paper = 0.5
-    row = audit.finding("x", centre, centre - half, centre + half, paper, source="s", basis="b")
-    mirrored = audit.finding("x", -centre, -centre - half, -centre + half, -paper, source="s",
-                             basis="b")
+    row = _row(centre, centre - half, centre + half, paper)
+    mirrored = _row(-centre, -centre - half, -centre + half, -paper)
     assert 0 <= row.stability <= 1 and 0 <= row.direction_stability <= 1
     assert row.verdict == mirrored.verdict
     assert row.stability == pytest.approx(mirrored.stability, abs=1e-9)
@@ -84,18 +106,17 @@ def test_stability_is_a_probability_and_mirrors(centre, half, paper):
 def test_direction_and_size_make_the_verdict():
     # paper 1.0, margin 0.25: band [0.75, 1.25]; negligible band (-0.25, 0.25)
     cases = {
-        (0.8, 1.2): (F.PAPERS_SIDE, F.ABOUT, audit.REPRODUCED),
-        (0.5, 1.5): (F.PAPERS_SIDE, F.CANT_TELL, audit.SIZE_UNCLEAR),
-        (0.2, 0.7): (F.PAPERS_SIDE, F.SIZE_SMALLER, audit.SMALLER),
-        (1.3, 1.8): (F.PAPERS_SIDE, F.SIZE_LARGER, audit.LARGER),
-        (-0.5, 1.5): (F.CANT_TELL, F.CANT_TELL, audit.INCONCLUSIVE),
-        (-0.5, 0.5): (F.CANT_TELL, F.SIZE_SMALLER, audit.NOT_REPRODUCED),
-        (-0.2, 0.2): (F.ABSENT, F.SIZE_SMALLER, audit.NOT_REPRODUCED),
-        (-1.5, -0.5): (audit.OPPOSITE, F.SIZE_SMALLER, audit.OPPOSITE),
+        (0.8, 1.2): (R.PAPERS_SIDE, R.ABOUT, audit.REPRODUCED),
+        (0.5, 1.5): (R.PAPERS_SIDE, R.CANT_TELL, audit.SIZE_UNCLEAR),
+        (0.2, 0.7): (R.PAPERS_SIDE, R.SIZE_SMALLER, audit.SMALLER),
+        (1.3, 1.8): (R.PAPERS_SIDE, R.SIZE_LARGER, audit.LARGER),
+        (-0.5, 1.5): (R.CANT_TELL, R.CANT_TELL, audit.INCONCLUSIVE),
+        (-0.5, 0.5): (R.CANT_TELL, R.SIZE_SMALLER, audit.NOT_REPRODUCED),
+        (-0.2, 0.2): (R.ABSENT, R.SIZE_SMALLER, audit.NOT_REPRODUCED),
+        (-1.5, -0.5): (audit.OPPOSITE, R.SIZE_SMALLER, audit.OPPOSITE),
     }
     for (low, high), (direction, size, said) in cases.items():
-        row = audit.finding("x", (low + high) / 2, low, high, 1.0, source="s", basis="b",
-                            margin=0.25)
+        row = _row((low + high) / 2, low, high, 1.0, margin=0.25, margin_reason="a quarter")
         assert (row.direction, row.size, row.verdict) == (direction, size, said)
         assert row.paper_band == (0.75, 1.25) and row.margin == 0.25
 
@@ -108,44 +129,53 @@ def test_the_papers_standard_error_widens_its_band():
     assert audit.verdict(0.65, 0.8, 1.0, paper_se=0.2) == audit.REPRODUCED
     assert audit.verdict(0.6, 0.8, 1.0, paper_se=0.2) == audit.SIZE_UNCLEAR  # crosses 0.608
     assert audit.verdict(0.6, 0.8, 1.0, paper_se=0.2, margin=0.01) == audit.REPRODUCED
-    paper = audit.Published(1, "1.0", 1.0, "P", se=0.2)
-    row = audit.finding("x", 0.7, 0.65, 0.8, paper, source="s", basis="b")
+    paper = audit.Published(1, "1.0", 1.0, "P", se=0.2)  # a printed standard error ...
+    row = _row(0.7, 0.65, 0.8, float(paper), paper_se=paper.se)  # ... goes on the claim
     assert (row.verdict, row.paper_se) == (audit.REPRODUCED, 0.2)
+    assert row.paper_band == pytest.approx((1 - q * 0.2, 1 + q * 0.2))
 
 
 def test_without_a_printed_spread_the_papers_se_scales_ours_to_its_units():
     # Ours: 16 seeds, t interval of half-width t_15 * 0.02; the paper: a mean of 6 replicates.
     q = stats.t.ppf(0.975, 15)
-    row = audit.finding("D9.9 drop", -0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19,
-                        source="s", basis="seeds", df=15, margin=0.05, paper_units=6)
+    row = _row(-0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19, df=15, margin=0.05,
+               paper_units=6)
     se = 0.02 * math.sqrt(16 / 6)
     assert row.paper_se == pytest.approx(se)
     half = stats.norm.ppf(0.975) * se + 0.05
     assert row.paper_band == pytest.approx((-0.19 - half, -0.19 + half))
     assert row.paper_units == 6 and row.verdict == audit.REPRODUCED
     # One unit of the paper (one writer of one seed): the per-unit spread itself.
-    one = audit.finding("D9.9 drop", -0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19,
-                        source="s", basis="seeds", df=15, margin=0.0, paper_units=1)
+    one = _row(-0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19, df=15, margin=0.0,
+               paper_units=1)
     assert one.paper_se == pytest.approx(0.02 * 4)
-    # The package's margins: D2.1 is a mean over 6 replicates with a 5-point margin.
-    drop = audit.finding("D2.1 test accuracy falls", -0.15, -0.2, -0.1, -0.19, source="s",
-                         basis="seeds", df=15)
-    assert (drop.margin, drop.paper_units) == (0.05, 6) and drop.margin_reason
-    assert drop.paper_se == pytest.approx(0.1 / (2 * q) * math.sqrt(16 / 6))
+    # A study's claim carries its margin and the paper's units: D4.5 rests on H1's 30 models.
+    claim = study4_claims()["D4.5"]
+    gap = audit.judge(claim, audit.Estimate(-0.4, -0.45, -0.35, "members", df=15))
+    assert (gap.margin, gap.paper_units) == (claim.margin, 30) and gap.margin_reason
+    assert gap.paper_se == pytest.approx(0.1 / (2 * q) * math.sqrt(16 / 30))
+    assert (gap.claim, gap.headline, gap.unit) == ("D4.5", claim.headline, claim.unit)
 
 
 def test_printed_standard_errors_are_read_from_the_published_table():
-    assert F.printed_se("std err=0.023; t=53.527; P>|t|=0.000") == 0.023
-    assert F.printed_se("seed not stated") is None
-    assert F.printed_se(float("nan")) is None
+    assert printed_se("std err=0.023; t=53.527; P>|t|=0.000") == 0.023
+    assert printed_se("seed not stated") is None
+    assert printed_se(float("nan")) is None
     assert audit.lookup("S1_population_OLS", "OLS coef: imbalance").se == 0.023
 
 
+def test_the_published_table_is_a_copy():
+    table = audit.published()
+    table.loc[:, "number"] = -1.0
+    assert not (audit.published().number == -1.0).all()
+    assert audit.lookup("S1_population_OLS", "OLS coef: imbalance").number != -1.0
+
+
 def test_borderline_rows_name_both_verdicts():
-    row = audit.finding("x", 1.0, 0.02, 1.98, 2.5, source="s", basis="b")
+    row = _row(1.0, 0.02, 1.98, 2.5)
     assert audit.is_borderline(row)
     assert audit.verdict_label(row) == f"borderline: {row.verdict} / {row.alternative}"
-    firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", margin=0.3)
+    firm = _row(2.5, 2.4, 2.6, 2.5, margin=0.3)
     assert audit.verdict_label(firm) == audit.REPRODUCED
 
 
@@ -165,7 +195,7 @@ def test_firm_rows_keep_their_verdict_in_simulated_replications():
     replicate = truths + se * rng.standard_normal(n)
     stated, kept = [], []
     for est, rep in zip(original, replicate, strict=True):
-        steady, _ = audit.stability(est, est - half, est + half, rule, nodes=400)
+        steady, _ = audit.stability(est, est - half, est + half, rule)
         stated.append(steady)
         kept.append(rule(rep - half, rep + half) == rule(est - half, est + half))
     stated, kept = np.array(stated), np.array(kept)
@@ -181,18 +211,18 @@ def test_units_for_stability_is_the_fewest_that_make_the_row_firm():
     def rule(lo, hi):
         return audit.verdict(lo, hi, 2.5)
 
-    need = F.units_for_stability(ours, low, high, rule, units)
+    need = S.units_for_stability(ours, low, high, rule, units)
     assert need is not None and need > units
 
     def steady(n):  # brute force: the interval rescaled to n units, t on n - 1 df
         scale = math.sqrt(units / n) * stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, units - 1)
         half = (high - low) / 2 * scale
-        return audit.stability(ours, ours - half, ours + half, rule, df=n - 1, nodes=500)[0]
+        return audit.stability(ours, ours - half, ours + half, rule, df=n - 1)[0]
 
     assert steady(need) >= audit.STABLE > steady(need - 1)
-    row = audit.finding("x", ours, low, high, 2.5, source="s", basis="b", df=units - 1)
+    row = _row(ours, low, high, 2.5, df=units - 1)
     assert row.firm_at == need
-    firm = audit.finding("x", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", df=5)
+    firm = _row(2.5, 2.4, 2.6, 2.5, df=5)
     assert firm.firm_at is None
 
 
@@ -202,19 +232,17 @@ def test_the_strided_quadrature_matches_every_node(centre, half, paper):
     def rule(lo, hi):
         return audit.verdict(lo, hi, paper)
 
-    def equivalence(lo, hi):  # five regions, as audit.similar's rule with margin 0.3
-        if -0.3 < lo <= hi < 0.3:
-            return audit.REPRODUCED
-        return audit.NOT_REPRODUCED if lo >= 0.3 or hi <= -0.3 else audit.INCONCLUSIVE
+    equivalence = R.equivalence_rule(0.3)  # a claim of no difference with margin 0.3
+    analogue = R.direction_rule(R.ANALOGUE_WORDS, 1 if paper > 0 else -1, negligible=0.25)
 
-    for r in (rule, equivalence):
+    for r in (rule, equivalence, analogue):
         fast = audit.stability(centre, centre - half, centre + half, r)
-        original = F.STABILITY_STRIDE
+        original = S.STABILITY_STRIDE
         try:
-            F.STABILITY_STRIDE = 1
+            S.STABILITY_STRIDE = 1
             slow = audit.stability(centre, centre - half, centre + half, r)
         finally:
-            F.STABILITY_STRIDE = original
+            S.STABILITY_STRIDE = original
         assert abs(fast[0] - slow[0]) <= 0.008
 
 
@@ -260,6 +288,6 @@ def test_a_fixed_width_over_states_firm_rows_and_very_few_units_still_do():
 
 
 def test_the_spread_df_is_the_t_df_else_units_less_one():
-    assert F.spread_df_of(7, 30) == 7
-    assert F.spread_df_of(None, 30) == 29
-    assert F.spread_df_of(None, 1) is None and F.spread_df_of(None, None) is None
+    assert S.spread_df_of(7, 30) == 7
+    assert S.spread_df_of(None, 30) == 29
+    assert S.spread_df_of(None, 1) is None and S.spread_df_of(None, None) is None

@@ -3,24 +3,50 @@
 
 from __future__ import annotations
 
+import json
+
 from pruneaudit import audit
+from pruneaudit.audit import rules as R
+from pruneaudit.audit.claims import NOT_COMPARABLE, NOT_TESTABLE, Claim
+
+
+def _claim(ident: str, paper: float | None = 2.5, **kw) -> Claim:
+    """A claim of the paper's quantity (``same``); without a margin given, the band is the
+    paper's point."""
+    fields = {"says": "the paper says so", "source": "s", "quantity": "a test quantity",
+              "comparability": "same", "paper": paper, "paper_noise": "test", "margin": 0.0,
+              "margin_reason": "none: the band is the paper's own spread"}
+    return Claim(ident, f"{ident} a test row", **{**fields, **kw})
+
+
+def _judged(ident: str, ours: float, low: float, high: float, paper: float | None = 2.5, *,
+            df: float | None = None, **kw) -> audit.Finding:
+    claim = audit.register("99_test", [_claim(ident, paper, **kw)])[ident]
+    return audit.judge(claim, audit.Estimate(ours, low, high, "b", df=df))
+
+
+def _untestable(ident: str = "d") -> audit.Finding:
+    return audit.untested(_claim(ident, None, comparability=NOT_TESTABLE, margin=None,
+                                 why="no CIFAR offline"))
 
 
 def _rows():
     return [
-        audit.finding("a", 2.5, 2.4, 2.6, 2.5, source="s", basis="b", margin=0.3),  # reproduced
-        audit.finding("b", 0.0, -0.1, 0.1, 2.5, source="s", basis="b"),  # not reproduced, firm
-        audit.finding("c", 1.0, 0.02, 1.98, 2.5, source="s", basis="b"),  # smaller, borderline
-        audit.not_testable("d", None, source="s", why="no CIFAR offline"),
+        _judged("a", 2.5, 2.4, 2.6, margin=0.3),  # reproduced
+        _judged("b", 0.0, -0.1, 0.1),  # not reproduced, firm
+        _judged("c", 1.0, 0.02, 1.98),  # smaller, borderline
+        _untestable(),
     ]
 
 
 def test_the_rows_are_what_their_comments_say():
-    a, b, c, _ = _rows()
+    a, b, c, d = _rows()
     assert (a.verdict, b.verdict, c.verdict) == (audit.REPRODUCED, audit.NOT_REPRODUCED,
                                                  audit.SMALLER)
     assert a.stability >= audit.STABLE and b.stability >= audit.STABLE
     assert c.stability < audit.STABLE and audit.is_borderline(c)
+    assert (d.verdict, d.basis, d.comparability) == (audit.NOT_TESTABLE, "no CIFAR offline",
+                                                     NOT_TESTABLE)
 
 
 def test_counts_split_firm_and_borderline():
@@ -33,14 +59,27 @@ def test_counts_split_firm_and_borderline():
 
 
 def test_counts_never_call_an_undecided_verdict_firm():
-    firm_inconclusive = audit.finding("e", 1.25, -40.0, 42.5, 2.5, source="s", basis="b")
+    firm_inconclusive = _judged("e", 1.25, -40.0, 42.5)
     assert firm_inconclusive.verdict == audit.INCONCLUSIVE
     assert not audit.is_borderline(firm_inconclusive)  # a replication would not tell either
-    reversed_ = audit.finding("f", -2.5, -2.6, -2.4, 2.5, source="s", basis="b")
+    reversed_ = _judged("f", -2.5, -2.6, -2.4)
     rows = [firm_inconclusive] * 4 + [reversed_]
     said = audit.verdict_counts(rows)
     assert said == "5 findings: 1 firm (1 opposite), 4 inconclusive."
     assert "firm (4 inconclusive" not in said
+
+
+def test_counts_name_the_words_of_analogue_and_beyond_rows():
+    analogue = _judged("g", 0.5, 0.4, 0.6, comparability="analogue", why="another task",
+                       margin=None, paper_noise="", margin_reason="")
+    beyond = _judged("h", 0.5, 0.4, 0.6, None, comparability="beyond", why="our question",
+                     margin=None, paper_noise="", margin_reason="", side=1)
+    absent = _judged("i", 0.0, -0.01, 0.01, None, comparability="beyond", why="our question",
+                     margin=None, paper_noise="", margin_reason="", side=1, smallest=0.1)
+    assert (analogue.verdict, beyond.verdict, absent.verdict) == (
+        audit.SAME_DIRECTION, audit.PRESENT, audit.EFFECT_ABSENT)
+    assert audit.verdict_counts([analogue, beyond, absent]) == (
+        "3 findings: 3 firm (1 same direction, 1 absent, 1 present).")
 
 
 def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile():
@@ -53,7 +92,7 @@ def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile(
 def test_a_smoke_summary_reads_every_verdict_as_borderline():
     assert "read every verdict here as borderline" in audit.summary_text(_rows(), "smoke")
     assert "smoke build" not in audit.summary_text(_rows(), "quick")
-    untested = [audit.not_testable("d", None, source="s", why="no CIFAR offline")]
+    untested = [_untestable()]
     assert "smoke build" not in audit.summary_text(untested, "smoke")
 
 
@@ -63,37 +102,39 @@ def test_summary_of_the_paper_profile_or_without_failures_adds_nothing():
 
 
 def test_counts_and_summary_name_size_cant_tell_and_not_comparable():
+    other = _claim("f", 0.2, comparability=NOT_COMPARABLE, why="another population",
+                   margin=None, paper_noise="", margin_reason="")
     rows = [
-        audit.finding("e", 2.5, 1.5, 3.5, 2.5, source="s", basis="b", margin=0.3),
-        audit.not_comparable("f", 0.4, 0.3, 0.5, 0.2, source="s", why="another population"),
+        _judged("e", 2.5, 1.5, 3.5, margin=0.3),
+        audit.judge(other, audit.Estimate(0.4, 0.3, 0.5, "b")),
     ]
     assert rows[0].verdict == audit.SIZE_UNCLEAR and rows[1].verdict == audit.NOT_COMPARABLE
-    assert rows[1].direction == audit.findings.PAPERS_SIDE and rows[1].size == ""
+    assert rows[1].direction == R.PAPERS_SIDE and rows[1].size == ""
+    assert rows[1].basis.startswith("another population")
     assert audit.verdict_counts(rows).endswith("1 not comparable here.")
     assert "size can't tell* row" in audit.summary_text(rows, "quick")
 
 
 def test_findings_round_trip_through_json(tmp_path):
-    rows = [*_rows(), audit.finding("D2.1 drop", -0.15, -0.2, -0.1, -0.19, source="s",
-                                    basis="seeds", df=15)]
+    rows = [*_rows(), _judged("D9.1", -0.15, -0.2, -0.1, -0.19, df=15, margin=0.05,
+                              margin_reason="five points", paper_units=6)]
     assert rows[-1].paper_band is not None and rows[-1].margin == 0.05
     path = audit.write_findings_json(rows, tmp_path / "x.findings.json")
-    import json
-
-    back = [audit.findings.from_json(item) for item in json.loads(path.read_text())]
+    items = json.loads(path.read_text())
+    assert [(i["claim"], i["comparability"]) for i in items] == [
+        ("a", "same"), ("b", "same"), ("c", "same"), ("d", "not testable"), ("D9.1", "same")]
+    back = [audit.from_json(item) for item in items]
     assert back == rows
 
 
-def test_headlines_mark_the_first_row_of_each_id():
-    rows = [audit.finding(name, 2.5, 2.4, 2.6, 2.5, source="s", basis="b")
-            for name in ("D4.1 share", "D4.10 top", "D4.1 trend", "D4.5 gap")]
-    marked = audit.mark_headlines(rows, ["D4.1", "D4.5"])
-    assert [r.headline for r in marked] == [True, False, False, True]
-    import pytest
-
-    from pruneaudit.errors import PruneAuditError
-
-    assert [r.headline for r in audit.mark_headlines(rows, ["D4.1 trend"])] == [
-        False, False, True, False]
-    with pytest.raises(PruneAuditError, match="D9.9"):
-        audit.mark_headlines(rows, ["D9.9"])
+def test_headlines_are_the_claims_marked_so():
+    # A headline is declared on the claim; each row of a claim carries it (ids match exactly:
+    # D4.1 is not D4.10).
+    claims = audit.register("99_test", [
+        _claim(ident, headline=ident in ("D4.1", "D4.5"))
+        for ident in ("D4.1", "D4.10", "D4.1 trend", "D4.5")])
+    rows = [audit.judge(c, audit.Estimate(2.5, 2.4, 2.6, "b")) for c in claims.values()]
+    assert [r.headline for r in rows] == [True, False, False, True]
+    assert [r.claim for r in rows] == ["D4.1", "D4.10", "D4.1 trend", "D4.5"]
+    assert audit.judge(claims["D4.1"], audit.Estimate(2.5, 2.4, 2.6, "b"),
+                       name="D4.1 at 70%").headline

@@ -11,7 +11,18 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pruneaudit import audit
+from pruneaudit.audit import intervals as I
+from pruneaudit.audit.claims import NOT_TESTABLE, Claim
 from pruneaudit.errors import PruneAuditError
+
+
+def _claim(paper: float | None, **kw) -> Claim:
+    """A claim of the paper's quantity (``same``); without a margin given, the band is the
+    paper's point."""
+    fields = {"says": "the paper says so", "source": "s", "quantity": "a test quantity",
+              "comparability": "same", "paper": paper, "paper_noise": "test", "margin": 0.0,
+              "margin_reason": "none: the band is the paper's own spread"}
+    return Claim("X1", "X1 a test row", **{**fields, **kw})
 
 
 @pytest.mark.parametrize(
@@ -37,7 +48,10 @@ def test_verdict_scale_against_a_positive_paper_value(low, high, expected):
 def test_without_a_margin_or_a_spread_no_interval_is_reproduced():
     # The band is the paper's point: an interval of positive width cannot lie inside it.
     assert audit.verdict(0.5, 1.5, 1.0) == audit.SIZE_UNCLEAR
-    assert audit.verdict(1.0, 1.0, 1.0) == audit.REPRODUCED
+    # An interval of no width (every unit the same) says nothing of a replication: even at the
+    # paper's point it is inconclusive.
+    assert audit.verdict(1.0, 1.0, 1.0) == audit.INCONCLUSIVE
+    assert audit.verdict(0.0, 0.0, 1.0, margin=0.25) == audit.INCONCLUSIVE
 
 
 def test_verdict_mirrors_for_a_paper_value_below_the_null():
@@ -64,11 +78,16 @@ def test_direction_only_findings_need_a_smallest_effect_to_say_no():
         audit.verdict(0.1, 0.3, None, direction=1, smallest=-1.0)
 
 
-def test_bad_intervals_and_paper_values_are_refused():
-    with pytest.raises(PruneAuditError, match="above its high"):
-        audit.verdict(2.0, 1.0, 1.0)
+def test_bad_paper_values_are_refused():
     with pytest.raises(PruneAuditError, match="equals the null"):
         audit.verdict(0.1, 0.2, 0.0)
+    with pytest.raises(PruneAuditError, match="above its high"):
+        audit.direction_of(2.0, 1.0, side=1)
+
+
+def test_a_reversed_interval_is_refused():
+    with pytest.raises(PruneAuditError, match="above its high"):
+        audit.verdict(2.0, 1.0, 1.0)
 
 
 # Multiples of 1/8: shifts and mirrors are exact in floating point.
@@ -90,13 +109,16 @@ def test_verdict_is_invariant_under_shift_and_mirror(a, b, paper, shift, margin)
 @given(finite, finite, finite.filter(lambda p: p != 0), margins)
 def test_exactly_one_region_of_the_scale_holds(a, b, paper, margin):
     low, high = sorted((a, b))
+    said = audit.verdict(low, high, paper, margin=margin)
+    if low == high:  # no width: nothing to tell
+        assert said == audit.INCONCLUSIVE
+        return
     side = np.sign(paper)
     band_low, band_high = paper - margin, paper + margin
     inside_band = band_low <= low and high <= band_high
     toward_null = side * (high if side > 0 else low) < side * (band_low if side > 0 else band_high)
     excludes_null = side * low > 0 if side > 0 else side * high > 0
     absent = margin > 0 and -margin < low and high < margin
-    said = audit.verdict(low, high, paper, margin=margin)
     opposite = (high < 0) if side > 0 else (low > 0)
     assert (said == audit.OPPOSITE) == opposite
     assert (said == audit.REPRODUCED) == (excludes_null and inside_band)
@@ -143,16 +165,18 @@ def test_power_is_nan_without_an_interval_or_an_effect_and_rises_with_precision(
 
 
 def test_finding_carries_its_power_unit_and_definition():
-    row = audit.finding(
-        "D9.1 x", -0.3, -0.4, -0.2, -0.37, source="H1; Table 6", basis="seeds", df=4,
-        unit="points", definition="PIE accuracy minus all", margin=0.2,
-    )
+    claim = _claim(-0.37, source="H1; Table 6", unit="points", quantity="PIE accuracy minus all",
+                   margin=0.2, margin_reason="a fifth")
+    row = audit.judge(claim, audit.Estimate(-0.3, -0.4, -0.2, "seeds", df=4))
     assert row.verdict == audit.REPRODUCED and row.paper_band == pytest.approx((-0.57, -0.17))
     assert row.power == pytest.approx(audit.power(-0.4, -0.2, -0.37, df=4))
     assert row.unit == "points" and row.definition == "PIE accuracy minus all"
+    assert (row.source, row.basis, row.units) == ("H1; Table 6", "seeds", 5)
     assert list(audit.findings_frame([row]).columns) == list(audit.JSON_KEYS)
     with pytest.raises(PruneAuditError, match="unit"):
-        audit.finding("x", 1.0, 0.5, 1.5, 1.0, source="s", basis="b", unit="furlongs")
+        audit.judge(_claim(1.0, unit="furlongs"), audit.Estimate(1.0, 0.5, 1.5, "b"))
+    with pytest.raises(PruneAuditError, match="X1: unit 'furlongs'"):
+        audit.register("99_test", [_claim(1.0, unit="furlongs")])
 
 
 def test_mean_interval_needs_two_degrees_of_freedom():
@@ -161,46 +185,60 @@ def test_mean_interval_needs_two_degrees_of_freedom():
     m, lo, hi = audit.mean_interval([1.0, 2.0, 3.0])
     half = stats.t.ppf(0.975, 2) * 1.0 / math.sqrt(3)
     assert (lo, hi) == pytest.approx((2.0 - half, 2.0 + half))
-    row = audit.finding("x", m, math.nan, math.nan, 1.0, source="s", basis="two seeds")
-    assert row.verdict == audit.INCONCLUSIVE and row.power is None
+    row = audit.judge(_claim(1.0), audit.Estimate(m, math.nan, math.nan, "two seeds"))
+    assert row.verdict == audit.INCONCLUSIVE and row.power is None and row.stability is None
+    m, lo, hi = audit.mean_interval([0.5, 0.5, 0.5])
+    assert (m, lo, hi) == (0.5, 0.5, 0.5)  # every value alike: an interval of no width
+    assert audit.judge(_claim(1.0), audit.Estimate(m, lo, hi, "three seeds")).verdict == (
+        audit.INCONCLUSIVE)
 
 
-def test_similar_says_inconclusive_when_the_interval_straddles_the_margin():
+def test_no_difference_is_inconclusive_when_the_interval_straddles_the_margin():
+    claim = _claim(None, equivalence=True, margin=0.1, margin_reason="a tenth")
+
     def said(low, high):
-        return audit.similar("x", 0.0, low, high, 0.1, source="s", basis="b").verdict
+        return audit.judge(claim, audit.Estimate(0.0, low, high, "b")).verdict
 
     assert said(-0.05, 0.05) == audit.REPRODUCED
     assert said(0.12, 0.3) == audit.NOT_REPRODUCED
     assert said(-0.05, 0.3) == audit.INCONCLUSIVE
 
 
-def test_findings_json_keeps_every_key_and_the_excess(tmp_path):
+def test_findings_json_keeps_every_key(tmp_path):
     import json
 
-    row = audit.finding("x", 0.2, 0.1, 0.3, 0.25, source="H1; Table 6", basis="b",
-                        excess=(0.05, -0.01, 0.11))
-    gone = audit.not_testable("y", None, source="H2; Fig. 2", why="no CelebA images offline")
+    row = audit.judge(_claim(0.25, source="H1; Table 6"), audit.Estimate(0.2, 0.1, 0.3, "b"))
+    gone = audit.untested(Claim("Y1", "Y1 a test row", says="s", source="H2; Fig. 2",
+                                quantity="q", comparability=NOT_TESTABLE,
+                                why="no CelebA images offline"))
     path = audit.write_findings_json([row, gone], tmp_path / "p.findings.json")
     items = json.loads(path.read_text())
     assert [list(i) for i in items] == [list(audit.JSON_KEYS)] * 2
-    assert items[0]["excess"] == [0.05, -0.01, 0.11] and items[1]["excess"] is None
+    assert "excess" not in audit.JSON_KEYS  # our own questions are rows of their own claims
+    assert (items[0]["claim"], items[1]["claim"]) == ("X1", "Y1")
+    assert (items[0]["comparability"], items[1]["comparability"]) == ("same", NOT_TESTABLE)
     assert items[1]["power"] is None and items[0]["power"] > 0
+    # a file written before claims (an "excess" key, no claim) still reads
+    old = {k: v for k, v in items[0].items() if k not in ("claim", "comparability")}
+    back = audit.from_json({**old, "excess": [0.05, -0.01, 0.11]})
+    assert (back.claim, back.verdict, back.ours) == ("", row.verdict, row.ours)
 
 
 def test_units_for_power_is_the_fewest_units_that_reach_it():
-    from pruneaudit.audit import findings as F
-
     low, high, effect, n = -0.41, 0.017, -0.19, 6
-    needed = F.units_for_power(low, high, effect, n)
+    needed = I.units_for_power(low, high, effect, n)
     assert needed is not None and needed > n
 
     def power_at(m: int) -> float:  # brute force: shrink the half-width as 1/sqrt(m)
-        se = (high - low) / (2 * F.stats.t.ppf(0.975, n - 1)) * (n / m) ** 0.5
-        half = F.stats.t.ppf(0.975, m - 1) * se
-        return F.power(-half, half, effect, df=m - 1)
+        se = (high - low) / (2 * stats.t.ppf(0.975, n - 1)) * (n / m) ** 0.5
+        half = stats.t.ppf(0.975, m - 1) * se
+        return I.power(-half, half, effect, df=m - 1)
 
-    assert power_at(needed) >= F.TARGET_POWER > power_at(needed - 1)
-    assert all(power_at(m) < F.TARGET_POWER for m in range(n, needed))
+    assert power_at(needed) >= I.TARGET_POWER > power_at(needed - 1)
+    assert all(power_at(m) < I.TARGET_POWER for m in range(n, needed))
     # enough power already, or no effect to aim at: nothing to say
-    assert F.units_for_power(-0.5, -0.3, -0.4, 30) is None
-    assert F.units_for_power(low, high, None, n) is None
+    assert I.units_for_power(-0.5, -0.3, -0.4, 30) is None
+    assert I.units_for_power(low, high, None, n) is None
+    # a row below the target power says how many units would reach it
+    row = audit.judge(_claim(-0.19), audit.Estimate(-0.196, low, high, "6 seeds", df=n - 1))
+    assert (row.units, row.needed) == (n, needed)

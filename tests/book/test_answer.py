@@ -11,23 +11,44 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import audit
+from pruneaudit.audit.claims import NOT_TESTABLE, SAME, Claim
 from pruneaudit.book import answer, findings_table
 from pruneaudit.book.notebook import Page
 
 
-def _row(name: str = "D4.5 PIE accuracy minus all", **kw) -> audit.Finding:
-    base = dict(ours=-0.401, ci_low=-0.440, ci_high=-0.362, paper=-0.3694, source="H1; Table 6",
-                basis="K = 16 members per population")
-    return audit.finding(name=name, **{**base, **kw})
+def _claim(name: str, comparability: str = SAME, **kw) -> Claim:
+    """A claim whose id is the name's first word (``D4.5``)."""
+    fields = dict(says="the paper says so", source="H1; Table 6", quantity="a test quantity",
+                  comparability=comparability, paper=-0.3694, paper_noise="30 models",
+                  margin=0.0, margin_reason="none: the band is the paper's own spread")
+    return Claim(name.split()[0], name, **{**fields, **kw})
+
+
+def _row(name: str = "D4.5 PIE accuracy minus all", *, headline: bool = False,
+         basis: str = "K = 16 members per population") -> audit.Finding:
+    claim = audit.register("99_test", [_claim(name, headline=headline)])[name.split()[0]]
+    return audit.judge(claim, audit.Estimate(-0.401, -0.440, -0.362, basis))
 
 
 def _untestable(name: str = "D4.9 celeba") -> audit.Finding:
-    return audit.not_testable(name, 0.1, source="H2", why="no images offline")
+    return audit.untested(_claim(name, NOT_TESTABLE, paper=0.1, source="H2",
+                                 why="no images offline"))
 
 
 def test_headline_rows_are_the_marked_ones_in_order() -> None:
     rows = [_row("D4.1 a"), _row("D4.2 b", headline=True), _row("D4.3 c", headline=True)]
     assert [r.finding for r in answer.headline_findings(rows)] == ["D4.2 b", "D4.3 c"]
+    assert [r.claim for r in answer.headline_findings(rows)] == ["D4.2", "D4.3"]
+
+
+def test_an_analogue_may_be_a_headline_in_its_own_words() -> None:
+    claim = _claim("D4.1 share", "analogue", why="another task", paper_noise="", margin=None,
+                   margin_reason="", headline=True)
+    row = audit.judge(audit.register("99_test", [claim])["D4.1"],
+                      audit.Estimate(-0.401, -0.440, -0.362, "b"))
+    assert answer.headline_findings([_row("D4.2 b"), row]) == [row]
+    assert row.verdict == audit.SAME_DIRECTION
+    assert "reproduced" not in answer.answer_html([row], None).split("All findings")[0]
 
 
 def test_without_marks_the_first_testable_row_is_the_headline() -> None:

@@ -4,6 +4,7 @@ the table with its details."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import math
 import re
@@ -12,7 +13,8 @@ from dataclasses import replace
 import pytest
 
 from pruneaudit import audit
-from pruneaudit.audit import findings as F
+from pruneaudit.audit import rules as F
+from pruneaudit.audit.claims import COMPARABILITIES, NOT_TESTABLE, Claim
 from pruneaudit.book import findings_table as ft
 from pruneaudit.charts import format as fmt
 
@@ -24,8 +26,15 @@ def _row(**kw) -> audit.Finding:
     base = dict(finding="D4.5 PIE accuracy minus all", paper=-0.3694, ours=-0.401,
                 ci_low=-0.440, ci_high=-0.362, verdict=F.REPRODUCED, source="H1; Table 6",
                 basis="K = 16 members per population", direction=F.PAPERS_SIDE, size=F.ABOUT,
-                stability=0.93, unit="points")
+                stability=0.93, unit="points", claim="D4.5", comparability="same")
     return audit.Finding(**{**base, **kw})
+
+
+def _untested(name: str, why: str, source: str = "H2; Fig. 2") -> audit.Finding:
+    """The row of a claim not testable here."""
+    return audit.untested(Claim(name.split()[0], name, says="the paper says so", source=source,
+                                quantity="a test quantity", comparability=NOT_TESTABLE,
+                                why=why))
 
 
 def _words(text: str) -> int:
@@ -122,7 +131,7 @@ def test_claims_of_no_difference_and_rows_that_cannot_be_compared():
         f"**D4.5** PIE accuracy minus all: the effect is there (ours {M}40.1 pts [{M}44.0, "
         f"{M}36.2]); not comparable with the paper's number."
     )
-    gone = audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2", why="no images offline")
+    gone = _untested("D4.7 CelebA", "no images offline")
     assert ft.sentence(gone) == "**D4.7** CelebA: not testable here (no images offline)."
 
 
@@ -169,7 +178,18 @@ def _grid():
         yield _row(finding=_NAME, paper=None, direction="", size="", margin=0.05,
                    verdict=verdict, ours=ends[0], ci_low=ends[1], ci_high=ends[2])
         yield _row(finding=_NAME, verdict=F.NOT_COMPARABLE, ours=ends[0], ci_low=ends[1],
-                   ci_high=ends[2], stability=None)
+                   ci_high=ends[2], stability=None, comparability="not comparable")
+    # analogue rows (direction words, the paper's value, no size) and our own questions
+    # (their own null, no paper value)
+    for (kind, words, paper), direction, stab, ends, unit in itertools.product(
+        (("analogue", F.ANALOGUE_WORDS, -0.3694), ("beyond", F.BEYOND_WORDS, None)),
+        F.DIRECTIONS, _STABILITY, _INTERVALS, _UNITS,
+    ):
+        steady, other = stab
+        other = words.get({F.SMALLER: F.PAPERS_SIDE}.get(other, F.CANT_TELL)) if other else ""
+        yield _row(finding=_NAME, comparability=kind, direction=direction, size="",
+                   verdict=words[direction], paper=paper, stability=steady, alternative=other,
+                   ours=ends[0], ci_low=ends[1], ci_high=ends[2], unit=unit)
 
 
 _NUMBER = re.compile(rf"(?<![\w.]){M}?\d[\d,]*(?:\.(\d+))?(?![\w.])")
@@ -244,14 +264,17 @@ def test_what_makes_a_row_firm_names_its_units():
 
 def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
     row = _row(definition="mean-member top-1 on PIEs minus on all <test>",
-               excess=(0.11, 0.05, 0.17), paper_band=(-0.42, -0.32), margin=0.03,
+               paper_band=(-0.42, -0.32), margin=0.03,
                margin_reason="three points", power=0.91, stability=0.6,
                alternative=F.LARGER, units=16, basis="Welch over 16 members", firm_at=40)
-    page = ft.table_html([row, audit.not_testable("D4.7 CelebA", None, source="H2; Fig. 2",
-                                                  why="no images")])
+    page = ft.table_html([row, _untested("D4.7 CelebA", "no images")])
     assert page.count('<tr class="pa-row">') == 2 and page.count('class="pa-details"') == 2
     assert "&lt;test&gt;" in page and "<test>" not in page  # text is escaped
-    assert "Beyond dense-vs-dense noise:</b> 11.0 pts [5.0, 17.0]" in page
+    # each row's details say its claim and comparability (no excess line: our own questions
+    # are rows of their own, 'beyond' claims)
+    assert f"<b>Claim D4.5:</b> {html.escape(ft.COMPARABILITY_SAID['same'])}" in page
+    assert f"<b>Claim D4.7:</b> {html.escape(ft.COMPARABILITY_SAID['not testable'])}" in page
+    assert "Beyond dense-vs-dense noise" not in page
     assert f"<b>The paper's band:</b> {M}42.0 to {M}32.0 pts (margin 3.0 pts: three points)" in page
     assert "power 0.91" in page and "about 40 members (this build: 16) would make it firm" in page
     assert '<a href="../intro.html">H1</a>; Table 6' in page
@@ -263,6 +286,26 @@ def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
     assert 'borderline:</span> <span class="pa-verdict pa-v-reproduced">' in page
     assert "borderline (0.60)" in page
     assert set(ft.MEANING) == set(audit.VERDICTS)
+    assert set(ft.SHORT_VERDICT) == set(audit.VERDICTS) - set(audit.UNTESTED)
+    assert set(ft.COMPARABILITY_SAID) == set(COMPARABILITIES)
+
+
+def test_the_details_say_an_analogue_or_beyond_claim_in_its_own_words():
+    analogue = _row(claim="D4.1", comparability="analogue", verdict=F.SAME_DIRECTION, size="",
+                    paper_band=None)
+    beyond = _row(claim="D4.5 excess", comparability="beyond", verdict=F.OTHER_SIGN,
+                  direction=F.OPPOSITE, size="", paper=None, paper_band=None)
+    page = ft.table_html([analogue, beyond])
+    assert f"<b>Claim D4.1:</b> {html.escape(ft.COMPARABILITY_SAID['analogue'])}" in page
+    assert f"<b>Claim D4.5 excess:</b> {html.escape(ft.COMPARABILITY_SAID['beyond'])}" in page
+    assert '<span class="pa-verdict pa-v-same-direction">same direction</span>' in page
+    assert '<span class="pa-verdict pa-v-other-sign">other sign</span>' in page
+    assert "The paper's band" not in page  # neither has one
+    absent = _row(comparability="beyond", verdict=F.EFFECT_ABSENT, direction=F.ABSENT, size="",
+                  paper=None, stability=0.6, alternative=F.PRESENT)
+    assert ft.sentence(absent).endswith("A replication could say *present*.")
+    # a row without a claim (an old findings file) shows no claim line
+    assert "<b>Claim" not in ft.table_html([_row(claim="", comparability="")])
 
 
 def test_high_power_beside_cant_tell_is_explained():
@@ -274,8 +317,12 @@ def test_high_power_beside_cant_tell_is_explained():
 
 def test_an_underpowered_row_says_in_its_details_what_would_resolve_it():
     # 6 seeds, -0.196 [-0.41, 0.017] against -0.19: t power about 0.46
-    row = audit.finding("D2.1 accuracy falls", -0.196, -0.41, 0.017, -0.19, source="P; Fig. 7",
-                        basis="per-seed change, Student-t over 6 seeds", df=5)
+    claim = Claim("D2.1", "D2.1 accuracy falls", says="accuracy falls", source="P; Fig. 7",
+                  quantity="pruned minus dense test accuracy", comparability="same",
+                  paper=-0.19, paper_noise="six replicates", margin=0.0,
+                  margin_reason="none: the band is the paper's own spread")
+    row = audit.judge(claim, audit.Estimate(-0.196, -0.41, 0.017,
+                                            "per-seed change, Student-t over 6 seeds", df=5))
     assert row.units == 6 and row.needed == audit.units_for_power(-0.41, 0.017, -0.19, 6)
     assert ft.budget_text(row) == f"about {row.needed} seeds (this build: 6) would give power 0.8"
     assert ft.budget_text(row) in ft.table_html([row])
@@ -296,9 +343,7 @@ _NOT_FOR_READERS = re.compile(
 
 def _visible(page: str) -> str:
     """The text of ``page``'s HTML a browser shows (tags dropped, entities read)."""
-    import html as html_lib
-
-    return html_lib.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", page, flags=re.S))
+    return html.unescape(re.sub(r"<style.*?</style>|<[^>]+>", " ", page, flags=re.S))
 
 
 def test_the_pattern_catches_what_readers_must_not_see():
@@ -327,3 +372,33 @@ def test_study_1_findings_page_shows_no_raw_float_or_model_term():
     assert not _NOT_FOR_READERS.search(text), _NOT_FOR_READERS.search(text)
     for row in rows:
         assert _words(ft.sentence(row)) <= ft.SENTENCE_WORDS
+
+
+def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
+    """Study 4's exemplar rows on a simulated task (``same`` rows with the papers' bands,
+    ``beyond`` rows in their own words) read as the book writes numbers, each with its claim."""
+    import numpy as np
+    from studies.test_impact_findings_null import C, _members, _task
+
+    from pruneaudit.book import answer
+    from pruneaudit.studies import compression_impact as impact
+
+    rng = np.random.default_rng(4)
+    y, wrong = _task(rng, 600)
+    p = rng.beta(6, 1, y.size)
+    base = _members(rng, 6, p, y, wrong)
+    comp = _members(rng, 6, np.clip(p - 0.15, 0.0, 1.0), y, wrong)
+    groups = np.repeat(["hsf0", "hsf4"], y.size // 2)
+    rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=19, n_boot=99)
+    kinds = {r.comparability for r in rows}
+    assert {"same", "beyond"} <= kinds
+    page = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "d"}, 60.0)
+    page += ft.table_html(rows)
+    text = _visible(page)
+    assert not _NOT_FOR_READERS.search(text), _NOT_FOR_READERS.search(text)
+    for row in rows:
+        assert _words(ft.sentence(row)) <= ft.SENTENCE_WORDS
+        said = html.escape(ft.COMPARABILITY_SAID[row.comparability])
+        assert f"<b>Claim {html.escape(row.claim)}:</b> {said}" in page
+        if row.comparability != "same":
+            assert row.verdict != audit.REPRODUCED and row.paper_band is None

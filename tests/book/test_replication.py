@@ -57,6 +57,7 @@ def _row(name, verdict, low, high, stability):
 
 def test_builds_are_compared_in_every_pair_and_firm_disagreements_listed():
     from pruneaudit import audit
+    from pruneaudit.audit.claims import Claim
     from pruneaudit.book.replication import compare_builds, firm_disagreements, pair_summary
 
     books = {
@@ -65,7 +66,9 @@ def test_builds_are_compared_in_every_pair_and_firm_disagreements_listed():
         "other": [_row("D9.1 x", audit.REPRODUCED, 0.85, 1.15, 0.9),
                   _row("D9.2 y", audit.SMALLER, 0.25, 0.45, 0.9)],
         "other2000": [_row("D9.1 x", audit.SIZE_UNCLEAR, 0.6, 1.3, 0.9),
-                      audit.not_testable("D9.2 y", 1.0, source="P", why="no data")],
+                      audit.untested(Claim("D9.2", "D9.2 y", says="s", source="P",
+                                           quantity="q", comparability="not testable",
+                                           why="no data"))],
     }
     table = compare_builds("09_x", books)
     pairs = set(zip(table.A, table.B, strict=True))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pruneaudit import audit, charts, data, runs
-from pruneaudit.audit.findings import PAPERS_SIDE
+from pruneaudit.audit.rules import PAPERS_SIDE
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec
 from pruneaudit.runs.cost import REFERENCE_SECONDS_PER_10K, Rate, seconds_per_10k
@@ -23,6 +23,7 @@ from pruneaudit.studies.qmnist_writers.findings import (
     equivalence_power,
     group_drops_finding,
     property_findings,
+    seed_writers,
     table1,
     topline_finding,
     worst_writer_drops,
@@ -33,6 +34,7 @@ from pruneaudit.studies.qmnist_writers.writer_fits import (
     Writers,
     intercept_gap_finding,
     masked_fit,
+    seed_spread,
     slope_change_finding,
     tilt_findings,
 )
@@ -505,25 +507,72 @@ def test_d22_collapse_null_and_paper_size_effect():
     assert _share(_verdicts(effect), audit.REPRODUCED) >= 0.9
 
 
-def _tilt_case(rng, before, after):
+def test_d22_collapse_is_a_direction_beyond_a_second_dense_model():
+    """P's writer 469 (100% -> 47.7%) is one writer of one seed: the row claims its direction
+    only (no paper value, no band), ten points beyond what a second dense model gives."""
+    dense = np.array([[1.0, 1.0, 0.9], [1.0, 0.95, 1.0], [0.9, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    pruned = np.array([[0.4, 0.9, 0.8], [0.5, 0.9, 0.9], [0.8, 0.3, 0.9], [0.6, 0.5, 0.4]])
+    row = collapse_finding(dense, pruned)
+    beyond = worst_writer_drops(dense, pruned) - worst_writer_drops(dense, np.roll(dense, -1, 0))
+    assert row.ours == pytest.approx(beyond.mean())
+    assert (row.ci_low, row.ci_high) == pytest.approx(audit.mean_interval(beyond)[1:])
+    assert row.claim == "D2.2 writer" and row.comparability == "same" and row.headline
+    assert row.paper is None and row.paper_band is None and row.paper_se is None
+    assert not row.size and row.finding.startswith("D2.2 a writer the dense model gets right")
+    claim = qw.claims()["D2.2 writer"]
+    assert (claim.side, claim.smallest) == (-1, 0.1) and "47.7%" in claim.says
+    assert row.verdict == audit.REPRODUCED  # the drop is beyond chance, on P's side
+
+
+def _tilt_case(rng, before, after, k=2):
+    """Writers with each of ``k`` seeds' accuracies (dense and pruned) on each writer."""
     series, tilt, _, p = _sim_writers(rng, slope=before)
     p_after = np.clip(p + (after - before) * (tilt - 0.3) - 0.15, 0, 1)
-    return tilt, _observe(rng, p, k=2).mean(0), _observe(rng, p_after, k=2).mean(0), series
+    return Writers.of_seeds(tilt, _observe(rng, p, k=k), _observe(rng, p_after, k=k), series)
+
+
+def test_d23_d24_band_holds_one_models_noise():
+    """P's Table 1 is one model's fit: the paper's standard error is the SD over our seeds of
+    the same statistic on each seed's writers, which widens P's band beyond the margin."""
+    w = _tilt_case(np.random.default_rng(4), -0.025, -0.296, k=5)
+    boot = Resampling(n_resamples=99)
+    m = (w.series == "hsf0") * 1.0
+    per_seed = [masked_fit(w.abs_tilt, p, m)[1] - masked_fit(w.abs_tilt, d, m)[1]
+                for d, p in zip(w.seed_dense, w.seed_pruned, strict=True)]
+    row = slope_change_finding(w, "hsf0", boot)
+    sd = float(np.std(per_seed, ddof=1))
+    assert row.paper_se == pytest.approx(sd) and sd > 0
+    assert row.paper_units == 1 and row.margin == 0.05 and row.comparability == "same"
+    half = 1.959964 * sd + 0.05
+    assert row.paper_band == pytest.approx((row.paper - half, row.paper + half), abs=1e-5)
+    # the estimate on the seed-mean accuracies is the mean of the seeds' own (a linear fit)
+    assert masked_fit(w.abs_tilt, w.acc_pruned, m)[1] - masked_fit(w.abs_tilt, w.acc_dense, m)[
+        1] == pytest.approx(np.mean(per_seed))
+    # without the seeds' accuracies the band is the margin alone (as before single-model noise)
+    bare = slope_change_finding(Writers(w.abs_tilt, w.acc_dense, w.acc_pruned, w.series),
+                                "hsf0", boot)
+    assert bare.paper_se is None
+    assert bare.paper_band == pytest.approx((row.paper - 0.05, row.paper + 0.05))
+    gap = intercept_gap_finding(w, "pruned", boot)
+    y = w.seed_pruned
+    gaps = [masked_fit(w.abs_tilt, yk, (w.series == "hsf4") * 1.0)[0]
+            - masked_fit(w.abs_tilt, yk, (w.series == "hsf0") * 1.0)[0] for yk in y]
+    assert gap.paper_se == pytest.approx(np.std(gaps, ddof=1)) and gap.claim == "D2.4 pruned"
+    assert seed_spread(Writers(w.abs_tilt, w.acc_dense, w.acc_pruned, w.series), len) is None
 
 
 @pytest.mark.slow
 def test_d23_tilt_slope_null_and_paper_size_effect():
     def run(before, after, group):
         def make(rng):
-            return slope_change_finding(Writers(*_tilt_case(rng, before, after)), group,
+            return slope_change_finding(_tilt_case(rng, before, after), group,
                                         Resampling(int(rng.integers(1e6)), BOOT))
         return _verdicts(make)
 
     assert _failing(run(0.0, 0.0, "hsf0")) >= 0.95
     # P hsf0: -0.025 -> -0.296 (the simulated slope is shared by both series)
     assert _papers_side(run(-0.025, -0.296, "hsf0")) >= 0.9
-    rows = tilt_findings(Writers(*_tilt_case(np.random.default_rng(0), 0, 0)),
-                         Resampling(n_resamples=99))
+    rows = tilt_findings(_tilt_case(np.random.default_rng(0), 0, 0), Resampling(n_resamples=99))
     assert [r.finding.split(" (")[1][:4] for r in rows[:4]] == ["hsf0", "hsf1", "hsf4", "all:"]
     assert rows[1].verdict == audit.NOT_TESTABLE and "hsf1" in rows[1].basis
     assert all(r.verdict in audit.FAILING for r in rows if r.finding.startswith("D2.4"))
@@ -535,8 +584,8 @@ def test_d24_intercept_gap_null_and_effect():
         def inner(rng):
             series, tilt, _, p = _sim_writers(rng)
             p = np.clip(p + np.where(series == "hsf4", gap, 0.0), 0, 1)
-            y = _observe(rng, p, k=2).mean(0)
-            return intercept_gap_finding(Writers(tilt, y, y, series), "pruned",
+            y = _observe(rng, p, k=2)
+            return intercept_gap_finding(Writers.of_seeds(tilt, y, y, series), "pruned",
                                          Resampling(int(rng.integers(1e6)), BOOT))
         return inner
 
@@ -604,6 +653,30 @@ def _result(toy, k=3, **change):
         train_idx=np.arange(3), correct_dense=dense == labels, correct_pruned=pruned == labels,
         trajectory=pd.DataFrame(), params=_params(**change),
     )
+
+
+def test_seed_writers_follow_the_writer_frame(toy):
+    result = _result(toy)
+    w = seed_writers(result)
+    assert w.seed_dense.shape == (2, 2)
+    assert np.allclose(w.seed_dense.mean(axis=0), result.writers["accuracy_unpruned"])
+    assert np.allclose(w.seed_pruned.mean(axis=0), result.writers["accuracy_pruned"])
+
+
+def test_claims_are_ps_quantities_with_the_headlines_first():
+    """P's own task: every testable row is ``same``; D2.3 and D2.4 rest on one model."""
+    table = qw.claims()
+    assert [c.id for c in table.values() if c.headline] == ["D2.1", "D2.2 writer"]
+    assert {c.comparability for c in table.values()} == {"same", "not testable"}
+    assert [c.id for c in table.values() if c.comparability == "not testable"] == [
+        "D2.3 hsf1", "D2.5 distance"]
+    assert table["D2.1"].paper == -0.19 and table["D2.1"].paper_units == 6
+    assert table["D2.2"].equivalence and table["D2.2"].margin == 0.5
+    for key in ("D2.3 hsf0", "D2.3 hsf4", "D2.3 all", "D2.4 unpruned", "D2.4 pruned"):
+        claim = table[key]
+        assert claim.paper_units == 1 and "one model (seed 0)" in claim.paper_noise, key
+    assert table["D2.3 hsf0"].paper == pytest.approx(-0.271)
+    assert table["D2.4 pruned"].paper == pytest.approx(-0.083)
 
 
 def test_protocol_table_states_what_ran(toy):

@@ -3,8 +3,6 @@ and one tiny run through the store."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -177,6 +175,37 @@ def test_findings_hand_computed(runs):
     assert rows["D5.4 relative top-1 under corruption"].verdict == audit.NOT_TESTABLE
 
 
+#: The words an analogue's verdict may use (direction only: H1's quantity on another task).
+ANALOGUE_VERDICTS = (audit.SAME_DIRECTION, audit.OPPOSITE, audit.EFFECT_ABSENT,
+                     audit.INCONCLUSIVE)
+
+
+def test_every_row_is_an_analogue_without_band_or_size(runs):
+    """LeNet on digits, corruptions and severities of our own, a ratio of pooled means: every
+    row is H1's quantity carried to another task, so it says a direction, never a size."""
+    frame = runs.accuracy.replace({"level": {0.5: 0.7}})
+    ref = _by_name(runs_findings(runs, n_boot=99))
+    for rows in (list(ref.values()), findings_from_accuracy(frame, n_boot=99)):
+        for row in rows:
+            assert row.comparability == "analogue", row.finding
+            assert row.claim in robust.claims(), row.claim
+            assert row.paper_band is None and row.size == "" and row.margin is None, row.finding
+            assert row.verdict in (*ANALOGUE_VERDICTS, audit.NOT_TESTABLE), row
+    assert "8 of our" in robust.claims()["D5.2"].why
+    # H1's value is shown beside ours wherever H1 prints one for our quantity (D5.1: no value,
+    # ImageNet-A's near-zero base); the margin is the negligible band that makes "absent"
+    assert ref["D5.2 relative top-1 under corruption"].paper == pytest.approx(
+        np.mean([h1_relative(c, 0.9) for c in H1_CORRUPTIONS]))
+    assert [c.id for c in robust.claims().values() if c.headline] == ["D5.1", "D5.2"]
+    claim = robust.claims()["D5.3"]
+    assert audit.judge(claim, audit.Estimate(-0.01, -0.08, 0.01, "x")).verdict == \
+        audit.INCONCLUSIVE
+    assert audit.judge(claim, audit.Estimate(-0.01, -0.03, 0.01, "x")).verdict == \
+        audit.EFFECT_ABSENT  # inside the 6-point negligible band
+    assert audit.judge(claim, audit.Estimate(-0.5, -0.6, -0.4, "x")).verdict == \
+        audit.SAME_DIRECTION  # far beyond H1's size: still no size verdict
+
+
 def test_d54_compares_90_with_70_percent(runs):
     frame = runs.accuracy.replace({"level": {0.5: 0.7}})
     rows = _by_name(findings_from_accuracy(frame, n_boot=99))
@@ -185,6 +214,7 @@ def test_d54_compares_90_with_70_percent(runs):
     assert d54.ours == pytest.approx((0.3375 - 0.5) / 0.55)
     h1 = [h1_relative(c, 0.9) - h1_relative(c, 0.7) for c in H1_CORRUPTIONS]
     assert d54.paper == pytest.approx(np.mean(h1))
+    assert d54.claim == "D5.4" and d54.comparability == "analogue" and d54.paper_band is None
     # fog 0.45 < 0.65 at 70%, rotate 0.225 < 0.35: every corruption loses more at 90%
     assert rows["D5.2 share of corruptions that lose more"].ours == 1.0
 
@@ -273,7 +303,9 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
     result = robust.Result(params, params.populations(), runs, relative)
     rows = robust.findings(result)
     expected = runs_findings(runs, n_boot=99)
-    assert repr([replace(r, headline=False) for r in rows]) == repr(expected)
+    assert repr(rows) == repr(expected)
+    # the headlines are the claims' (D5.1 and D5.2's mean change), never a name's prefix
+    assert [r.claim for r in rows if r.headline] == ["D5.1", "D5.2"]
     assert [r.finding[:4] for r in rows if r.headline] == ["D5.1", "D5.2"]
     # at 90%: fog -25%, rotate -50% (mean -37.5%); clean 0.85 / 0.95 - 1
     assert robust.numbers(result) == {

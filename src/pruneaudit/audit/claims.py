@@ -135,8 +135,10 @@ def problems(claim: Claim) -> list[str]:
         if not claim.paper_noise.strip():
             said.append("a 'same' claim with a paper value needs the paper's noise")
     judged = claim.comparability in (SAME, ANALOGUE, BEYOND)
-    if judged and claim.equivalence and claim.margin is None:
-        said.append("a claim of no difference needs its margin")
+    if claim.equivalence and claim.comparability != SAME:
+        said.append("a claim of no material difference is the paper's own ('same')")
+    if claim.equivalence and not (claim.margin or 0) > 0:
+        said.append("a claim of no difference needs a margin > 0")
     if judged and not claim.equivalence and claim.expected_side not in (1, -1):
         said.append("give the paper's value or the side (+1 or -1) the claim expects")
     if claim.smallest is not None and not claim.smallest > 0:

@@ -217,8 +217,8 @@ def judge(claim: Claim, est: Estimate, *, name: str | None = None,
     """The :class:`Finding` of ``claim`` on our estimate: its verdict in the words its
     comparability allows, its direction and size, the paper's band (``same`` claims only),
     power, stability (with the study's between-build spread) and, when borderline, the units
-    at which it would be firm. ``name`` and ``definition`` add to the claim's (e.g. the level
-    or the group the row was computed at); a ``not testable`` or ``not comparable`` claim gets
+    at which it would be firm. ``name`` and ``definition`` replace the claim's (e.g. to name
+    the level or the group the row was computed at); a ``not testable`` or ``not comparable`` claim gets
     its verdict and reason."""
     if claim.comparability == NOT_TESTABLE:
         return untested(claim, name=name)
@@ -359,7 +359,7 @@ def from_json(item: dict) -> Finding:
     """A :class:`Finding` from one object of ``<notebook>.findings.json`` (keys it does not
     know are left out; missing ones take their defaults)."""
     known = {k: v for k, v in item.items() if k in JSON_KEYS}
-    for key in ("excess", "paper_band"):
+    for key in ("paper_band",):
         if known.get(key) is not None:
             known[key] = tuple(known[key])
     base = {"paper": None, "ours": None, "ci_low": None, "ci_high": None, "source": ""}

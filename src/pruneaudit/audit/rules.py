@@ -85,7 +85,10 @@ SIZES = (ABOUT, SIZE_SMALLER, SIZE_LARGER, CANT_TELL, "")
 
 def has_width(ci_low: float, ci_high: float) -> bool:
     """Whether ``[ci_low, ci_high]`` is a finite interval of positive width (a zero-width
-    interval, every unit the same, says nothing of what a replication would give)."""
+    interval, every unit the same, says nothing of what a replication would give); an error
+    when its low is above its high."""
+    if ci_low > ci_high:
+        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
     return math.isfinite(ci_low) and math.isfinite(ci_high) and ci_high > ci_low
 
 

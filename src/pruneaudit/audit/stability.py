@@ -189,7 +189,6 @@ def units_for_stability(
 
 
 
-@cache
 def between_builds() -> pd.DataFrame:
     """The spread between the project's independent builds beyond sampling, per study (``study``:
     a notebook name, or ``all``): ``ratio`` = between-build variance / sampling variance of a
@@ -208,7 +207,7 @@ def between_ratio_of_study(study: str) -> float:
     """The between-build variance ratio of the study ``study`` (a notebook name, or its
     ``NN_`` prefix), else the pooled ``all``; 0 when the table has neither."""
     table = _between_table()
-    mine = table[table.study.str.startswith(study)]
+    mine = table[table.study.str.startswith(study)] if study else table.iloc[:0]
     if len(mine) == 0:
         mine = table[table.study == "all"]
     return max(float(mine.ratio.iloc[0]), 0.0) if len(mine) else 0.0

@@ -18,8 +18,9 @@ writer; the class-mean images for the distance come from the training pool (the 
 training examples, training and validation parts together: a property of the image, not of a
 model).
 
-Findings (D2.1-D2.6 of the project's list of P's claims) are computed by
-:func:`~.findings.findings` with intervals over seeds (Student t,
+Findings (D2.1-D2.6 of the project's list of P's claims) are declared, from P's text, in
+:func:`~.claims.claims` (P's own task: every testable row is P's quantity computed P's way) and
+computed by :func:`~.findings.findings` with intervals over seeds (Student t,
 :func:`pruneaudit.audit.mean_interval`) or over writers (percentile bootstrap,
 :func:`pruneaudit.audit.bootstrap_interval`); formulas: the book's methods page, sections
 *Study 2* and *Findings and verdicts*. The page's tables and charts are in :mod:`~.views`.
@@ -29,12 +30,13 @@ from __future__ import annotations
 
 from pruneaudit.studies import lazy_views
 
+from .claims import claims
 from .findings import findings, numbers
 from .params import Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
            "protocol_table", "cost"]
 
 

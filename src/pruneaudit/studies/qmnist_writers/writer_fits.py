@@ -1,9 +1,16 @@
 """Study 2's writer-level fits: least-squares lines of writer accuracy on mean |tilt| per
 series (P's Table 1, D2.3, D2.4), the bootstrap over writers and the series masks the writer
-rows share."""
+rows share.
+
+P's Table 1 is the fit of one model (seed 0): the paper's band of D2.3 and D2.4 holds the noise of
+one model, the standard deviation over our seeds of the same statistic computed on each seed's
+writer accuracies (:func:`seed_spread`). A least-squares coefficient is linear in the responses,
+so the statistic on the seed-mean accuracies (our estimate) is the mean of the seeds' own.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,37 +19,53 @@ import pandas as pd
 from pruneaudit import audit
 from pruneaudit.audit.findings import Finding
 
-STUDY = "S2_QMNIST_writers"
-TILT_METRIC = "linear fit of per-writer accuracy vs average absolute tilt: "
-#: P's Table 1 groups; hsf1 is not in the offline test digits.
-TABLE1_GROUPS: tuple[str, ...] = ("hsf0", "hsf1", "hsf4", "all")
+from .claims import TABLE1_GROUPS, claims, paper_tilt
+
 OFFLINE_GROUPS: tuple[str, ...] = ("hsf0", "hsf4", "all")
-HSF1_MISSING = (
-    "series hsf1 occurs only in the 50,000 QMNIST test digits that are not available offline "
-    "(the offline test10k has hsf0 and hsf4 only)"
-)
 BY_WRITERS = "95% percentile bootstrap over writers (writer accuracy = mean over seeds)"
 
 
 @dataclass(frozen=True)
 class Writers:
     """One entry per writer: mean |tilt|, accuracy of the dense and of the pruned models (mean
-    over seeds) and series (hsf0, hsf4)."""
+    over seeds) and series (hsf0, hsf4); ``seed_dense`` / ``seed_pruned``: each seed's accuracy
+    on each writer, (K, W), when known (they give the single-model noise of P's Table 1)."""
 
     abs_tilt: np.ndarray
     acc_dense: np.ndarray
     acc_pruned: np.ndarray
     series: np.ndarray
+    seed_dense: np.ndarray | None = None
+    seed_pruned: np.ndarray | None = None
 
     @classmethod
-    def of(cls, frame: pd.DataFrame) -> Writers:
-        """From the page's writer frame (``Result.writers``)."""
+    def of(cls, frame: pd.DataFrame, seed_dense: np.ndarray | None = None,
+           seed_pruned: np.ndarray | None = None) -> Writers:
+        """From the page's writer frame (``Result.writers``), with each seed's writer
+        accuracies (columns in the frame's writer order) when given."""
         return cls(*(frame[c].to_numpy() for c in
-                     ("abs_tilt", "accuracy_unpruned", "accuracy_pruned", "series")))
+                     ("abs_tilt", "accuracy_unpruned", "accuracy_pruned", "series")),
+                   seed_dense, seed_pruned)
+
+    @classmethod
+    def of_seeds(cls, abs_tilt: np.ndarray, seed_dense: np.ndarray, seed_pruned: np.ndarray,
+                 series: np.ndarray) -> Writers:
+        """From each seed's writer accuracies, (K, W) each: the writers' accuracy is their mean
+        over seeds."""
+        d, p = np.atleast_2d(seed_dense).astype(float), np.atleast_2d(seed_pruned).astype(float)
+        return cls(np.asarray(abs_tilt, float), d.mean(axis=0), p.mean(axis=0),
+                   np.asarray(series), d, p)
 
     def accuracy(self, stage: str) -> np.ndarray:
         """The writers' accuracy at ``stage`` (``unpruned`` or ``pruned``)."""
         return self.acc_dense if stage == "unpruned" else self.acc_pruned
+
+    def seeds(self) -> list[Writers]:
+        """One :class:`Writers` per seed (its own accuracies); empty when they are unknown."""
+        if self.seed_dense is None or self.seed_pruned is None:
+            return []
+        return [Writers(self.abs_tilt, d, p, self.series)
+                for d, p in zip(self.seed_dense, self.seed_pruned, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -55,21 +78,6 @@ class Resampling:
 
 #: The page's bootstrap over writers (seed 0, 999 resamples).
 BOOTSTRAP = Resampling()
-
-
-def paper_tilt(coefficient: str, stage: str, group: str) -> audit.Published:
-    """P Table 1: ``coefficient`` (intercept/slope) before/after pruning for ``group``."""
-    return audit.lookup(
-        STUDY,
-        TILT_METRIC + coefficient,
-        setting="before pruning" if stage == "unpruned" else "after pruning",
-        dataset=f"QMNIST test, writer group {'full' if group == 'all' else group}",
-    )
-
-
-def printed_difference(x: float) -> float:
-    """A difference of two printed values, without float noise (-0.18999999999999995: -0.19)."""
-    return round(x, 6)
 
 
 def masked_fit(x, y, m, axis=-1):
@@ -116,50 +124,61 @@ def series_masks(series: np.ndarray) -> dict[str, np.ndarray]:
     return {"hsf0": (s == "hsf0") * 1.0, "hsf4": (s == "hsf4") * 1.0, "all": np.ones(len(s))}
 
 
+def seed_spread(writers: Writers, statistic: Callable[[Writers], float]) -> float | None:
+    """The standard deviation over seeds of ``statistic`` computed on each seed's own writer
+    accuracies (:meth:`Writers.seeds`): the noise of a number that rests on one model, as P's
+    Table 1 does; None with fewer than two seeds or a non-finite value."""
+    values = np.array([statistic(w) for w in writers.seeds()], dtype=float)
+    if values.size < 2 or not np.isfinite(values).all():
+        return None
+    return float(np.std(values, ddof=1))
+
+
+def _slope_change(writers: Writers, m: np.ndarray) -> float:
+    x = writers.abs_tilt
+    return float(masked_fit(x, writers.acc_pruned, m)[1] - masked_fit(x, writers.acc_dense, m)[1])
+
+
+def _intercept_gap(writers: Writers, stage: str) -> float:
+    masks, y = series_masks(writers.series), writers.accuracy(stage)
+    x = writers.abs_tilt
+    return float(masked_fit(x, y, masks["hsf4"])[0] - masked_fit(x, y, masks["hsf0"])[0])
+
+
+def _one_model(unit_sd: float | None) -> str:
+    if unit_sd is None:
+        return "; no per-seed accuracies: P's band holds its margin alone"
+    return f"; P's band: one model's noise, the SD over our seeds of the statistic ({unit_sd:.3g})"
+
+
 def slope_change_finding(writers: Writers, group: str, boot: Resampling = BOOTSTRAP) -> Finding:
-    """D2.3 for one group: the accuracy-vs-|tilt| slope turns more negative after pruning (slope
-    pruned − slope dense, beside P's difference; hsf1: not testable here)."""
-    paper = printed_difference(
-        paper_tilt("slope", "pruned", group).number
-        - paper_tilt("slope", "unpruned", group).number
-    )
-    name = f"D2.3 tilt slope turns more negative ({group}: slope pruned − slope dense)"
-    source = "P; Table 1"
-    definition = (
-        f"least-squares slope of writer accuracy on mean |tilt| ({group}), pruned minus dense"
-    )
+    """D2.3 for one group (claim ``D2.3 <group>``): the accuracy-vs-|tilt| slope turns more
+    negative after pruning (slope pruned − slope dense, beside P's difference; hsf1: not
+    testable here). P's band holds one model's noise: the spread over our seeds of the same
+    slope change (:func:`seed_spread`)."""
+    claim = claims()[f"D2.3 {group}"]
     masks = series_masks(writers.series)
     if group not in masks:
-        return audit.not_testable(
-            name, paper, source=source, why=HSF1_MISSING, definition=definition
-        )
+        return audit.untested(claim)
     m = masks[group]
     w = writers
     est, lo, hi = fit_difference(w.abs_tilt, (w.acc_pruned, m), (w.acc_dense, m), 1, boot)
-    return audit.finding(
-        name, est, lo, hi, paper, source=source, basis=BY_WRITERS, definition=definition
-    )
+    unit_sd = seed_spread(writers, lambda one: _slope_change(one, m))
+    return audit.judge(claim, audit.Estimate(est, lo, hi, BY_WRITERS + _one_model(unit_sd),
+                                             unit_sd=unit_sd))
 
 
 def intercept_gap_finding(
     writers: Writers, stage: str, boot: Resampling = BOOTSTRAP
 ) -> Finding:
-    """D2.4 for one stage (unpruned / pruned): hsf4's fitted intercept minus hsf0's, < 0."""
-    paper = printed_difference(
-        paper_tilt("intercept", stage, "hsf4").number
-        - paper_tilt("intercept", stage, "hsf0").number
-    )
+    """D2.4 for one stage (claim ``D2.4 <stage>``, unpruned / pruned): hsf4's fitted intercept
+    minus hsf0's, < 0; P's band holds one model's noise (:func:`seed_spread`)."""
     masks, y = series_masks(writers.series), writers.accuracy(stage)
     est, lo, hi = fit_difference(writers.abs_tilt, (y, masks["hsf4"]), (y, masks["hsf0"]), 0, boot)
-    return audit.finding(
-        f"D2.4 hsf4 has the lowest fitted intercept, {stage} (hsf4 − hsf0)",
-        est, lo, hi, paper,
-        source="P; Table 1",
-        basis=BY_WRITERS + "; hsf1 not offline, so hsf4 vs hsf0 only",
-        unit="points",
-        definition=f"fitted intercept of writer accuracy on mean |tilt|, hsf4 minus hsf0, "
-        f"{stage} (P: hsf4 lowest of three groups, 0.974 → 0.771)",
-    )
+    unit_sd = seed_spread(writers, lambda one: _intercept_gap(one, stage))
+    basis = BY_WRITERS + "; hsf1 not offline, so hsf4 vs hsf0 only" + _one_model(unit_sd)
+    return audit.judge(claims()[f"D2.4 {stage}"],
+                       audit.Estimate(est, lo, hi, basis, unit_sd=unit_sd))
 
 
 def tilt_findings(writers: Writers, boot: Resampling = BOOTSTRAP) -> list[Finding]:

@@ -8,19 +8,22 @@ its :class:`Result`: the corrupted evaluations), :mod:`~pruneaudit.studies.robus
 (the runs' record and the frames computed from it),
 :mod:`~pruneaudit.studies.robustness.tables` (H1's table as a frame),
 :mod:`~pruneaudit.studies.robustness.protocol` (the protocol beside H1's),
-:mod:`~pruneaudit.studies.robustness.findings` (D5.1-D5.4 beside H1) and
+:mod:`~pruneaudit.studies.robustness.claims` (H1's claims D5.1-D5.4, declared before any
+estimate: analogues, direction only), :mod:`~pruneaudit.studies.robustness.findings` (D5.1-D5.4
+beside H1) and
 :mod:`~pruneaudit.studies.robustness.views` (every table and chart of the page, each a function
 of the :class:`Result`).
 """
 
 from pruneaudit.studies import lazy_views
 
+from .claims import claims
 from .findings import findings, numbers
 from .params import Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
            "protocol_table", "cost"]
 
 

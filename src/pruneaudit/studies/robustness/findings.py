@@ -1,18 +1,20 @@
-"""Study 5's findings (D5.1-D5.4): H1's ImageNet-A and ImageNet-C numbers beside ours.
+"""Study 5's findings (D5.1-D5.4): H1's ImageNet-A and ImageNet-C claims (:mod:`~.claims`)
+carried to our corrupted digits, each row built by its claim's id.
 
 H1's metric is the relative top-1 change of the pruned model against the dense one on the same
 inputs, averaged over the severities (App. Tables 3 and 8). Ours is computed per member: each
 member's top-1 divided by the dense population's mean, so that a difference of population means
-is the relative change, with a Welch interval over the members (Welch-Satterthwaite df), carried
-to the log-ratio scale so that it stays above -100% (:func:`pruneaudit.audit.bounded_interval`). The
-shares of corruptions ("every listed corruption") and the trend over sparsity use a percentile
-bootstrap over the members of every population. Values are fractions (unit ``percent``: shown in
-%; ``points``: a difference of two such changes).
+is the relative change (a ratio of pooled means), with a Welch interval over the members
+(Welch-Satterthwaite df), carried to the log-ratio scale so that it stays above -100%
+(:func:`pruneaudit.audit.bounded_interval`). The shares of corruptions ("every listed
+corruption") and the trend over sparsity use a percentile bootstrap over the members of every
+population. Every row is an ``analogue`` (direction only, H1's value beside it, no band and no
+size: :mod:`~.claims`). Values are fractions (unit ``percent``: shown in %; ``points``: a
+difference of two such changes).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,6 +24,7 @@ from scipy import stats
 from pruneaudit import audit
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.populations import level_name
+from pruneaudit.studies.robustness.claims import H1_CORRUPTIONS, NOISE, claims, h1_relative
 from pruneaudit.studies.robustness.frames import (
     CLEAN,
     NATURAL,
@@ -30,53 +33,19 @@ from pruneaudit.studies.robustness.frames import (
 )
 from pruneaudit.studies.robustness.run import Result
 
-STUDY = "S5_robustness"
+__all__ = ["H1_CORRUPTIONS", "NOISE", "findings", "findings_from_accuracy",
+           "h1_relative", "headline_level", "member_scores", "numbers", "runs_findings",
+           "welch_df"]
+
 #: H1 prints its headline numbers at t = 90%: the findings use our pruning level nearest to it.
 HEADLINE_LEVEL = 0.9
 #: H1's lower level in its ImageNet-C table (App. Table 3): D5.4 is 90% minus 70%.
 LOWER_LEVEL = 0.7
-#: Our noise corruptions (H1: noise is worst at 90%).
-NOISE = ("gaussian_noise", "shot_noise", "impulse_noise")
-#: H1's ImageNet-C corruptions (App. Table 3 rows).
-H1_CORRUPTIONS = ("brightness", "contrast", "defocus_blur", "elastic", "fog",
-                  "frosted_glass_blur", "gaussian_noise", "impulse_noise", "jpeg_compression",
-                  "pixelate", "shot_noise", "zoom_blur")
-H1_RELATIVE = "ImageNet-C top-1 normalized vs non-pruned (%)"
 BASIS = ("Welch interval over the members ({k} pruned and {kd} dense models, df {df:.1f}) of "
          "each member's top-1 divided by the dense population's mean")
 BOOT_BASIS = ("percentile interval of {n_boot} bootstrap resamples of every population's members "
               "(drawn with replacement per level)")
-#: Smallest rank correlation of interest for the direction-only trend row.
-SMALLEST_RHO = 0.5
-#: Smallest relative loss of interest of D5.1 (direction only): a tenth of the dense top-1.
-SMALLEST_NATURAL = 0.1
-#: Why D5.1 compares in direction only.
-NATURAL_CAVEAT = (
-    "; direction only: ImageNet-A's images were kept because models of the very architecture H1 "
-    "prunes (ResNet-50) get them wrong, so its dense top-1 is under 1% and H1's relative change "
-    "is of that near-zero base; our digits are those a separately trained dense population gets "
-    "wrong, a base the sizes do not share"
-)
-
-
-@functools.cache
-def _lookup(metric: str, **columns: str) -> audit.Published:
-    return audit.lookup(STUDY, metric, **columns)
-
-
-def h1_relative(corruption: str, level: float) -> float:
-    """H1's relative top-1 change on one ImageNet-C corruption at ``level`` (0.7 or 0.9), as
-    a fraction."""
-    return _lookup(H1_RELATIVE, dataset=f"ImageNet-C {corruption}",
-                   setting=f"t={level}").number / 100
-
-
-def _h1_mean(level: float, names: Sequence[str] = H1_CORRUPTIONS) -> float:
-    return float(np.mean([h1_relative(c, level) for c in names]))
-
-
-def _h1_source() -> str:
-    return _lookup(H1_RELATIVE, dataset="ImageNet-C brightness", setting="t=0.9").source
+SEVENTY = "needs a 70% population below the headline level"
 
 
 def member_scores(accuracy: pd.DataFrame, corruptions: Sequence[str] | None = None) -> pd.Series:
@@ -104,18 +73,17 @@ def welch_df(a: np.ndarray, b: np.ndarray) -> float:
     return float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))
 
 
-def _welch(a, b, name: str, paper: float | None, source: str, unit: str, definition: str,
-           *, relative: bool = False, basis: str = "", **kw):
-    """The Welch row of ``a - b``; ``relative``: a relative change (above -1), its interval on
-    the log-ratio scale (:func:`pruneaudit.audit.bounded_interval`)."""
+def welch_estimate(a, b, *, relative: bool = False, basis: str = "") -> audit.Estimate:
+    """The Welch estimate of ``mean(a) - mean(b)`` over the members; ``relative``: a relative
+    change (above -1), its interval on the log-ratio scale
+    (:func:`pruneaudit.audit.bounded_interval`); ``basis`` is added to the interval's own."""
     diff, lo, hi = audit.welch_interval(a, b)
     if relative:
         diff, lo, hi = audit.bounded_interval(diff, lo, hi, "relative")
     df = welch_df(np.asarray(a), np.asarray(b))
     said = BASIS.format(k=len(a), kd=len(b), df=df) + (", on the log-ratio scale" if relative
                                                        else "")
-    return audit.finding(name, diff, lo, hi, paper, source=source, unit=unit, basis=said + basis,
-                         df=df if np.isfinite(df) else None, definition=definition, **kw)
+    return audit.Estimate(diff, lo, hi, said + basis, df=df if np.isfinite(df) else None)
 
 
 def _bootstrap_rows(accuracy, top, low, shifted, n_boot, seed):
@@ -158,23 +126,24 @@ def headline_level(levels: Sequence[float]) -> float:
     return min(pruned, key=lambda t: (abs(t - HEADLINE_LEVEL), -t))
 
 
-def _interval(observed: float, draws: np.ndarray) -> tuple[float, float, float]:
+def _interval(observed: float, draws: np.ndarray, basis: str) -> audit.Estimate:
+    """The observed statistic with the percentile interval of its finite bootstrap draws."""
     values = draws[np.isfinite(draws)]
     if not np.isfinite(observed) or values.size == 0:
-        return float(observed), float("nan"), float("nan")
+        return audit.Estimate(float(observed), float("nan"), float("nan"), basis)
     lo, hi = np.quantile(values, [0.025, 0.975])
-    return float(observed), float(lo), float(hi)
+    return audit.Estimate(float(observed), float(lo), float(hi), basis)
 
 
 def findings_from_accuracy(
     accuracy: pd.DataFrame, headline: float | None = None, *, n_boot: int = 999, seed: int = 0
 ) -> list[audit.Finding]:
-    """D5.1-D5.4 from the tidy member accuracies (:func:`accuracy_frame`, plus rows with
-    ``corruption = "natural_adversarial"`` for the reference-wrong test examples).
+    """D5.1-D5.4 (:func:`~.claims.claims`) from the tidy member accuracies
+    (:func:`accuracy_frame`, plus rows with ``corruption = "natural_adversarial"`` for the
+    reference-wrong test examples), in the claims' order.
 
-    D5.1: relative top-1 on the natural-adversarial examples at the headline level (direction
-    only, :data:`NATURAL_CAVEAT`), and its trend over the levels (Spearman, dense included at
-    change 0: H1 falls monotonically).
+    D5.1: relative top-1 on the natural-adversarial examples at the headline level, and its
+    trend over the levels (Spearman, dense included at change 0: H1 falls monotonically).
     D5.2: the relative change averaged over the corruptions (H1: its 12 ImageNet-C ones at 90%),
     the share of corruptions where the headline level is below the dense population and the
     share where it is below the 70% one (H1: all 12), and the change beyond the clean one.
@@ -185,121 +154,81 @@ def findings_from_accuracy(
     if 0.0 not in set(accuracy["level"]) or not levels:
         raise PruneAuditError("the accuracy frame needs the dense level 0 and a pruned level")
     top = headline if headline is not None else headline_level(levels)
-    present = set(accuracy["corruption"])
-    shifted = sorted(present - {CLEAN, NATURAL})
+    shifted = sorted(set(accuracy["corruption"]) - {CLEAN, NATURAL})
     if not shifted:
         raise PruneAuditError("the accuracy frame holds no corrupted test set")
     low = LOWER_LEVEL if LOWER_LEVEL in levels and top > LOWER_LEVEL else None
-    at = level_name(top)
-    source = _h1_source()
     observed, draws = _bootstrap_rows(accuracy, top, low, shifted, n_boot, seed)
     boot = BOOT_BASIS.format(n_boot=n_boot)
-    rows = _natural_rows(accuracy, top, levels, observed, draws, boot)
-    scores = member_scores(accuracy)
-    a, b = _relative(scores, top)
-    rows.append(_welch(a, b, f"D5.2 relative top-1 under corruption at {at}", _h1_mean(0.9),
-                       source, "percent", f"pruned / dense mean top-1 - 1, averaged over our "
-                       f"{len(shifted)} corruptions and their severities; H1: mean of its 12 "
-                       "ImageNet-C corruptions at t = 90%", relative=True))
-    ours, lo, hi = _interval(observed[0], draws[:, 0])
-    rows.append(audit.finding(
-        f"D5.2 share of corruptions that lose top-1 at {at}", ours, lo, hi, 1.0, null=0.5,
-        source=source, unit="percent", basis=f"over our {len(shifted)} corruptions; {boot}; "
-        "null 0.5 (each corruption as likely to gain as to lose)",
-        definition="corruptions where the pruned population-mean top-1 (mean over severities) "
-        "is below the dense one / all; H1: 12 of 12"))
+    rows = _natural_rows(accuracy, top, levels, observed[2], draws[:, 2], boot)
+    rows += _corruption_rows(accuracy, top, low, shifted, observed[:2], draws[:, :2], boot)
+    return rows + _noise_and_step_rows(accuracy, top, low, shifted)
+
+
+def _corruption_rows(accuracy, top, low, shifted, observed, draws, boot) -> list[audit.Finding]:
+    """D5.2: the mean relative change under corruption, the two shares of corruptions (observed
+    statistic with its bootstrap draws) and the change beyond the clean one."""
+    at, table = level_name(top), claims()
+    over = f"over our {len(shifted)} corruptions"
+    a, b = _relative(member_scores(accuracy), top)
+    rows = [audit.judge(table["D5.2"], welch_estimate(a, b, relative=True, basis=f"; {over}"),
+                        name=f"D5.2 relative top-1 under corruption at {at}")]
+    rows.append(audit.judge(
+        table["D5.2 share"],
+        _interval(observed[0], draws[:, 0], f"{over}; {boot}; null 0.5 (each corruption as "
+                  "likely to gain as to lose)"),
+        name=f"D5.2 share of corruptions that lose top-1 at {at}"))
     name = f"D5.2 share of corruptions that lose more at {at} than at 70%"
     if low is not None:
-        ours, lo, hi = _interval(observed[1], draws[:, 1])
-        rows.append(audit.finding(
-            name, ours, lo, hi, 1.0, null=0.5, source=source, unit="percent",
-            basis=f"over our {len(shifted)} corruptions; {boot}; null 0.5",
-            definition="corruptions where the headline level's population-mean top-1 is below "
-            "the 70% one's / all; H1: 12 of 12"))
+        rows.append(audit.judge(table["D5.2 share more"],
+                                _interval(observed[1], draws[:, 1], f"{over}; {boot}; null 0.5"),
+                                name=name))
     else:
-        rows.append(audit.not_testable(name, 1.0, source=source, unit="percent",
-                                       why="needs a 70% population below the headline level"))
-    clean = member_scores(accuracy, [CLEAN])
-    ca, cb = _relative(clean, top)
-    h1_clean = (_lookup_s4("t=90%") / _lookup_s4("t=0%") - 1)
-    rows.append(_welch(a - ca, b - cb, "D5.2 relative top-1 lost under corruption beyond the "
-                       f"clean loss at {at}", _h1_mean(0.9) - h1_clean,
-                       f"{source} minus H1; Table 2", "points",
-                       "per member, relative top-1 under corruption minus on the clean test set; "
-                       "H1: mean ImageNet-C change minus the clean change at t = 90%"))
-    rows += _noise_and_step_rows(accuracy, scores, top, low, shifted, source)
+        rows.append(audit.untested(table["D5.2 share more"], name=name, why=SEVENTY))
+    ca, cb = _relative(member_scores(accuracy, [CLEAN]), top)
+    rows.append(audit.judge(table["D5.2 beyond clean"], welch_estimate(a - ca, b - cb),
+                            name="D5.2 relative top-1 lost under corruption beyond the clean "
+                            f"loss at {at}"))
     return rows
 
 
 def _natural_rows(accuracy, top, levels, observed, draws, boot) -> list[audit.Finding]:
     """D5.1 at the headline level (direction only) and its trend over the levels."""
-    at, rows = level_name(top), []
-    nat = _lookup("ImageNet-A top-1 normalized vs non-pruned (%)",
-                  dataset="ImageNet-A (7,500 images)", setting="t=90.0%")
+    at, table = level_name(top), claims()
     name = f"D5.1 natural-adversarial relative top-1 at {at}"
-    trend = "D5.1 trend: natural-adversarial top-1 falls with sparsity"
-    if NATURAL in set(accuracy["corruption"]):
-        a, b = _relative(member_scores(accuracy, [NATURAL]), top)
-        rows.append(_welch(a, b, name, None, nat.source, "percent",
-                           "pruned / dense mean top-1 - 1 on the digits a dense reference "
-                           "population gets wrong; H1: -59.80% on ImageNet-A at t = 90%",
-                           relative=True, basis=NATURAL_CAVEAT, direction=-1,
-                           smallest=SMALLEST_NATURAL))
-        if len(levels) >= 2:
-            ours, lo, hi = _interval(observed[2], draws[:, 2])
-            rows.append(audit.finding(
-                trend, ours, lo, hi, None, source=nat.source, direction=-1,
-                smallest=SMALLEST_RHO, unit="ratio",
-                basis=f"Spearman over levels 0, {', '.join(f'{t:g}' for t in levels)}; {boot}",
-                definition="Spearman rho of the natural-adversarial population-mean top-1 with "
-                "t (dense included); H1's -4.04 ... -59.80 give rho = -1"))
-        else:
-            rows.append(audit.not_testable(trend, None, source=nat.source,
-                                           why="needs two pruned levels besides the dense one"))
-    else:
+    trend = table["D5.1 trend"]
+    if NATURAL not in set(accuracy["corruption"]):
         why = "no reference population (reference_seeds empty)"
-        rows += [audit.not_testable(name, nat.number / 100, source=nat.source, why=why,
-                                    unit="percent"),
-                 audit.not_testable(trend, None, source=nat.source, why=why)]
+        return [audit.untested(table["D5.1"], name=name, why=why), audit.untested(trend, why=why)]
+    a, b = _relative(member_scores(accuracy, [NATURAL]), top)
+    said = welch_estimate(a, b, relative=True, basis="; " + table["D5.1"].why)
+    rows = [audit.judge(table["D5.1"], said, name=name)]
+    if len(levels) < 2:
+        return rows + [audit.untested(trend, why="needs two pruned levels besides the dense one")]
+    basis = f"Spearman over levels 0, {', '.join(f'{t:g}' for t in levels)}; {boot}"
+    return rows + [audit.judge(trend, _interval(observed, draws, basis))]
 
-    return rows
 
-
-def _noise_and_step_rows(accuracy, scores, top, low, shifted, source) -> list[audit.Finding]:
+def _noise_and_step_rows(accuracy, top, low, shifted) -> list[audit.Finding]:
     """D5.3 (noise minus the other corruptions) and D5.4 (the headline level minus 70%)."""
-    at, rows = level_name(top), []
+    at, table = level_name(top), claims()
     noise = [c for c in shifted if c in NOISE]
     other = [c for c in shifted if c not in NOISE]
     name = f"D5.3 noise minus other corruptions, relative top-1 at {at}"
-    paper = _h1_mean(0.9, NOISE) - _h1_mean(0.9, [c for c in H1_CORRUPTIONS if c not in NOISE])
-    definition = ("relative top-1 on the noise corruptions minus on the others (per member); "
-                  "H1: its 3 noise vs 9 other ImageNet-C corruptions at t = 90%")
     if noise and other:
         na, nb = _relative(member_scores(accuracy, noise), top)
         oa, ob = _relative(member_scores(accuracy, other), top)
-        rows.append(_welch(na - oa, nb - ob, name, paper, source, "points", definition))
+        rows = [audit.judge(table["D5.3"], welch_estimate(na - oa, nb - ob), name=name)]
     else:
-        rows.append(audit.not_testable(name, paper, source=source, unit="points",
-                                       why="needs a noise and a non-noise corruption",
-                                       definition=definition))
+        rows = [audit.untested(table["D5.3"], name=name,
+                               why="needs a noise and a non-noise corruption")]
     name = f"D5.4 relative top-1 under corruption, {at} minus 70%"
-    paper = _h1_mean(0.9) - _h1_mean(0.7)
-    definition = ("relative top-1 under corruption at the headline level minus at 70% (each "
-                  "over the dense mean); H1: mean of 12 ImageNet-C corruptions, 90% minus 70%")
-    if low is not None:
-        hi_rel, _ = _relative(scores, top)
-        lo_rel, _ = _relative(scores, low)
-        rows.append(_welch(hi_rel, lo_rel, name, paper, source, "points", definition))
-    else:
-        rows.append(audit.not_testable(name, paper, source=source, unit="points",
-                                       why="needs a 70% population below the headline level",
-                                       definition=definition))
-    return rows
-
-
-def _lookup_s4(setting: str) -> float:
-    return audit.lookup("S4_class_level_PIE_CIE", "top-1 (%)",
-                        dataset="ImageNet test set (as printed)", setting=setting).number
+    if low is None:
+        return rows + [audit.untested(table["D5.4"], name=name, why=SEVENTY)]
+    scores = member_scores(accuracy)
+    hi_rel, _ = _relative(scores, top)
+    lo_rel, _ = _relative(scores, low)
+    return rows + [audit.judge(table["D5.4"], welch_estimate(hi_rel, lo_rel), name=name)]
 
 
 def runs_findings(
@@ -313,15 +242,10 @@ def runs_findings(
     return findings_from_accuracy(frame, n_boot=n_boot, seed=seed)
 
 
-#: The rows the page states first: do pruned models lose more on natural-adversarial digits
-#: (D5.1) and under corruption (D5.2) than on clean ones?
-HEADLINE = ("D5.1", "D5.2")
-
-
 def findings(result: Result) -> list[audit.Finding]:
     """The page's findings (:func:`runs_findings`) with its parameters' ``n_boot``; the headline
-    rows (:data:`HEADLINE`) marked."""
-    return audit.mark_headlines(runs_findings(result.runs, n_boot=result.params.n_boot), HEADLINE)
+    rows are the claims' (D5.1 and D5.2's mean relative change under corruption)."""
+    return runs_findings(result.runs, n_boot=result.params.n_boot)
 
 
 def numbers(result: Result) -> dict[str, float | int | str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pruneaudit.studies.robustness.findings import H1_CORRUPTIONS, h1_relative
+from pruneaudit.studies.robustness.claims import H1_CORRUPTIONS, h1_relative
 
 
 def h1_corruption_table(table: pd.DataFrame) -> pd.DataFrame:
