@@ -265,6 +265,7 @@ def _equivalence(lo, hi):
     return audit.verdict(lo, hi, 1.0, margin=0.3)
 
 
+@pytest.mark.slow  # simulated builds at the full quadrature: about 20 s on 2 cores
 def test_stability_of_t_rows_matches_simulated_builds_that_estimate_their_own_spread():
     # Each build estimates its spread from its own 16 units: its interval's width varies too.
     stated, kept = BB.simulated_keep(16, 700, _equivalence, seed=11)
@@ -274,6 +275,7 @@ def test_stability_of_t_rows_matches_simulated_builds_that_estimate_their_own_sp
     assert kept[firm].mean() == pytest.approx(stated[firm].mean(), abs=0.03)
 
 
+@pytest.mark.slow  # simulated builds at the full quadrature: about 20 s on 2 cores
 def test_a_fixed_width_over_states_firm_rows_and_very_few_units_still_do():
     # With 5 units, keeping the replication's interval as wide as ours claims far too much;
     # a fresh spread claims less. With 4 units both over-state (the methods page): rows picked

@@ -218,8 +218,8 @@ def judge(claim: Claim, est: Estimate, *, name: str | None = None,
     comparability allows, its direction and size, the paper's band (``same`` claims only),
     power, stability (with the study's between-build spread) and, when borderline, the units
     at which it would be firm. ``name`` and ``definition`` replace the claim's (e.g. to name
-    the level or the group the row was computed at); a ``not testable`` or ``not comparable`` claim gets
-    its verdict and reason."""
+    the level or the group the row was computed at); a ``not testable`` or ``not comparable``
+    claim gets its verdict and reason."""
     if claim.comparability == NOT_TESTABLE:
         return untested(claim, name=name)
     est = Estimate(float(est.ours), float(est.ci_low), float(est.ci_high), est.basis, est.df,
