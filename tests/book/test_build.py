@@ -401,10 +401,12 @@ def test_smoke_findings_follow_their_claims(smoke_book):
     for path in sorted(executed(smoke_book).glob("[0-9][0-9]_*.findings.json")):
         rows = json.loads(path.read_text())
         declared = study_module(path.name.split(".")[0]).claims()
-        assert sorted(r["claim"] for r in rows) == sorted(declared), path.name
+        assert {r["claim"] for r in rows} == set(declared), path.name  # a claim may have cells
         for row in rows:
             kind, said = row["comparability"], (path.name, row["claim"], row["verdict"])
-            assert kind == declared[row["claim"]].comparability, said
+            # as declared, or untested by this build's parameters (e.g. unequal budgets)
+            assert kind in (declared[row["claim"]].comparability, "not comparable",
+                            "not testable"), said
             if kind == "analogue":
                 assert row["verdict"] in analogue and not row["paper_band"], said
                 assert row["size"] == "", said

@@ -37,7 +37,9 @@ def test_finding_null_and_effect() -> None:
     null = [template.findings(_result(6, 5, s, effect=0.0))[0].verdict for s in range(200)]
     assert sum(v in audit.FAILING for v in null) >= 190
     effect = template.findings(_result(6, 5, 1))[0]
-    assert effect.verdict == "reproduced" and effect.ours < 0
+    # the template's own question (no paper): judged against its own null, never "reproduced"
+    assert effect.verdict == audit.PRESENT and effect.ours < 0
+    assert effect.claim == "T1" and effect.comparability == "beyond"
 
 
 def test_params_rules() -> None:

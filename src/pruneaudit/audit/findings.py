@@ -93,9 +93,7 @@ class Estimate:
     @property
     def n(self) -> int | None:
         """The units, else ``df + 1``."""
-        if self.units is not None:
-            return self.units
-        return None if self.df is None else round(self.df) + 1
+        return self.units if self.units is not None or self.df is None else round(self.df) + 1
 
 
 @dataclass(frozen=True)
@@ -207,6 +205,8 @@ def _row(claim: Claim, est: Estimate | None, verdict: str, **fields) -> Finding:
 def _direction(claim: Claim, est: Estimate) -> str:
     if claim.equivalence or claim.expected_side not in (1, -1):
         return ""
+    if not R.has_width(est.ci_low, est.ci_high):  # every unit the same: nothing to tell
+        return R.CANT_TELL
     negligible = claim.smallest if claim.smallest is not None else (claim.margin or None)
     return R.direction_of(est.ci_low, est.ci_high, side=claim.expected_side, null=claim.null,
                           negligible=negligible)
@@ -285,7 +285,7 @@ def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))
 
 
-#: Verdicts that leave the question open: a row that keeps one is not called *firm*.
+#: Verdicts that leave the question open (never called *firm*).
 UNDECIDED = (INCONCLUSIVE, SIZE_UNCLEAR)
 
 

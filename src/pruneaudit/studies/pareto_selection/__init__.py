@@ -1,9 +1,10 @@
 """Study 3 (P, section 4.2): choosing a pruning operating point with fairness in the value.
 
-AlexNet is trained on MNIST and pruned iteratively with the structured techniques
-(:func:`~.run.run` through :func:`pruneaudit.runs.series.series_frame`); methods page,
-"Study 3: Pareto selection". Every pruned network (technique, treatment, iteration) is one
-operating point, its total accuracy, sparsity and unfairness averaged over the seeds
+The page's model (P: AlexNet; the quick and smoke profiles: LeNet) is trained on MNIST and
+pruned iteratively with the structured techniques (:func:`~.run.run` through
+:func:`pruneaudit.runs.series.series_frame`); methods page, "Study 3: Pareto selection".
+Every pruned network (technique, treatment, iteration) is one operating point, its total
+accuracy, sparsity and unfairness averaged over the seeds
 (:func:`pruneaudit.audit.unfairness_vs_sparsity`).
 
 - Candidates: the points whose seed-mean total accuracy is at least the accuracy floor
@@ -13,7 +14,9 @@ operating point, its total accuracy, sparsity and unfairness averaged over the s
 - Frontiers (:func:`~.frames.mark_frontiers`): non-dominated candidates in (sparsity max,
   unfairness max − min min; P Fig. 4a), in (sparsity, mean − min), and in (accuracy max,
   sparsity max, unfairness mean − min min; P Fig. 4b), by :func:`pruneaudit.audit.pareto_front`.
-- Findings D3.1-D3.3 (:func:`~.findings.findings`), each with an interval over seeds or series;
+- Findings D3.1-D3.3 (:func:`~.findings.findings`), each by its claim declared from P's text
+  (:func:`~.claims.claims`: LeNet's analogues of P's AlexNet quantities, P's pick not comparable,
+  our held-out question beside it), each with an interval over seeds or series;
   :func:`~.findings.numbers` gives the figures the page's prose cites.
 - Picks (:func:`~.frames.picks`): the value function ``w_fair·(−unfairness) + w_sparse·sparsity``
   (:func:`pruneaudit.audit.pareto.select_operating_point`; candidates are ordered by sparsity, then
@@ -27,12 +30,13 @@ from __future__ import annotations
 
 from pruneaudit.studies import lazy_views
 
+from .claims import claims
 from .findings import findings, numbers
 from .params import Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
            "protocol_table", "cost"]
 
 

@@ -1,18 +1,19 @@
-"""Study 3's findings (D3.1-D3.3), each with an interval over seeds or series, and the numbers
-the page's prose cites."""
+"""Study 3's findings (D3.1-D3.3), each built by its claim (:func:`~.claims.claims`) on an
+interval over seeds or series, and the numbers the page's prose cites."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
 
+from .claims import SMALLEST_SLOPE, claims
 from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
-from .params import SOURCE, STUDY, cost_numbers
+from .params import STUDY, cost_numbers
 from .run import Result
 
 # --------------------------------------------------------------------------- findings
@@ -118,13 +119,6 @@ def unfairness_slopes(classes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["technique", "treatment", "seed", "slope"])
 
 
-#: D3.1's smallest effect of interest: one technique more than the null of a single one.
-ONE_MORE_TECHNIQUE = 1.0
-#: D3.3's smallest effect of interest: unfairness (max − min, a fraction) rising by 0.1 from no
-#: pruning to full sparsity (P: a figure only).
-SMALLEST_SLOPE = 0.1
-
-
 def pick_sparsities(classes: pd.DataFrame, selection: Selection) -> pd.DataFrame:
     """Per seed: the sparsity of the value-function pick and of the sparsest candidate, each
     chosen on that seed's own points (columns seed, pick, sparsest)."""
@@ -136,33 +130,32 @@ def pick_sparsities(classes: pd.DataFrame, selection: Selection) -> pd.DataFrame
 
 
 def pick_finding(sparsities: pd.DataFrame, weight: float) -> audit.Finding:
-    """D3.2 as P claims it: the fairness-weighted pick sits at around 68% sparsity, below the
-    sparsest candidate. Ours: the pick's sparsity, mean over seeds; the null is the sparsest
-    candidate's (mean over seeds), and the interval that of the mean per-seed difference pick -
-    sparsest shifted by it (so it tests "below the sparsest" paired by seed). When our sparsest
-    candidate is not above P's 68%, the pick cannot sit near 68% below it: not comparable here.
-    Noise alone in the unfairness also moves the pick below the sparsest candidate, which is
-    why the held-out row (:func:`heldout_gains`) is the page's own, stronger test."""
-    paper = audit.lookup(STUDY, "sparsity")  # P's selected point, read from Fig. 4a
+    """Claim D3.2 as P states it: the fairness-weighted pick sits at around 68% sparsity, below
+    the sparsest candidate. Ours: the pick's sparsity, mean over seeds, with the interval of the
+    mean per-seed difference pick - sparsest shifted by the sparsest candidate's mean (paired by
+    seed). Not comparable with P's number (:data:`~.claims.PICK_WHY`); its direction says
+    whether the pick sits below the sparsest candidate. Noise alone in the unfairness also
+    moves the pick below the sparsest candidate, which is why the held-out row
+    (:func:`heldout_gains`) is the page's own, stronger test."""
+    claim = claims()["D3.2"]
     sparsest = float(sparsities["sparsest"].mean())
     gap, lo, hi = audit.mean_interval(sparsities["pick"] - sparsities["sparsest"])
     ours, lo, hi = audit.bounded_interval(gap + sparsest, lo + sparsest, hi + sparsest, "share")
-    name = f"D3.2 the fairness pick's sparsity, below the sparsest candidate (P: {paper.value})"
     definition = (f"mean over seeds of the sparsity of the w_fair = {weight:g} x w_sparse pick "
                   "among each seed's candidates above the floor; null: the sparsest candidate's "
                   f"({sparsest:.1%} here)")
-    if not sparsest > paper.number:
-        return audit.not_comparable(
-            name, ours, lo, hi, paper, source=SOURCE, unit="percent", definition=definition,
-            why=f"our sparsest candidate ({sparsest:.1%}) is not above P's {paper.value}: these "
-            "candidates cannot show a pick near P's below the sparsest")
-    return audit.finding(
-        name, ours, lo, hi, paper, source=SOURCE, null=sparsest, df=max(len(sparsities) - 1, 1),
-        unit="percent", definition=definition,
-        basis=f"Student-t over {len(sparsities)} seeds of the pick's sparsity minus the "
-        "sparsest candidate's, shifted by the latter's mean (none on fewer than 3), on the "
-        "logit scale; noise alone in the unfairness also moves the pick below the sparsest "
-        "candidate: the held-out row below is this page's stronger test")
+    basis = (f"Student-t over {len(sparsities)} seeds of the pick's sparsity minus the "
+             "sparsest candidate's, shifted by the latter's mean (none on fewer than 3), on the "
+             "logit scale; noise alone in the unfairness also moves the pick below the sparsest "
+             "candidate: the held-out row below is this page's stronger test")
+    if not sparsest > claim.paper:
+        basis = (f"our sparsest candidate ({sparsest:.1%}) is not above P's {claim.paper:.0%}: "
+                 f"these candidates cannot show a pick near P's below the sparsest; {basis}")
+    row = audit.judge(claim, audit.Estimate(ours, lo, hi, basis, df=max(len(sparsities) - 1, 1)),
+                      definition=definition)
+    # the direction against this build's null (the sparsest candidate), not against 0
+    below = audit.direction_of(lo, hi, side=-1, null=sparsest, negligible=claim.margin)
+    return replace(row, direction=below)
 
 
 def classes_findings(
@@ -172,8 +165,10 @@ def classes_findings(
     fairness_weight: float = 100.0,
     sparsity_weight: float = 1.0,
 ) -> list[audit.Finding]:
-    """D3.1-D3.3 (methods page, *Study 3*), each with a 95% interval over seeds or series; no
-    interval (``inconclusive``) on fewer than 3 seeds or series."""
+    """D3.1-D3.3 (methods page, *Study 3*), each by its claim (:func:`~.claims.claims`) with a
+    95% interval over seeds or series; no interval (``inconclusive``) on fewer than 3 seeds or
+    series."""
+    table = claims()
     selection = Selection(floor, min_candidates, fairness_weight, sparsity_weight)
     seeds = sorted(classes["seed"].unique())
     per_seed = per_seed_points(classes)
@@ -182,74 +177,38 @@ def classes_findings(
         frontier_techniques(_seed_points(per_seed, [s]), floor, min_candidates) for s in seeds
     ]
     m, lo, hi = audit.mean_interval(counts)
-    rows = [
-        audit.finding(
-            "D3.1 Pareto set spans more than one technique",
-            m, lo, hi, None,
-            source=SOURCE, null=1.0, direction=1, smallest=ONE_MORE_TECHNIQUE,
-            df=max(len(seeds) - 1, 1),
-            definition="mean over seeds of the number of techniques on the (sparsity, max − min "
-            "unfairness) frontier of each seed's candidates; null: one technique",
-            basis=f"techniques on each seed's frontier (integers: the interval moves only "
-            f"when a seed's count does), Student-t over {len(seeds)} seeds; smallest effect: "
-            "one technique more",
-        )
-    ]
-    gains = (  # held out: one seed needs another to choose on
-        heldout_gains(classes, selection)
-        if len(seeds) > 1
-        else pd.Series(dtype=float)
-    )
+    rows = [audit.judge(table["D3.1"], audit.Estimate(
+        m, lo, hi, f"techniques on each seed's frontier (integers: the interval moves only when "
+        f"a seed's count does), Student-t over {len(seeds)} seeds; smallest effect: one "
+        "technique more", df=max(len(seeds) - 1, 1)))]
     rows.append(pick_finding(pick_sparsities(classes, selection), weight))
-    m, lo, hi = audit.mean_interval(gains)
-    rows.append(
-        audit.finding(
-            "D3.2 (ours, beyond P's claim) the fairness pick is fairer than the sparsest net, "
-            "held out",
-            m, lo, hi, None,
-            source=SOURCE, direction=1, smallest=0.01, df=max(len(gains) - 1, 1),
-            unit="points",
-            definition="per seed, unfairness (max − min) of the sparsest candidate minus the "
-            "pick's, both chosen on the other seeds' means (held out)",
-            basis=f"our test, stronger than P's claim (P compares no held-out unfairness): "
-            f"held-out unfairness gain (max − min), Student-t over {len(seeds)} seeds; "
-            "smallest effect 1 point",
-        )
+    gains = (  # held out: one seed needs another to choose on
+        heldout_gains(classes, selection) if len(seeds) > 1 else pd.Series(dtype=float)
     )
+    m, lo, hi = audit.mean_interval(gains)
+    rows.append(audit.judge(table["D3.2 held out"], audit.Estimate(
+        m, lo, hi, f"our test, stronger than P's claim (P compares no held-out unfairness): "
+        f"held-out unfairness gain (max − min), Student-t over {len(seeds)} seeds; smallest "
+        "effect 1 point", df=max(len(gains) - 1, 1))))
     slopes = unfairness_slopes(classes)["slope"].dropna()
     m, lo, hi = audit.mean_interval(slopes)
-    rows.append(
-        audit.finding(
-            "D3.3 unfairness rises with sparsity",
-            m, lo, hi, None,
-            source="P; Fig. 3c", direction=1, smallest=SMALLEST_SLOPE,
-            df=max(len(slopes) - 1, 1), unit="points",
-            definition="mean over pruning series of the least-squares slope of max − min class "
-            "accuracy on sparsity (pruned rounds)",
-            basis=f"slope of max − min on sparsity, Student-t over {len(slopes)} series; "
-            f"smallest effect {SMALLEST_SLOPE} per unit sparsity",
-        )
-    )
+    rows.append(audit.judge(table["D3.3"], audit.Estimate(
+        m, lo, hi, f"slope of max − min on sparsity, Student-t over {len(slopes)} series; "
+        f"smallest effect {SMALLEST_SLOPE} per unit sparsity", df=max(len(slopes) - 1, 1))))
     return rows
 
 
 # --------------------------------------------------------------------------- the page
 
 
-#: The rows the page states first: the frontier mixes techniques (D3.1) and the fairness-weighted
-#: pick sits below the sparsest candidate, near P's 68% (D3.2 as P claims it).
-HEADLINE = ("D3.1", "D3.2 the fairness pick's sparsity")
-
-
 def findings(result: Result) -> list[audit.Finding]:
-    """D3.1-D3.3 of ``result`` (:func:`classes_findings` at the floor used); the headline rows
-    (:data:`HEADLINE`) marked."""
+    """D3.1-D3.3 of ``result`` (:func:`classes_findings` at the floor used); the headline row,
+    D3.1, is the claim's."""
     p = result.params
-    rows = classes_findings(
+    return classes_findings(
         result.classes, result.candidates.floor_used, p.min_candidates, p.fairness_weight,
         p.sparsity_weight,
     )
-    return audit.mark_headlines(rows, HEADLINE)
 
 
 def _pick(row: pd.Series) -> str:

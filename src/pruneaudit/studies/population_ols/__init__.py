@@ -13,21 +13,23 @@ Pipeline, all through the results store (methods page, "Study 1: population regr
    :func:`~.fits.fit_all`: OLS and the binomial GLM, with the linear terms and with P's cross
    terms (HAC, 3 lags, as P), plus the cross-term OLS with errors clustered by (dataset, class)
    for the findings; :func:`~.fits.coefficient_table` puts P's App. D coefficients beside ours.
-4. :func:`~.findings.findings` tests D1.1-D1.5 against P's printed numbers;
-   :func:`~.findings.numbers` gives the figures the page's prose cites; :mod:`~.views` holds the
-   page's tables and charts, :func:`~.views.key_figure` its explorer.
+4. :func:`~.findings.findings` judges D1.1-D1.5, each by its claim declared from P's text
+   (:func:`~.claims.claims`: analogues of P's quantities, direction only, P's value shown
+   beside them); :func:`~.findings.numbers` gives the figures the page's prose cites;
+   :mod:`~.views` holds the page's tables and charts, :func:`~.views.key_figure` its explorer.
 """
 
 from __future__ import annotations
 
 from pruneaudit.studies import lazy_views
 
+from .claims import claims
 from .findings import findings, numbers
 from .params import Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "findings", "numbers", "views", "key_figure",
+__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
            "protocol_table", "cost"]
 
 

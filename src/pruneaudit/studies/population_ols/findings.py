@@ -1,63 +1,62 @@
-"""Study 1's findings (D1.1-D1.5) against P's printed numbers, and the numbers the page's prose
-cites."""
+"""Study 1's findings (D1.1-D1.5), each built by its claim (:func:`~.claims.claims`) on our
+estimate, and the numbers the page's prose cites."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
+from pruneaudit.audit.claims import NOT_COMPARABLE, Claim
 from pruneaudit.runs import gpu_cost_text
 
-from .params import PAPER, STUDY
+from .claims import claims
+from .params import PAPER
 from .run import Result
 
-#: The smallest widening of the max − min class-accuracy gap (dense → last round, accuracy as a
-#: fraction) the page cares about for D1.5 (P gives a figure only): 5 points, fixed in advance.
-SPREAD_SMALLEST = 0.05
-COEF_DEFINITION = (
-    "coefficient of {term} in the OLS of per-class accuracy on P's Eq. 2 terms with P's cross "
-    "terms (pruned rows; accuracies as fractions)"
-)
+#: Our term of each coefficient claim.
+TERMS = {
+    "D1.1": "r",
+    "D1.2": "H",
+    "D1.4": "a0",
+    "D1.4 e^sparsity": "exp_sparsity:a0",
+    "D1.4 rewind": "a0:C(treatment)[T.rewind]",
+}
 
 
-def coef_finding(
-    fit: audit.ModelFit, term: str, name: str, metric: str, basis: str, df: int
-) -> audit.Finding:
-    """The finding ``name`` on one coefficient of ``fit`` (our ``term``, P's ``metric``) beside
-    P's App. D value; not testable when the fit has no such term."""
-    paper = audit.lookup(STUDY, "OLS coef: " + metric)
-    definition = COEF_DEFINITION.format(term=metric)
+def coef_finding(fit: audit.ModelFit, claim: Claim, term: str, basis: str,
+                 df: int) -> audit.Finding:
+    """The finding of ``claim`` on one coefficient of ``fit`` (our ``term``); not testable
+    when the fit has no such term."""
     table = fit.table.set_index("term")
     if term not in table.index:
-        return audit.not_testable(
-            name,
-            paper,
-            source=paper.source,
-            why=f"term {term} not in our fit: "
-            + fit.dropped.get(term, "a level it needs is absent"),
-            definition=definition,
-        )
+        why = f"term {term} not in our fit: " + fit.dropped.get(term, "a level it needs is absent")
+        return audit.untested(claim, why=why)
     row = table.loc[term]
-    return audit.finding(
-        name, row.coef, row.ci_low, row.ci_high, paper, source=paper.source, basis=basis, df=df,
-        definition=definition,
-    )
+    return audit.judge(claim, audit.Estimate(row.coef, row.ci_low, row.ci_high, basis, df=df))
 
 
-#: D1.3's null: P's claim is that the fit explains *most* of the variance, more than half (an
-#: adjusted R² above 0 says only that it explains some, which no fit of this size can fail).
-R2_NULL = 0.5
-REWIND = "D1.4 a0 effect shrinks under rewinding"
+def unmatched(claim: Claim, finetune: int, rewind: int) -> Claim:
+    """The rewinding claim as this build can show it when a rewound round trains ``rewind``
+    epochs and a finetuned one ``finetune``: not comparable, its coefficient mixing rewinding
+    with the budget against P's equal budgets (decided by the parameters, not the data)."""
+    return replace(
+        claim, comparability=NOT_COMPARABLE,
+        why=f"a rewound round trains {rewind} epochs and a finetuned one {finetune} here, so the "
+        "coefficient mixes rewinding with a different training budget; P trained both 30 "
+        "epochs per round (equal budgets)")
 
 
 def regression_findings(
     fit: audit.ModelFit, *, budgets: tuple[int, int] | None = None
 ) -> list[audit.Finding]:
     """D1.1-D1.4 from the clustered cross-term OLS fit: E, F, the adjusted R² beside P's 0.753
-    against the null :data:`R2_NULL`, the a0 main effect (P 1.1384, "dominates") and its two
-    shrinking cross terms. ``budgets``: the epochs of a finetuned and of a rewound round; P
-    trained both 30, so the rewinding row is not comparable here when they differ."""
+    against the null :data:`~.claims.R2_NULL`, the a0 main effect (P 1.1384, "dominates") and
+    its two shrinking cross terms. ``budgets``: the epochs of a finetuned and of a rewound
+    round; P trained both 30, so the rewinding row is not comparable here when they differ."""
+    table = claims()
     frame = fit.result.model.data.frame
     n = int(fit.result.nobs)
     groups = audit.cluster_groups(frame)
@@ -67,51 +66,20 @@ def regression_findings(
         f"95% interval of the OLS coefficient (pruned rows, errors clustered by (dataset, "
         f"class): CV3 jackknife, Student t on {df} df): {clusters} clusters, {n:,} rows"
     )
-    rows = [
-        coef_finding(fit, "r", "D1.1 imbalance coefficient E > 0", "imbalance", basis, df),
-        coef_finding(fit, "H", "D1.2 entropy coefficient F < 0", "class_entropy", basis, df),
-    ]
+    rows = [coef_finding(fit, table[c], TERMS[c], basis, df) for c in ("D1.1", "D1.2")]
     model = fit.result.model
     r2, lo, hi = audit.bounded_interval(
         *audit.jackknife_adj_r2(model.exog, model.endog, groups), "share")
-    paper = audit.lookup(STUDY, "OLS Adj. R-squared")
-    rows.append(
-        audit.finding(
-            "D1.3 adjusted R² of the fit (P: 0.753)",
-            r2,
-            lo,
-            hi,
-            paper,
-            source=paper.source,
-            null=R2_NULL,
-            df=df,
-            definition="adjusted R² of the cross-term OLS of per-class accuracy (P: its whole "
-            f"population; here the pruned rows of this grid); null {R2_NULL:g}: P's claim is "
-            "that the fit explains most of the variance",
-            basis=f"cluster jackknife over the {clusters} (dataset, class) clusters, Student t "
-            f"on {df} df (on the logit scale), {n:,} rows",
-        )
-    )
-    for term, name, metric in (
-        ("a0", "D1.4 pre-pruning class accuracy a0 dominates (main effect)", "accuracy0"),
-        ("exp_sparsity:a0", "D1.4 a0 effect shrinks with e^sparsity", "np.exp(sparsity):accuracy0"),
-        ("a0:C(treatment)[T.rewind]", REWIND, "accuracy0:weight_treatment[T.rewind]"),
-    ):
-        rows.append(coef_finding(fit, term, name, metric, basis, df))
-    if budgets is not None and budgets[0] != budgets[1] and rows[-1].ours is not None:
-        rows[-1] = _unmatched(rows[-1], *budgets)
+    rows.append(audit.judge(table["D1.3"], audit.Estimate(
+        r2, lo, hi, f"cluster jackknife over the {clusters} (dataset, class) clusters, "
+        f"Student t on {df} df (on the logit scale), {n:,} rows", df=df)))
+    rewind = table["D1.4 rewind"]
+    if budgets is not None and budgets[0] != budgets[1] and TERMS[rewind.id] in set(
+            fit.table["term"]):
+        rewind = unmatched(rewind, *budgets)
+    rows += [coef_finding(fit, claim, TERMS[claim.id], basis, df)
+             for claim in (table["D1.4"], table["D1.4 e^sparsity"], rewind)]
     return rows
-
-
-def _unmatched(row: audit.Finding, finetune: int, rewind: int) -> audit.Finding:
-    """The rewinding row when a rewound round trains ``rewind`` epochs and a finetuned one
-    ``finetune``: its coefficient mixes rewinding with the budget, against P's equal budgets."""
-    return audit.not_comparable(
-        row.finding, row.ours, row.ci_low, row.ci_high, row.paper, source=row.source,
-        definition=row.definition,
-        why=f"a rewound round trains {rewind} epochs and a finetuned one {finetune} here, so the "
-        "coefficient mixes rewinding with a different training budget; P trained both 30 "
-        "epochs per round (equal budgets)")
 
 
 def spread_changes(classes: pd.DataFrame) -> pd.DataFrame:
@@ -127,71 +95,44 @@ def spread_changes(classes: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-SPREAD_DEFINITION = (
-    "change of the max − min class accuracy (fraction) from the dense model to the last "
-    "round, averaged over techniques per dense model"
-)
-
-
-def spread_finding(classes: pd.DataFrame, name: str, source: str) -> audit.Finding:
-    """The spread of class accuracies widens with pruning: change (dense → last iteration) of the
-    max − min spread, averaged over the series that share a dense model (one per dataset, factor,
-    model and seed: the independent units), Student-t interval over those units; direction only
-    (P: figures), with :data:`SPREAD_SMALLEST` as the smallest effect for the power."""
+def spread_finding(classes: pd.DataFrame, name: str | None = None) -> audit.Finding:
+    """Claim D1.5 on ``classes``: change (dense → last iteration) of the max − min spread,
+    averaged over the series that share a dense model (one per dataset, factor, model and seed:
+    the independent units), Student-t interval over those units; direction only, with
+    :data:`~.claims.SPREAD_SMALLEST` as the smallest effect. ``name``: the row's (its cell)."""
     changes = spread_changes(classes)
     units = [c for c in ("dataset", "imbalance_factor", "model", "seed") if c in changes]
     per_unit = changes.groupby(units, observed=True)["change"].mean()
     m, lo, hi = audit.mean_interval(per_unit)
-    return audit.finding(
-        name,
-        m,
-        lo,
-        hi,
-        None,
-        source=source,
-        direction=1,
-        smallest=SPREAD_SMALLEST,
-        df=len(per_unit) - 1 if len(per_unit) > 1 else None,
-        unit="points",
-        definition=SPREAD_DEFINITION,
-        basis=f"mean over {len(per_unit)} dense models (each averaged over its "
-        "pruning series), Student-t 95% interval (none on fewer than 3)",
-    )
+    basis = (f"mean over {len(per_unit)} dense models (each averaged over its pruning series), "
+             "Student-t 95% interval (none on fewer than 3)")
+    return audit.judge(claims()["D1.5"], audit.Estimate(
+        m, lo, hi, basis, df=len(per_unit) - 1 if len(per_unit) > 1 else None), name=name)
 
 
-def spread_findings(classes: pd.DataFrame, source: str = "P; Figs. 3, 5, 7") -> list[audit.Finding]:
-    """D1.5 by imbalance factor and treatment: one :func:`spread_finding` per cell, so that a
-    long tail whose dense spread is already near its ceiling shows apart from balanced pools."""
+def spread_findings(classes: pd.DataFrame) -> list[audit.Finding]:
+    """D1.5 by imbalance factor and treatment: one :func:`spread_finding` per cell (one claim,
+    each row named by its cell), so that a long tail whose dense spread is already near its
+    ceiling shows apart from balanced pools."""
     classes = classes.drop(columns="n", errors="ignore")
     if "imbalance_factor" not in classes:
         classes = classes.assign(imbalance_factor=1.0)
+    name = claims()["D1.5"].name
     rows = []
     for factor in sorted(classes["imbalance_factor"].unique()):
         part = classes[classes["imbalance_factor"] == factor]
         for treatment in sorted(part["treatment"].unique()):
-            rows.append(
-                spread_finding(
-                    part[part["treatment"] == treatment],
-                    f"D1.5 max − min class gap widens with sparsity (imbalance {factor:g}, "
-                    f"{treatment})",
-                    source,
-                )
-            )
+            rows.append(spread_finding(part[part["treatment"] == treatment],
+                                       f"{name} (imbalance {factor:g}, {treatment})"))
     return rows
-
-
-#: The rows the page states first: P's claims that a class's imbalance (D1.1) and entropy
-#: (D1.2) predict how much pruning costs it.
-HEADLINE = ("D1.1", "D1.2")
 
 
 def findings(result: Result) -> list[audit.Finding]:
     """D1.1-D1.5 (methods page, *Study 1*) from the findings' fit and the tidy per-class frame,
-    beside P; the headline rows (:data:`HEADLINE`) marked."""
+    each row by its claim (the headline rows, D1.1 and D1.2, are the claims')."""
     p = result.params
-    rows = [*regression_findings(result.fits.ols_cluster, budgets=(p.epochs, p.dense_budget)),
+    return [*regression_findings(result.fits.ols_cluster, budgets=(p.epochs, p.dense_budget)),
             *spread_findings(result.classes)]
-    return audit.mark_headlines(rows, HEADLINE)
 
 
 def numbers(result: Result) -> dict[str, float | int | str]:
