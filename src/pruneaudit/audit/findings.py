@@ -118,9 +118,9 @@ class Finding:
     units: int | None = None
     #: Units that would give the target power (:func:`units_for_power`), when power is below.
     needed: int | None = None
-    #: Is the effect there, on the paper's side (:data:`~pruneaudit.audit.rules.DIRECTIONS`).
+    #: Is the effect there, on the paper's side (:data:`DIRECTIONS`).
     direction: str = ""
-    #: Its size against the paper's band (:data:`~pruneaudit.audit.rules.SIZES`).
+    #: Its size against the paper's band (:data:`SIZES`).
     size: str = ""
     #: Probability that a replication with the same units gives the same verdict.
     stability: float | None = None

@@ -15,10 +15,10 @@ A claim of kind ``same`` (:mod:`pruneaudit.audit.claims`) gets the paper's verdi
 stated only as a direction, the paper's side suffices); ``same direction, smaller`` / ``larger``
 / ``size can't tell``; ``not reproduced`` = absent, or direction undecided and the interval wholly
 below the band; ``inconclusive`` otherwise; ``opposite``. An ``analogue`` (the paper's quantity
-carried to another task) gets direction words only (:func:`analogue_rule`): ``same direction``,
+carried to another task) gets direction words only (:func:`direction_rule`): ``same direction``,
 ``opposite``, ``absent``, ``inconclusive`` (can't tell). A ``beyond`` claim (our own question)
 is judged against its own null in words that never compare with the paper
-(:func:`beyond_rule`): ``present``, ``other sign``, ``absent``, ``inconclusive``. A claim of no
+(:func:`direction_rule`): ``present``, ``other sign``, ``absent``, ``inconclusive``. A claim of no
 material difference gets :func:`equivalence_rule`. Every rule says ``inconclusive`` for an
 interval that is not finite or has no width (zero width says nothing of a replication).
 

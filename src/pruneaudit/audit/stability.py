@@ -65,7 +65,7 @@ def stability(
     ``fresh_spread`` False (the replication's interval as wide as ours), ``W = 1``, and Z is
     standard normal without ``k``. A few units leave a replication's interval much wider or narrower
     than ours, which moves verdicts that hinge on the width (inside or straddling a band). The
-    probability is a deterministic quadrature over :data:`STABILITY_NODES` quantiles of Z and
+    probability is a deterministic quadrature over ``STABILITY_NODES`` quantiles of Z and
     ``WIDTH_NODES`` of W, taken as independent (the rule evaluated where its answer
     changes, ``STABILITY_STRIDE``). None when there is no finite interval of positive width.
     """
@@ -160,7 +160,7 @@ def units_for_stability(
     ``sqrt(units/n)`` (for a t interval, with the quantile on ``n - 1`` df), and so does the
     between-build spread ``between_sd`` (modelled as a multiple of the sampling spread,
     :func:`between_sd`). None when the row is already firm, cannot be computed, or needs more
-    than :data:`MOST_UNITS` units."""
+    than ``MOST_UNITS`` units."""
     if units < 2 or not all(map(math.isfinite, (ours, ci_low, ci_high))):
         return None
 
@@ -215,7 +215,7 @@ def between_ratio_of_study(study: str) -> float:
 
 def between_sd(study: str, ci_low: float, ci_high: float, *, df: float | None = None) -> float:
     """The standard deviation of a build's effect on a row of ``study`` (a notebook name): the
-    square root of its study's :func:`between_ratio_of_study` times the row's sampling standard
+    square root of its study's ``between_ratio_of_study`` times the row's sampling standard
     error (``interval_se``); 0 without a finite interval."""
     se = interval_se(ci_low, ci_high, df=df)
     if not math.isfinite(se):
