@@ -104,6 +104,12 @@ class Claim:
     study: str = ""
 
     @property
+    def negligible(self) -> float | None:
+        """The half-width of the band around the null that makes an effect *absent*: the
+        smallest effect of interest, else the margin (None without either)."""
+        return self.smallest if self.smallest is not None else (self.margin or None)
+
+    @property
     def expected_side(self) -> int:
         """+1 or -1: the sign of ``paper - null``, else ``side``; 0 when neither says."""
         if self.paper is not None and self.paper != self.null:

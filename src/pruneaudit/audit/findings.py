@@ -170,7 +170,6 @@ def _paper_se(claim: Claim, est: Estimate) -> float | None:
 def rule_of(claim: Claim, paper_se: float | None = None) -> R.Rule:
     """The verdict rule the claim's comparability allows (module doc of
     :mod:`pruneaudit.audit.rules`)."""
-    negligible = claim.smallest if claim.smallest is not None else (claim.margin or None)
     if claim.equivalence:
         return R.equivalence_rule(claim.margin, null=claim.null)
     if claim.comparability == SAME:
@@ -181,7 +180,8 @@ def rule_of(claim: Claim, paper_se: float | None = None) -> R.Rule:
     words = {ANALOGUE: R.ANALOGUE_WORDS, BEYOND: R.BEYOND_WORDS}.get(claim.comparability)
     if words is None:
         raise PruneAuditError(f"claim {claim.id} is {claim.comparability!r}: it has no verdict")
-    return R.direction_rule(words, claim.expected_side, null=claim.null, negligible=negligible)
+    return R.direction_rule(words, claim.expected_side, null=claim.null,
+                            negligible=claim.negligible)
 
 
 def _band(claim: Claim, paper_se: float | None) -> tuple[float, float] | None:
@@ -207,9 +207,8 @@ def _direction(claim: Claim, est: Estimate) -> str:
         return ""
     if not R.has_width(est.ci_low, est.ci_high):  # every unit the same: nothing to tell
         return R.CANT_TELL
-    negligible = claim.smallest if claim.smallest is not None else (claim.margin or None)
     return R.direction_of(est.ci_low, est.ci_high, side=claim.expected_side, null=claim.null,
-                          negligible=negligible)
+                          negligible=claim.negligible)
 
 
 def judge(claim: Claim, est: Estimate, *, name: str | None = None,
@@ -263,8 +262,7 @@ def _stabilities(claim: Claim, est: Estimate, rule: R.Rule) -> dict[str, object]
     side = claim.expected_side
     if side in (1, -1) and not claim.equivalence:
         words = {d: d for d in R.DIRECTIONS}
-        negligible = claim.smallest if claim.smallest is not None else (claim.margin or None)
-        along = R.direction_rule(words, side, null=claim.null, negligible=negligible)
+        along = R.direction_rule(words, side, null=claim.null, negligible=claim.negligible)
         said["direction_stability"] = _plain(stability(
             est.ours, est.ci_low, est.ci_high, along, df=est.df, between_sd=spread,
             spread_df=k)[0])
