@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from pruneaudit import audit
 from pruneaudit.audit import rules as R
@@ -50,12 +51,17 @@ def test_the_rows_are_what_their_comments_say():
 
 
 def test_counts_split_firm_and_borderline():
+    # what was found apart from how firm
     assert audit.verdict_counts(_rows()) == (
-        "4 findings: 2 firm (1 reproduced, 1 not reproduced), 1 borderline, "
-        "1 not testable here."
+        "4 findings. Found: 1 reproduced, 1 same direction, smaller, 1 not reproduced, "
+        "1 not testable here. How firm: 2 firm, 1 borderline."
     )
-    assert audit.verdict_counts(_rows()[:1]) == "1 finding: 1 firm (1 reproduced)."
-    assert audit.verdict_counts([]) == "0 findings: none."
+    assert audit.verdict_counts(_rows()[:1]) == (
+        "1 finding. Found: 1 reproduced. How firm: 1 firm.")
+    assert audit.verdict_counts([]) == "0 findings."
+    no_interval = replace(_rows()[0], stability=None)
+    assert audit.verdict_counts([no_interval]).endswith(
+        "How firm: 1 without an interval to tell.")
 
 
 def test_counts_never_call_an_undecided_verdict_firm():
@@ -65,8 +71,8 @@ def test_counts_never_call_an_undecided_verdict_firm():
     reversed_ = _judged("f", -2.5, -2.6, -2.4)
     rows = [firm_inconclusive] * 4 + [reversed_]
     said = audit.verdict_counts(rows)
-    assert said == "5 findings: 1 firm (1 opposite), 4 inconclusive."
-    assert "firm (4 inconclusive" not in said
+    assert said == ("5 findings. Found: 4 inconclusive, 1 opposite. How firm: 1 firm, "
+                    "4 stay undecided.")
 
 
 def test_counts_name_the_words_of_analogue_and_beyond_rows():
@@ -79,7 +85,7 @@ def test_counts_name_the_words_of_analogue_and_beyond_rows():
     assert (analogue.verdict, beyond.verdict, absent.verdict) == (
         audit.SAME_DIRECTION, audit.PRESENT, audit.EFFECT_ABSENT)
     assert audit.verdict_counts([analogue, beyond, absent]) == (
-        "3 findings: 3 firm (1 same direction, 1 absent, 1 present).")
+        "3 findings. Found: 1 same direction, 1 absent, 1 present. How firm: 3 firm.")
 
 
 def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile():
@@ -98,7 +104,7 @@ def test_a_smoke_summary_reads_every_verdict_as_borderline():
 
 def test_summary_of_the_paper_profile_or_without_failures_adds_nothing():
     assert "not reproduced* here" not in audit.summary_text(_rows(), "paper")
-    assert audit.summary_text(_rows()[:1], "quick") == "1 finding: 1 firm (1 reproduced)."
+    assert audit.summary_text(_rows()[:1], "quick") == audit.verdict_counts(_rows()[:1])
 
 
 def test_counts_and_summary_name_size_cant_tell_and_not_comparable():
@@ -111,7 +117,7 @@ def test_counts_and_summary_name_size_cant_tell_and_not_comparable():
     assert rows[0].verdict == audit.SIZE_UNCLEAR and rows[1].verdict == audit.NOT_COMPARABLE
     assert rows[1].direction == R.PAPERS_SIDE and rows[1].size == ""
     assert rows[1].basis.startswith("another population")
-    assert audit.verdict_counts(rows).endswith("1 not comparable here.")
+    assert "1 not comparable here." in audit.verdict_counts(rows)
     assert "size can't tell* row" in audit.summary_text(rows, "quick")
 
 

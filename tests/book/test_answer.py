@@ -12,7 +12,7 @@ import pytest
 
 from pruneaudit import audit
 from pruneaudit.audit.claims import NOT_TESTABLE, SAME, Claim
-from pruneaudit.book import answer, findings_table
+from pruneaudit.book import answer, findings_table, wording
 from pruneaudit.book.notebook import Page
 
 
@@ -59,8 +59,8 @@ def test_without_marks_the_first_testable_row_is_the_headline() -> None:
 
 
 def test_inline_markdown_becomes_escaped_html() -> None:
-    assert answer.markdown_inline("**D1.1** a < b: *reproduced*") == (
-        "<b>D1.1</b> a &lt; b: <i>reproduced</i>"
+    assert answer.markdown_inline("**D1.1** a < b: *reproduced*, *other*") == (
+        f"<b>D1.1</b> a &lt; b: {wording.chip_html('reproduced')}, <i>other</i>"
     )
     assert answer.markdown_inline("no marks") == "no marks"
 
@@ -87,10 +87,12 @@ def test_the_box_states_the_headline_the_counts_and_the_build() -> None:
     rows = [_row("D4.1 classes"), headline, _untestable()]
     box = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "today"})
     assert box.startswith('<div class="admonition tip pa-answer">')
-    said = re.findall(r'<span class="pa-sentence">(.*?)</span>', box)
-    assert said == [answer.markdown_inline(findings_table.sentence(headline))]
-    assert said[0].startswith("<b>D4.5</b> PIE accuracy minus all: the effect is there")
-    assert audit.verdict_counts(rows) in box and "3 findings:" in box
+    said = re.findall(r'<span class="pa-sentence">(.*?)</span> <span class="pa-firm">', box)
+    assert said == [answer.markdown_inline(wording.said(headline).found)]
+    assert said[0].startswith("<b>D4.5</b> PIE accuracy minus all: <a class=\"pa-verdict")
+    assert answer.markdown_inline(wording.said(headline).firm) in box
+    assert html.escape(audit.verdict_counts(rows)) in box and "3 findings." in box
+    assert wording.legend_line() in box
     assert "Profile smoke, built today." in box
 
 

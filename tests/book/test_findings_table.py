@@ -5,7 +5,6 @@ the table with its details."""
 from __future__ import annotations
 
 import html
-import itertools
 import math
 import re
 from dataclasses import replace
@@ -16,6 +15,7 @@ from pruneaudit import audit
 from pruneaudit.audit import rules as F
 from pruneaudit.audit.claims import COMPARABILITIES, NOT_TESTABLE, Claim
 from pruneaudit.book import findings_table as ft
+from pruneaudit.book import wording
 from pruneaudit.charts import format as fmt
 
 M = fmt.MINUS
@@ -61,164 +61,21 @@ def test_a_row_without_an_interval_says_so_and_shows_no_brackets():
     assert ft.ours_text(row) == f"{M}15.0 pts (no interval: too few units)"
     assert ft.paper_text(row) == f"{M}19.0 pts"
     said = ft.sentence(row)
-    assert "[" not in said and "interval" not in said
+    assert "[" not in said and "too few units for an interval" in said
     every = _row(ours=0.0, ci_low=0.0, ci_high=0.0, verdict=F.INCONCLUSIVE,
                  direction=F.CANT_TELL, size=F.CANT_TELL, stability=None, paper=-0.19)
     assert ft.ours_text(every) == "0.0 pts (every unit the same)"  # never 0.000 [0.000, 0.000]
 
 
 # --------------------------------------------------------------------------- sentences
+# (the sentences themselves: tests/book/test_wording.py)
 
 
-def test_sentences_by_hand():
-    assert ft.sentence(_row()) == (
-        f"**D4.5** PIE accuracy minus all: the effect is there, as large as the paper's "
-        f"{M}36.9 pts (ours {M}40.1 [{M}44.0, {M}36.2]). A replication would likely agree."
-    )
-    smaller = _row(verdict=F.SMALLER, size=F.SIZE_SMALLER, stability=0.62,
-                   alternative=F.REPRODUCED, ci_low=-0.30, ci_high=-0.20, ours=-0.25)
-    assert ft.sentence(smaller) == (
-        f"**D4.5** PIE accuracy minus all: the effect is there, smaller than the paper's "
-        f"{M}36.9 pts (ours {M}25.0 [{M}30.0, {M}20.0]). A replication could say *reproduced*."
-    )
-    topline = _row(finding="D2.1 test accuracy falls (pruned − dense)", paper=-0.19, ours=-0.038,
-                   ci_low=-0.09, ci_high=0.014, verdict=F.NOT_REPRODUCED, direction=F.CANT_TELL,
-                   size=F.SIZE_SMALLER, stability=0.62, alternative=F.SIZE_UNCLEAR)
-    assert ft.sentence(topline) == (
-        f"**D2.1** test accuracy falls: can't tell if the effect is there; smaller than the "
-        f"paper's {M}19.0 pts (ours {M}3.8 [{M}9.0, 1.4]). A replication could say *there, size "
-        "unclear*."
-    )
-    could_stay_open = _row(finding="D2.1 test accuracy falls (pruned − dense)", paper=-0.19,
-                           ours=0.012, ci_low=-0.114, ci_high=0.080, verdict=F.NOT_REPRODUCED,
-                           direction=F.CANT_TELL, size=F.SIZE_SMALLER, stability=0.6,
-                           alternative=F.INCONCLUSIVE)
-    assert ft.sentence(could_stay_open).endswith(
-        "A replication could leave it undecided.")  # never "could say *can't tell*"
-    undecided = _row(finding="D1.2 entropy coefficient F < 0", paper=-0.1, ours=-0.05,
-                     ci_low=-0.11, ci_high=0.004, verdict=F.INCONCLUSIVE, direction=F.CANT_TELL,
-                     size=F.CANT_TELL, stability=0.97, unit="")
-    assert ft.sentence(undecided) == (
-        f"**D1.2** entropy coefficient F < 0: can't tell if the effect is there (ours {M}0.050 "
-        f"[{M}0.110, 0.004]; the paper's {M}0.100). More units are needed to tell."
-    )
-    assert ft.stability_text(undecided) == "stays undecided (0.97)"  # never "firm"
-    assert ft.stability_text(_row()) == "firm (0.93)"
-    reversed_ = _row(ours=0.031, ci_low=0.01, ci_high=0.052, verdict=F.OPPOSITE,
-                     direction=F.OPPOSITE, size="", stability=0.99)
-    assert ft.sentence(reversed_) == (
-        f"**D4.5** PIE accuracy minus all: the effect is reversed, unlike the paper's {M}36.9 pts "
-        "(ours 3.1 [1.0, 5.2]). A replication would likely agree."
-    )
-    direction_only = _row(finding="D3.1 Pareto set spans more than one technique", paper=None,
-                          ours=1.0, ci_low=math.nan, ci_high=math.nan, verdict=F.INCONCLUSIVE,
-                          direction=F.CANT_TELL, size="", stability=None, unit="")
-    assert ft.sentence(direction_only) == (
-        "**D3.1** Pareto set spans more than one technique: can't tell if the effect is there "
-        "(ours 1.00, too few units to tell)."
-    )
-
-
-def test_claims_of_no_difference_and_rows_that_cannot_be_compared():
-    same = _row(finding="D2.2 group-level drops are similar: (a − b) / c", paper=None, ours=0.12,
-                ci_low=-0.2, ci_high=0.4, direction="", size="", margin=0.5, unit="")
-    assert ft.sentence(same) == (
-        "**D2.2** group-level drops are similar: no material difference, as the paper says (ours "
-        f"0.12 [{M}0.20, 0.40]; margin ±0.50). A replication would likely agree."
-    )
-    other = _row(verdict=F.NOT_COMPARABLE, size="", stability=None, basis="another footing")
-    assert ft.sentence(other) == (
-        f"**D4.5** PIE accuracy minus all: the effect is there (ours {M}40.1 pts [{M}44.0, "
-        f"{M}36.2]); not comparable with the paper's number."
-    )
-    gone = _untested("D4.7 CelebA", "no images offline")
-    assert ft.sentence(gone) == "**D4.7** CelebA: not testable here (no images offline)."
-
-
-def test_a_long_name_is_cut_to_keep_the_sentence_short():
-    long = _row(finding="D4.4 analogue: share of classes significantly impacted on a 10-class "
-                "task with many more words in its name")
-    said = ft.sentence(long)
-    assert said.startswith("**D4.4** analogue, share of classes significantly impacted on a")
-    assert "\u2026: the effect is there" in said and _words(said) == ft.SENTENCE_WORDS
-    writer = _row(finding="D2.2 a writer at 100% collapses: worst drop per seed (null: a second)")
-    assert ft.sentence(writer).startswith("**D2.2** a writer at 100% collapses: the effect")
-    longer = _row(finding="D9.9 " + " ".join(f"w{i}" for i in range(20)))
-    said = ft.sentence(longer)
-    assert _words(said) <= ft.SENTENCE_WORDS and "\u2026" in said
-
-
-# Every combination the rules can produce: (direction, size) pairs with the verdict they make.
-_UNITS = ("", "percent", "points", "ratio")
-_STABILITY = ((0.95, ""), (0.55, F.SMALLER), (0.6, F.SIZE_UNCLEAR), (None, ""))
-_INTERVALS = (
-    (-0.0401, -0.0902, 0.0123),  # crosses the null
-    (-0.401, -0.4404, -0.3617),  # on the paper's side
-    (0.00031, 0.00012, 0.00051),  # tiny, reversed
-    (-12.3, -20.04, -4.61),  # wide
-    (-0.15, math.nan, math.nan),  # no interval
-    (0.0, 0.0, 0.0),  # every unit the same
-)
-_NAME = "D2.1 test accuracy falls at ~98.6% sparsity (pruned − dense), per seed"
-
-
-def _grid():
-    for direction, size, stab, ends, unit, paper in itertools.product(
-        F.DIRECTIONS, F.SIZES, _STABILITY, _INTERVALS, _UNITS, (-0.3694, None)
-    ):
-        if paper is None and size not in ("", F.CANT_TELL):
-            continue
-        verdict = F.combined(direction, size, has_paper=paper is not None)
-        steady, other = stab
-        yield _row(finding=_NAME, direction=direction, size=size, verdict=verdict,
-                   stability=steady, alternative=other, ours=ends[0], ci_low=ends[1],
-                   ci_high=ends[2], unit=unit, paper=paper)
-    for verdict, ends in itertools.product((F.REPRODUCED, F.NOT_REPRODUCED, F.INCONCLUSIVE),
-                                           _INTERVALS):
-        yield _row(finding=_NAME, paper=None, direction="", size="", margin=0.05,
-                   verdict=verdict, ours=ends[0], ci_low=ends[1], ci_high=ends[2])
-        yield _row(finding=_NAME, verdict=F.NOT_COMPARABLE, ours=ends[0], ci_low=ends[1],
-                   ci_high=ends[2], stability=None, comparability="not comparable")
-    # analogue rows (direction words, the paper's value, no size) and our own questions
-    # (their own null, no paper value)
-    for (kind, words, paper), direction, stab, ends, unit in itertools.product(
-        (("analogue", F.ANALOGUE_WORDS, -0.3694), ("beyond", F.BEYOND_WORDS, None)),
-        F.DIRECTIONS, _STABILITY, _INTERVALS, _UNITS,
-    ):
-        steady, other = stab
-        other = words.get({F.SMALLER: F.PAPERS_SIDE}.get(other, F.CANT_TELL)) if other else ""
-        yield _row(finding=_NAME, comparability=kind, direction=direction, size="",
-                   verdict=words[direction], paper=paper, stability=steady, alternative=other,
-                   ours=ends[0], ci_low=ends[1], ci_high=ends[2], unit=unit)
-
-
-_NUMBER = re.compile(rf"(?<![\w.]){M}?\d[\d,]*(?:\.(\d+))?(?![\w.])")
-
-
-def test_every_sentence_reads():
-    rows = list(_grid())
-    assert len(rows) > 1000  # every combination, not a sample
-    for row in rows:
-        _reads(row)
-
-
-def _reads(row):
-    said = ft.sentence(row)
-    claim = said.split(": ", 1)[1]  # after the finding's name
-    assert _words(said) <= ft.SENTENCE_WORDS, said
-    assert "firm" not in said  # so never "firm" beside "can't tell"
-    if not ft.has_interval(row):
-        assert "interval" not in said and "[" not in said, said
-    assert "-" not in claim.replace("D2.1", ""), said  # true minus signs only
-    assert not fmt.RAW_FLOAT.search(said), said
-    # ours, its interval and the paper's value to one precision (the margin aside)
-    numbers = claim.split("; margin")[0]
-    places = {m.group(1) and len(m.group(1)) or 0 for m in _NUMBER.finditer(numbers)
-              if not re.fullmatch(rf"{M}?0", m.group(0))}
-    assert len(places) <= 1, said
-    # the direction is said first
-    if row.direction and row.verdict != F.NOT_COMPARABLE:
-        assert claim.startswith(ft.DIRECTION_WORDS[row.direction]), said
+def test_the_sentence_is_the_wording_of_both_halves():
+    row = _row(stability=0.6, alternative=F.LARGER)
+    said = wording.said(row)
+    assert ft.sentence(row) == f"{said.found} {said.firm}"
+    assert ft.sentences([row, row]) == f"- {ft.sentence(row)}\n- {ft.sentence(row)}"
 
 
 # --------------------------------------------------------------------------- units
@@ -279,14 +136,15 @@ def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
     assert "power 0.91" in page and "about 40 members (this build: 16) would make it firm" in page
     assert '<a href="../intro.html">H1</a>; Table 6' in page
     assert '<a href="../methods_audit.html#finding-d4-5">D4.5</a>' in page
-    for verdict in audit.VERDICTS:  # every verdict has its label class in the legend
-        assert f'pa-v-{ft._slug(verdict)}"' in page
+    for verdict in audit.VERDICTS:  # every verdict has its label in the legend, with a tooltip
+        assert f'pa-v-{wording.slug(verdict)}" href="../methods_audit.html#verdict-' in page
+        assert f'title="{html.escape(wording.tooltip(verdict))}"' in page
     assert '<td data-label="Effect there?">yes</td>' in page
     assert "<th>Power</th>" not in page  # power is in the details, beside what it means
-    assert 'borderline:</span> <span class="pa-verdict pa-v-reproduced">' in page
-    assert "borderline (0.60)" in page
-    assert set(ft.MEANING) == set(audit.VERDICTS)
-    assert set(ft.SHORT_VERDICT) == set(audit.VERDICTS) - set(audit.UNTESTED)
+    assert 'borderline:</span> <a class="pa-verdict pa-v-reproduced"' in page
+    assert "borderline: a replication keeps this 60% of the time" in page
+    assert set(ft.MEANING) == set(audit.VERDICTS) == set(wording.VERDICT_SAID)
+    assert all(ft.MEANING[v].startswith(wording.VERDICT_SAID[v]) for v in audit.VERDICTS)
     assert set(ft.COMPARABILITY_SAID) == set(COMPARABILITIES)
 
 
@@ -298,12 +156,12 @@ def test_the_details_say_an_analogue_or_beyond_claim_in_its_own_words():
     page = ft.table_html([analogue, beyond])
     assert f"<b>Claim D4.1:</b> {html.escape(ft.COMPARABILITY_SAID['analogue'])}" in page
     assert f"<b>Claim D4.5 excess:</b> {html.escape(ft.COMPARABILITY_SAID['beyond'])}" in page
-    assert '<span class="pa-verdict pa-v-same-direction">same direction</span>' in page
-    assert '<span class="pa-verdict pa-v-other-sign">other sign</span>' in page
+    assert wording.chip_html(F.SAME_DIRECTION) in page
+    assert wording.chip_html(F.OTHER_SIGN) in page
     assert "The paper's band" not in page  # neither has one
     absent = _row(comparability="beyond", verdict=F.EFFECT_ABSENT, direction=F.ABSENT, size="",
                   paper=None, stability=0.6, alternative=F.PRESENT)
-    assert ft.sentence(absent).endswith("A replication could say *present*.")
+    assert ft.sentence(absent).endswith("otherwise it says *present*.")
     # a row without a claim (an old findings file) shows no claim line
     assert "<b>Claim" not in ft.table_html([_row(claim="", comparability="")])
 
@@ -371,7 +229,7 @@ def test_study_1_findings_page_shows_no_raw_float_or_model_term():
     assert "D1.1" in text and "D1.4" in text
     assert not _NOT_FOR_READERS.search(text), _NOT_FOR_READERS.search(text)
     for row in rows:
-        assert _words(ft.sentence(row)) <= ft.SENTENCE_WORDS
+        assert _words(wording.said(row).found) <= ft.SENTENCE_WORDS
 
 
 def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
@@ -397,7 +255,7 @@ def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
     text = _visible(page)
     assert not _NOT_FOR_READERS.search(text), _NOT_FOR_READERS.search(text)
     for row in rows:
-        assert _words(ft.sentence(row)) <= ft.SENTENCE_WORDS
+        assert _words(wording.said(row).found) <= ft.SENTENCE_WORDS
         said = html.escape(ft.COMPARABILITY_SAID[row.comparability])
         assert f"<b>Claim {html.escape(row.claim)}:</b> {said}" in page
         if row.comparability != "same":

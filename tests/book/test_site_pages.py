@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from pruneaudit import audit
-from pruneaudit.book import finding_ids, pages
+from pruneaudit.book import finding_ids, front, pages, wording
 from pruneaudit.book.profiles import Profile
 from pruneaudit.errors import PruneAuditError
 
@@ -61,6 +61,14 @@ def studies(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _said(row: audit.Finding) -> str:
+    """A finding as the front page says it: the answer box's two sentences (labels linked to
+    the legend), each on its line."""
+    said = wording.said(row)
+    lines = [wording.inline_html(s, "methods_audit.html") for s in (said.found, said.firm) if s]
+    return "<br>".join(lines[:1] + [f'<span class="pa-firm">{x}</span>' for x in lines[1:]])
+
+
 def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     text = pages.write_front_page(studies).read_text()
     assert "00_template" not in text
@@ -73,7 +81,8 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
     row = next(line for line in text.splitlines() if line.startswith("| **05_shift**"))
     assert "{doc}" not in row and "05_shift.key.svg" not in text
-    assert "1 finding: 1 firm (1 same direction, smaller)." in row
+    shift = pages.read_findings(studies / "05_shift.findings.json")
+    assert audit.verdict_counts(shift) in row and "Found: 1 same direction, smaller." in row
 
 
 def test_front_page_summary_table(studies: Path) -> None:
@@ -81,15 +90,15 @@ def test_front_page_summary_table(studies: Path) -> None:
     nb.metadata["pruneaudit"] = {"profile": "smoke", "date": "2026-11-20 10:00 UTC"}
     nbformat.write(nb, studies / "02_writers.ipynb")
     text = pages.write_front_page(studies).read_text()
-    table = text[: text.index(pages.IDS_SENTENCE)]
+    table = text[: text.index(front.IDS_SENTENCE)]
     assert "| Study | Headline answer | Verdict |" in table
     row = next(line for line in table.splitlines() if line.startswith("| **{doc}"))
     study, answer, verdict = row.strip("| ").split(" | ")
     assert "<br>Pruning costs little. Is the loss spread evenly over writers, or not?<br>" in study
     rows = pages.read_findings(studies / "02_writers.findings.json")
-    assert answer == pages.sentence(rows[0])  # the answer box's sentence, not a second text
-    assert verdict.startswith('<span class="pa-verdict pa-v-reproduced">reproduced</span>')
-    assert verdict.endswith("3 findings: 3 firm (2 reproduced, 1 not reproduced).</span>")
+    assert answer == _said(rows[0])  # the answer box's sentences, not a second text
+    assert verdict.startswith(wording.chip_html("reproduced", "methods_audit.html"))
+    assert verdict.endswith(f"{audit.verdict_counts(rows)}</span>")
     # two builds differ (05_shift records none): each study names its own
     assert "(smoke, 2026-11-20 10:00 UTC)" in table and "(build not recorded)" in table
     assert "D*study*.*number*" in text  # the ids explained once
@@ -120,8 +129,8 @@ def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("reproduced"), marked])
     _findings(studies / "05_shift.findings.json", [marked])
     text = pages.write_front_page(studies).read_text()
-    assert "**D2.2** gap" in text and "pa-v-not-reproduced" in text
-    assert "**D2.1** spread" not in text
+    assert "<b>D2.2</b> gap" in text and "pa-v-not-reproduced" in text
+    assert "<b>D2.1</b> spread" not in text
 
 
 def test_front_page_changes_with_the_results(studies: Path) -> None:
@@ -129,7 +138,7 @@ def test_front_page_changes_with_the_results(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
     assert text != before
-    assert "1 finding: 1 firm (1 not reproduced)." in text and "pa-v-not-reproduced" in text
+    assert "1 finding. Found: 1 not reproduced." in text and "pa-v-not-reproduced" in text
 
 
 def test_question_keeps_math_whole(tmp_path: Path) -> None:
@@ -168,10 +177,10 @@ def test_front_page_headline_without_a_paper_value_or_a_test(studies: Path) -> N
     _findings(studies / "05_shift.findings.json", [untestable])
     text = pages.write_front_page(studies).read_text()
     for name, row in (("02_writers", direction), ("05_shift", untestable)):
-        said = pages.sentence(audit.from_json(row))
+        said = _said(audit.from_json(row))
         line = next(x for x in text.splitlines() if x.startswith("| **") and name in x)
         assert f"| {said} |" in line
-    assert "pa-v-not-testable-here" in text and "1 finding: 1 not testable here." in text
+    assert "pa-v-not-testable-here" in text and "1 finding. Found: 1 not testable here." in text
 
 
 def test_answer_counts_firm_and_borderline_apart(studies: Path) -> None:
@@ -184,7 +193,8 @@ def test_answer_counts_firm_and_borderline_apart(studies: Path) -> None:
     text = pages.write_front_page(studies).read_text()
     rows = pages.read_findings(studies / "02_writers.findings.json")
     assert [r.stability for r in rows] == [None, 0.6, None]
-    said = "3 findings: 1 firm (1 reproduced), 1 borderline, 1 not testable here."
+    said = ("3 findings. Found: 2 reproduced, 1 not testable here. How firm: 1 borderline, "
+            "1 without an interval to tell.")
     assert said == audit.verdict_counts(rows)
     assert f'<span class="pa-counts">{said}</span> |' in text
 

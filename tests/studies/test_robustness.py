@@ -307,9 +307,14 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
     # the headlines are the claims' (D5.1 and D5.2's mean change), never a name's prefix
     assert [r.claim for r in rows if r.headline] == ["D5.1", "D5.2"]
     assert [r.finding[:4] for r in rows if r.headline] == ["D5.1", "D5.2"]
-    # at 90%: fog -25%, rotate -50% (mean -37.5%); clean 0.85 / 0.95 - 1
+    # at 90%, D5.2's estimate (the prose cites the answer box's number): each pruned member's
+    # top-1 over fog and rotate and both severities, (0.4 + 0.5 + 0.25 + 0.2) / 4 = 0.3375,
+    # over the dense mean ((0.7 + 0.5 + 0.5 + 0.4) / 4 + (0.9 + 0.5 + 0.5 + 0.4) / 4) / 2 =
+    # 0.55; clean 0.85 / 0.95 - 1
+    d52 = next(r for r in rows if r.claim == "D5.2")
+    assert d52.ours == pytest.approx(0.3375 / 0.55 - 1)
     assert robust.numbers(result) == {
-        "headline": "pruned 90%", "corrupted_change": pytest.approx(-0.375),
+        "headline": "pruned 90%", "corrupted_change": pytest.approx(0.3375 / 0.55 - 1),
         "clean_change": pytest.approx(0.85 / 0.95 - 1), "corruptions": 2,
         "worst_corruption": "rotate", "worst_change": pytest.approx(-0.5),
         "members": params.members, "severities": len(params.severities),

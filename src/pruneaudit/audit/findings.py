@@ -278,6 +278,19 @@ def untested(claim: Claim, *, name: str | None = None, why: str | None = None) -
     return _row(claim, None, R.NOT_TESTABLE, name=name, basis=why or claim.why)
 
 
+def difference_interval(estimate: float, ci_low: float, ci_high: float
+                        ) -> tuple[float, float, float]:
+    """An interval of a difference of two shares (accuracy minus accuracy: inside [-1, 1])
+    kept inside its bounds: the interval of ``(d + 1) / 2`` on the share scale of
+    :func:`pruneaudit.audit.bounded.bounded_interval` (its logit is ``2 atanh d``), mapped back.
+    ``(estimate, low, high)``; NaN ends stay NaN."""
+    from pruneaudit.audit.bounded import bounded_interval
+
+    m, lo, hi = bounded_interval((estimate + 1) / 2, (ci_low + 1) / 2, (ci_high + 1) / 2,
+                                 "share")
+    return 2 * m - 1, 2 * lo - 1, 2 * hi - 1
+
+
 def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     """The findings as a table, one row each, in the order given."""
     return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))
@@ -288,30 +301,29 @@ UNDECIDED = (INCONCLUSIVE, SIZE_UNCLEAR)
 
 
 def verdict_counts(rows: Sequence[Finding]) -> str:
-    """The one line that counts a page's verdicts, firm and borderline apart, e.g. ``14
-    findings: 8 firm (5 reproduced, 3 not reproduced), 1 inconclusive, 3 borderline, 2 not
-    testable here.`` A verdict that leaves the question open (``UNDECIDED``) is counted by
-    its name, never as *firm*."""
+    """The one line that counts a page's verdicts, *what was found* apart from *how firm*,
+    e.g. ``10 findings. Found: 4 same direction, 5 inconclusive, 1 opposite. How firm: 1 firm,
+    4 stay undecided, 5 borderline.`` *What was found* counts each verdict (in the order of
+    :data:`VERDICTS`); *how firm* counts the testable rows by whether a replication with as
+    many units keeps their verdict: *firm*, *stay undecided* (an open verdict a replication
+    keeps: never called firm), *borderline*, and those without an interval to tell."""
+    found = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}
     testable = [r for r in rows if r.verdict not in UNTESTED]
-    steady = [r for r in testable if not is_borderline(r)]
-    firm = [r for r in steady if r.verdict not in UNDECIDED]
-    counts = {v: sum(r.verdict == v for r in firm) for v in VERDICTS}
-    parts = []
-    if firm:
-        said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        parts.append(f"{len(firm)} firm ({said})")
-    for undecided in UNDECIDED:
-        n = sum(r.verdict == undecided for r in steady)
-        if n:
-            parts.append(f"{n} {undecided}")
-    if len(steady) < len(testable):
-        parts.append(f"{len(testable) - len(steady)} borderline")
-    for untested in UNTESTED:
-        n = sum(r.verdict == untested for r in rows)
-        if n:
-            parts.append(f"{n} {untested}")
+    known = [r for r in testable if r.stability is not None]
+    steady = [r for r in known if not is_borderline(r)]
+    firmness = {
+        "firm": sum(r.verdict not in UNDECIDED for r in steady),
+        "stay undecided": sum(r.verdict in UNDECIDED for r in steady),
+        "borderline": len(known) - len(steady),
+        "without an interval to tell": len(testable) - len(known),
+    }
     noun = "finding" if len(rows) == 1 else "findings"
-    return f"{len(rows)} {noun}: {', '.join(parts) or 'none'}."
+    text = f"{len(rows)} {noun}."
+    if rows:
+        text += " Found: " + ", ".join(f"{n} {v}" for v, n in found.items() if n) + "."
+    if testable:
+        text += " How firm: " + ", ".join(f"{n} {w}" for w, n in firmness.items() if n) + "."
+    return text
 
 
 def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
@@ -320,8 +332,8 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
     text = verdict_counts(rows)
     if any(is_borderline(r) for r in rows):
         text += (
-            f" A *borderline* row would change verdict in more than {1 - STABLE:.0%} of "
-            "replications with as many units (another seed set, another device): it names both "
+            f" A *borderline* row: a replication with as many units (another seed set, another "
+            f"device) keeps its verdict less than {STABLE:.0%} of the time; it names both "
             "verdicts it sits between."
         )
     if any(r.verdict == SIZE_UNCLEAR for r in rows):

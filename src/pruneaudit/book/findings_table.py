@@ -1,13 +1,8 @@
 """A study page's findings for people: one plain sentence per finding, then one compact table.
 
-- :func:`sentence`: the one sentence of a finding, the same in the answer box, the findings table
-  and the front page. At most :data:`SENTENCE_WORDS` words, in this order: is the effect there
-  (*there*, *absent*, *reversed*, or *can't tell*), its size against the paper's number (ours
-  and the paper's in the same unit and to the same precision,
-  :func:`pruneaudit.charts.format.same_precision`), and whether a replication with as many
-  units would keep the verdict (*a replication could say X* when it is borderline). Power, the
-  paper's band, the units that would make a row firm and what they cost stay in the row's
-  details.
+- :func:`sentence`: a finding in sentences, the same in the answer box, the findings table
+  and the front page (:func:`pruneaudit.book.wording.said`: what was found, in the verdict's
+  own words with our number and the paper's, then how firm).
 - :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval
   in one cell, direction first, size second, verdict as a coloured label with its stability)
   and, under each, a ``<details>`` row with the sentence, the definition, what the interval is
@@ -55,7 +50,8 @@ from pruneaudit.audit.rules import (
     VERDICTS,
 )
 from pruneaudit.audit.stability import STABLE
-from pruneaudit.book import finding_ids
+from pruneaudit.book import finding_ids, wording
+from pruneaudit.book.wording import VERDICT_SAID
 from pruneaudit.charts import format as fmt
 
 MINUS = fmt.MINUS
@@ -63,10 +59,6 @@ DASH = "\u2014"
 #: Where a page's findings link: the methods section and the papers' list (from a study page).
 METHODS_LINK = "../methods_audit.html#findings-and-verdicts-pruneaudit-audit-findings"
 PAPERS_LINK = "../intro.html"
-#: The most words of a sentence (its finding's name included: a name is cut to fit, with ``…``,
-#: down to :data:`NAME_WORDS` words; the table shows it whole).
-SENTENCE_WORDS = 30
-NAME_WORDS = 4
 #: What the page says of each direction (:data:`pruneaudit.audit.rules.DIRECTIONS`): the
 #: direction column's short answer, then the sentence's first answer (is the effect there).
 DIRECTION_SAID = {
@@ -88,27 +80,30 @@ DIRECTION_LABELS = {key: said[0] for key, said in DIRECTION_SAID.items()}
 DIRECTION_WORDS = {key: said[1] for key, said in DIRECTION_SAID.items()}
 SIZE_LABELS = {key: said[0] for key, said in SIZE_SAID.items()}
 SIZE_WORDS = {key: said[1] for key, said in SIZE_SAID.items()}
-#: What each verdict means (the legend under the table).
-MEANING = {
-    REPRODUCED: "the effect is there and our whole interval lies inside the "
-    "paper's band (the values a replication of the paper could give)",
-    SMALLER: "the effect is there, but our interval lies below the paper's band",
-    LARGER: "the effect is there, but our interval lies above the paper's band",
-    SIZE_UNCLEAR: "the effect is there, but our interval crosses an edge of the "
-    "paper's band: more units would tell its size",
-    INCONCLUSIVE: "too few units to tell: our interval holds both no effect and "
-    "effects of the paper's size",
-    NOT_REPRODUCED: "no effect, or one smaller than the paper's band: our "
-    "interval holds no effect and lies below the band",
-    OPPOSITE: "the effect goes the other way",
-    NOT_TESTABLE: "it cannot be tested here",
-    NOT_COMPARABLE: "our quantity is not the paper's: no size verdict",
-    SAME_DIRECTION: "an analogue (the paper's quantity on another task): the effect is on the "
-    "paper's side; no size is judged",
+#: The most words of a finding's first sentence (:mod:`pruneaudit.book.wording`).
+SENTENCE_WORDS = wording.SENTENCE_WORDS
+#: How each verdict is decided, after its plain words (``wording.VERDICT_SAID``).
+RULE = {
+    REPRODUCED: "our whole interval lies inside the paper's band, the values a replication of "
+    "the paper could give",
+    SMALLER: "our interval excludes no effect and lies below the paper's band",
+    LARGER: "our interval excludes no effect and lies above the paper's band",
+    SIZE_UNCLEAR: "our interval excludes no effect but crosses an edge of the paper's band",
+    INCONCLUSIVE: "our interval holds both no effect and effects of the paper's size",
+    NOT_REPRODUCED: "our interval lies inside the negligible band, or holds no effect and lies "
+    "below the paper's band",
+    OPPOSITE: "our interval excludes no effect, on the other side",
+    NOT_TESTABLE: "the row says why",
+    NOT_COMPARABLE: "the row says how ours differs",
+    SAME_DIRECTION: "an analogue (the paper's quantity on another task): our interval excludes "
+    "no effect on the paper's side",
     EFFECT_ABSENT: "our interval lies inside the negligible band around no effect",
-    PRESENT: "our own question, beside the paper's: the effect is there against its own null",
-    OTHER_SIGN: "our own question, beside the paper's: the effect goes the other way",
+    PRESENT: "our own question, beside the paper's: our interval excludes its own null",
+    OTHER_SIGN: "our own question, beside the paper's: our interval excludes its own null on "
+    "the other side",
 }
+#: What each verdict means (the legends): its plain words, then how it is decided.
+MEANING = {v: f"{VERDICT_SAID[v]} ({RULE[v]})" for v in VERDICTS}
 #: What each comparability means (:mod:`pruneaudit.audit.claims`), in the details of a row.
 COMPARABILITY_SAID = {
     "same": "the paper's quantity, computed the paper's way: the paper's verdict",
@@ -116,20 +111,6 @@ COMPARABILITY_SAID = {
     "beyond": "our own question beside the paper's, judged against its own null",
     "not comparable": "our quantity is not the paper's",
     "not testable": "not testable here",
-}
-#: A verdict in a word or two, for "a replication could say ...".
-SHORT_VERDICT = {
-    REPRODUCED: "reproduced",
-    SMALLER: "smaller",
-    LARGER: "larger",
-    SIZE_UNCLEAR: "there, size unclear",
-    INCONCLUSIVE: "can't tell",
-    NOT_REPRODUCED: "not reproduced",
-    OPPOSITE: "reversed",
-    SAME_DIRECTION: "same direction",
-    EFFECT_ABSENT: "absent",
-    PRESENT: "present",
-    OTHER_SIGN: "other sign",
 }
 _SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
 
@@ -270,105 +251,10 @@ def short_name(row: Finding) -> tuple[str, str]:
     return (match.group(1), match.group(2)) if match else ("", row.finding)
 
 
-def sentence_name(row: Finding, words: int = SENTENCE_WORDS) -> str:
-    """The name a sentence repeats: up to the first `` (`` or, after two words or more, the
-    first ``:`` (the table has the rest), at most ``words`` words with the id (``…`` where
-    cut)."""
-    ident, label = short_name(row)
-    label = re.split(r"\s+\(", label, maxsplit=1)[0]
-    head, colon, _ = label.partition(": ")
-    label = (head if colon and len(head.split()) >= 2 else label.replace(": ", ", "))
-    label = label.strip(" ;,:")
-    kept = label.split()
-    room = max(words, 1) - (1 if ident else 0)
-    if len(kept) > room:
-        label = " ".join(kept[:room]) + "\u2026"
-    return f"**{ident}** {label}" if ident else f"**{label}**"
-
-
-def _size(row: Finding, s: Shown) -> str:
-    """The size clause with the paper's number: ``smaller than the paper's −19.0 pts``, or for
-    an absent or reversed effect ``unlike the paper's −19.0 pts``; empty when the paper prints
-    no number, when there is no interval, or when the direction is undecided and the size too
-    (the numbers then say the paper's value)."""
-    if not (s.paper and s.low):
-        return ""
-    paper = f"{s.paper}{s.suffix}"
-    if row.direction in (ABSENT, OPPOSITE):
-        return f"unlike the paper's {paper}"
-    if row.direction == CANT_TELL and row.size != SIZE_SMALLER:
-        return ""
-    words = SIZE_WORDS.get(row.size, "")
-    return f"{words} {paper}" if words else ""
-
-
-def _ours(row: Finding, s: Shown, paper_said: bool) -> str:
-    """``ours −3.8 [−9.0, 1.4]`` (the unit only where the paper's number has not said it,
-    which then follows: ``ours −5.0 pts [−12.0, 2.0]; the paper's −6.0 pts``)."""
-    if s.low:
-        said = f"ours {s.ours}{'' if paper_said else s.suffix} [{s.low}, {s.high}]"
-    elif _finite(row.ci_low) and row.ci_low == row.ci_high:
-        said = f"ours {s.ours}{s.suffix}, every unit the same"
-    else:
-        said = f"ours {s.ours}{s.suffix}, too few units to tell"
-    if s.paper and not paper_said:
-        said += f"; the paper's {s.paper}{s.suffix}"
-    return said
-
-
-def replication(row: Finding) -> str:
-    """Whether a replication with as many units would keep the verdict: ``A replication could
-    say *smaller*.`` when borderline (``could leave it undecided`` when the other verdict is
-    *inconclusive*), ``A replication would likely agree.`` when firm, ``More units
-    are needed to tell.`` when it would stay undecided; empty when unknown."""
-    if not _finite(row.stability):
-        return ""
-    if audit_findings.is_borderline(row):
-        if row.alternative == INCONCLUSIVE:
-            return "A replication could leave it undecided."
-        other = SHORT_VERDICT.get(row.alternative, "")
-        return f"A replication could say *{other}*." if other else ""
-    if row.verdict in audit_findings.UNDECIDED:
-        return "More units are needed to tell."
-    return "A replication would likely agree."
-
-
-def _claim(row: Finding, s: Shown) -> str:
-    """The answer of a row with an estimate: direction, size and the numbers."""
-    if not row.direction and row.margin and row.paper is None:  # a claim of no difference
-        margin = fmt.fixed(row.margin, fmt.places(row.ci_low, row.ci_high)) if s.low else \
-            fmt.number(row.margin)
-        said = {
-            REPRODUCED: "no material difference, as the paper says",
-            NOT_REPRODUCED: "a material difference, unlike the paper",
-        }.get(row.verdict, "can't tell if the difference is material")
-        return f"{said} ({_ours(row, s, False)}; margin ±{margin})"
-    direction = DIRECTION_WORDS.get(row.direction or CANT_TELL)
-    size = "" if row.verdict == NOT_COMPARABLE else _size(row, s)
-    joint = "; " if row.direction == CANT_TELL else ", "
-    said = f"{direction}{joint}{size}" if size else direction
-    if row.verdict == NOT_COMPARABLE:
-        s = Shown(s.ours, s.low, s.high, "", s.suffix)  # no size beside the paper's number
-        return f"{said} ({_ours(row, s, False)}); not comparable with the paper's number"
-    return f"{said} ({_ours(row, s, bool(size))})"
-
-
 def sentence(row: Finding) -> str:
-    """The one sentence (Markdown) of ``row``, e.g. ``**D2.1** test accuracy falls at ~98.6%
-    sparsity: can't tell if the effect is there; smaller than the paper's −19.0 pts (ours −3.8
-    [−9.0, 1.4]). A replication could say *smaller*.`` (module doc). A row not testable here
-    says why."""
-    if row.verdict == NOT_TESTABLE:
-        why = fmt.clean_text(re.split(r"[;(]|:\s", row.basis, maxsplit=1)[0].strip().rstrip("."))
-        rest = f"not testable here ({why})."
-    else:
-        s = shown(row)
-        if not s.ours:
-            rest = f"{DIRECTION_WORDS[CANT_TELL]} (no estimate)."
-        else:
-            rest = " ".join(filter(None, (f"{_claim(row, s)}.", replication(row))))
-    room = max(NAME_WORDS, SENTENCE_WORDS - len(rest.split()))
-    return f"{sentence_name(row, room)}: {rest}"
+    """The finding in sentences (Markdown), the same in the answer box, this table and the
+    front page: what was found, then how firm (:func:`pruneaudit.book.wording.said`)."""
+    return wording.said(row).text
 
 
 def sentences(rows: Sequence[Finding]) -> str:
@@ -380,37 +266,26 @@ def sentences(rows: Sequence[Finding]) -> str:
 
 
 def stability_text(row: Finding) -> str:
-    """``firm (0.93)``, ``borderline (0.64)``, or for a firm undecided verdict ``stays
-    undecided (0.97)`` (never *firm* beside *can't tell*): the share of replications with as
-    many units that keep the verdict (:func:`pruneaudit.audit.stability.stability`); ``—`` when
-    unknown."""
-    if not _finite(row.stability):
-        return DASH
-    if audit_findings.is_borderline(row):
-        said = "borderline"
-    else:
-        said = "stays undecided" if row.verdict in audit_findings.UNDECIDED else "firm"
-    return f"{said} ({row.stability:.2f})"
+    """The stability in words with its number (:func:`pruneaudit.book.wording.stability_words`):
+    ``firm: a replication keeps this 93% of the time``; ``—`` when unknown."""
+    return wording.stability_words(row)
 
 
-def _slug(verdict: str) -> str:
-    return re.sub(r"[^a-z]+", "-", verdict.lower()).strip("-")
+def _label(verdict: str, page: str = wording.LEGEND_PAGE) -> str:
+    return wording.chip_html(verdict, page)
 
 
-def _label(verdict: str) -> str:
-    return f'<span class="pa-verdict pa-v-{_slug(verdict)}">{html.escape(verdict)}</span>'
-
-
-def verdict_html(row: Finding) -> str:
-    """The verdict cell: the coloured label, or for a borderline row both labels it sits
-    between; then its stability."""
+def verdict_html(row: Finding, page: str = wording.LEGEND_PAGE) -> str:
+    """The verdict cell: the coloured label (a link to its definition on ``page``, its meaning
+    as a tooltip), or for a borderline row both labels it sits between; then its stability in
+    words."""
     if audit_findings.is_borderline(row) and row.alternative:
         labels = (
-            f'<span class="pa-borderline">borderline:</span> {_label(row.verdict)} / '
-            f"{_label(row.alternative)}"
+            f'<span class="pa-borderline">borderline:</span> {_label(row.verdict, page)} / '
+            f"{_label(row.alternative, page)}"
         )
     else:
-        labels = _label(row.verdict)
+        labels = _label(row.verdict, page)
     if not _finite(row.stability):
         return labels
     return f'{labels}<br><span class="pa-stability">{html.escape(stability_text(row))}</span>'
@@ -443,7 +318,7 @@ def band_text(row: Finding) -> str:
 
 
 def _details(row: Finding) -> str:
-    parts = [html.escape(sentence(row).replace("**", "").replace("*", ""))]
+    parts = [wording.inline_html(sentence(row))]
     if row.definition:
         parts.append(f"<b>Definition:</b> {html.escape(fmt.clean_text(row.definition))}")
     if row.basis:
@@ -453,8 +328,7 @@ def _details(row: Finding) -> str:
     if band:
         parts.append(f"<b>The paper's band:</b> {html.escape(band)}")
     if _finite(row.stability) or _finite(row.power):
-        said = [f"replications with as many units keep this verdict: "
-                f"{html.escape(stability_text(row))}"] if _finite(row.stability) else []
+        said = [html.escape(stability_text(row))] if _finite(row.stability) else []
         if _finite(row.power):
             said.append(f"power {power_text(row)} (the chance that an interval this wide shows "
                         "the paper's effect if it is real)")
@@ -523,10 +397,10 @@ def table_html(rows: Sequence[Finding]) -> str:
     legend = " ".join(
         f"{_label(v)} {html.escape(MEANING[v])}." for v in VERDICTS
     ) + (
-        f" <b>firm</b> / <b>borderline</b>: a replication with as many units (another seed "
-        f"set, another device) keeps the verdict with at least / less than "
-        f"{STABLE:.0%} probability; a borderline row names both verdicts; an "
-        "undecided verdict that a replication would keep <b>stays undecided</b>."
+        f" <b>Firm</b>: a replication with as many units (another seed set, another device) "
+        f"keeps the verdict at least {STABLE:.0%} of the time; <b>borderline</b>: less often "
+        "(the row names both verdicts it sits between); an undecided verdict that a "
+        "replication would keep <b>stays undecided</b>."
     )
     return (
         '<div class="pa-findings"><table class="pa-findings-table">'

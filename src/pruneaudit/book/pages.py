@@ -1,11 +1,8 @@
 """Page fragments the book computes at build time from what the executed notebooks wrote.
 
-- :func:`write_front_page`: the intro's studies at a glance (``_front.md``): the build that
-  computed them, then one line per study (its question in a few words, its headline answer,
-  its verdict) from ``<notebook>.findings.json`` (written by ``Page.show_findings``; rows
-  marked ``"headline": true`` are the headline, else the first testable row, as in the page's
-  answer box) and the executed notebook's ``metadata.pruneaudit``; then each study's key
-  figure ``<notebook>.key.svg`` (written by ``Page.show_key_figure``) at its drawn size.
+- :func:`write_front_page`: the intro's overall answer and studies at a glance
+  (``_overall.md``, ``_front.md``; :mod:`pruneaudit.book.front`, which also writes the methods
+  page's legend of the verdict words, ``_verdicts.md``).
 - :func:`write_timings_page`: the Reproducing page's table of measured durations
   (``_timings.md``) from ``_timings.json``, which the build writes (records with keys
   ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``), beside what each profile file
@@ -34,11 +31,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pruneaudit import timing
-from pruneaudit.audit.findings import Finding, from_json, verdict_counts
+from pruneaudit.audit.findings import Finding, from_json
 from pruneaudit.book import finding_ids
-from pruneaudit.book.answer import headline_findings
-from pruneaudit.book.findings_table import sentence, verdict_html
-from pruneaudit.book.notebook import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.book.profiles import Profile, available_notebooks, declared_parameters
@@ -155,102 +149,11 @@ def _profile_name(label: object) -> str:
     return Path(text).stem if text.endswith((".yml", ".yaml")) else text
 
 
-#: The sentence that says what a finding id is (front page).
-IDS_SENTENCE = (
-    "Each finding has an id, D*study*.*number* (D4.5 is Study 4's fifth finding taken from a "
-    "paper); it links to its definition in {doc}`methods_audit`, section *Findings by id*."
-)
-#: The front page's summary table: its columns (the headline answer gets the space).
-SUMMARY_HEADS = ("Study", "Headline answer", "Verdict")
-
-
-def _study_cell(title: str, name: str, question: str, linked: bool) -> str:
-    """The study column: a link named "Study N" (else the page's title) and its question."""
-    short = re.match(r"Study \d+", title)
-    label = short.group(0) if short else title
-    link = f"{{doc}}`{label} <{SITE_STUDIES}/{name}>`" if linked else label
-    return f"**{link}**<br>{question}" if question else f"**{link}**"
-
-
-def _build_sentence(stamps: Sequence[dict]) -> str:
-    """Which build computed the table: one profile and date for all studies, else per study
-    (each study's cell then names its own); with the smoke profile, that its numbers are a
-    pipeline check, not evidence."""
-    said = {(_profile_name(s.get("profile")), str(s.get("date", ""))) for s in stamps if s}
-    if not said:
-        text = "The build that computed these rows is not recorded."
-    elif len(said) == 1:
-        profile, date = next(iter(said))
-        text = f"Computed by the {profile} build of {date}.".replace(" of .", ".")
-    else:
-        text = "Computed by builds of different profiles or dates (each named under its study)."
-    if any(_profile_name(s.get("profile")) == PIPELINE_CHECK_PROFILE for s in stamps if s):
-        text += f" {PIPELINE_CHECK_NOTE}"
-    return text
-
-
 def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
-    """Write ``<studies_dir>/_front.md``, the intro's studies at a glance; return its path.
+    """The intro's studies at a glance (:func:`pruneaudit.book.front.write_front_page`)."""
+    from pruneaudit.book.front import write_front_page as write
 
-    First which build computed it (smoke: a pipeline check, not evidence), then a summary table,
-    one line per ``<name>.findings.json`` (the template ``00_*`` left out) in name order: the
-    study (a link when the executed notebook ``<name>.ipynb`` is there) with its question in a
-    few words, its headline answer (the sentence of each headline row,
-    :func:`pruneaudit.book.findings_table.sentence`, as in the page's answer box) and its
-    verdict with the page's verdict counts; then a sentence on the ids; then the key figures
-    ``<name>.key.svg``, each at its drawn size (never wider than the column) under a link to
-    its study.
-    """
-    studies_dir = Path(studies_dir)
-    studies_dir.mkdir(parents=True, exist_ok=True)
-    table = ["| " + " | ".join(SUMMARY_HEADS) + " |", "|---|---|---|"]
-    figures, stamps = [], []
-    for path in sorted(studies_dir.glob("*.findings.json")):
-        name = path.name.removesuffix(".findings.json")
-        if name.startswith("00_"):
-            continue
-        rows = read_findings(path)
-        notebook = studies_dir / f"{name}.ipynb"
-        title, question = _title_and_question(notebook)
-        stamps.append(build_stamp_of(notebook))
-        study = _study_cell(title, name, question, notebook.is_file())
-        headline = headline_findings(rows)
-        answer = "<br>".join(sentence(r) for r in headline) or "none yet"
-        verdict = "<br>".join(verdict_html(r) for r in headline) or "none yet"
-        if rows:
-            verdict += f'<br><span class="pa-counts">{verdict_counts(rows)}</span>'
-        table.append(f"| {_cell(study)} | {_cell(answer)} | {_cell(verdict)} |")
-        if (studies_dir / f"{name}.key.svg").is_file():
-            named = (f"{{doc}}`{title} <{SITE_STUDIES}/{name}>`" if notebook.is_file()
-                     else title)
-            figures.append("\n".join([
-                f"**{named}**",
-                "",
-                f"```{{image}} {SITE_STUDIES}/{name}.key.svg",
-                f":alt: key figure of {title}",
-                ":class: pa-key-figure",
-                "```",
-                "",
-            ]))
-    if len(table) == 2:
-        return _write(studies_dir / FRONT, (
-            "No study page has recorded its findings yet: build the book "
-            "(`make book`) and each study page writes them.\n"
-        ))
-    mixed = len({(_profile_name(s.get("profile")), s.get("date")) for s in stamps}) > 1
-    if mixed:  # each study names its build
-        for i, stamp in enumerate(stamps, start=2):
-            built = (f"{_profile_name(stamp.get('profile'))}, {stamp.get('date', '')}"
-                     if stamp else "build not recorded")
-            cells = table[i].split(" | ", 1)
-            table[i] = f"{cells[0]}<br>({_cell(built)}) | {cells[1]}"
-    text = (
-        f"{_build_sentence(stamps)}\n\n:::{{container}} pa-summary\n" + "\n".join(table)
-        + f"\n:::\n\n{IDS_SENTENCE}\n"
-    )
-    if figures:
-        text += "\n### Key figures\n\n" + "\n".join(figures)
-    return _write(studies_dir / FRONT, text)
+    return write(studies_dir)
 
 
 def _duration(seconds: float) -> str:
@@ -594,6 +497,8 @@ def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
     front page's studies at a glance, the timings table, the stated cold builds, the methods
     page's findings by id and each notebook's "Re-run this page" fragment (each profile read
     once); return the fragments."""
+    from pruneaudit.book.front import write_verdicts_page
+
     remove_injected_parameters(studies_dir)
     read = read_profiles()
     return [
@@ -601,5 +506,6 @@ def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
         write_timings_page(studies_dir, read),
         write_measured_page(studies_dir, read),
         write_definitions_page(studies_dir),
+        write_verdicts_page(studies_dir),
         *write_rerun_pages(studies_dir, profiles=read),
     ]

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
+from pruneaudit.audit.findings import difference_interval
 
 from .claims import SMALLEST_SLOPE, claims
 from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
@@ -191,9 +192,10 @@ def classes_findings(
         f"held-out unfairness gain (max − min), Student-t over {len(seeds)} seeds; smallest "
         "effect 1 point", df=max(len(gains) - 1, 1))))
     slopes = unfairness_slopes(classes)["slope"].dropna()
-    m, lo, hi = audit.mean_interval(slopes)
+    m, lo, hi = difference_interval(*audit.mean_interval(slopes))
     rows.append(audit.judge(table["D3.3"], audit.Estimate(
-        m, lo, hi, f"slope of max − min on sparsity, Student-t over {len(slopes)} series; "
+        m, lo, hi, f"slope of max − min on sparsity, Student-t over {len(slopes)} series, on "
+        "the bounded scale of a difference of accuracies (inside ±100 points); "
         f"smallest effect {SMALLEST_SLOPE} per unit sparsity", df=max(len(slopes) - 1, 1))))
     return rows
 

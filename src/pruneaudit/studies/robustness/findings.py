@@ -251,7 +251,9 @@ def findings(result: Result) -> list[audit.Finding]:
 def numbers(result: Result) -> dict[str, float | int | str]:
     """The numbers the page's prose cites, at the pruned level the findings use
     (:func:`headline_level`): its name, the relative top-1 change against the dense population
-    under corruption (mean over the corruptions of H1's per-corruption change) and on the clean
+    under corruption (the D5.2 row's estimate, so that the prose and the answer box cite one
+    number: the pruned members' top-1 averaged over the corruptions and their severities, over
+    the dense population's mean, minus 1) and on the clean
     test set, the count of corruptions, and the corruption that hurts most with its change
     (fractions); and what this build evaluated: ``members`` per population and ``severities``
     per corruption."""
@@ -261,7 +263,8 @@ def numbers(result: Result) -> dict[str, float | int | str]:
     worst = at["relative_change_pct"].idxmin()
     return {
         "headline": level_name(top),
-        "corrupted_change": float(at["relative_change_pct"].mean() / 100),
+        "corrupted_change": float(np.mean(_relative(member_scores(result.runs.accuracy),
+                                                    top)[0]) - 1),
         "clean_change": float(at["clean_change_pct"].iloc[0] / 100),
         "corruptions": int(len(at)),
         "worst_corruption": str(worst),
