@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pruneaudit import audit
-from pruneaudit.audit.findings import difference_interval
+from pruneaudit.audit.bounded import difference_interval
 
 
 def test_a_difference_interval_by_hand() -> None:

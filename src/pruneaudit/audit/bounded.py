@@ -61,3 +61,14 @@ def bounded_interval(
     low = _back(centre - (estimate - ci_low) * slope, scale) if ci_low < estimate else ci_low
     high = _back(centre + (ci_high - estimate) * slope, scale) if ci_high > estimate else ci_high
     return float(estimate), float(min(low, estimate)), float(max(high, estimate))
+
+
+def difference_interval(estimate: float, ci_low: float, ci_high: float
+                        ) -> tuple[float, float, float]:
+    """An interval of a difference of two shares (accuracy minus accuracy: inside [-1, 1])
+    kept inside its bounds: the interval of ``(d + 1) / 2`` on the share scale of
+    :func:`bounded_interval` (its logit is ``2 atanh d``), mapped back.
+    ``(estimate, low, high)``; NaN ends stay NaN."""
+    m, lo, hi = bounded_interval((estimate + 1) / 2, (ci_low + 1) / 2, (ci_high + 1) / 2,
+                                 "share")
+    return 2 * m - 1, 2 * lo - 1, 2 * hi - 1

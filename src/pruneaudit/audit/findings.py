@@ -278,19 +278,6 @@ def untested(claim: Claim, *, name: str | None = None, why: str | None = None) -
     return _row(claim, None, R.NOT_TESTABLE, name=name, basis=why or claim.why)
 
 
-def difference_interval(estimate: float, ci_low: float, ci_high: float
-                        ) -> tuple[float, float, float]:
-    """An interval of a difference of two shares (accuracy minus accuracy: inside [-1, 1])
-    kept inside its bounds: the interval of ``(d + 1) / 2`` on the share scale of
-    :func:`pruneaudit.audit.bounded.bounded_interval` (its logit is ``2 atanh d``), mapped back.
-    ``(estimate, low, high)``; NaN ends stay NaN."""
-    from pruneaudit.audit.bounded import bounded_interval
-
-    m, lo, hi = bounded_interval((estimate + 1) / 2, (ci_low + 1) / 2, (ci_high + 1) / 2,
-                                 "share")
-    return 2 * m - 1, 2 * lo - 1, 2 * hi - 1
-
-
 def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     """The findings as a table, one row each, in the order given."""
     return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))

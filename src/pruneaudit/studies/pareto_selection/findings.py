@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit import audit
-from pruneaudit.audit.findings import difference_interval
+from pruneaudit.audit.bounded import difference_interval
 
 from .claims import SMALLEST_SLOPE, claims
 from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks

@@ -13,7 +13,8 @@ import pandas as pd
 from scipy import stats
 
 from pruneaudit import audit
-from pruneaudit.audit.findings import Finding, difference_interval
+from pruneaudit.audit.bounded import difference_interval
+from pruneaudit.audit.findings import Finding
 
 from .claims import SIMILAR_MARGIN, claims
 from .collapse_mixture import mixture_interval
