@@ -29,8 +29,10 @@ time; the share of peak uses the device's float32 peak (TF32 is off, see
 or on the CPU a timed 4096 x 4096 matmul. The hours of every study's paper profile (its own
 ``cost(params)``, :func:`protocols`) at each measured rate come from
 :func:`pruneaudit.runs.training_cost`. Prints the table and writes
-``benchmarks/out/gpu_training_<device type>.{md,csv}``; a CUDA run also writes those hours into
-the package's data file (:data:`pruneaudit.runs.cost.GPU_COSTS`), which the study pages read.
+``benchmarks/out/gpu_training_<device type>.{md,csv}`` and the hours to
+``benchmarks/out/gpu_training_<device type>_costs.csv``; ``python -m pruneaudit.runs.gpu_rates
+benchmarks/out/gpu_training_cuda_costs.csv`` then installs a CUDA run's hours as the package's
+data (``pruneaudit.runs.cost.GPU_COSTS``, which the study pages read).
 
 Usage: ``python benchmarks/gpu_training.py [--device cuda] [--images 48000] [--ks 30,120]``
 (``--report-only cuda`` rewrites the report from a run's saved tables);
@@ -355,10 +357,6 @@ def main(argv: list[str] | None = None) -> None:
     kind = info.split()[1].split(":")[0]
     table.to_csv(OUT / f"gpu_training_{kind}.csv", index=False)
     costs.to_csv(OUT / f"gpu_training_{kind}_costs.csv", index=False)
-    if kind == "cuda":  # the hours the book's pages state (pruneaudit.runs.cost.gpu_hours)
-        from pruneaudit.runs.cost import GPU_COSTS
-
-        costs.to_csv(GPU_COSTS, index=False)
     (OUT / f"gpu_training_{kind}.md").write_text(report(table, costs, info, ks))
 
 

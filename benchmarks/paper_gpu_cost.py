@@ -16,8 +16,9 @@ model-epochs and training images seen. The hours are ``images / rate``:
   an upper bound where a larger network uses more of the card than launch-bound LeNet does.
 
 Training only: evaluation, pruning and store I/O are not counted. Writes
-``benchmarks/out/paper_gpu_cost.{md,csv}`` and ``book/_paper_gpu_cost.md`` (the fragment the
-Reproducing page includes). Usage: ``python benchmarks/paper_gpu_cost.py [--root DATA]``.
+``benchmarks/out/paper_gpu_cost.{md,csv}``; ``python -m pruneaudit.book.appendix benchmarks/out``
+then copies the report into the fragment the Reproducing page includes. Usage:
+``python benchmarks/paper_gpu_cost.py [--root DATA]``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
-BOOK = HERE.parent / "book"
 
 #: The measured GPU rows of benchmarks/out/gpu_training_cuda.csv used for LeNet, by column key.
 GPU_ROWS = {
@@ -146,7 +146,6 @@ def main(argv: list[str] | None = None) -> None:
         "float32; bf16 is not counted.\n"
     )
     (OUT / "paper_gpu_cost.md").write_text(text)
-    (BOOK / "_paper_gpu_cost.md").write_text(text)
 
 
 if __name__ == "__main__":

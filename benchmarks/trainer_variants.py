@@ -47,6 +47,7 @@ from pruneaudit import data
 from pruneaudit.data.augment import normalize
 from pruneaudit.models import build_model
 from pruneaudit.training import stacked
+from pruneaudit.training.stack import Stack
 
 REPO = Path(__file__).resolve().parents[1]
 BATCH, LR = 32, 0.01
@@ -84,19 +85,15 @@ def stacked_step(
     after another."""
     models = _models(k)
     groups = groups or stacked.blocks(k, torch.device("cpu"))
-    before = stacked._CHANNELS_LAST
-    stacked._CHANNELS_LAST = channels_last
-    try:
-        stacks = [stacked._Stack([models[i] for i in g], True) for g in groups]
-    finally:
-        stacked._CHANNELS_LAST = before
+    stacks = [Stack([models[i] for i in g], True, channels_last=channels_last)
+              for g in groups]
     opts = [torch.optim.SGD(s.params, lr=LR) for s in stacks]
     workers = min(len(groups), torch.get_num_threads()) if parallel else 1
     pool = ThreadPoolExecutor(workers) if workers > 1 else None
     if pool is not None:
         torch.set_num_threads(max(1, torch.get_num_threads() // workers))
 
-    def loss(stack: stacked._Stack, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    def loss(stack: Stack, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         logits = stack.forward(x)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y, reduction="sum") / BATCH
 

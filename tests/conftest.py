@@ -45,13 +45,14 @@ def _order(item: pytest.Item) -> int:
 
 @pytest.fixture(autouse=True)
 def _threads_as_set() -> Iterator[None]:
-    """Every test ends with the test process's torch threads and without following the free
-    cores: ``book.setup`` and ``compute`` turn that on in the process that calls them, and a
-    later test's training then ran at whatever thread count the machine's load gave it."""
+    """Every test ends with the test process's torch threads and a fresh process runtime (no
+    following of the free cores): ``book.setup`` makes a kernel's runtime the process's for
+    good, and a later test's training then ran at whatever thread count the machine's load gave
+    it."""
     yield
-    from pruneaudit.training import threads
+    from pruneaudit import runtime
 
-    threads.follow_free_cores(False)
+    runtime.use(None)
     torch.set_num_threads(TEST_THREADS)
 
 

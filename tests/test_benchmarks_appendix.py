@@ -1,38 +1,66 @@
-"""The book's Benchmarks appendix holds every report of ``benchmarks/out`` as it is now
-(``benchmarks/appendix.py``), and the package reads no file under ``benchmarks/``."""
+"""The book's pages made from the benchmarks' reports (``python -m pruneaudit.book.appendix``)
+hold every report of ``benchmarks/out`` as it is now, the GPU hours the package states are the
+GPU benchmark's (``python -m pruneaudit.runs.gpu_rates``), and the package reads no file under
+``benchmarks/`` but the folder it is given."""
 
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
+import pandas as pd
+import pytest
+
+from pruneaudit.book import appendix
+from pruneaudit.errors import PruneAuditError
+from pruneaudit.runs import gpu_rates
+
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "benchmarks" / "appendix.py"
+REPORTS = REPO / "benchmarks" / "out"
 
 
-def test_committed_appendix_holds_every_report_as_it_is_now() -> None:
-    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    text = (REPO / "book" / "appendix_benchmarks.md").read_text()
-    for report in (REPO / "benchmarks" / "out").glob("*.md"):
+def test_committed_pages_hold_every_report_as_it_is_now(capsys) -> None:
+    assert appendix.main([str(REPORTS), "--check"]) == 0, capsys.readouterr().out
+    text = appendix.APPENDIX.read_text()
+    for report in REPORTS.glob("*.md"):
         assert f"## {report.stem}\n" in text, report.name
+    assert appendix.PAPER_COST.read_text() == (REPORTS / "paper_gpu_cost.md").read_text()
 
 
 def test_appendix_pushes_headings_down_and_names_each_report(tmp_path: Path) -> None:
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import appendix
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
     assert "No benchmark reports yet" in appendix.page(tmp_path)
     (tmp_path / "b.md").write_text("# Title\n\ntext\n## Part\n")
     (tmp_path / "a.md").write_text("one line\n")
     text = appendix.page(tmp_path)
     assert text.index("## a\n") < text.index("## b\n")
     assert "### Title\n" in text and "#### Part\n" in text and "From `benchmarks/out/b.md`." in text
+    assert set(appendix.pages(tmp_path)) == {appendix.APPENDIX}  # no paper-cost report: no page
+    (tmp_path / "paper_gpu_cost.md").write_text("| a |\n")
+    assert appendix.pages(tmp_path)[appendix.PAPER_COST] == "| a |\n"
+    with pytest.raises(PruneAuditError, match="not a folder"):
+        appendix.pages(tmp_path / "missing")
+
+
+def test_package_gpu_hours_are_the_benchmarks(capsys) -> None:
+    source = REPORTS / "gpu_training_cuda_costs.csv"
+    assert gpu_rates.main([str(source), "--check"]) == 0, capsys.readouterr().out
+
+
+def test_gpu_rates_installs_a_checked_table(tmp_path: Path) -> None:
+    good = pd.DataFrame({"protocol": ["Study 2 (P 4.1, LeNet)"], "configuration": ["(a) x"],
+                         "model_epochs": [10], "hours": [1.5]})
+    good.to_csv(tmp_path / "costs.csv", index=False)
+    gpu_rates.install(tmp_path / "costs.csv", tmp_path / "installed.csv")
+    assert (tmp_path / "installed.csv").read_bytes() == (tmp_path / "costs.csv").read_bytes()
+    for bad, message in [(good.drop(columns="hours"), "hours"),
+                         (good.assign(protocol="P 4.1"), "Study N"),
+                         (good.assign(hours=0.0), "positive")]:
+        bad.to_csv(tmp_path / "bad.csv", index=False)
+        with pytest.raises(PruneAuditError, match=message):
+            gpu_rates.install(tmp_path / "bad.csv", tmp_path / "never.csv")
+    assert not (tmp_path / "never.csv").exists()
+    with pytest.raises(PruneAuditError, match="not a file"):
+        gpu_rates.read_costs(tmp_path / "missing.csv")
 
 
 def _reads_benchmarks(node: ast.AST) -> bool:

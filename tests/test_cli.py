@@ -30,3 +30,63 @@ def test_the_old_top_level_names_are_gone(name):
 def test_a_task_that_does_not_import_names_the_module():
     with pytest.raises(PruneAuditError, match="cannot import task 'pruneaudit.grid:"):
         cli._load_task("pruneaudit.grid:train_and_evaluate")
+
+
+ROLES = (":class:`", ":func:`", ":mod:`", ":meth:`")
+
+
+def _help(argv: list[str], capsys) -> str:
+    with pytest.raises(SystemExit) as done:
+        cli.main(argv)
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_top_level_help_is_short_usage_and_examples(capsys):
+    assert cli.main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert len(text.splitlines()) <= 25 and not any(r in text for r in ROLES)
+    assert text.startswith("usage: pruneaudit <command>") and "examples:" in text
+    for command in ("build", "run", "compute", "plan", "live", "grid run", "store ls"):
+        assert f"\n  {command} " in text
+    assert cli.main([]) == 2  # no command: the usage, and a failure status
+
+
+@pytest.mark.parametrize("command", ["build", "run", "plan", "live", "compute"])
+def test_each_book_command_has_short_help(command, capsys):
+    text = _help([command, "--help"], capsys)
+    assert text.startswith(f"usage: pruneaudit {command}")
+    assert len(text.splitlines()) <= 35 and not any(r in text for r in ROLES)
+    if command != "compute":
+        assert f"examples:\n  pruneaudit {command} " in text
+
+
+@pytest.mark.parametrize("module", ["pruneaudit", "pruneaudit.book"])
+def test_both_module_commands_give_the_same_help(module):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.startswith(f"usage: python -m {module} <command>")
+    assert "plan" in done.stdout and not any(r in done.stdout for r in ROLES)
+
+
+def test_the_runs_commands_are_kept(capsys):
+    assert "grid.yaml" in _help(["grid", "run", "--help"], capsys)
+    assert "--where" in _help(["store", "ls", "--help"], capsys)
+
+
+def test_the_runner_and_its_commands_keep_to_the_size_limits():
+    import ast
+    from pathlib import Path
+
+    from pruneaudit.book import plan, profiles, runner
+
+    for module in (runner, profiles, plan, cli):
+        source = Path(module.__file__).read_text()
+        assert len(source.splitlines()) <= 600, module.__name__
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                assert lines <= 80, f"{module.__name__}.{node.name}: {lines} lines"

@@ -1,14 +1,9 @@
-"""Command line: ``pruneaudit grid run`` runs a grid of runs, ``pruneaudit store ls`` lists runs.
+"""The ``pruneaudit`` command line: the book's commands and the runs' grid and store.
 
-Examples::
-
-    pruneaudit grid run grid.yaml --executor dask --scheduler-address tcp://head:8786
-    pruneaudit grid run --dataset mnist --model lenet --technique l1_unstructured \\
-        --treatment finetune --iteration 1 2 3 --seed 0 1 --epochs 1 --train-size 512
-    pruneaudit store ls --store results --where dataset=mnist
-
-Flags given on the command line replace the same fields of the YAML file. ``none`` stands for a
-dense run in ``--technique``/``--treatment``.
+``pruneaudit build|run|compute|plan|live`` (also ``python -m pruneaudit`` and, as before,
+``python -m pruneaudit.book``) and ``pruneaudit grid run`` / ``pruneaudit store ls``. Each
+``--help`` is a few usage lines and examples; the README ("Usage") and the book's Reproducing
+page explain the options.
 """
 
 from __future__ import annotations
@@ -16,12 +11,144 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import time
 from collections.abc import Sequence
-
-import pandas as pd
 
 from pruneaudit import __version__
 from pruneaudit.errors import PruneAuditError
+
+#: What ``pruneaudit --help`` prints (``{prog}``: the command's name).
+USAGE = """\
+usage: {prog} <command> [options]
+
+commands:
+  plan      what a build would train and how long it would take (trains nothing)
+  build     run the study notebooks and build the HTML book
+  run       run one study notebook
+  compute   run the studies into the results store, without notebooks
+  live      JupyterLab over copies of the notebooks, for workshops
+  grid run  run the missing runs of a grid of training and pruning runs
+  store ls  list the finished runs of a results store
+
+examples:
+  {prog} plan --profile quick -p 01_population_ols.seeds=[0,1]
+  {prog} build --profile smoke --only 03_pareto_selection
+  {prog} compute --profile quick --device cuda --export results.zip
+
+A command's options: {prog} <command> --help. The README's "Usage" section and
+the book's Reproducing page explain them.
+"""
+#: ``pruneaudit grid run --help``'s examples.
+GRID_EXAMPLES = """examples:
+  pruneaudit grid run grid.yaml --executor dask --scheduler-address tcp://head:8786
+  pruneaudit grid run --dataset mnist --model lenet --technique l1_unstructured \\
+      --treatment finetune --iteration 1 2 3 --seed 0 1 --epochs 1 --train-size 512
+"""
+#: The commands of the book (the rest are the runs' ``grid`` and ``store``).
+BOOK_COMMANDS = ("build", "run", "compute", "plan", "live")
+#: Each book command's examples, shown under its options.
+EXAMPLES = {
+    "build": ("--profile quick", "--profile smoke --only 03_pareto_selection --jobs 2",
+              "--profile quick --seed-offset 1000 --path-output /tmp/replication"),
+    "run": ("02_qmnist_writers --profile smoke -p seeds=[0,1,2]",),
+    "plan": ("--profile quick", "--profile paper --only 01_population_ols -p seeds=[0,1]"),
+    "live": ("--profile smoke --port 8890 --fresh",),
+}
+
+
+def _examples(prog: str, command: str) -> str:
+    return "examples:\n" + "\n".join(f"  {prog} {command} {e}" for e in EXAMPLES[command])
+
+
+def _book_parser(prog: str, command: str) -> argparse.ArgumentParser:
+    """The parser of the book's ``command`` (``build``, ``run``, ``compute``, ``plan``, ``live``):
+    only its own is made, so that one command's help imports nothing another needs."""
+    from pruneaudit.book.paths import REPO
+
+    parser = argparse.ArgumentParser(prog=prog)
+    sub = parser.add_subparsers(dest="command", required=True)
+    if command == "compute":
+        from pruneaudit.book import compute
+
+        compute.add_parser(sub)
+    helps = {"build": "run the notebooks and build the HTML book", "run": "run one notebook",
+             "plan": "what a build would train and how long it would take"}
+    for command, text in [(c, t) for c, t in helps.items() if c == command]:
+        p = sub.add_parser(command, help=text, description=text + ".", epilog=_examples(
+            prog, command), formatter_class=argparse.RawDescriptionHelpFormatter)
+        if command == "run":
+            p.add_argument("name", help="notebook name in nbs/, e.g. 00_template")
+        p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
+        p.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE",
+                       help="a parameter's value (NAME.key for one notebook)")
+        p.add_argument("--seed-offset", type=int, default=0, metavar="N",
+                       help="a replication: every seed list moved by N")
+        if command != "run":
+            p.add_argument("--only", nargs="+", metavar="NAME", help="only these notebooks")
+        if command == "build":
+            p.add_argument("--path-output", default=str(REPO), help="HTML in <this>/_build/html")
+            p.add_argument("--no-execute", action="store_true", help="reuse executed notebooks")
+            p.add_argument("--allow-mixed", action="store_true",
+                           help="assemble pages of different profiles or overrides")
+            p.add_argument("--import", dest="results", metavar="FILE",
+                           help="first add the results of FILE (compute --export) to the store")
+            p.add_argument("--jobs", type=int, default=1, metavar="N",
+                           help="run up to N notebooks at once (CPU only)")
+    if command != "live":
+        return parser
+    live = sub.add_parser("live", help="JupyterLab for workshops", epilog=_examples(prog, "live"),
+                          description="JupyterLab on 127.0.0.1 over copies of the notebooks in "
+                          "live/.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    live.add_argument("--profile", default="quick", help="the profile the copies hold")
+    live.add_argument("--port", type=int, default=8888)
+    live.add_argument("--fresh", action="store_true", help="replace the copies in live/")
+    live.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    return parser
+
+
+def _profile(args: argparse.Namespace):
+    """The profile of a parsed ``build``, ``run`` or ``plan``, with its ``-p`` and
+    ``--seed-offset`` overrides (``-p`` wins)."""
+    from pruneaudit.book.profiles import Profile, parse_overrides
+
+    overrides = parse_overrides(args.params)
+    profile = Profile.read(args.profile)
+    if args.seed_offset:
+        from pruneaudit.book.replication import replication_overrides
+
+        names = [args.name] if args.command == "run" else args.only
+        overrides = {**replication_overrides(profile, names, args.seed_offset), **overrides}
+    return profile.with_overrides(overrides)
+
+
+def _book(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run a parsed book command; one-line errors; the exit status."""
+    if args.command == "compute":
+        from pruneaudit.book import compute
+
+        return compute.command(args)
+    if args.command == "live":
+        from pruneaudit.book import live
+
+        return live.main(list(argv[1:]))
+    profile = _profile(args)
+    if args.command == "plan":
+        print("\n".join(profile.plan(args.only).lines()))
+        return 0
+    from pruneaudit.book import compute, runner
+
+    if args.command == "run":
+        print(runner.run_notebook(args.name, profile, progress=True))
+        return 0
+    start = time.perf_counter()
+    if args.results:
+        added, had = compute.import_results(profile, args.only, args.results)
+        print(f"imported {added} runs from {args.results} ({had} already stored)")
+    html = runner.build(profile, args.only, None, args.path_output, execute=not args.no_execute,
+                        allow_mixed=args.allow_mixed, jobs=args.jobs)
+    print(f"book built in {time.perf_counter() - start:.1f} s: {html / 'index.html'}")
+    return 0
+
 
 #: (flag, RunSpec field, value type) for the grid axes settable by flags.
 _AXES = (
@@ -48,17 +175,20 @@ def _none_or(kind: type):
     return parse
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
+    """The parser of the runs' commands, ``grid run`` and ``store ls``."""
     parser = argparse.ArgumentParser(
-        prog="pruneaudit", description="Run grids of training and pruning runs; list results."
+        prog=prog, description="Run grids of training and pruning runs; list results."
     )
-    parser.add_argument("--version", action="version", version=f"pruneaudit {__version__}")
     groups = parser.add_subparsers(dest="group", required=True)
 
     grid = groups.add_parser("grid", help="grids of runs").add_subparsers(
         dest="command", required=True
     )
-    run = grid.add_parser("run", help="run the missing runs of a grid")
+    run = grid.add_parser(
+        "run", help="run the missing runs of a grid", epilog=GRID_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("grid_file", nargs="?", help="YAML mapping of run fields to values or lists")
     axes = run.add_argument_group("grid axes (each takes one or more values)")
     for flag, name, kind in _AXES:
@@ -139,6 +269,8 @@ def _parse_value(text: str):
 
 
 def _store_ls(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from pruneaudit.runs.store import ResultsStore
 
     filters = {}
@@ -158,15 +290,26 @@ def _store_ls(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pruneaudit`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "pruneaudit") -> int:
+    """Entry point of the ``pruneaudit`` command (and ``python -m pruneaudit``,
+    ``python -m pruneaudit.book``); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE.format(prog=prog), end="")
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        print(f"pruneaudit {__version__}")
+        return 0
     try:
+        if argv[0] in BOOK_COMMANDS:
+            return _book(_book_parser(prog, argv[0]).parse_args(argv), argv)
+        args = _parser(prog).parse_args(argv)
         if args.group == "grid":
             return _grid_run(args)
         return _store_ls(args)
-    except PruneAuditError as err:
-        print(f"pruneaudit: error: {err}", file=sys.stderr)
+    except PruneAuditError as err:  # the book's commands say "error:", as they always have
+        where = "" if argv[0] in BOOK_COMMANDS else f"{prog}: "
+        print(f"{where}error: {err}", file=sys.stderr)
         return 2
 
 

@@ -8,8 +8,11 @@ working directory.
   else ``$PRUNEAUDIT_DATA``), else ``<repo>/data``, else the sibling ``<repo>/../shared/data``
   where the project's offline copy lives. Without a setting, a dataset is read from the first of
   the two folders that holds it (:func:`data_roots`, :func:`dataset_root`).
-- **Precision** of training: the setting (``precision=`` / the notebooks' ``precision``
-  parameter, else ``$PRUNEAUDIT_PRECISION``), else ``fp32`` (:func:`precision_setting`).
+- **Device** and **precision** of training: the value given, else the process's runtime's
+  (:mod:`pruneaudit.runtime`, which ``book.setup`` and ``compute`` make from a page's
+  ``device`` parameter), else ``$PRUNEAUDIT_DEVICE`` / ``$PRUNEAUDIT_PRECISION``, else ``auto``
+  / ``fp32`` (:func:`device_setting`, :func:`precision_setting`). Nothing here writes the
+  environment.
 - **Results store**: the setting (``root=`` / the ``store`` parameter, else
   ``$PRUNEAUDIT_STORE``), else ``<repo>/results``.
 """
@@ -77,19 +80,17 @@ def _setting(
     valid: Callable[[str], bool],
     expected: str,
 ) -> str:
-    """``value`` if given, else ``$env``, else ``default``, stripped; an error naming the
-    ``expected`` values unless ``valid(setting)``."""
+    """``value`` if given, else the process runtime's setting ``name``, else ``$env``, else
+    ``default``, stripped; an error naming the ``expected`` values unless ``valid(setting)``."""
+    if value is None:
+        from pruneaudit import runtime
+
+        value = getattr(runtime.current(), name)
     setting = (value if value is not None else os.environ.get(env, default)).strip()
     if not valid(setting):
         from pruneaudit.errors import PruneAuditError
 
         raise PruneAuditError(f"{name} must be {expected}, got {setting!r}")
-    return setting
-
-
-def _export(env: str, setting: str) -> str:
-    """``setting``, made this process's ``$env``."""
-    os.environ[env] = setting
     return setting
 
 
@@ -101,7 +102,8 @@ def _is_device(setting: str) -> bool:
 
 
 def device_setting(value: str | None = None) -> str:
-    """The device setting: ``value`` if given, else ``$PRUNEAUDIT_DEVICE``, else ``auto``.
+    """The device setting: ``value`` if given, else the runtime's, else ``$PRUNEAUDIT_DEVICE``,
+    else ``auto``.
 
     One of ``auto`` (CUDA when available, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     """
@@ -111,12 +113,17 @@ def device_setting(value: str | None = None) -> str:
 
 
 def set_device(value: str) -> str:
-    """Make ``value`` (checked by :func:`device_setting`) this process's device setting."""
-    return _export(DEVICE_ENV, device_setting(value))
+    """Make ``value`` (checked by :func:`device_setting`) the device of this process's runtime
+    (:func:`pruneaudit.runtime.current`); return it."""
+    from pruneaudit import runtime
+
+    setting = runtime.current().device = device_setting(value)
+    return setting
 
 
 def precision_setting(value: str | None = None) -> str:
-    """The training precision: ``value`` if given, else ``$PRUNEAUDIT_PRECISION``, else ``fp32``.
+    """The training precision: ``value`` if given, else the runtime's, else
+    ``$PRUNEAUDIT_PRECISION``, else ``fp32``.
 
     ``fp32`` (float32 throughout, TF32 off) or ``bf16`` (bfloat16 autocast of the forward pass
     on CUDA; parameters, gradients and updates stay float32; refused on the CPU).
@@ -125,7 +132,3 @@ def precision_setting(value: str | None = None) -> str:
         "precision", PRECISION_ENV, "fp32", value, PRECISIONS.__contains__, " or ".join(PRECISIONS)
     )
 
-
-def set_precision(value: str) -> str:
-    """Make ``value`` (checked by :func:`precision_setting`) this process's training precision."""
-    return _export(PRECISION_ENV, precision_setting(value))

@@ -14,6 +14,7 @@ from pruneaudit import book, timing
 from pruneaudit.book import runner
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runtime import KernelRecord
 
 from .conftest import executed
 
@@ -231,9 +232,8 @@ def test_add_banner_after_the_title(tmp_path: Path) -> None:
 def test_banner_when_run_by_hand() -> None:
     assert book.build_info({}) is None
     assert book.banner_text(None).startswith("Run by hand")
-    info = book.build_info(
-        {book.PROFILE_ENV: "smoke", book.OVERRIDES_ENV: '{"seed": 1}', book.BUILD_DATE_ENV: "d"}
-    )
+    record = KernelRecord(profile="smoke", overrides={"seed": 1}, date="d")
+    info = book.build_info(record.environ())
     assert book.banner_text(info) == "Profile smoke, overrides: seed=1, built d."
 
 

@@ -143,7 +143,7 @@ def _capture(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object, str]]:
 
     def fake(name: str):
         def run(params, store, *, progress=True):
-            seen.append((name, params, os.environ.get(config.DEVICE_ENV)))
+            seen.append((name, params, config.device_setting()))
         return None if name == "00_template" else run
 
     monkeypatch.setattr(compute, "study_run", fake)
@@ -174,7 +174,8 @@ def test_device_option_is_the_device_parameter(monkeypatch, capsys, tmp_path):
     assert compute.main(args) == 0
     ((_, params, device),) = seen
     assert params.device == "cpu" == device
-    assert config.DEVICE_ENV not in os.environ  # the setting is the study's, then restored
+    assert config.DEVICE_ENV not in os.environ  # the setting is the runtime's, not the process's
+    assert config.device_setting() == "auto"  # the study's device, then restored
     out = capsys.readouterr().out
     assert f"computed {STUDY} (" in out and "computed 1 study in" in out
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import book
-from pruneaudit.book import notebook, profiles, runner
+from pruneaudit.book import profiles, runner
 from pruneaudit.errors import PruneAuditError, check_range
+from pruneaudit.runtime import KernelRecord
 from pruneaudit.studies.params import StudyParams
 
 CELL = """# Parameters
@@ -248,6 +249,6 @@ def test_a_build_parses_the_profile_once(tmp_path: Path, monkeypatch: pytest.Mon
     out = runner.run_notebook("00_template", profile, out_dir=tmp_path / "studies")
     assert [p.name for p in parsed] == ["one.yml"]
     assert runner.read_stamp(out)["profile"] == str(path.resolve())
-    assert book.build_info({book.PROFILE_ENV: "x", notebook.MEASURED_ENV: "12.5"})[
-        "seconds"] == 12.5
-    assert book.build_info({book.PROFILE_ENV: "x"})["seconds"] is None
+    stated = KernelRecord(profile="x", measured=12.5).environ()
+    assert book.build_info(stated)["seconds"] == 12.5
+    assert book.build_info(KernelRecord(profile="x").environ())["seconds"] is None

@@ -12,7 +12,7 @@ import tqdm.auto
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pruneaudit import book
+from pruneaudit import book, runtime
 from pruneaudit.book import progress
 from pruneaudit.errors import PruneAuditError
 
@@ -44,31 +44,33 @@ def test_threads_examples() -> None:
     assert book.choose_threads("", 16, 3.0)[0] == 13
 
 
-@pytest.fixture
-def restore_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tqdm.auto, "tqdm", tqdm.auto.tqdm)
-    for name, module in list(sys.modules.items()):
-        if name.startswith("pruneaudit") and hasattr(module, "tqdm"):
-            monkeypatch.setattr(module, "tqdm", module.tqdm)
+def _tqdm_names() -> dict[str, object]:
+    import tqdm.auto
+
+    names = {name: getattr(module, "tqdm", None) for name, module in list(sys.modules.items())
+             if name.startswith("pruneaudit")}
+    return {**names, "tqdm.auto": tqdm.auto.tqdm}
 
 
-def test_route_tqdm_writes_lines_not_output(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], restore_tqdm: None,
-    monkeypatch: pytest.MonkeyPatch,
+def test_runtime_bars_write_lines_not_output_and_patch_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pruneaudit.training import loop
+    from pruneaudit.training import loop  # noqa: F401  (a module that shows progress)
 
+    monkeypatch.setattr(runtime.LineFile, "last", -float("inf"))
     path = tmp_path / "progress"
-    monkeypatch.setenv(progress.INTERVAL_ENV, "0")
-    assert not book.route_tqdm("") and book.route_tqdm(path)
-    assert loop.tqdm is tqdm.auto.tqdm  # the package's name points at the routed bar
-    for _ in loop.tqdm(range(4), desc="train 2 x LeNet", unit="model-epochs"):
-        pass
+    names = _tqdm_names()
+    process = runtime.Runtime(progress_file=path, progress_interval=0.0)
+    with runtime.activated(process):
+        for _ in runtime.bar(range(4), desc="train 2 x LeNet", unit="model-epochs"):
+            pass
+    assert _tqdm_names() == names  # no module's tqdm was replaced
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
     lines = path.read_text().splitlines()
     assert lines[-1].startswith("train 2 x LeNet: 100%") and "4/4" in lines[-1]
     assert all("\r" not in line for line in lines)
+    assert isinstance(runtime.Runtime().bar(total=1, disable=True), type(tqdm.auto.tqdm()))
 
 
 def _monitor_run(tmp_path: Path, tty: bool) -> str:
@@ -137,7 +139,7 @@ def test_other_processes_are_measured_and_this_one_is_not(monkeypatch) -> None:
     monkeypatch.setattr(psutil, "cpu_times", system_times)
     monkeypatch.setattr(time, "sleep", sleep)
     monkeypatch.setattr(time, "monotonic", lambda: clock["t"])
-    assert progress.others_busy(1.5) == pytest.approx(1.5)
+    assert runtime.others_busy(1.5) == pytest.approx(1.5)
     n, why = book.choose_threads("", 2, 0.2)
     assert n == 2 and "other processes busy 0.2 cores" in why
 
@@ -147,8 +149,8 @@ def test_log_lines_are_throttled_across_bars_so_short_bars_show_progress(monkeyp
     their in-progress states, not a 0% line per bar."""
     now = {"t": 100.0}
     monkeypatch.setattr(time, "monotonic", lambda: now["t"])
-    monkeypatch.setattr(progress._LineFile, "last", -float("inf"))
-    out = progress._LineFile(tmp_path / "log", interval=5.0)
+    monkeypatch.setattr(runtime.LineFile, "last", -float("inf"))
+    out = runtime.LineFile(tmp_path / "log", interval=5.0)
     for bar in range(3):  # three bars of 4 s each, refreshed every second
         for step in range(4):
             out.write(f"\rbar {bar}: {step}/4")
@@ -160,12 +162,13 @@ def test_log_lines_are_throttled_across_bars_so_short_bars_show_progress(monkeyp
     assert len((tmp_path / "log").read_text().splitlines()) == 3
 
 
-def test_routed_bars_refresh_often_and_leave_the_throttle_to_the_file(
-    tmp_path: Path, restore_tqdm: None
-) -> None:
-    assert progress.route_tqdm(tmp_path / "log")
-    bar = tqdm.auto.tqdm(total=9, desc="train")
+def test_file_bars_refresh_often_and_leave_the_throttle_to_the_file(tmp_path: Path) -> None:
+    bar = runtime.Runtime(progress_file=tmp_path / "log").bar(total=9, desc="train")
     try:
         assert bar.mininterval == 0.5 and bar.miniters == 1
     finally:
         bar.close()
+
+
+def test_the_interval_is_short_on_a_terminal_and_long_in_a_log() -> None:
+    assert progress.interval(True) < progress.interval(False)

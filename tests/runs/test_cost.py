@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -59,3 +60,26 @@ def test_gpu_hours_add_the_fastest_configuration_of_each_architecture(tmp_path):
     assert runs.gpu_hours("Study 1", path) == 1.0 + 4.0
     text = runs.gpu_cost_text("Study 1", path)
     assert "about 5.0 h for Study 1 (paper profile, lenet), Study 1 (paper profile, vgg11)" in text
+
+
+def test_study_cost_sums_workloads_at_the_store_rates(tmp_path):
+    from types import SimpleNamespace
+
+    from pruneaudit.runs.cost import record_rate, study_cost
+
+    # lenet: 480,000 images at a recorded 3 s per 10k = 144 s; alexnet: 10,000 images at the
+    # reference 24 s per 10k = 24 s
+    record_rate(tmp_path, "lenet", "cpu", 3.0, 10_000)
+    record_rate(tmp_path, "lenet", "cuda", 1.0, 10_000)  # another device's rate: not read
+    rows = [SimpleNamespace(model="lenet", models=10, model_epochs=20, images=480_000,
+                            evaluations=10, populations=2),
+            SimpleNamespace(model="alexnet", models=1, model_epochs=1, images=10_000,
+                            evaluations=3, populations=1)]
+    cost = study_cost(rows, tmp_path, "cpu")
+    assert (cost.populations, cost.models, cost.model_epochs, cost.evaluations) == (3, 11, 21, 13)
+    assert cost.seconds == pytest.approx(144 + 24)
+    assert cost.source == "recorded and reference"
+    del rows[1].populations  # a workload that does not state its populations
+    assert study_cost(rows, tmp_path, "cpu").populations is None
+    unknown = SimpleNamespace(model="mystery", models=1, model_epochs=1, images=1, evaluations=1)
+    assert math.isnan(study_cost([unknown], tmp_path).seconds)

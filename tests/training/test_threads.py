@@ -1,15 +1,16 @@
-"""Threads decided where they are used: the free cores re-read before each population, from
-CPU-time counters between calls (an injected clock and counters here: no real sleeping)."""
+"""Threads decided where they are used: the runtime re-reads the free cores before each
+population, from CPU-time counters between calls (an injected clock and counters here: no real
+sleeping), and training leaves torch's thread count as it found it."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from pruneaudit import data
+from pruneaudit import data, runtime
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.models import LeNet, build_model
-from pruneaudit.training import TrainConfig, threads, train, train_population
+from pruneaudit.training import TrainConfig, train, train_population
 
 
 class Machine:
@@ -24,32 +25,30 @@ class Machine:
         self.system += seconds * (others + mine)
         self.own += seconds * mine
 
-    def reader(self, cores: int = 2) -> threads.FreeCores:
-        return threads.FreeCores(
+    def reader(self, cores: int = 2) -> runtime.FreeCores:
+        return runtime.FreeCores(
             cores, clock=lambda: self.now, system=lambda: self.system, own=lambda: self.own
         )
 
 
 @pytest.fixture
-def following(monkeypatch):
-    """This process follows a fake machine's free cores; torch's thread count is restored."""
-    monkeypatch.delenv(threads.THREADS_ENV, raising=False)
+def following():
+    """The process's runtime follows a fake machine's free cores (steady count 2); torch's
+    thread count is restored after."""
     machine, before = Machine(), torch.get_num_threads()
-    threads.follow_free_cores(reader=machine.reader())
-    yield machine
-    threads.follow_free_cores(False)
+    with runtime.activated(runtime.Runtime(follow=True, steady=2, reader=machine.reader())):
+        yield machine
     torch.set_num_threads(before)
 
 
 def test_a_burst_at_the_start_does_not_hold_a_long_build(following):
-    machine = following
-    torch.set_num_threads(1)  # what the kernel chose while the other process was busy
+    machine, process = following, runtime.current()
     machine.run(90, others=1.1, mine=0.9)  # the first population, during the burst
-    assert threads.adjust_threads() == 1
+    assert process.population_threads() == 1
     machine.run(600, others=0.0, mine=1.0)  # the burst is over
-    assert threads.adjust_threads() == 2
+    assert process.population_threads() == 2
     machine.run(300, others=1.0, mine=1.0)  # another process takes a core again
-    assert threads.adjust_threads() == 1
+    assert process.population_threads() == 1
 
 
 def test_too_short_a_window_keeps_the_count_and_the_reading_goes_on():
@@ -69,40 +68,63 @@ def test_too_short_a_window_keeps_the_count_and_the_reading_goes_on():
     [(2, 0.0, 2), (2, 0.4, 2), (2, 0.6, 1), (2, 5.0, 1), (16, 3.0, 13), (4, -1.0, 4)],
 )
 def test_free_threads_rounds_within_one_and_the_cores(cores, load, expected):
-    assert threads.free_threads(cores, load) == expected
+    assert runtime.free_threads(cores, load) == expected
 
 
-def test_the_setting_fixes_the_count(following, monkeypatch):
-    machine = following
-    monkeypatch.setenv(threads.THREADS_ENV, "3")
+def test_the_setting_fixes_the_count(monkeypatch):
+    machine = Machine()
+    fixed = runtime.Runtime(threads=3, follow=True, reader=machine.reader())
     machine.run(100, others=2.0, mine=0.0)
-    assert threads.population_threads() == 3
-    monkeypatch.setenv(threads.THREADS_ENV, "0")
+    assert fixed.population_threads() == 3 and fixed.steady_threads() == 3
+    monkeypatch.setenv(runtime.THREADS_ENV, "3")
+    assert runtime.fixed_threads() == 3
+    monkeypatch.setenv(runtime.THREADS_ENV, "0")
     with pytest.raises(PruneAuditError, match="PRUNEAUDIT_THREADS must be a positive integer"):
-        threads.population_threads()
+        runtime.fixed_threads()
 
 
-def test_not_following_keeps_torchs_setting(monkeypatch):
-    threads.follow_free_cores(False)
-    monkeypatch.setenv(threads.THREADS_ENV, "3")
+def test_not_following_keeps_torchs_setting():
+    process = runtime.Runtime(threads=3)
     before = torch.get_num_threads()
-    assert threads.population_threads() is None
-    assert threads.adjust_threads() == before
+    assert process.population_threads() is None and process.steady_threads() is None
+    with process.at_population_threads(), process.at_steady_threads():
+        assert torch.get_num_threads() == before
 
 
-def test_the_trainer_rereads_per_population_and_results_do_not_change(following, data_root):
+def test_start_sets_the_count_and_activated_restores_it():
+    before = torch.get_num_threads()
+    process = runtime.Runtime(threads=before + 1)
+    with runtime.activated(process):
+        assert runtime.current() is process
+        assert process.start() == (before + 1, f"set by {runtime.THREADS_ENV} or the build")
+        assert torch.get_num_threads() == before + 1
+    assert torch.get_num_threads() == before
+    assert runtime.current() is not process
+
+
+def _threads_seen(seen: list[int]):
+    """A step hook that records torch's thread count at each step."""
+    return lambda model, step: seen.append(torch.get_num_threads())
+
+
+def test_the_trainer_rereads_per_population_restores_the_count_and_results_do_not_change(
+    following, data_root
+):
     mnist = data.load("mnist", "train", root=data_root).subset(range(64))
     cfgs = [TrainConfig(epochs=1, seed=s) for s in range(3)]
     torch.set_num_threads(1)
-    following.run(10, others=1.5, mine=0.5)
-    busy = [build_model("lenet", 10, 1, 28, seed=s) for s in range(3)]
-    train_population(busy, mnist, cfgs, progress=False, device="cpu")
-    assert torch.get_num_threads() == 1
-    following.run(10, others=0.0, mine=1.0)
-    idle = [build_model("lenet", 10, 1, 28, seed=s) for s in range(3)]
-    train_population(idle, mnist, cfgs, progress=False, device="cpu")
-    assert torch.get_num_threads() == 2
-    for a, b in zip(busy, idle, strict=True):
+    trained, counts = [], []
+    for others in (1.5, 0.0):  # busy: 1 free core; then idle: 2
+        following.run(10, others=others, mine=2.0 - others)
+        seen: list[int] = []
+        models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(3)]
+        train_population(models, mnist, cfgs, progress=False, device="cpu",
+                         step_hooks=[_threads_seen(seen), None, None])
+        assert torch.get_num_threads() == 1  # as the trainer found it
+        trained.append(models)
+        counts.append(set(seen))
+    assert counts == [{1}, {2}]
+    for a, b in zip(*trained, strict=True):
         for x, y in zip(a.parameters(), b.parameters(), strict=True):
             torch.testing.assert_close(x, y, rtol=1e-5, atol=1e-6)
 
@@ -111,15 +133,13 @@ class Unstacked(LeNet):
     """A LeNet the population trainer does not stack (its type is not LeNet): trained alone."""
 
 
-def test_a_model_trained_alone_gets_no_thread_count_from_the_load(
-    following, monkeypatch, data_root
-):
-    """Following the free cores on a busy machine (the trainer picks 1 thread), a model the
-    population trainer trains alone (VGG11, ResNet18) trains at the steady count (here 2, as if
-    the process started with 2): bitwise what 2 threads give, although 1 thread differs."""
+def test_a_model_trained_alone_gets_no_thread_count_from_the_load(following, data_root):
+    """Following the free cores on a busy machine (a population would get 1 thread), a model
+    the population trainer trains alone (VGG11, ResNet18) trains at the steady count (here 2,
+    as if the process started with 2): bitwise what 2 threads give, although 1 thread
+    differs; torch's count is left as found."""
     mnist = data.load("mnist", "train", root=data_root).subset(range(256))
     cfg = TrainConfig(epochs=1, seed=0)
-    monkeypatch.setattr(threads, "START_THREADS", 2)
 
     def fresh() -> Unstacked:
         net = Unstacked()
@@ -129,28 +149,25 @@ def test_a_model_trained_alone_gets_no_thread_count_from_the_load(
     at = {
         n: train(fresh(), mnist, cfg, progress=False, num_threads=n, device="cpu") for n in (1, 2)
     }
-    torch.set_num_threads(2)
-    following.run(10, others=1.5, mine=0.5)  # busy: the population's count is 1
+    torch.set_num_threads(1)
+    following.run(10, others=1.5, mine=0.5)  # busy: the population's count would be 1
     busy = fresh()
     train_population([busy], mnist, [cfg], progress=False, device="cpu")
-    assert torch.get_num_threads() == 1  # the load picked the population's count
+    assert torch.get_num_threads() == 1
     weights = [m.state_dict().values() for m in (busy, at[2], at[1])]
     assert all(torch.equal(x, y) for x, y in zip(weights[0], weights[1], strict=True))
     assert not all(torch.equal(x, y) for x, y in zip(weights[1], weights[2], strict=True))
 
 
-def test_the_steady_count_is_the_start_or_the_setting_never_the_load(following, monkeypatch):
-    machine = following
-    monkeypatch.setattr(threads, "START_THREADS", 2)
+def test_the_steady_count_is_the_start_or_the_setting_never_the_load(following):
+    machine, process = following, runtime.current()
     torch.set_num_threads(2)
     machine.run(10, others=1.5, mine=0.5)
-    assert threads.adjust_threads() == 1
-    with threads.at_steady_threads():
-        assert torch.get_num_threads() == 2
-    assert torch.get_num_threads() == 1  # restored
-    monkeypatch.setenv(threads.THREADS_ENV, "3")
-    assert threads.steady_threads() == 3
-    threads.follow_free_cores(False)
-    assert threads.steady_threads() is None  # not following: torch's setting is kept
-    with threads.at_steady_threads():
+    with process.at_population_threads():
         assert torch.get_num_threads() == 1
+        with process.at_steady_threads():
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 1  # restored
+    assert torch.get_num_threads() == 2
+    assert runtime.Runtime(threads=3, follow=True).steady_threads() == 3
+    assert runtime.Runtime(follow=True).steady == torch.get_num_threads()  # when created

@@ -23,15 +23,6 @@ from pruneaudit.audit.accuracy import (
 )
 from pruneaudit.audit.bounded import SCALES, bounded_interval
 from pruneaudit.audit.claims import COMPARABILITIES, Claim, register
-from pruneaudit.audit.class_properties import (
-    ArrayLike,
-    class_counts,
-    class_entropy,
-    class_fractions,
-    class_table,
-    image_entropy,
-    imbalance,
-)
 from pruneaudit.audit.class_tests import (
     PAIRINGS,
     class_recall_ttest,
@@ -153,6 +144,15 @@ from pruneaudit.audit.subgroups import (
     group_metrics,
     normalized_difference,
     population_group_metrics,
+)
+from pruneaudit.data.class_properties import (
+    ArrayLike,
+    class_counts,
+    class_entropy,
+    class_fractions,
+    class_table,
+    image_entropy,
+    imbalance,
 )
 
 __all__ = [

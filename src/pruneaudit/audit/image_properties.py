@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 from scipy import stats
 
-from pruneaudit.audit.class_properties import image_entropy
+from pruneaudit.data.class_properties import image_entropy
 from pruneaudit.errors import PruneAuditError, check_frame
 
 THRESHOLD = 0.5

@@ -27,7 +27,7 @@ _HOMES: dict[str, str] = {
         "paths",
     ),
     **dict.fromkeys(
-        ("PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED", "print_provenance",
+        ("KERNEL_ENV", "VERSIONED", "print_provenance",
          "build_info", "banner_text", "Page", "setup"),
         "notebook",
     ),
@@ -37,7 +37,7 @@ _HOMES: dict[str, str] = {
          "resolve_parameters", "study_module", "validate_notebook", "check_common"),
         "profiles",
     ),
-    **dict.fromkeys(("THREADS_ENV", "Monitor", "choose_threads", "route_tqdm"), "progress"),
+    **dict.fromkeys(("THREADS_ENV", "Monitor", "choose_threads"), "progress"),
     **dict.fromkeys(("vendor_assets", "stage_sources"), "assets"),
     "load_timings": "pages",
     **dict.fromkeys(
@@ -53,7 +53,7 @@ __all__ = [
     "REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX",
     "PROFILE_NAMES", "study_notebooks",
     # notebook
-    "PROFILE_ENV", "OVERRIDES_ENV", "BUILD_DATE_ENV", "VERSIONED",
+    "KERNEL_ENV", "VERSIONED",
     "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
@@ -62,7 +62,7 @@ __all__ = [
     "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
     "study_module", "validate_notebook", "check_common",
     # progress
-    "THREADS_ENV", "Monitor", "choose_threads", "route_tqdm",
+    "THREADS_ENV", "Monitor", "choose_threads",
     # assets
     "vendor_assets", "stage_sources",
     # runner

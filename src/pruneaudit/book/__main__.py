@@ -1,7 +1,7 @@
-"""``python -m pruneaudit.book build|run|compute ...``.
+"""``python -m pruneaudit.book build|run|compute|plan|live ...``: the ``pruneaudit`` command
+(:func:`pruneaudit.cli.main`) under its older name.
 
-``compute`` is dispatched without importing the runner, so it needs no notebook stack
-(:mod:`pruneaudit.book.compute`).
+``compute`` and ``plan`` import none of the notebook stack (papermill, Jupyter).
 """
 
 import os
@@ -11,8 +11,7 @@ if sys.argv[1:2] == ["compute"]:
     # OpenMP threads that wait by spinning hold their cores between torch's parallel regions, as
     # the runner says for its kernels; set before torch loads (a value the user set is kept).
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from pruneaudit.book.compute import main
-else:
-    from pruneaudit.book.runner import main
 
-raise SystemExit(main())
+from pruneaudit.cli import main  # noqa: E402
+
+raise SystemExit(main(prog="python -m pruneaudit.book"))

@@ -33,6 +33,7 @@ import argparse
 import contextlib
 import os
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pruneaudit import config
+from pruneaudit import config, runtime
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.profiles import Profile, parse_overrides, study_module
 from pruneaudit.errors import PruneAuditError
@@ -81,33 +82,38 @@ def run_studies(
 
     ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own) or
     what :meth:`Profile.read <pruneaudit.book.profiles.Profile.read>` takes. Every parameter is
-    checked before anything runs. Each study runs on its ``device`` parameter, with torch's
-    thread count chosen as a page's setup chooses it; ``progress`` prints its progress to
+    checked before anything runs. One :class:`~pruneaudit.runtime.Runtime` holds the process's
+    settings meanwhile: each study runs on its ``device`` parameter, with torch's thread count
+    chosen as a page's setup chooses it (restored at the end); ``progress`` prints its progress to
     ``stream`` (default stdout). Notebooks whose study has no ``run`` are skipped (said).
     """
     profile = Profile.read(profile, overrides)
     names = profile.check(notebooks)
     stream = stream if stream is not None else sys.stdout
     say = (lambda text: print(text, file=stream, flush=True)) if progress else (lambda text: None)
+    for line in profile.plan(names).lines()[:-1] if progress else []:  # what each will train
+        say(line)
     todo = [(name, study_run(name)) for name in names]
-    threads, why = _set_threads()
-    say(f"profile {profile.label}: computing {', '.join(n for n, r in todo if r)}; "
-        f"torch threads {threads} ({why})")
+    process = runtime.Runtime(threads=runtime.fixed_threads(), follow=True)
     done = []
-    for name, run in todo:
-        if run is None:
-            say(f"{name}: nothing to compute (its study has no run)")
-            continue
-        params = profile.study_params(name)
-        store = ResultsStore(params.store)
-        before = len(store.keys())
-        start = time.perf_counter()
-        with _device(params.device), _monitor(name, progress, stream):
-            run(params, store, progress=progress)
-        seconds = time.perf_counter() - start
-        new = len(store.keys()) - before
-        done.append(Computed(name, store.root, seconds, new))
-        say(f"computed {name} ({seconds:.1f} s, {new} new runs in {store.root})")
+    with runtime.activated(process):
+        threads, why = process.start()
+        say(f"profile {profile.label}: computing {', '.join(n for n, r in todo if r)}; "
+            f"torch threads {threads} ({why})")
+        for name, run in todo:
+            if run is None:
+                say(f"{name}: nothing to compute (its study has no run)")
+                continue
+            params = profile.study_params(name)
+            store = ResultsStore(params.store)
+            before = len(store.keys())
+            start = time.perf_counter()
+            with process.settings(device=params.device), _monitor(process, name, progress, stream):
+                run(params, store, progress=progress)
+            seconds = time.perf_counter() - start
+            new = len(store.keys()) - before
+            done.append(Computed(name, store.root, seconds, new))
+            say(f"computed {name} ({seconds:.1f} s, {new} new runs in {store.root})")
     return done
 
 
@@ -154,66 +160,28 @@ def import_results(
     return results_store(profile, notebooks).import_results(path)
 
 
-def _set_threads() -> tuple[int, str]:
-    """Torch's thread count as a page's setup sets it: chosen from the free cores (or
-    ``$PRUNEAUDIT_THREADS``), then following the free cores before each population."""
-    import torch
-
-    from pruneaudit.training.threads import fixed_threads, follow_free_cores
-
-    threads, why = book_progress.choose_threads()
-    torch.set_num_threads(threads)
-    follow_free_cores(fixed_threads() is None)
-    return threads, why
-
-
 @contextlib.contextmanager
-def _device(value: str) -> Iterator[None]:
-    """This process's device setting is ``value`` (as a page's setup makes it) for a study."""
-    saved = os.environ.get(config.DEVICE_ENV)
-    config.set_device(value)
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop(config.DEVICE_ENV, None)
-        else:
-            os.environ[config.DEVICE_ENV] = saved
-
-
-@contextlib.contextmanager
-def _monitor(name: str, progress: bool, stream: TextIO) -> Iterator[None]:
-    """While a study runs: its training bars as ``build`` prints a notebook's (progress lines
-    through a file tailed by :class:`~pruneaudit.book.progress.Monitor`); tqdm is restored
-    after. Nothing when ``progress`` is off."""
+def _monitor(
+    process: runtime.Runtime, name: str, progress: bool, stream: TextIO
+) -> Iterator[None]:
+    """While a study runs: its training bars as ``build`` prints a notebook's (the runtime's
+    bars write lines to a file tailed by :class:`~pruneaudit.book.progress.Monitor`), the
+    runtime's progress output restored after. Nothing when ``progress`` is off."""
     if not progress:
         yield
         return
     import tqdm
-    import tqdm.auto
 
     tty = stream.isatty()
-    progress_file = Path(os.environ.get("TMPDIR", "/tmp")) / f".{name}.{os.getpid()}.progress"
-    saved = {m: m.tqdm for n, m in list(sys.modules.items())
-             if n.startswith("pruneaudit") and hasattr(m, "tqdm")}
-    saved_auto = tqdm.auto.tqdm
-    interval = os.environ.get(book_progress.INTERVAL_ENV)
-    os.environ[book_progress.INTERVAL_ENV] = "1" if tty else "10"
+    progress_file = Path(tempfile.gettempdir()) / f".{name}.{os.getpid()}.progress"
     monitor = book_progress.Monitor(name, 1, progress_file, stream, tty)
-    try:
-        with monitor, warnings.catch_warnings():
-            warnings.simplefilter("ignore", tqdm.TqdmWarning)  # a bar's rounding, not the study's
-            book_progress.route_tqdm(progress_file)
-            monitor.cell_started({"cell_type": "code", "source": "run"}, 0)
-            yield
-    finally:
-        tqdm.auto.tqdm = saved_auto
-        for module, bar in saved.items():
-            module.tqdm = bar
-        if interval is None:
-            os.environ.pop(book_progress.INTERVAL_ENV, None)
-        else:
-            os.environ[book_progress.INTERVAL_ENV] = interval
+    lines = process.settings(
+        progress_file=progress_file, progress_interval=book_progress.interval(tty)
+    )
+    with monitor, lines, warnings.catch_warnings():
+        warnings.simplefilter("ignore", tqdm.TqdmWarning)  # a bar's rounding, not the study's
+        monitor.cell_started({"cell_type": "code", "source": "run"}, 0)
+        yield
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -8,12 +8,12 @@ A notebook declares each parameter once, typed, in its cell tagged ``parameters`
 
 and its next cell calls ``page = book.setup(globals(), study.Params)``, which builds the study's
 frozen parameters object (:class:`pruneaudit.studies.params.StudyParams`: every value checked
-against its type, papermill's injected values included, then the study's rules), sets torch's
-thread count
-(:func:`pruneaudit.book.progress.choose_threads`), routes training progress bars to the build's
-log when the book's runner started the kernel, prints the banner (profile, overrides and build
-date, or "run by hand"), the parameters and library versions, turns on the offline chart renderer
-and returns a :class:`Page` with the results store.
+against its type, papermill's injected values included, then the study's rules), makes the
+kernel's :class:`pruneaudit.runtime.Runtime` (the page's device, torch's thread count from the
+free cores, training progress bars into the build's log when the book's runner started the
+kernel: its :class:`~pruneaudit.runtime.KernelRecord`), prints the banner (profile, overrides
+and build date, or "run by hand"), the parameters and library versions, turns on the offline
+chart renderer and returns a :class:`Page` with the results store and the runtime.
 
 Every page runs alone (JupyterLab, or papermill with only its own parameters): a study that reads
 another notebook's parameters (``Params.READS``, e.g. Study 5's ``study4``) is given them by the
@@ -27,36 +27,26 @@ from __future__ import annotations
 
 import html
 import importlib.metadata
-import json
 import os
 import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pruneaudit import charts, config, timing
+from pruneaudit import charts, config, runtime, timing
 from pruneaudit.audit import findings as audit_findings
-from pruneaudit.book import answer, findings_table, progress
+from pruneaudit.book import answer, findings_table
 from pruneaudit.book.profiles import Profile
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
-from pruneaudit.training.threads import follow_free_cores
 
 #: The profile a page run outside the book's runner reads other notebooks' parameters from
 #: (:func:`page_profile`); set by ``make live`` to the profile its copies were made for.
 PAGE_PROFILE_ENV = "PRUNEAUDIT_PAGE_PROFILE"
 #: The profile whose values the notebooks' parameters cells hold.
 DEFAULT_PROFILE = "quick"
-#: Set by :func:`pruneaudit.book.run_notebook` for the kernel: where the executed page goes.
-PAGE_DIR_ENV = "PRUNEAUDIT_PAGE_DIR"
-NOTEBOOK_ENV = "PRUNEAUDIT_NOTEBOOK"
-#: Set by :func:`pruneaudit.book.run_notebook`: the profile, the overrides (JSON) and build date.
-PROFILE_ENV = "PRUNEAUDIT_PROFILE"
-OVERRIDES_ENV = "PRUNEAUDIT_OVERRIDES"
-BUILD_DATE_ENV = "PRUNEAUDIT_BUILD_DATE"
-#: Set by :func:`pruneaudit.book.run_notebook`: the seconds the profile states for the notebook
-#: (its ``measured:`` section; empty when it states none), so that the kernel reads no profile.
-MEASURED_ENV = "PRUNEAUDIT_MEASURED_SECONDS"
+#: Where the book's runner hands a kernel its :class:`~pruneaudit.runtime.KernelRecord` (JSON).
+KERNEL_ENV = runtime.KERNEL_ENV
 
 VERSIONED = (
     "torch",
@@ -111,18 +101,17 @@ def provenance_text(record: Mapping[str, object]) -> str:
 
 
 def build_info(environ: Mapping[str, str] | None = None) -> dict | None:
-    """``{"profile", "overrides", "date", "seconds"}`` from the runner's environment (``seconds``:
-    the profile's stated seconds for the notebook, None when it states none), None when run by
-    hand."""
-    environ = os.environ if environ is None else environ
-    if PROFILE_ENV not in environ:
+    """``{"profile", "overrides", "date", "seconds"}`` from the runner's record in ``environ``
+    (default ``os.environ``; ``seconds``: the profile's stated seconds for the notebook, None
+    when it states none), None when run by hand."""
+    record = runtime.KernelRecord.read(environ)
+    if record is None or record.profile is None:
         return None
-    seconds = environ.get(MEASURED_ENV, "").strip()
     return {
-        "profile": environ[PROFILE_ENV],
-        "overrides": json.loads(environ.get(OVERRIDES_ENV) or "{}"),
-        "date": environ.get(BUILD_DATE_ENV, "unknown"),
-        "seconds": float(seconds) if seconds else None,
+        "profile": record.profile,
+        "overrides": dict(record.overrides),
+        "date": record.date,
+        "seconds": record.measured,
     }
 
 
@@ -172,6 +161,8 @@ class Page:
     #: Folder of the executed page and the notebook's name (None when run by hand).
     page_dir: Path | None = None
     notebook: str | None = None
+    #: The kernel's process settings (threads, device, precision, progress output).
+    runtime: runtime.Runtime | None = field(default=None, repr=False)
 
     def show_answer(self, rows: Sequence[audit_findings.Finding]) -> None:
         """Display the page's answer box, its first result under the title: the headline
@@ -299,27 +290,31 @@ def setup(
     pass come from ``profile`` (``read_upstream``).
     """
     params = params_type.from_namespace(read_upstream(namespace, params_type, profile))
-    config.set_device(params.device)
+    record = runtime.KernelRecord.read() or runtime.KernelRecord()
+    kernel = runtime.Runtime(
+        device=params.device,
+        threads=record.threads or runtime.fixed_threads(),
+        follow=True,  # the trainer re-reads the free cores before each population
+        progress_file=Path(record.progress_file) if record.progress_file else None,
+        progress_interval=record.progress_interval,
+    )
+    runtime.use(kernel)  # the kernel's for good: the page's later cells train through it
     info = build_info()
     print(banner_text(info))
-    threads, why = progress.choose_threads()
-    import torch
-
-    torch.set_num_threads(threads)
-    follow_free_cores()  # the trainer re-reads the free cores before each population
+    threads, why = kernel.start()
     print(f"Torch threads: {threads} ({why})")
-    progress.route_tqdm()
     charts.enable_offline()
-    record = print_provenance(params.as_dict())
-    record.update(build=info, threads=threads)
-    if PAGE_DIR_ENV in os.environ and NOTEBOOK_ENV in os.environ:
-        _write_phases_after_each_cell(phases_path(os.environ[PAGE_DIR_ENV],
-                                                  os.environ[NOTEBOOK_ENV]))
+    provenance = print_provenance(params.as_dict())
+    provenance.update(build=info, threads=threads)
+    page_dir = Path(record.page_dir) if record.page_dir else None
+    if page_dir is not None and record.notebook:
+        _write_phases_after_each_cell(phases_path(page_dir, record.notebook))
     return Page(
         params=params,
         store=ResultsStore(params.store),
         data_root=config.data_root(params.data_root),
-        provenance=record,
-        page_dir=Path(os.environ[PAGE_DIR_ENV]) if PAGE_DIR_ENV in os.environ else None,
-        notebook=os.environ.get(NOTEBOOK_ENV),
+        provenance=provenance,
+        page_dir=page_dir,
+        notebook=record.notebook,
+        runtime=kernel,
     )

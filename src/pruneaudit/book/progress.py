@@ -1,141 +1,40 @@
 """Progress while the book builds, on the builder's terminal or log, never in a page.
 
-Kernel side: :func:`route_tqdm` (called by :func:`pruneaudit.book.setup` when the runner set
-``$PRUNEAUDIT_PROGRESS_FILE``) replaces the package's tqdm bars by bars that append plain lines
-(``train 2 x LeNet on qmnist:  40%|####  | 4/10 [00:10<00:15, ...]``: models, model-epochs, time
-left) to that file; nothing reaches a cell output.
+Kernel side: the book's runner names a progress file in the kernel's record
+(:class:`pruneaudit.runtime.KernelRecord`); :func:`pruneaudit.book.setup` gives it to the
+kernel's runtime, whose progress bars (:meth:`pruneaudit.runtime.Runtime.bar`, what the package's
+training shows) then append plain lines (``train 2 x LeNet on qmnist:  40%|####  | 4/10
+[00:10<00:15, ...]``: models, model-epochs, time left) to that file; nothing reaches a cell
+output.
 
 Runner side: :class:`Monitor` prints, per notebook, which code cell runs out of how many
 (papermill's ``on_cell_start`` hook) and tails the progress file: on a terminal one status line
 rewritten in place, in a log (not a tty) plain lines.
 
-Threads: :func:`choose_threads` picks torch's thread count from the cores actually free
-(``os.cpu_count()`` less the cores other processes keep busy over half a second,
-:func:`pruneaudit.book.progress.others_busy`; rounded, at least 1) unless
-``$PRUNEAUDIT_THREADS`` sets it. That is the count a kernel starts with; the trainer then
-re-reads the free cores before each population (:mod:`pruneaudit.training.threads`).
+Threads: :func:`choose_threads` (:func:`pruneaudit.runtime.choose_threads`) picks torch's thread
+count from the cores actually free unless ``$PRUNEAUDIT_THREADS`` sets it; that is the count a
+kernel starts with, and the trainer then re-reads the free cores before each population
+(:class:`pruneaudit.runtime.Runtime`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import math
-import os
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import TextIO
 
-from pruneaudit.training.threads import (
-    THREADS_ENV,
-    fixed_threads,
-    free_threads,
-    own_busy_seconds,
-    system_busy_seconds,
-)
+from pruneaudit.runtime import THREADS_ENV, choose_threads, fixed_threads
 
-PROGRESS_ENV = "PRUNEAUDIT_PROGRESS_FILE"
-#: Seconds between two progress lines, across all bars (the runner sets it: 1 on a terminal, 10
-#: in a log).
-INTERVAL_ENV = "PRUNEAUDIT_PROGRESS_INTERVAL"
+#: Seconds between two progress lines, across all bars: on a terminal and in a log.
+TTY_INTERVAL, LOG_INTERVAL = 1.0, 10.0
 
 
-# ------------------------------------------------------------------------------ kernel side
-
-
-class _LineFile:
-    """A file-like object for tqdm that appends a refresh as one line to ``path``, at most one
-    line every ``interval`` seconds across all bars (shared clock), so that many short bars (a
-    population trained in seconds) show their progress instead of a line at 0% each."""
-
-    last = -math.inf
-
-    def __init__(self, path: str | os.PathLike, interval: float = 0.0) -> None:
-        self.path = Path(path)
-        self.interval = interval
-
-    def write(self, text: str) -> int:
-        line = text.replace("\r", "").replace("\x1b[A", "").strip()
-        now = time.monotonic()
-        if line and now - _LineFile.last >= self.interval:
-            _LineFile.last = now
-            with self.path.open("a") as f:
-                f.write(line + "\n")
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
-def route_tqdm(path: str | os.PathLike | None = None) -> bool:
-    """Send tqdm bars (``tqdm.auto.tqdm`` and the name ``tqdm`` in loaded ``pruneaudit`` modules)
-    to ``path`` (default ``$PRUNEAUDIT_PROGRESS_FILE``) as plain lines; False when unset."""
-    path = path if path is not None else os.environ.get(PROGRESS_ENV)
-    if not path:
-        return False
-    import tqdm.auto
-    import tqdm.std
-
-    interval = float(os.environ.get(INTERVAL_ENV, "5"))
-    originals = {tqdm.auto.tqdm, tqdm.std.tqdm}
-    with contextlib.suppress(ImportError):
-        import tqdm.notebook
-
-        originals.add(tqdm.notebook.tqdm)
-
-    class FileTqdm(tqdm.std.tqdm):
-        """tqdm writing plain lines to the build's progress file."""
-
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            # Bars refresh every half second; the file keeps one line per `interval` of them.
-            kwargs.update(
-                file=_LineFile(path, interval), ascii=True, ncols=100, mininterval=0.5,
-                miniters=1,
-            )
-            super().__init__(*args, **kwargs)
-
-    tqdm.auto.tqdm = FileTqdm
-    for name, module in list(sys.modules.items()):
-        if name.startswith("pruneaudit") and getattr(module, "tqdm", None) in originals:
-            module.tqdm = FileTqdm
-    return True
-
-
-# ------------------------------------------------------------------------------ threads
-
-
-def others_busy(window: float = 0.5) -> float:
-    """Cores that processes other than this one and its parent and children kept busy over the
-    last ``window`` seconds (psutil's system CPU times less this process tree's)."""
-    start, mine, wall = system_busy_seconds(), own_busy_seconds(), time.monotonic()
-    time.sleep(window)
-    elapsed = time.monotonic() - wall
-    busy = (system_busy_seconds() - start) - (own_busy_seconds() - mine)
-    return max(0.0, busy / elapsed)
-
-
-def choose_threads(
-    setting: str | None = None, cores: int | None = None, load: float | None = None
-) -> tuple[int, str]:
-    """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
-    else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load``
-    (default :func:`pruneaudit.book.progress.others_busy`, over half a second) is the cores
-    other processes keep busy now: an idle machine gets every core, also right after an
-    install (the load average, which lags by minutes, is not used)."""
-    fixed = fixed_threads(setting if setting is not None else os.environ.get(THREADS_ENV, ""))
-    if fixed is not None:
-        return fixed, f"set by {THREADS_ENV}"
-    cores = cores if cores is not None else os.cpu_count() or 1
-    load = load if load is not None else others_busy()
-    free = free_threads(cores, load)
-    return free, (
-        f"{cores} cores, other processes busy {load:.1f} cores now: {free} free "
-        f"(set {THREADS_ENV} to choose)"
-    )
-
-
-# ------------------------------------------------------------------------------ runner side
+def interval(tty: bool) -> float:
+    """Seconds between two progress lines: :data:`TTY_INTERVAL` on a terminal, else
+    :data:`LOG_INTERVAL`."""
+    return TTY_INTERVAL if tty else LOG_INTERVAL
 
 
 class Monitor:
@@ -206,3 +105,9 @@ class Monitor:
     def _tail(self) -> None:
         while not self._stop.wait(self.poll):
             self._read()
+
+
+__all__ = [
+    "LOG_INTERVAL", "THREADS_ENV", "TTY_INTERVAL", "Monitor", "choose_threads", "fixed_threads",
+    "interval",
+]

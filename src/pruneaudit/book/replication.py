@@ -22,7 +22,7 @@ import pandas as pd
 
 from pruneaudit.audit import findings as F
 from pruneaudit.audit.findings import Finding
-from pruneaudit.book.profiles import Profile, validate_notebook
+from pruneaudit.book.profiles import Profile, notebook_reads, validate_notebook
 from pruneaudit.charts.format import number
 from pruneaudit.errors import PruneAuditError
 
@@ -57,10 +57,20 @@ def seed_overrides(
     return overrides
 
 
+def replication_overrides(
+    profile: str | os.PathLike | Profile, names: Sequence[str] | None, offset: int
+) -> dict[str, object]:
+    """The ``-p`` overrides of a replication with every seed list of the selected notebooks
+    (default: the profile's) and of the notebooks they read moved by ``offset``
+    (:func:`seed_overrides`)."""
+    profile = Profile.read(profile, {})
+    names = list(names) if names else profile.notebooks
+    read = [t for n in names for t in notebook_reads(n).values()]
+    return dict(seed_overrides(list(dict.fromkeys([*names, *read])), profile, offset))
+
+
 #: Share of equal-precision replications inside a correct 95% interval: P(|Z| < 1.96/sqrt 2).
 EXPECTED_CAPTURE = 0.834
-#: Kinds of interval a row's ``basis`` names (:func:`interval_kind`).
-INTERVAL_KINDS = ("cluster jackknife", "rank-trend bootstrap", "bootstrap", "Student t", "other")
 
 
 def interval_kind(basis: str) -> str:

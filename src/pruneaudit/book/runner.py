@@ -1,20 +1,12 @@
 """Run the study notebooks with a profile (papermill) and build the book (Jupyter Book).
 
-Command line::
-
-    python -m pruneaudit.book build --profile quick [-p key=value ...] [--only NAME ...]
-                                    [--path-output DIR] [--no-execute] [--allow-mixed]
-                                    [--import FILE] [--jobs N]
-    python -m pruneaudit.book run NAME --profile smoke [-p key=value ...]
-    python -m pruneaudit.book compute --profile quick [--device cuda] [--export FILE] ...
-
-``build --import FILE`` first adds the results a ``compute --export FILE`` wrote (no checkpoints)
-to the store; ``compute`` (:mod:`pruneaudit.book.compute`) runs the studies without notebooks.
+The command line (``pruneaudit build|run|compute|plan``, or ``python -m pruneaudit.book``) is
+:mod:`pruneaudit.cli`; the book's Reproducing page and the README explain its options.
 
 The profile is read once into a :class:`~pruneaudit.book.profiles.Profile` (with the ``-p``
-overrides), which resolves and validates every notebook's parameters once and is handed on to
-:func:`run_notebook`. Before any kernel starts, every selected notebook's parameters are checked
-against its ``parameters`` cell (:meth:`~pruneaudit.book.profiles.Profile.check`). Executed
+overrides) and made into one :class:`~pruneaudit.book.plan.BuildPlan` before any kernel starts
+(:meth:`~pruneaudit.book.profiles.Profile.plan`: every parameter checked, the order, each
+notebook's job, the stamp, the expected duration); :func:`build` runs it. Executed
 notebooks go to ``<path-output>/book/studies/<name>.ipynb`` (the repository's ``book/studies`` by
 default; a build elsewhere, e.g. the tests', first copies the book's sources there), each with a
 banner cell and ``metadata.pruneaudit`` recording its profile, overrides and build date; ``build``
@@ -31,7 +23,6 @@ CPU only: on a GPU two study processes slow each other).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import datetime
 import json
@@ -44,36 +35,33 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from unittest import mock
 
 import yaml
 from nbclient.exceptions import CellTimeoutError
 
 from pruneaudit import charts, timing
-from pruneaudit.book import compute, parallel
+from pruneaudit.book import parallel
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets
-from pruneaudit.book.notebook import (
-    BUILD_DATE_ENV,
-    MEASURED_ENV,
-    NOTEBOOK_ENV,
-    OVERRIDES_ENV,
-    PAGE_DIR_ENV,
-    PROFILE_ENV,
-    banner_text,
-    phases_path,
-)
+from pruneaudit.book.notebook import banner_text, phases_path
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
+from pruneaudit.book.plan import (
+    JUPYTER_BOOK,
+    BuildPlan,
+    build_stamp,
+    expected_duration,  # noqa: F401  (a public name of pruneaudit.book)
+    write_plan_page,
+)
 from pruneaudit.book.profiles import (
     Job,
     Profile,
     notebook_path,
-    notebook_reads,
-    parse_overrides,
-    profile_label,
 )
-from pruneaudit.book.replication import seed_overrides
+from pruneaudit.book.replication import replication_overrides  # noqa: F401  (kept here)
 from pruneaudit.errors import PruneAuditError, check_positive_int
+from pruneaudit.runtime import KernelRecord
 
 KERNEL_NAME = "python3"
 #: The kernel's own log above warnings only (its warning about TCP without encryption between
@@ -86,8 +74,6 @@ KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 CELL_TIMEOUT_ENV = "PRUNEAUDIT_CELL_TIMEOUT"
 #: Key of the executed notebook's metadata that records how it was built.
 METADATA_KEY = "pruneaudit"
-#: The timings record of the pages' assembly by Jupyter Book (beside the notebooks').
-JUPYTER_BOOK = "jupyter-book"
 #: Kernel and client messages that say nothing to a reader or builder.
 QUIET_ENV = {
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
@@ -128,16 +114,12 @@ def kernel_name() -> str:
 
 @contextlib.contextmanager
 def _environment(**values: str) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
+    """``values`` in this process's environment, which the kernel started inside the block
+    inherits (papermill passes a kernel no environment of its own), restored after: the
+    package's one hand-off through the environment (the kernel's record,
+    :class:`~pruneaudit.runtime.KernelRecord`, and the quiet settings of :data:`QUIET_ENV`)."""
+    with mock.patch.dict(os.environ, values):
         yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def strip_widgets(path: Path) -> None:
@@ -159,16 +141,6 @@ def strip_widgets(path: Path) -> None:
                 if not data:
                     data["text/plain"] = ""
     nbformat.write(nb, path)
-
-
-def build_stamp(
-    profile: str | os.PathLike | Mapping | Profile,
-    overrides: Mapping[str, object] | None,
-    date: str | None = None,
-) -> dict:
-    """What a page records of its build: profile label, overrides, date (UTC, to the minute)."""
-    date = date or datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return {"profile": profile_label(profile), "overrides": dict(overrides or {}), "date": date}
 
 
 #: The heading of the section that ends a study page: how to re-run it, and what built it.
@@ -218,9 +190,10 @@ def run_notebook(
     ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
     what :meth:`Profile.read <pruneaudit.book.profiles.Profile.read>` takes. Parameters are
     validated first (no kernel; a Profile validates each notebook once). Runs in the repository
-    root with ``$PRUNEAUDIT_STATIC=1``; tells the kernel where its page goes
-    (``$PRUNEAUDIT_PAGE_DIR``, ``$PRUNEAUDIT_NOTEBOOK``), its build stamp (profile, overrides,
-    date), the seconds the profile states for it and where to write progress lines; the kernel
+    root with ``$PRUNEAUDIT_STATIC=1``; tells the kernel, in one record
+    (:class:`~pruneaudit.runtime.KernelRecord` in ``$PRUNEAUDIT_KERNEL``), where its page goes,
+    its build stamp (profile, overrides, date), the seconds the profile states for it, where to
+    write progress lines and its thread count (``threads``, None: it chooses); the kernel
     gets its checked parameters as papermill's and reads no profile. ``progress`` prints the
     running cell and training progress. On failure the executed copy is kept as
     ``<name>.failed.ipynb`` and the error names the cell's exception; the output path is only
@@ -240,34 +213,24 @@ def run_job(
     progress: bool = False,
     threads: int | None = None,
 ) -> Path:
-    """Execute the notebook of ``job`` (its profile's resolved and checked values,
-    :meth:`Profile.jobs <pruneaudit.book.profiles.Profile.jobs>`) with the build ``stamp`` into
-    ``out_dir/<name>.ipynb``, as :func:`run_notebook` says; the profile is not consulted."""
+    """Execute the notebook of ``job`` (its resolved and checked values, a plan's job) with the
+    build ``stamp`` into ``out_dir/<name>.ipynb`` as :func:`run_notebook` says."""
     import papermill
 
     name, params, values = job.name, job.parameters, job.values
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"{name}.ipynb"
-    partial = out_dir / f"{name}.partial.ipynb"
-    failed = out_dir / f"{name}.failed.ipynb"
+    target, partial, failed = (out_dir / f"{name}{s}.ipynb" for s in ("", ".partial", ".failed"))
     progress_file = out_dir / f".{name}.progress"
     stream = sys.stdout if progress else open(os.devnull, "w")  # noqa: SIM115
     tty = stream.isatty()
-    env = {
-        charts.STATIC_ENV: "1",
-        PAGE_DIR_ENV: str(out_dir.resolve()),
-        NOTEBOOK_ENV: name,
-        PROFILE_ENV: str(stamp["profile"]),
-        OVERRIDES_ENV: json.dumps(stamp.get("overrides", {})),
-        BUILD_DATE_ENV: str(stamp["date"]),
-        MEASURED_ENV: str(job.measured),
-        book_progress.PROGRESS_ENV: str(progress_file.resolve()),
-        book_progress.INTERVAL_ENV: "1" if tty else "10",
-        **QUIET_ENV,
-    }
-    if threads is not None:
-        env[book_progress.THREADS_ENV] = str(threads)
+    record = KernelRecord(
+        page_dir=str(out_dir.resolve()), notebook=name, profile=str(stamp["profile"]),
+        overrides=dict(stamp.get("overrides", {})), date=str(stamp["date"]),
+        measured=_seconds(job.measured), progress_file=str(progress_file.resolve()),
+        progress_interval=book_progress.interval(tty), threads=threads,
+    )
+    env = {charts.STATIC_ENV: "1", **record.environ(), **QUIET_ENV}
     # OpenMP threads that wait by spinning hold their cores between torch's parallel regions: on
     # a machine that other processes keep busy a 2-thread build then ran 4-15x slower than at one
     # thread. Waiting passively costs nothing when idle; a value the user set is kept.
@@ -312,11 +275,24 @@ def run_job(
     finally:
         if stream is not sys.stdout:
             stream.close()
+    return _finish(partial, target, failed, stamp, values)
+
+
+def _finish(partial: Path, target: Path, failed: Path, stamp: Mapping[str, object],
+            values: Mapping[str, object]) -> Path:
+    """The executed notebook ``partial`` without widgets, with its banner, moved to ``target``
+    (a failed copy of an earlier try removed)."""
     strip_widgets(partial)
     add_banner(partial, stamp, values)
     os.replace(partial, target)
     failed.unlink(missing_ok=True)
     return target
+
+
+def _seconds(measured: float | str | None) -> float | None:
+    """The seconds a profile states for a notebook, None when it states none."""
+    text = str(measured if measured is not None else "").strip()
+    return float(text) if text else None
 
 
 def _cell_timeout() -> float | None:
@@ -387,35 +363,6 @@ def record_timing(
     return path
 
 
-def expected_duration(
-    studies: Path, profile: str, names: Sequence[str], stated: Mapping[str, float] | None = None
-) -> str:
-    """A sentence: the profile's expected duration from the recorded timings, else from its
-    stated measurement (``stated``: :func:`~pruneaudit.book.profiles.profile_measurement`),
-    else unknown."""
-    rows = load_timings(studies, strict=False)
-    seconds = {r["notebook"]: r["seconds"] for r in rows if r["profile"] == profile}
-    names = [*names, JUPYTER_BOOK]
-    known = [n for n in names if n in seconds]
-    if not known:
-        stated_known = [n for n in names if n in (stated or {})]
-        if not stated_known:
-            return f"profile {profile}: expected duration unknown (no recorded timings yet)"
-        total = sum(stated[n] for n in stated_known)  # type: ignore[index]
-        return (f"profile {profile}: expected about {total / 60:.1f} min from the profile's "
-                "stated measurement (a cold build; no timings recorded here yet)")
-    total = sum(seconds[n] for n in known)
-    text = f"profile {profile}: expected about {total / 60:.1f} min from the last build's timings"
-    warm = [r["notebook"] for r in rows
-            if r["profile"] == profile and r["notebook"] in known and r.get("new_runs") == 0]
-    if warm:
-        text += f" ({', '.join(warm)} stored no new run then: longer if runs must train)"
-    missing = [n for n in names if n not in seconds and n != JUPYTER_BOOK]
-    if missing:
-        text += f" (plus {', '.join(missing)}: not timed yet)"
-    return text
-
-
 # ---------------------------------------------------------------------------------------------
 # Book
 
@@ -483,18 +430,17 @@ def build(
 ) -> Path:
     """Run the profile's notebooks (or ``notebooks``), then build the HTML book; return its folder.
 
-    Notebooks run after the notebooks whose parameters they read
-    (:func:`~pruneaudit.book.profiles.build_order`); a notebook read but not run has its
-    parameters resolved all the same. Executed notebooks go to ``<path_output>/book/studies``
-    (the book's sources are copied to ``path_output`` first when it is not the repository); the
-    HTML to ``<path_output>/_build/html``; warnings are errors. Every parameter is validated
-    before any kernel starts; the pages must share one profile and overrides unless
-    ``allow_mixed``. Study pages whose executed notebook is missing are left out of the toc used.
-    ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
-    a name or YAML path; it is read once, and each notebook's values are taken from it at once
-    (:meth:`Profile.jobs <pruneaudit.book.profiles.Profile.jobs>`) and handed to :func:`run_job`.
-    ``jobs``: how many notebooks run at once (:mod:`pruneaudit.book.parallel`), on the CPU only:
-    on a GPU two study processes slow each other, so more than one is refused there.
+    ``profile`` (a :class:`~pruneaudit.book.profiles.Profile`, ``overrides`` None: its own; or a
+    name or YAML path) is read once and made into one plan before anything runs
+    (:meth:`Profile.plan <pruneaudit.book.profiles.Profile.plan>`: every parameter checked, the
+    build order, each notebook's job, the stamp and the expected duration), which
+    :func:`run_plan` runs. Executed notebooks go to ``<path_output>/book/studies`` (the book's
+    sources are copied to ``path_output`` first when it is not the repository); the HTML to
+    ``<path_output>/_build/html``; warnings are errors. The pages must share one profile and
+    overrides unless ``allow_mixed``; study pages whose executed notebook is missing are left
+    out of the toc used. ``jobs``: how many notebooks run at once
+    (:mod:`pruneaudit.book.parallel`), on the CPU only: on a GPU two study processes slow each
+    other, so more than one is refused there.
     """
     jobs = check_positive_int("jobs", jobs)
     if jobs > 1 and execute and _cuda():
@@ -502,60 +448,68 @@ def build(
             f"jobs={jobs}: notebooks share this machine's GPU and slow each other; run them one "
             "at a time (--jobs 1)"
         )
-    profile = Profile.read(profile, overrides)
-    in_profile = profile.notebooks
-    names = profile.check(notebooks)
-    stamp = build_stamp(profile, profile.overrides)
-    source = stage_sources(path_output)
-    studies = source / "book" / "studies"
+    output = Path(path_output).resolve()
+    studies = output / "book" / "studies"
+    plan = Profile.read(profile, overrides).plan(notebooks, studies)
     say = print if progress else (lambda *a, **k: None)
-    if execute:
-        threads, why = book_progress.choose_threads()
-        expected = expected_duration(studies, stamp["profile"], names, profile.measured)
-        say(f"{expected}; torch threads {threads} "
-            f"({why})", flush=True)
-    else:
-        threads = None
-    check_same_build(studies, [n for n in in_profile if n not in names or not execute], stamp,
-                     allow_mixed=allow_mixed)
+    source = stage_sources(output)
+    skipped = [n for n in plan.in_profile if n not in plan.order or not execute]
+    check_same_build(studies, skipped, plan.stamp, allow_mixed=allow_mixed)
     vendor_assets(source / "book" / "_static" / "vendor")
     if execute:
-        todo = profile.jobs(names)
-
-        def timed(name: str) -> tuple[float, int | None, dict[str, float] | None]:
-            return _timed_job(todo[name], stamp, studies, progress)
-
-        needs = {n: list(notebook_reads(n).values()) for n in names}
-        for name, (seconds, new_runs, phases) in parallel.run_each(names, needs, timed, jobs):
-            record_timing(studies, str(stamp["profile"]), name, seconds, new_runs, phases)
-            say(f"executed {name} ({seconds:.1f} s)", flush=True)
+        run_plan(plan, studies, progress=progress, jobs=jobs)
+    write_plan_page(plan, studies)
     prepare_pages(studies)
-    build_dir = Path(path_output).resolve() / "_build"
-    toc = build_dir / "_toc.yml"
+    toc = output / "_build" / "_toc.yml"
     dropped = _toc_for_existing(source / "_toc.yml", toc, source)
     if dropped:
         say(f"not in this build (no executed notebook yet): {', '.join(dropped)}")
     pages = [p.stem for p in studies.glob("*.ipynb") if "." not in p.stem]
-    check_same_build(studies, pages, stamp, allow_mixed=allow_mixed)
+    check_same_build(studies, pages, plan.stamp, allow_mixed=allow_mixed)
+    seconds = _jupyter_book(source, output, toc)
+    if execute:  # the pages' assembly, shown by the next build
+        record_timing(studies, str(plan.stamp["profile"]), JUPYTER_BOOK, seconds)
+    return output / "_build" / "html"
+
+
+def run_plan(plan: BuildPlan, studies: Path, *, progress: bool = True, jobs: int = 1) -> None:
+    """Execute the notebooks of ``plan`` into ``studies`` (up to ``jobs`` at once, each after
+    those it reads) and record each one's duration (:func:`record_timing`); print the plan's
+    lines and the torch threads first when ``progress``."""
+    threads, why = book_progress.choose_threads()
+    say = print if progress else (lambda *a, **k: None)
+    for line in plan.lines()[:-1] if progress else []:
+        say(line, flush=True)
+    say(f"{plan.expected}; torch threads {threads} ({why})", flush=True)
+
+    def timed(name: str) -> tuple[float, int | None, dict[str, float] | None]:
+        return _timed_job(plan.jobs[name], plan.stamp, studies, progress)
+
+    needs = {n: list(reads) for n, reads in plan.needs.items()}
+    for name, (seconds, new_runs, phases) in parallel.run_each(plan.order, needs, timed, jobs):
+        record_timing(studies, str(plan.stamp["profile"]), name, seconds, new_runs, phases)
+        say(f"executed {name} ({seconds:.1f} s)", flush=True)
+
+
+def _jupyter_book(source: Path, output: Path, toc: Path) -> float:
+    """Render the book of ``source`` into ``output/_build/html`` with ``toc``; its seconds, or
+    one error quoting the build's warnings and errors."""
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(source)]
-    command += ["--warningiserror", "--path-output", str(Path(path_output).resolve())]
-    command += ["--toc", str(toc)]
+    command += ["--warningiserror", "--path-output", str(output), "--toc", str(toc)]
     # autodoc (book/api.md) documents the package that runs this build, wherever it is installed
     src = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": path}
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=source, capture_output=True, text=True, env=env)
-    if not done.returncode and execute:  # the pages' assembly, shown by the next build
-        record_timing(studies, str(stamp["profile"]), JUPYTER_BOOK, time.perf_counter() - start)
+    done = subprocess.run(command, cwd=source, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": path})
     if done.returncode:
         log = (done.stdout + done.stderr).splitlines()
         causes = [line for line in log if "arning" in line or "rror" in line]
         raise PruneAuditError(
             f"jupyter-book build failed (exit {done.returncode}):\n" + "\n".join(causes[-20:])
         )
-    return build_dir / "html"
+    return time.perf_counter() - start
 
 
 def _timed_job(
@@ -579,71 +533,8 @@ def _cuda() -> bool:
     return torch.cuda.is_available()
 
 
-def replication_overrides(
-    profile: str | os.PathLike | Profile, names: Sequence[str] | None, offset: int
-) -> dict[str, object]:
-    """The ``-p`` overrides of a replication with every seed list of the selected notebooks
-    (default: the profile's) and of the notebooks they read moved by ``offset``
-    (:func:`pruneaudit.book.replication.seed_overrides`)."""
-    profile = Profile.read(profile, {})
-    names = list(names) if names else profile.notebooks
-    read = [t for n in names for t in notebook_reads(n).values()]
-    return dict(seed_overrides(list(dict.fromkeys([*names, *read])), profile, offset))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``build`` the book, ``run`` one notebook or ``compute`` the studies
-    (:mod:`pruneaudit.book.compute`)."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    compute.add_parser(sub)
-    for command in ("build", "run"):
-        p = sub.add_parser(command)
-        if command == "run":
-            p.add_argument("name", help="notebook name in nbs/, e.g. 00_template")
-        p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
-        p.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE")
-        p.add_argument(
-            "--seed-offset", type=int, default=0, metavar="N",
-            help="a replication: every seed list moved by N, a disjoint seed set (Study 5 "
-            "follows Study 4); -p values still win",
-        )
-        if command == "build":
-            p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
-            p.add_argument("--path-output", default=str(REPO), help="HTML in <this>/_build/html")
-            p.add_argument("--no-execute", action="store_true", help="reuse executed notebooks")
-            p.add_argument(
-                "--allow-mixed", action="store_true",
-                help="assemble pages built with different profiles or overrides",
-            )
-            p.add_argument("--import", dest="results", metavar="FILE",
-                           help="first add the results of FILE (compute --export) to the store")
-            p.add_argument("--jobs", type=int, default=1, metavar="N",
-                           help="run up to N notebooks at once (CPU only; default 1)")
-    args = parser.parse_args(argv)
-    if args.command == compute.COMMAND:
-        return compute.command(args)
-    try:
-        overrides = parse_overrides(args.params)
-        profile = Profile.read(args.profile)
-        if args.seed_offset:
-            names = [args.name] if args.command == "run" else args.only
-            moved = replication_overrides(profile, names, args.seed_offset)
-            overrides = {**moved, **overrides}
-        profile = profile.with_overrides(overrides)
-        if args.command == "run":
-            print(run_notebook(args.name, profile, progress=True))
-        else:
-            start = time.perf_counter()
-            if args.results:
-                added, had = compute.import_results(profile, args.only, args.results)
-                print(f"imported {added} runs from {args.results} ({had} already stored)")
-            html = build(
-                profile, args.only, None, args.path_output,
-                execute=not args.no_execute, allow_mixed=args.allow_mixed, jobs=args.jobs,
-            )
-            print(f"book built in {time.perf_counter() - start:.1f} s: {html / 'index.html'}")
-    except PruneAuditError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    """The book's command line, ``python -m pruneaudit.book`` (:func:`pruneaudit.cli.main`)."""
+    from pruneaudit import cli
+
+    return cli.main(argv, prog="python -m pruneaudit.book")

@@ -31,7 +31,13 @@ from pruneaudit.compress.quantization import (
     quantize,
     quantized_layers,
 )
-from pruneaudit.compress.reparam import is_pruned, pruned_tensors, pruning_hooks
+from pruneaudit.compress.reparam import (
+    is_pruned,
+    mask_of,
+    pruned_tensors,
+    pruning_hooks,
+    weight_and_mask,
+)
 
 __all__ = [
     "TECHNIQUES",
@@ -42,6 +48,8 @@ __all__ = [
     "pruning_hooks",
     "is_pruned",
     "pruned_tensors",
+    "weight_and_mask",
+    "mask_of",
     "iteration_sparsity",
     "refresh_effective_weight",
     "sparsity",

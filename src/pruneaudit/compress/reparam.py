@@ -50,3 +50,20 @@ def refresh_effective_weight(module: nn.Module, name: str) -> None:
     hook = pruning_hooks(module).get(name)
     if hook is not None:
         setattr(module, name, hook.apply_mask(module))
+
+
+def weight_and_mask(
+    module: nn.Module, name: str
+) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """(the tensor training updates, its mask or None) of ``module``'s tensor ``name``: for a
+    pruned tensor ``<name>_orig`` and ``<name>_mask`` (the tensors themselves, not copies), else
+    the plain attribute (None when ``module`` has none) and None."""
+    pruned = pruned_tensors(module, name)
+    if pruned is not None:
+        return pruned
+    return getattr(module, name, None), None
+
+
+def mask_of(module: nn.Module, name: str) -> torch.Tensor | None:
+    """The mask of ``module``'s pruned tensor ``name`` (not a copy); None when not pruned."""
+    return weight_and_mask(module, name)[1]

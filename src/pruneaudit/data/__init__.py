@@ -28,9 +28,9 @@ from pruneaudit.data.datasets import (
     clear_cache,
     kmnist_split,
     load,
-    read_idx,
     train_val_split,
 )
+from pruneaudit.data.idx import read_idx
 from pruneaudit.data.splits import (
     long_tail_counts,
     long_tail_indices,

@@ -48,10 +48,14 @@ def crop_padding(size: int) -> int:
 
 
 @lru_cache(maxsize=64)
-def _affine(mean: tuple[float, ...], std: tuple[float, ...]) -> tuple[torch.Tensor, torch.Tensor]:
-    std_t = torch.tensor(std, dtype=torch.float32).view(-1, 1, 1)
-    mean_t = torch.tensor(mean, dtype=torch.float32).view(-1, 1, 1)
-    return 1.0 / (255.0 * std_t), -mean_t / std_t
+def _affine(
+    mean: tuple[float, ...], std: tuple[float, ...]
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Per channel ``scale = 1 / (255 std)`` and ``shift = -mean / std``, computed in float32,
+    as tuples: the cache hands every caller the same values, so none it could change."""
+    std_t = torch.tensor(std, dtype=torch.float32)
+    mean_t = torch.tensor(mean, dtype=torch.float32)
+    return tuple((1.0 / (255.0 * std_t)).tolist()), tuple((-mean_t / std_t).tolist())
 
 
 def normalize(images: torch.Tensor, spec: _Spec) -> torch.Tensor:
@@ -61,9 +65,9 @@ def normalize(images: torch.Tensor, spec: _Spec) -> torch.Tensor:
     ``shift = -mean / std``); it equals torchvision's ``ToTensor`` + ``Normalize`` up to
     float rounding.
     """
-    scale, shift = _affine(tuple(map(float, spec.mean)), tuple(map(float, spec.std)))
-    if images.device != scale.device:  # constants of a few floats, cached on the CPU
-        scale, shift = scale.to(images.device), shift.to(images.device)
+    scales, shifts = _affine(tuple(map(float, spec.mean)), tuple(map(float, spec.std)))
+    scale, shift = (torch.tensor(v, dtype=torch.float32, device=images.device).view(-1, 1, 1)
+                    for v in (scales, shifts))
     return torch.addcmul(shift, images.to(torch.float32), scale)
 
 

@@ -8,9 +8,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
-from tqdm.auto import tqdm
-
-from pruneaudit import compress, data, training
+from pruneaudit import compress, data, runtime, training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.populations import Population, population
 from pruneaudit.runs.run_data import pool_and_test, splits
@@ -25,7 +23,6 @@ from pruneaudit.runs.store import ResultsStore
 from pruneaudit.runs.trained import evaluate_model, evaluation_frames, load_model
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
-from pruneaudit.training.threads import at_steady_threads
 
 
 def quantized_specs(specs: Sequence[RunSpec], scheme: str) -> list[RunSpec]:
@@ -43,16 +40,17 @@ def run_quantized(
     """Quantize stored trained runs with ``scheme`` (calibrated on the first 100 training
     examples of each run's own split) and evaluate them; returns the quantized population.
     While this process follows the free cores, both run at
-    :func:`pruneaudit.training.threads.steady_threads`."""
+    :meth:`pruneaudit.runtime.Runtime.steady_threads`."""
     out = quantized_specs(specs, scheme)
-    for base, spec in tqdm(
+    for base, spec in runtime.bar(
         list(zip(specs, out, strict=True)), disable=not progress, desc=f"quantize {scheme}"
     ):
         if store.has(spec):
             continue
         split = splits(base, root)
         model = load_model(base, store, root)
-        with at_steady_threads():  # the calibration and evaluation: never at a load-picked count
+        # the calibration and evaluation: never at a load-picked count
+        with runtime.current().at_steady_threads():
             qmodel = compress.quantize(model, scheme, calibration=split.train)
             classes, predictions = evaluate_model(
                 qmodel, split.test, sparsity=compress.sparsity(model)
@@ -95,7 +93,7 @@ def run_corrupted(
         nets = {k: load_model(specs[k], store, root) for k in needed}
         sparsity = {k: compress.sparsity(net) for k, net in nets.items()}
         base = specs[0]
-        for (corruption, severity), members in tqdm(
+        for (corruption, severity), members in runtime.bar(
             [(cell, m) for cell, m in todo.items() if m],
             disable=not progress,
             desc="corrupted test sets",

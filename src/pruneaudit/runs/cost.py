@@ -14,8 +14,10 @@ project's 2-core CPU, stand in (and the text says so).
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,3 +154,58 @@ def gpu_cost_text(study: str, path: str | Path = GPU_COSTS) -> str:
     costed = ", ".join(dict.fromkeys(_gpu_rows(study, path)["protocol"]))
     return (f"about {hours:,.1f} h for {costed} (fastest configuration of the book's GPU "
             "benchmark)")
+
+
+@dataclass(frozen=True)
+class StudyCost:
+    """What one study's parameters will train, summed over its workloads (the ``Workload``
+    rows of a study's ``cost(params)``): ``populations`` (stacked trainings; None where the
+    study does not state them), ``models``, ``model_epochs``, ``evaluations``, and ``seconds``
+    of training at this machine's rates (NaN where a model has no rate), with the rates'
+    ``source`` (``recorded``, ``reference`` or both)."""
+
+    populations: int | None
+    models: int
+    model_epochs: int
+    evaluations: int
+    seconds: float
+    source: str
+
+    def text(self) -> str:
+        """``12 populations, 48 models, 96 model-epochs, 48 evaluations, about 3.2 min``."""
+        populations = "? populations" if self.populations is None else (
+            f"{self.populations} population{'s' * (self.populations != 1)}")
+        minutes = self.seconds / 60
+        minutes = ("minutes unknown (no training rate)" if math.isnan(minutes)
+                   else f"{'about' if minutes >= 0.1 else 'under'} {max(minutes, 0.1):.1f} min "
+                   f"of training ({self.source} rate)")
+        return (f"{populations}, {self.models} models, {self.model_epochs} model-epochs, "
+                f"{self.evaluations} evaluations, {minutes}")
+
+
+def study_cost(
+    workloads: Iterable[object], store: str | os.PathLike | None = None, device: str = "cpu"
+) -> StudyCost:
+    """The :class:`StudyCost` of ``workloads`` (each with ``model``, ``models``,
+    ``model_epochs``, ``images``, ``evaluations`` and, where stated, ``populations``), each
+    model's images at its rate on ``device`` (:func:`seconds_per_10k`, recorded in ``store``)."""
+    rows = list(workloads)
+    seconds, sources, stated = 0.0, [], [getattr(w, "populations", None) for w in rows]
+    for w in rows:
+        if not w.images:
+            continue
+        try:
+            rate = seconds_per_10k(w.model, store, device)
+        except PruneAuditError:
+            seconds = math.nan
+            continue
+        seconds += w.images / 10_000 * rate.seconds_per_10k
+        sources.append(rate.source)
+    return StudyCost(
+        populations=None if None in stated else sum(stated),  # type: ignore[arg-type]
+        models=sum(w.models for w in rows),
+        model_epochs=sum(w.model_epochs for w in rows),
+        evaluations=sum(w.evaluations for w in rows),
+        seconds=seconds,
+        source=" and ".join(sorted(set(sources))) or "no",
+    )

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pruneaudit import __version__, config
+from pruneaudit import __version__, config, runtime
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.runs.spec import RunSpec
 from pruneaudit.runs.store import ResultsStore
@@ -187,18 +187,12 @@ def _execute(
     ``version`` is the driver's package version: the worker refuses the task if its own differs
     (run keys do not contain it, so the check is made here). ``device`` None keeps the worker's
     own device setting (a Dask worker's is set by :class:`pruneaudit.runs.workers.DevicePlugin`);
-    else the task runs with that setting and the process's own is restored afterwards."""
+    else the task runs with that setting as the process runtime's device
+    (:meth:`pruneaudit.runtime.Runtime.settings`), restored afterwards."""
     if device is None:
         return _execute_here(task_fn, spec, store_root, data_root, version, *parents)
-    before = os.environ.get(config.DEVICE_ENV)
-    config.set_device(device)
-    try:
+    with runtime.current().settings(device=device):
         return _execute_here(task_fn, spec, store_root, data_root, version, *parents)
-    finally:
-        if before is None:
-            os.environ.pop(config.DEVICE_ENV, None)
-        else:
-            os.environ[config.DEVICE_ENV] = before
 
 
 def _execute_here(
@@ -310,9 +304,7 @@ def run_grid(
 
 
 def _bar(total: int, progress: bool):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, disable=not progress, desc="grid", unit="run")
+    return runtime.bar(total=total, disable=not progress, desc="grid", unit="run")
 
 
 def _run_local(

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-from tqdm.auto import tqdm
 
-from pruneaudit import compress
+from pruneaudit import compress, runtime
 from pruneaudit.errors import check_positive_int
 from pruneaudit.runs.run_data import splits
 from pruneaudit.runs.spec import RunSpec
@@ -116,7 +115,7 @@ def _continue_series(
     nets = [load_model(specs[start - 1], store, root) for specs in group]
     techniques = [specs[1].technique for specs in group]
     named = techniques[0] if len(set(techniques)) == 1 else f"{len(set(techniques))} techniques"
-    rounds = tqdm(
+    rounds = runtime.bar(
         range(start, len(group[0])),
         disable=not progress,
         desc=f"{named}/{treatment} x{len(group)}",

@@ -14,8 +14,9 @@ from collections.abc import Iterator, Sequence
 
 import pandas as pd
 
-from pruneaudit import audit, data
+from pruneaudit import data
 from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
+from pruneaudit.data.class_properties import class_table
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
 from pruneaudit.runs.cost import seconds_per_10k, training_cost
 from pruneaudit.runs.iterative import run_series
@@ -36,6 +37,11 @@ TIDY_COLUMNS = (
     "class",
     "accuracy",
     "n",
+)
+#: Row order of :func:`series_frame`: the series keys, then iteration and class (the order the
+#: regression's HAC lags run along, ``pruneaudit.audit.ORDER``).
+ROW_ORDER = (
+    "dataset", "imbalance_factor", "model", "technique", "treatment", "seed", "iteration", "class"
 )
 
 
@@ -143,7 +149,7 @@ def series_frame(
                     )
                     frames.append(part.assign(imbalance_factor=float(factor)))
     frame = pd.concat(frames, ignore_index=True)[list(TIDY_COLUMNS)]
-    return frame.sort_values(list(audit.ORDER), kind="mergesort").reset_index(drop=True)
+    return frame.sort_values(list(ROW_ORDER), kind="mergesort").reset_index(drop=True)
 
 
 def _pools(
@@ -177,7 +183,7 @@ def class_stats(
     """
     rows = []
     for dataset, factor, pool in _pools(datasets, imbalance_factors, train_size, root):
-        table = audit.class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
+        table = class_table(pool.images, pool.labels, pool.num_classes, pool.classes)
         table = table.rename(columns={"imbalance": "r", "entropy": "H"})
         rows.append(table.assign(dataset=dataset, imbalance_factor=float(factor)))
     out = pd.concat(rows, ignore_index=True)

@@ -19,7 +19,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from pruneaudit import audit, compress, data, models, training
+from pruneaudit import compress, data, models, training
 from pruneaudit.runs.cost import record_rate
 from pruneaudit.runs.run_data import Splits, splits
 from pruneaudit.runs.spec import RunSpec
@@ -106,13 +106,24 @@ def evaluate_population(
     ]
 
 
+def class_accuracy_frame(labels: np.ndarray, preds: np.ndarray, num_classes: int) -> pd.DataFrame:
+    """Per-class accuracy of predictions ``preds`` of ``labels``: columns ``class, accuracy, n``
+    (NaN accuracy for a class with no example), as ``pruneaudit.audit.class_accuracy_frame``."""
+    labels, preds = np.asarray(labels, dtype=np.int64), np.asarray(preds, dtype=np.int64)
+    n = np.bincount(labels, minlength=num_classes)
+    correct = np.bincount(labels[labels == preds], minlength=num_classes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.where(n > 0, correct / np.maximum(n, 1), np.nan)
+    return pd.DataFrame({"class": np.arange(num_classes), "accuracy": accuracy, "n": n})
+
+
 def evaluation_frames(
     test: data.ImageData, preds: np.ndarray, sparsity: float
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The stored tables of predictions ``preds`` on ``test``: per-class accuracy (+ sparsity)
     and per-example predictions."""
     labels = test.labels.numpy()
-    classes = audit.class_accuracy_frame(labels, preds, test.num_classes)
+    classes = class_accuracy_frame(labels, preds, test.num_classes)
     classes["sparsity"] = sparsity
     predictions = pd.DataFrame(
         {"index": np.arange(len(labels)), "label": labels, "prediction": preds}

@@ -43,9 +43,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm.auto import tqdm
 
-from pruneaudit.compress.reparam import pruning_hooks, refresh_effective_weight
+from pruneaudit import runtime
+from pruneaudit.compress import pruning_hooks, refresh_effective_weight
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
 from pruneaudit.training.device import (
@@ -56,10 +56,12 @@ from pruneaudit.training.device import (
     on_device,
     resolve_device,
 )
-from pruneaudit.training.threads import steady_threads
 
 if TYPE_CHECKING:
+    from tqdm.std import tqdm
+
     from pruneaudit.data.datasets import ImageData
+
 
 class StepHook(Protocol):
     """Called as ``hook(model, step)`` after every optimizer step (a plain function will do)."""
@@ -89,7 +91,8 @@ def _placed(
     model: nn.Module, num_threads: int | None, device: torch.device | None = None
 ) -> Iterator[None]:
     """Run with ``num_threads`` torch threads (None: torch's setting, or while this process
-    follows the free cores :func:`pruneaudit.training.threads.steady_threads`, as a single
+    follows the free cores the runtime's steady count,
+    :meth:`pruneaudit.runtime.Runtime.steady_threads`, as a single
     model's training differs in the last bits between thread counts) and the model on
     ``device`` (None: where it is) in ``channels_last``; restore all three (the model goes
     back to its own device), with TF32 off on CUDA
@@ -103,22 +106,18 @@ def _placed(
     ``torch.compile`` (slower at batch 32 on this CPU, after a long compile), fused SGD and
     preparing batches in larger blocks did not pay off measurably and are not used.
     """
-    before = torch.get_num_threads()
-    if num_threads is None:
-        num_threads = steady_threads()  # following the free cores: a count the load does not set
-    if num_threads is not None:
-        torch.set_num_threads(check_positive_int("num_threads", num_threads))
+    if num_threads is None:  # following the free cores: a count the load does not set
+        num_threads = runtime.current().steady_threads()
     home = model_device(model)
     if device is not None and device != home:
         model.to(device)
     model.to(memory_format=torch.channels_last)
     try:
-        with full_precision(device or home):
+        with runtime.threads_at(num_threads), full_precision(device or home):
             yield
     finally:
         model.to(home, memory_format=torch.contiguous_format)
         _refresh_pruned(model)
-        torch.set_num_threads(before)
 
 
 def _refresh_pruned(model: nn.Module) -> None:
@@ -206,7 +205,7 @@ def train(
     standard contiguous memory format.
 
     Speed: runs with ``num_threads`` torch threads (default None: torch's setting, or, while
-    this process follows the free cores, :func:`pruneaudit.training.threads.steady_threads`,
+    this process follows the free cores, :meth:`pruneaudit.runtime.Runtime.steady_threads`,
     never a count the load picked) and the model in ``channels_last`` memory format, both
     restored afterwards (the model comes back in the standard contiguous format). Batches are
     indexed straight from the uint8 tensors: no DataLoader, no per-image work.
@@ -222,7 +221,7 @@ def train(
     n = len(data)
     if n == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
-    bar = tqdm(
+    bar = runtime.bar(
         total=num_steps(n, cfg),
         disable=not progress,
         desc=f"train {type(model).__name__} on {data.name}",

@@ -6,19 +6,13 @@ pass per step, which is several times faster on a CPU than K separate loops.
 
 Design
 ------
-* **Stacked parameters.** Each parameter of the K members becomes one leaf tensor of shape
-  ``(K, *shape)`` (for a pruned parameter: its ``<name>_orig``); pruned parameters also get a
-  stacked float mask (all ones for members where that parameter is not pruned). The forward
-  pass uses ``orig * mask``, exactly as :mod:`torch.nn.utils.prune` does, so gradients reach
-  the underlying weights through the mask. One ``torch.optim.SGD`` over the stacked tensors
-  performs every member's update: SGD is elementwise, so this is each member's own update.
-* **One computation.** Convolutions are grouped convolutions over the members' channels
-  (activations laid out ``(B, K * C, H, W)``: member k owns channels ``k*C .. k*C + C - 1``),
-  linear layers are batched matrix products (``(K, B, F)``). The loss is the sum over members
-  of each member's mean cross-entropy, so each member receives exactly its own gradient.
-  A ReLU directly followed by a max-pool is computed as pool-then-ReLU: the values are equal,
-  and so are the gradients (max-pooling's first-maximum tie-break picks the same element in
-  both orders), while the ReLU touches a quarter of the data.
+* **Stacked parameters, one computation** (:class:`pruneaudit.training.stack.Stack`): each
+  parameter of the K members is one ``(K, *shape)`` tensor (pruned ones with a stacked mask,
+  used as ``orig * mask`` as :mod:`torch.nn.utils.prune` does); convolutions are grouped over
+  the members' channels, linear layers batched matrix products. One ``torch.optim.SGD`` over
+  the stacked tensors performs every member's update: SGD is elementwise, so this is each
+  member's own update. The loss is the sum over members of each member's mean cross-entropy,
+  so each member receives exactly its own gradient.
 * **Own random draws.** Each member owns ``torch.Generator().manual_seed(cfg.seed)`` and draws
   from it exactly as :func:`~pruneaudit.training.train` does (see that module's contract): at the
   start of each epoch its permutation, then each batch's augmentation draws, in order. The
@@ -43,9 +37,10 @@ Speed settings (what each sets; the measurements behind them, and the settings n
   of near-equal size), which bounds the activations allocated per step;
 * **blocks in parallel, one per thread.** The blocks are independent computations (own stack,
   optimizer, draws and hooks), so on the CPU up to ``torch.get_num_threads()`` of them train
-  at once in Python threads (torch releases the GIL inside its kernels), each with
-  ``threads // workers`` intra-op threads. The split into blocks never depends on the threads,
-  so results are the same on any number of cores;
+  at once in Python threads (torch releases the GIL inside its kernels), while torch's
+  count (the process's: the threads share it) is ``threads // workers``, restored after. The
+  split into blocks never depends on the threads, so results are the same on any number of
+  cores;
 * grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
   in that layout);
 * pool-before-ReLU (above).
@@ -73,21 +68,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torchvision.models import AlexNet
-from tqdm.auto import tqdm
 
-from pruneaudit import config
-from pruneaudit.compress.reparam import pruned_tensors, refresh_effective_weight
+from pruneaudit import config, runtime
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
-from pruneaudit.models import LeNet
 from pruneaudit.training.device import autocast, full_precision, on_device, resolve_device
 from pruneaudit.training.graphed import StaticStep, normalizer
 from pruneaudit.training.loop import (
@@ -99,7 +90,7 @@ from pruneaudit.training.loop import (
     steps_per_epoch,
     train,
 )
-from pruneaudit.training.threads import adjust_threads, at_steady_threads
+from pruneaudit.training.stack import Stack, check_architecture, supports
 
 if TYPE_CHECKING:
     from pruneaudit.data.datasets import ImageData
@@ -107,204 +98,13 @@ if TYPE_CHECKING:
 #: TrainConfig fields that must be equal across the members of a population (all but the seed).
 SHARED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TrainConfig) if f.name != "seed")
 
-_PARAM_NAMES = ("weight", "bias")
 #: Members per stacked block (see "Speed" in the module docstring).
 BLOCK = 8
 #: Members per stacked block on CUDA (see "Devices" in the module docstring).
 CUDA_BLOCK = 64
 #: Images per stacked evaluation pass (bounds the activations' memory).
 EVAL_CHUNK = 256
-_CHANNELS_LAST = True
 _CPU = torch.device("cpu")
-
-
-# --------------------------------------------------------------------------- architecture
-
-
-def _layers(model: nn.Module) -> list[nn.Module] | None:
-    """The layers of a supported model in execution order (``None`` if not supported)."""
-    if type(model) is LeNet:
-        seq = [*model.features, nn.Flatten(), *model.classifier]
-    elif type(model) is AlexNet:
-        seq = [*model.features, model.avgpool, nn.Flatten(), *model.classifier]
-    else:
-        return None
-    out = []
-    for layer in seq:
-        if isinstance(layer, nn.Identity) or (isinstance(layer, nn.Dropout) and layer.p == 0):
-            continue
-        if type(layer) is nn.Conv2d:
-            if layer.groups != 1 or layer.padding_mode != "zeros":
-                return None
-        elif type(layer) is nn.MaxPool2d:
-            if layer.return_indices:
-                return None
-        elif type(layer) not in (nn.ReLU, nn.AdaptiveAvgPool2d, nn.Flatten, nn.Linear):
-            return None
-        out.append(layer)
-    tensors = [t for t in model.parameters()] + [b for b in model.buffers()]
-    if any(t.dtype != torch.float32 for t in tensors) or len({t.device for t in tensors}) > 1:
-        return None
-    return out
-
-
-def supports(model: nn.Module) -> bool:
-    """Whether :func:`train_population` runs ``model``'s architecture as one stacked computation.
-
-    True for :class:`~pruneaudit.models.LeNet` and the small AlexNet (pruned or not) with float32
-    parameters on one device; other models are trained one by one (same results, no speed-up).
-    """
-    return _layers(model) is not None
-
-
-def _member_tensors(
-    module: nn.Module, name: str
-) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-    """(the trained tensor, its mask or None): ``<name>_orig`` and ``<name>_mask`` when pruned."""
-    pruned = pruned_tensors(module, name)
-    if pruned is not None:
-        return pruned
-    return getattr(module, name, None), None
-
-
-@dataclass
-class _Op:
-    kind: str  # conv, linear, relu, maxpool, avgpool, flatten
-    layer: nn.Module  # the first member's layer (hyperparameters only)
-    weight: int = -1  # slot of the stacked weight (conv, linear)
-    bias: int = -1  # slot of the stacked bias, -1 if none
-
-
-_KINDS = {
-    nn.Conv2d: "conv",
-    nn.Linear: "linear",
-    nn.ReLU: "relu",
-    nn.MaxPool2d: "maxpool",
-    nn.AdaptiveAvgPool2d: "avgpool",
-    nn.Flatten: "flatten",
-}
-
-
-class _Stack:
-    """The K members' parameters and masks as stacked tensors, and the stacked forward pass.
-
-    ``every_mask``: every parameter gets a mask (all ones where no member prunes it), so that
-    a hook that prunes a layer later changes a mask's values, never which tensors exist (the
-    graph path's requirement)."""
-
-    def __init__(
-        self,
-        models: Sequence[nn.Module],
-        requires_grad: bool,
-        device: torch.device = _CPU,
-        every_mask: bool = False,
-    ):
-        plans = [_layers(m) for m in models]
-        first = plans[0]
-        assert first is not None
-        self.k = len(models)
-        self.channels_last = _CHANNELS_LAST and device.type == "cpu"
-        self.ops: list[_Op] = []
-        #: per slot, per member: (module, parameter name)
-        self.slots: list[list[tuple[nn.Module, str]]] = []
-        for i, layer in enumerate(first):
-            op = _Op(_KINDS[type(layer)], layer)
-            if op.kind in ("conv", "linear"):
-                for name in _PARAM_NAMES:
-                    if _member_tensors(layer, name)[0] is None:
-                        continue
-                    setattr(op, name, len(self.slots))
-                    self.slots.append([(plan[i], name) for plan in plans])  # type: ignore[index]
-            self.ops.append(op)
-        # ReLU right before a max-pool: pool first (same values and gradients, 4x less work)
-        for a, b in zip(self.ops, self.ops[1:], strict=False):
-            if a.kind == "relu" and b.kind == "maxpool":
-                a.kind, a.layer, b.kind, b.layer = b.kind, b.layer, a.kind, a.layer
-        with torch.no_grad():
-            self.params = []
-            self.masks: list[torch.Tensor | None] = []
-            for slot in self.slots:
-                pairs = [_member_tensors(m, name) for m, name in slot]
-                self.params.append(torch.stack([p.detach() for p, _ in pairs]).to(device))
-                if all(mask is None for _, mask in pairs) and not every_mask:
-                    self.masks.append(None)
-                else:
-                    self.masks.append(
-                        torch.stack(
-                            [
-                                torch.ones_like(p) if mask is None else mask.detach().float()
-                                for p, mask in pairs
-                            ]
-                        ).to(device)
-                    )
-        for p in self.params:
-            p.requires_grad_(requires_grad)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Logits ``(K, B, classes)`` for inputs ``(B, K * C, H, W)`` (member k: channels k*C..)."""
-        k = self.k
-        eff = [p if m is None else p * m for p, m in zip(self.params, self.masks, strict=True)]
-        h = x
-        for op in self.ops:
-            layer = op.layer
-            if op.kind == "conv":
-                w = eff[op.weight].reshape(-1, *eff[op.weight].shape[2:])
-                if self.channels_last:  # faster grouped convolutions and max-pooling on CPU
-                    h = h.contiguous(memory_format=torch.channels_last)
-                    w = w.contiguous(memory_format=torch.channels_last)
-                bias = eff[op.bias].reshape(-1) if op.bias >= 0 else None
-                h = F.conv2d(h, w, bias, layer.stride, layer.padding, layer.dilation, k)
-            elif op.kind == "relu":
-                h = F.relu(h)
-            elif op.kind == "maxpool":
-                h = F.max_pool2d(
-                    h, layer.kernel_size, layer.stride, layer.padding, layer.dilation,
-                    layer.ceil_mode,
-                )
-            elif op.kind == "avgpool":
-                h = F.adaptive_avg_pool2d(h, layer.output_size)
-            elif op.kind == "flatten":
-                h = h.reshape(h.shape[0], k, -1).transpose(0, 1)
-            else:  # linear
-                wt = eff[op.weight].transpose(1, 2)
-                if op.bias >= 0:
-                    h = torch.baddbmm(eff[op.bias].unsqueeze(1), h, wt)
-                else:
-                    h = torch.bmm(h, wt)
-        return h
-
-    @torch.no_grad()
-    def push(self, member: int, masks: bool = False) -> None:
-        """Copy member ``member``'s stacked weights (and masks) into its module."""
-        for s, slot in enumerate(self.slots):
-            module, name = slot[member]
-            param, mask = _member_tensors(module, name)
-            param.copy_(self.params[s][member])
-            if masks and mask is not None:
-                mask.copy_(self.masks[s][member])
-
-    @torch.no_grad()
-    def pull(self, member: int) -> None:
-        """Copy member ``member``'s module weights and masks (possibly new) into the stack."""
-        for s, slot in enumerate(self.slots):
-            module, name = slot[member]
-            param, mask = _member_tensors(module, name)
-            self.params[s][member].copy_(param)
-            if mask is None:
-                if self.masks[s] is not None:
-                    self.masks[s][member].fill_(1.0)
-                continue
-            if self.masks[s] is None:
-                self.masks[s] = torch.ones_like(self.params[s], requires_grad=False)
-            self.masks[s][member].copy_(mask)
-
-    def finish(self) -> None:
-        """Write every member's weights and masks back and refresh pruned effective weights."""
-        for member in range(self.k):
-            self.push(member, masks=True)
-        for slot in self.slots:
-            for module, name in slot:
-                refresh_effective_weight(module, name)
 
 
 # --------------------------------------------------------------------------- checks
@@ -330,34 +130,6 @@ def _check_population(
                     f"all members of a population must share {name!r} (only the seed may "
                     f"differ), got {name}={sorted(set(values))}"
                 )
-
-
-def _check_architecture(models: Sequence[nn.Module]) -> bool:
-    """True if all members can be stacked; raises when they differ in architecture."""
-    kinds = {supports(m) for m in models}
-    if len(kinds) > 1:
-        raise PruneAuditError(
-            "members of a population must share one architecture, got "
-            f"{sorted({type(m).__name__ for m in models})}"
-        )
-    names = {type(m).__name__ for m in models}
-    if len(names) > 1:
-        raise PruneAuditError(f"members of a population must share one architecture, got {names}")
-    shapes = {
-        tuple(
-            (name, pname, tuple(t.shape))
-            for name, mod in m.named_modules()
-            for pname in _PARAM_NAMES
-            if isinstance(mod, (nn.Conv2d, nn.Linear))
-            and (t := _member_tensors(mod, pname)[0]) is not None
-        )
-        for m in models
-    }
-    if len(shapes) > 1:
-        raise PruneAuditError(
-            "members of a population must share one architecture (their layer shapes differ)"
-        )
-    return kinds.pop()
 
 
 # --------------------------------------------------------------------------- training
@@ -417,11 +189,11 @@ def train_population(
     All settings but the seed must be equal across ``cfgs``. Architectures
     :func:`supports` rejects are trained one after another with :func:`~pruneaudit.training.train`.
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
-    (as in :func:`~pruneaudit.training.train`); ``None`` keeps torch's setting, or, where this
-    process follows the free cores (:func:`pruneaudit.training.threads.follow_free_cores`, as
-    the book's kernels do), sets it to the cores free since the previous population (the
-    models trained one after another then train at
-    :func:`~pruneaudit.training.threads.steady_threads`: their bits depend on the count). ``device``
+    (as in :func:`~pruneaudit.training.train`); ``None`` keeps torch's setting, or, where the
+    process's runtime follows the free cores (as the book's kernels do), trains at the cores
+    free since the previous population (:meth:`pruneaudit.runtime.Runtime.population_threads`;
+    the models trained one after another train at its steady count instead: their bits depend
+    on the count); torch's count is restored after. ``device``
     (default: the setting) runs the computation; see "Devices" in the module docstring.
     ``graphs``: each step of a stacked block as one CUDA graph replay
     (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
@@ -430,8 +202,6 @@ def train_population(
     :func:`pruneaudit.config.precision_setting`): ``fp32`` or ``bf16`` autocast on CUDA.
     """
     dev = resolve_device(device)
-    if num_threads is None:
-        adjust_threads()  # the free cores re-read, where the book's kernels follow them
     use_graphs = _graphs_setting(graphs, dev)
     autocast(precision, dev)  # bf16 on the CPU: one clear error before any work
     precision = config.precision_setting(precision)
@@ -443,7 +213,7 @@ def train_population(
     if len(data) == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
     members = _member_indices(indices, len(models), len(data))
-    if not _check_architecture(models):
+    if not check_architecture(models):
         for k, (model, cfg, hook) in enumerate(zip(models, cfgs, step_hooks, strict=True)):
             own = data if members is None else data.subset(members[:, k].numpy())
             train(
@@ -451,17 +221,13 @@ def train_population(
                 device=dev, precision=precision,
             )
         return models
-    threads_before = torch.get_num_threads()
-    if num_threads is not None:
-        torch.set_num_threads(check_positive_int("num_threads", num_threads))
-    try:
-        with full_precision(dev):
-            _train_stacked(
-                models, on_device(data, dev), cfgs, step_hooks, progress, members, dev,
-                use_graphs, precision,
-            )
-    finally:
-        torch.set_num_threads(threads_before)
+    if num_threads is None:  # the free cores re-read, where the runtime follows them
+        num_threads = runtime.current().population_threads()
+    with runtime.threads_at(num_threads), full_precision(dev):
+        _train_stacked(
+            models, on_device(data, dev), cfgs, step_hooks, progress, members, dev,
+            use_graphs, precision,
+        )
     return models
 
 
@@ -508,21 +274,19 @@ def _each_block(
     run: Callable[[list[int]], None], groups: list[list[int]], device: torch.device
 ) -> None:
     """``run(block)`` for every block: on the CPU up to one block per torch thread at once, in
-    Python threads with ``threads // workers`` intra-op threads each (see "Speed"); else in turn.
+    Python threads, torch's count ``threads // workers`` meanwhile (see "Speed"); else in turn.
     """
     workers = 1 if device.type != "cpu" else max(1, min(len(groups), torch.get_num_threads()))
     if workers == 1:
         for block in groups:
             run(block)
         return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, threads // workers))
-    try:
-        with ThreadPoolExecutor(workers, thread_name_prefix="pruneaudit-block") as pool:
-            for done in [pool.submit(run, block) for block in groups]:
-                done.result()
-    finally:
-        torch.set_num_threads(threads)
+    with (
+        runtime.threads_at(max(1, torch.get_num_threads() // workers)),
+        ThreadPoolExecutor(workers, thread_name_prefix="pruneaudit-block") as pool,
+    ):
+        for done in [pool.submit(run, block) for block in groups]:
+            done.result()
 
 
 def _train_stacked(
@@ -539,7 +303,7 @@ def _train_stacked(
     k = len(models)
     for model in models:
         model.train()
-    bar = tqdm(
+    bar = runtime.bar(
         total=k * cfgs[0].epochs,
         disable=not progress,
         desc=f"train {k} x {type(models[0]).__name__} on {data.name}",
@@ -580,7 +344,7 @@ def _train_block(
     StaticStep` (one CUDA graph replay per full batch on CUDA)."""
     n = len(data) if members is None else members.shape[0]
     cfg, spec, k = cfgs[0], data.spec, len(models)
-    stack = _Stack(models, True, device, every_mask=graphs)
+    stack = Stack(models, True, device, every_mask=graphs)
     opt = torch.optim.SGD(
         stack.params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
     )
@@ -639,7 +403,7 @@ def _train_block(
 
 
 def _after_step(
-    stack: _Stack, models: list[nn.Module], step_hooks: list[StepHook | None], step: int
+    stack: Stack, models: list[nn.Module], step_hooks: list[StepHook | None], step: int
 ) -> None:
     """Each member's step hook where it acts, on the member's module (weights copied out of
     the stack and back, in place)."""
@@ -663,20 +427,21 @@ def evaluate_population(
     """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
     :func:`~pruneaudit.training.evaluate` gives them member by member (normalized, unaugmented),
     computed on ``device`` (default: the setting); while this process follows the free cores,
-    at :func:`pruneaudit.training.threads.steady_threads`, not at the last population's count."""
+    at its steady count (:meth:`pruneaudit.runtime.Runtime.at_steady_threads`), not at a
+    population's."""
     _check_population(models)
     check_positive_int("batch_size", batch_size)
     dev = resolve_device(device)
-    if not _check_architecture(models):
+    if not check_architecture(models):
         return np.stack(
             [evaluate(m, data, batch_size, device=dev) for m in models]  # type: ignore[misc]
         )
     k, n = len(models), len(data)
     out = np.zeros((k, n), dtype=np.int64)
     data = on_device(data, dev)
-    with torch.inference_mode(), full_precision(dev), at_steady_threads():
+    with torch.inference_mode(), full_precision(dev), runtime.current().at_steady_threads():
         for block in blocks(k, dev):  # in turn: in threads it was no faster (2 cores)
-            stack = _Stack([models[i] for i in block], False, dev)
+            stack = Stack([models[i] for i in block], False, dev)
             for start in range(0, n, batch_size):
                 for lo in range(start, min(start + batch_size, n), EVAL_CHUNK):
                     hi = min(lo + EVAL_CHUNK, start + batch_size, n)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from pruneaudit.audit import class_properties as cs
+from pruneaudit.data import class_properties as cs
 from pruneaudit.errors import PruneAuditError
 
 

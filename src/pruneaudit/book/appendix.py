@@ -1,0 +1,84 @@
+"""Write the book's pages made from the benchmarks' reports: the Benchmarks appendix
+(``book/appendix_benchmarks.md``: every report of the folder, each under its own heading, its
+headings two levels down) and the paper-cost fragment the Reproducing page includes
+(``book/_paper_gpu_cost.md``, the folder's ``paper_gpu_cost.md``).
+
+The benchmarks write their reports in their own folder and nothing else; this command reads
+that folder (given on the command line) and writes the pages. ``make bench`` runs it after the
+benchmarks.
+
+Usage::
+
+    python -m pruneaudit.book.appendix REPORTS [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pruneaudit.book.paths import BOOK
+from pruneaudit.errors import PruneAuditError
+
+#: The appendix page and the paper-cost fragment, in the book.
+APPENDIX = BOOK / "appendix_benchmarks.md"
+PAPER_COST = BOOK / "_paper_gpu_cost.md"
+#: The report the paper-cost fragment copies.
+PAPER_COST_REPORT = "paper_gpu_cost.md"
+HEAD = """# Benchmarks
+
+Measurements of the package (training, population training, evaluation, replications of the
+studies, the stability of their verdicts), written by the scripts in `benchmarks/` to
+`benchmarks/out/` and gathered here by `python -m pruneaudit.book.appendix`. Each says where
+and how it was measured.
+"""
+
+
+def page(reports: Path) -> str:
+    """The appendix: ``HEAD``, then each report of ``reports`` under its file's name."""
+    parts = [HEAD]
+    for report in sorted(Path(reports).glob("*.md")):
+        lines = ["##" + x if x.startswith("#") else x for x in report.read_text().splitlines()]
+        parts.append(f"## {report.stem}\n\nFrom `benchmarks/out/{report.name}`.\n\n"
+                     + "\n".join(lines).strip())
+    if len(parts) == 1:
+        parts.append("No benchmark reports yet: `make bench` writes them to `benchmarks/out/`.")
+    return "\n\n".join(parts) + "\n"
+
+
+def pages(reports: Path) -> dict[Path, str]:
+    """Each page this command writes from the folder ``reports``, with its text: the appendix,
+    and the paper-cost fragment where the folder holds its report."""
+    reports = Path(reports)
+    if not reports.is_dir():
+        raise PruneAuditError(f"{reports} is not a folder: pass the benchmarks' report folder "
+                              "(benchmarks/out)")
+    out = {APPENDIX: page(reports)}
+    if (reports / PAPER_COST_REPORT).is_file():
+        out[PAPER_COST] = (reports / PAPER_COST_REPORT).read_text()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the pages (or, with ``--check``, compare them); 1 where a page is out of date."""
+    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.appendix",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("reports", type=Path, help="the benchmarks' report folder")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 where a committed page is not what this writes")
+    args = parser.parse_args(argv)
+    texts = pages(args.reports)
+    if args.check:
+        stale = [p for p, text in texts.items() if not p.is_file() or p.read_text() != text]
+        for path in stale:
+            print(f"{path} is out of date: run python -m pruneaudit.book.appendix {args.reports}")
+        print("up to date" if not stale else "")
+        return 1 if stale else 0
+    for path, text in texts.items():
+        path.write_text(text)
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,415 @@
+"""The process's settings in one object: torch threads, device, precision and progress output.
+
+A :class:`Runtime` is the one owner of what the package changes in its process, as Lightning's
+``Fabric`` or Accelerate's ``Accelerator`` are: :func:`pruneaudit.book.setup` (a page's kernel)
+and :func:`pruneaudit.book.compute.run_studies` create one and make it the process's runtime
+(:func:`use`, :func:`activated`); the code below them reads it through the one accessor
+:func:`current` (created on first use from the environment when nobody made one). This is the
+only module that calls ``torch.set_num_threads``; it writes no environment variable.
+
+- **Device and precision**: :func:`pruneaudit.config.device_setting` and
+  :func:`~pruneaudit.config.precision_setting` take an explicit value, else the runtime's
+  (:meth:`Runtime.settings` changes them for a block), else ``$PRUNEAUDIT_DEVICE`` /
+  ``$PRUNEAUDIT_PRECISION``.
+- **Threads**: :meth:`Runtime.start` sets torch's thread count to the cores free now (or
+  ``$PRUNEAUDIT_THREADS``); while the runtime follows the free cores, the population trainer
+  trains each population at the cores free since the previous one (:meth:`Runtime.
+  population_threads`, restored after the population), and work whose bits depend on the count
+  (a single model's training, evaluation, quantization) runs at the *steady* count: the fixed
+  setting, else torch's count when the runtime was created, never one the load picked
+  (:meth:`Runtime.at_steady_threads`). The free cores are one reading, :class:`FreeCores`: the
+  machine's busy CPU time less this process tree's over the wall time between two readings
+  (psutil's counters). The measurements behind the rules are in ``tests/training/
+  test_threads.py`` and ``benchmarks/out/profile_evidence.md``.
+- **Progress**: :meth:`Runtime.bar` (or :func:`bar`) is the package's progress bar: tqdm's
+  ``tqdm.auto`` bar, or, when the runtime has a progress file (a book build), a bar that
+  appends plain lines to that file (``train 2 x LeNet on qmnist:  40%|####  | 4/10 ...``), at
+  most one every ``progress_interval`` seconds across all bars, so that nothing reaches a
+  page's cell output.
+- **Hand-off to a kernel**: the book's runner gives a kernel one JSON record in one variable,
+  ``$PRUNEAUDIT_KERNEL`` (:class:`KernelRecord`: where its page goes, its build stamp, the
+  progress file and interval, the thread count); the kernel reads it back with
+  :meth:`KernelRecord.read`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from pruneaudit import config
+from pruneaudit.errors import PruneAuditError, check_positive_int
+
+#: The environment variable that fixes torch's thread count.
+THREADS_ENV = "PRUNEAUDIT_THREADS"
+#: The environment variable that carries the runner's :class:`KernelRecord` (JSON) to a kernel.
+KERNEL_ENV = "PRUNEAUDIT_KERNEL"
+#: Seconds a reading of the free cores spans at least while following them.
+MIN_WINDOW = 2.0
+#: Seconds of the first reading of the free cores (:func:`others_busy`).
+START_WINDOW = 0.5
+
+
+# ------------------------------------------------------------------------------ free cores
+
+
+def fixed_threads(setting: str | None = None) -> int | None:
+    """The thread count ``setting`` (default ``$PRUNEAUDIT_THREADS``) fixes, or None when unset;
+    anything but a positive integer is one clear error."""
+    setting = setting if setting is not None else os.environ.get(THREADS_ENV)
+    if not setting:
+        return None
+    if not setting.strip().isdigit() or int(setting) < 1:
+        raise PruneAuditError(
+            f"{THREADS_ENV} must be a positive integer (torch threads), got {setting!r}"
+        )
+    return int(setting)
+
+
+def free_threads(cores: int, load: float) -> int:
+    """Threads for the cores free: ``cores - load`` rounded, between 1 and ``cores``."""
+    return min(cores, max(1, math.floor(cores - load + 0.5)))
+
+
+def system_busy_seconds() -> float:
+    """CPU seconds the whole machine has been busy (all cores; idle and I/O wait excluded)."""
+    import psutil
+
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+
+def own_busy_seconds() -> float:
+    """CPU seconds of this process, its parent (the build's runner) and its children."""
+    import psutil
+
+    procs = [psutil.Process()]
+    try:
+        procs.append(procs[0].parent())
+        procs += procs[0].children(recursive=True)
+    except psutil.Error:
+        pass
+    total = 0.0
+    for proc in procs:
+        try:
+            t = proc.cpu_times()
+        except (psutil.Error, AttributeError):
+            continue
+        total += t.user + t.system
+    return total
+
+
+@dataclass
+class FreeCores:
+    """Reads the cores other processes kept busy between two calls (clock and CPU-time
+    counters injectable for tests); the first reading is taken when it is created."""
+
+    cores: int = 0
+    clock: Callable[[], float] = time.monotonic
+    system: Callable[[], float] = system_busy_seconds
+    own: Callable[[], float] = own_busy_seconds
+    min_window: float = MIN_WINDOW
+
+    def __post_init__(self) -> None:
+        self.cores = self.cores or os.cpu_count() or 1
+        self._last = self._read()
+
+    def _read(self) -> tuple[float, float, float]:
+        return self.clock(), self.system(), self.own()
+
+    def load(self) -> float | None:
+        """Cores other processes kept busy since the last reading, or None when it is less than
+        ``min_window`` seconds old (the reading then goes on from it)."""
+        now = self._read()
+        elapsed = now[0] - self._last[0]
+        if elapsed < self.min_window or elapsed <= 0:
+            return None
+        busy = (now[1] - self._last[1]) - (now[2] - self._last[2])
+        self._last = now
+        return max(0.0, busy / elapsed)
+
+    def threads(self) -> int | None:
+        """Threads for the cores free since the last reading (None: too soon to tell)."""
+        load = self.load()
+        return None if load is None else free_threads(self.cores, load)
+
+
+def others_busy(window: float = START_WINDOW) -> float:
+    """Cores that processes other than this one and its parent and children kept busy over the
+    next ``window`` seconds (one :class:`FreeCores` reading)."""
+    reader = FreeCores(clock=time.monotonic, min_window=0.0)
+    time.sleep(window)
+    load = reader.load()
+    return 0.0 if load is None else load
+
+
+def choose_threads(
+    setting: str | None = None, cores: int | None = None, load: float | None = None
+) -> tuple[int, str]:
+    """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
+    else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load``
+    (default :func:`others_busy`, over half a second) is the cores other processes keep busy
+    now: an idle machine gets every core, also right after an install (the load average, which
+    lags by minutes, is not used)."""
+    fixed = fixed_threads(setting if setting is not None else os.environ.get(THREADS_ENV, ""))
+    if fixed is not None:
+        return fixed, f"set by {THREADS_ENV}"
+    cores = cores if cores is not None else os.cpu_count() or 1
+    load = load if load is not None else others_busy()
+    free = free_threads(cores, load)
+    return free, (
+        f"{cores} cores, other processes busy {load:.1f} cores now: {free} free "
+        f"(set {THREADS_ENV} to choose)"
+    )
+
+
+@contextlib.contextmanager
+def threads_at(count: int | None) -> Iterator[None]:
+    """Run the block at ``count`` torch threads (None: as set) and restore torch's count after.
+
+    torch's count is the process's: Python threads started inside the block share it."""
+    before = torch.get_num_threads()
+    if count is not None:
+        _set_threads(check_positive_int("num_threads", count))
+    try:
+        yield
+    finally:
+        _set_threads(before)
+
+
+def _set_threads(count: int) -> None:
+    """The package's one call of ``torch.set_num_threads``."""
+    if count != torch.get_num_threads():
+        torch.set_num_threads(count)
+
+
+# ------------------------------------------------------------------------------ progress
+
+
+class LineFile:
+    """A file-like object for tqdm that appends a refresh as one line to ``path``, at most one
+    line every ``interval`` seconds across all bars (shared clock), so that many short bars (a
+    population trained in seconds) show their progress instead of a line at 0% each."""
+
+    last = -math.inf
+
+    def __init__(self, path: str | os.PathLike, interval: float = 0.0) -> None:
+        self.path = Path(path)
+        self.interval = interval
+
+    def write(self, text: str) -> int:
+        line = text.replace("\r", "").replace("\x1b[A", "").strip()
+        now = time.monotonic()
+        if line and now - LineFile.last >= self.interval:
+            LineFile.last = now
+            with self.path.open("a") as f:
+                f.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+# ------------------------------------------------------------------------------ hand-off
+
+
+@dataclass(frozen=True)
+class KernelRecord:
+    """What the book's runner tells a kernel, as one JSON record in ``$PRUNEAUDIT_KERNEL``:
+    where its executed page goes, its build stamp (profile, overrides, date), the seconds the
+    profile states for it, the progress file and interval, and the thread count (None: the
+    kernel chooses)."""
+
+    page_dir: str | None = None
+    notebook: str | None = None
+    profile: str | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    date: str = "unknown"
+    measured: float | None = None
+    progress_file: str | None = None
+    progress_interval: float = 5.0
+    threads: int | None = None
+
+    def environ(self) -> dict[str, str]:
+        """The record as the kernel's environment variable: ``{KERNEL_ENV: json}``."""
+        return {KERNEL_ENV: json.dumps(dataclasses.asdict(self), sort_keys=True)}
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str] | None = None) -> KernelRecord | None:
+        """The record in ``environ`` (default ``os.environ``), None when the runner set none;
+        a record that is not this class's JSON is one clear error."""
+        text = (os.environ if environ is None else environ).get(KERNEL_ENV)
+        if not text:
+            return None
+        try:
+            return cls(**json.loads(text))
+        except (ValueError, TypeError) as err:
+            raise PruneAuditError(
+                f"${KERNEL_ENV} must hold the book runner's JSON record, got {text[:80]!r} "
+                f"({err}); unset it to run the page by hand"
+            ) from None
+
+
+# ------------------------------------------------------------------------------ the runtime
+
+
+@dataclass
+class Runtime:
+    """The process's settings: device and precision (None: the environment's setting), torch
+    threads (``threads``: a fixed count, None: the free cores), whether the population trainer
+    follows the free cores, and where progress bars go (``progress_file`` None: tqdm's own
+    output). ``steady`` is the thread count of work whose bits depend on it (default: the fixed
+    count, else torch's count when the runtime is created)."""
+
+    device: str | None = None
+    precision: str | None = None
+    threads: int | None = None
+    follow: bool = False
+    progress_file: Path | None = None
+    progress_interval: float = 5.0
+    steady: int | None = None
+    reader: FreeCores | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.device is not None:
+            self.device = config.device_setting(self.device)
+        if self.precision is not None:
+            self.precision = config.precision_setting(self.precision)
+        if self.threads is not None:
+            check_positive_int("threads", self.threads)
+        if self.steady is None:
+            self.steady = self.threads or torch.get_num_threads()
+
+    def start(self, load: float | None = None) -> tuple[int, str]:
+        """Set torch's thread count to the fixed count, else the cores free now (``load``:
+        the cores others keep busy, default one reading over half a second); from now on,
+        where the runtime follows the free cores, read them before each population. Returns
+        the count and why."""
+        if self.threads is not None:
+            count, why = self.threads, f"set by {THREADS_ENV} or the build"
+        else:
+            count, why = choose_threads("", load=load)
+        _set_threads(count)
+        if self.follow and self.reader is None:
+            self.reader = FreeCores()
+        return count, why
+
+    def population_threads(self) -> int | None:
+        """The thread count for the next population: the fixed count, else (while following)
+        the cores free since the last reading; None keeps torch's setting."""
+        if not self.follow:
+            return None
+        if self.threads is not None:
+            return self.threads
+        self.reader = self.reader or FreeCores()
+        return self.reader.threads()
+
+    def steady_threads(self) -> int | None:
+        """The thread count of work whose results depend on it while following the free cores
+        (:attr:`steady`, never the load); None (keep torch's setting) when not following."""
+        return self.steady if self.follow else None
+
+    def at_population_threads(self) -> contextlib.AbstractContextManager:
+        """The block at :meth:`population_threads` (where it says one); torch's count restored."""
+        return threads_at(self.population_threads())
+
+    def at_steady_threads(self) -> contextlib.AbstractContextManager:
+        """The block at :meth:`steady_threads` (where it says one); torch's count restored."""
+        return threads_at(self.steady_threads())
+
+    @contextlib.contextmanager
+    def settings(self, **values: Any) -> Iterator[Runtime]:
+        """The block with some fields changed (``device=``, ``progress_file=``, ...); restored
+        after."""
+        saved = {name: getattr(self, name) for name in values}
+        checked = dataclasses.replace(self, **values)  # checks device and precision
+        for name in values:
+            setattr(self, name, getattr(checked, name))
+        try:
+            yield self
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+
+    def bar(self, iterable: Any = None, **kwargs: Any) -> Any:
+        """A progress bar (tqdm's arguments): ``tqdm.auto``'s, or lines appended to the
+        progress file (see the module docstring)."""
+        if self.progress_file is None:
+            from tqdm.auto import tqdm
+
+            return tqdm(iterable, **kwargs)
+        from tqdm.std import tqdm
+
+        # Bars refresh every half second; the file keeps one line per interval of them.
+        kwargs.update(file=LineFile(self.progress_file, self.progress_interval), ascii=True,
+                      ncols=100, mininterval=0.5, miniters=1)
+        return tqdm(iterable, **kwargs)
+
+
+_current: Runtime | None = None
+
+
+def current() -> Runtime:
+    """The process's runtime: the one made current by :func:`use` or :func:`activated`, else
+    one created now (settings from the environment, threads as torch has them, no following)."""
+    global _current
+    if _current is None:
+        _current = Runtime()
+    return _current
+
+
+def use(runtime: Runtime | None) -> Runtime | None:
+    """Make ``runtime`` the process's runtime (None: a fresh one at the next :func:`current`);
+    return the previous one."""
+    global _current
+    previous, _current = _current, runtime
+    return previous
+
+
+@contextlib.contextmanager
+def activated(runtime: Runtime) -> Iterator[Runtime]:
+    """``runtime`` is the process's runtime inside the block; the previous one and torch's
+    thread count are restored after."""
+    previous = use(runtime)
+    try:
+        with threads_at(None):
+            yield runtime
+    finally:
+        use(previous)
+
+
+def bar(iterable: Any = None, **kwargs: Any) -> Any:
+    """The current runtime's progress bar (:meth:`Runtime.bar`)."""
+    return current().bar(iterable, **kwargs)
+
+
+__all__ = [
+    "KERNEL_ENV",
+    "MIN_WINDOW",
+    "THREADS_ENV",
+    "FreeCores",
+    "KernelRecord",
+    "LineFile",
+    "Runtime",
+    "activated",
+    "bar",
+    "choose_threads",
+    "current",
+    "fixed_threads",
+    "free_threads",
+    "others_busy",
+    "own_busy_seconds",
+    "system_busy_seconds",
+    "threads_at",
+    "use",
+]
