@@ -306,4 +306,5 @@ def test_cost_hand_computed_on_the_smoke_profile() -> None:
     assert work("04_compression_impact") == [("lenet", 9, 18, 18 * 1600, 9 + 9)]
     # 2 reference models, 2 epochs; 2 members x 3 populations x (clean + 3 x 3 corrupted) + 2
     assert work("05_robustness") == [("lenet", 2, 4, 4 * 1600, 2 * 3 * 10 + 2)]
-    assert work("00_template") == []
+    # 2 members x (dense + 5 levels), 3 epochs each on 800 digits
+    assert work("00_template") == [("lenet", 12, 36, 36 * 800, 12)]

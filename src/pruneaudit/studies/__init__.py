@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,3 +28,9 @@ def lazy_views(
         return sorted({*namespace, *LAZY})
 
     return getattr_, dir_
+
+
+def study_packages() -> list[str]:
+    """The study packages, the template's included, in name order: every subpackage of
+    ``pruneaudit.studies`` (a new study is found without being listed anywhere)."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)

@@ -1,11 +1,14 @@
 """The one seam between a study notebook and its study: a typed, frozen parameters object.
 
 Each study declares its parameters once as a frozen dataclass derived from
-:class:`StudyParams` (fields typed as the notebook's ``parameters`` cell types them; lists are
-stored as tuples, so the object cannot change after it is checked) and its rules as
-:meth:`StudyParams.rules`. :func:`pruneaudit.book.setup` builds it from the notebook's globals
-(:meth:`StudyParams.from_namespace`); the study's ``run(params, store)`` and the page's views
-read it by attribute.
+:class:`StudyParams`, each field with its type, its default (the value a notebook run without a
+profile takes) and a ``#:`` comment; lists are stored as tuples, so the object cannot change
+after it is checked. Its rules are :meth:`StudyParams.rules`. The notebook's ``parameters`` cell
+is generated from it (:func:`cell_source`; ``python -m pruneaudit.studies.params --cell STUDY``
+prints it, ``--write`` rewrites the notebook's cell), and a profile gives only the values that
+differ from the defaults. :func:`pruneaudit.book.setup` builds the object from the notebook's
+globals (:meth:`StudyParams.from_namespace`); the study's ``run(params, store)`` and the page's
+views read it by attribute.
 
 Checking happens once, when the object is made: first every field against its type, then every
 rule (the device and precision rules of every study first); one
@@ -14,14 +17,25 @@ rule (the device and precision rules of every study first); one
 
 from __future__ import annotations
 
+import argparse
+import ast
 import dataclasses
+import functools
+import importlib
+import inspect
+import json
+import operator
+import re
+import sys
+import textwrap
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from pruneaudit.errors import PruneAuditError
+from pruneaudit.errors import PruneAuditError, check_choice
 
 #: A rule: a callable that raises :class:`PruneAuditError` naming the problem and the fix.
 Rule = Callable[[], object]
@@ -87,8 +101,11 @@ class StudyParams:
     #: The study page's title in errors (``"Study 3"``).
     STUDY: ClassVar[str] = "study"
 
+    #: The data folder (None: the setting, ``$PRUNEAUDIT_DATA``).
     data_root: str | None = None
+    #: The results store (None: the setting, ``$PRUNEAUDIT_STORE``).
     store: str | None = None
+    #: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
     device: str = "auto"
 
     def __post_init__(self) -> None:
@@ -224,3 +241,198 @@ def population_workload(
                     train_size=train_size, root=root)
     per_epoch = int(one["images"].iloc[0]) // 2
     return Workload(model, models, models * epochs, models * epochs * per_epoch, evaluations)
+
+
+# --------------------------------------------------------------------------- the parameters cell
+
+#: The fields every study has, put last in the cell (after the study's own).
+BASE_FIELDS = ("data_root", "store", "device")
+#: The cell's opening lines (``{study}``: the study package).
+CELL_HEADER = (
+    "# Parameters: papermill replaces these values; nbs/profiles/ give those that differ.\n"
+    "# Generated from the study's Params: python -m pruneaudit.studies.params --cell {study}"
+)
+#: The longest line of a generated cell.
+CELL_WIDTH = 100
+
+
+def cell_kind(kind: object) -> object:
+    """The type a ``parameters`` cell declares for a field of type ``kind``: ``tuple[T, ...]``
+    as ``list[T]`` (papermill gives lists), a study's parameters (a field of ``Params.READS``)
+    as ``dict``, ``A | B`` member by member, anything else as is."""
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        return functools.reduce(operator.or_, [cell_kind(k) for k in typing.get_args(kind)])
+    if origin is tuple:
+        return list[cell_kind(typing.get_args(kind)[0])]  # type: ignore[misc]
+    if isinstance(kind, type) and issubclass(kind, StudyParams):
+        return dict
+    return kind
+
+
+def _kind_text(kind: object) -> str:
+    """``kind`` as the cell writes it: ``int``, ``list[str]``, ``int | None``."""
+    if kind is None or kind is type(None):
+        return "None"
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_kind_text(k) for k in typing.get_args(kind))
+    if origin is not None:
+        return f"{origin.__name__}[{', '.join(_kind_text(k) for k in typing.get_args(kind))}]"
+    return kind.__name__ if isinstance(kind, type) else str(kind)
+
+
+def _literal(value: object) -> str:
+    """``value`` as a Python literal, strings in double quotes and tuples as lists."""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(map(_literal, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def field_docs(cls: type[StudyParams]) -> dict[str, str]:
+    """The ``#:`` comment above each field of ``cls`` and of its parameter bases, one line
+    each (``field -> text``; fields without one are left out)."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, StudyParams)):
+            continue
+        lines, _ = inspect.getsourcelines(klass)
+        body = ast.parse(textwrap.dedent("".join(lines))).body[0]
+        for node in getattr(body, "body", []):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                above, i = [], node.lineno - 2
+                while i >= 0 and lines[i].strip().startswith("#:"):
+                    above.insert(0, lines[i].strip()[2:].strip())
+                    i -= 1
+                if above:
+                    docs[node.target.id] = " ".join(above).replace("``", "`")
+    return docs
+
+
+def _cell_fields(cls: type[StudyParams]) -> list[dataclasses.Field]:
+    fields = dataclasses.fields(cls)
+    return ([f for f in fields if f.name not in BASE_FIELDS]
+            + [f for f in fields if f.name in BASE_FIELDS])
+
+
+def _declaration(name: str, kind: object, default: object, doc: str) -> list[str]:
+    """The cell's lines of one parameter: ``name: kind = default  # doc``, a long list wrapped
+    under its first item and a long comment above the declaration."""
+    head = f"{name}: {_kind_text(kind)} = "
+    text = _literal(default)
+    lines = [head + text]
+    if len(lines[0]) > CELL_WIDTH and isinstance(default, list | tuple):
+        items, lines = [_literal(v) for v in default], [head + "["]
+        for i, item in enumerate(items):
+            piece = item + ("]" if i == len(items) - 1 else ",")
+            if len(lines[-1]) + 1 + len(piece) > CELL_WIDTH and not lines[-1].endswith("["):
+                lines.append(" " * (len(head) + 1) + piece)
+            else:
+                lines[-1] += ("" if lines[-1].endswith("[") else " ") + piece
+    if not doc:
+        return lines
+    if len(lines) == 1 and len(lines[0]) + 4 + len(doc) <= CELL_WIDTH:
+        return [f"{lines[0]}  # {doc}"]
+    return [*textwrap.wrap(doc, CELL_WIDTH, initial_indent="# ", subsequent_indent="# "), *lines]
+
+
+def cell_source(cls: type[StudyParams], study: str) -> str:
+    """The ``parameters`` cell of ``cls``'s notebook, generated from its fields: one typed
+    declaration per field with its default and its ``#:`` comment (:func:`field_docs`), the
+    study's own fields first; ``study`` names the package in the opening comment. An error
+    names a field without a default."""
+    hints, docs = typing.get_type_hints(cls), field_docs(cls)
+    lines = CELL_HEADER.format(study=study).splitlines()
+    for f in _cell_fields(cls):
+        if f.default is dataclasses.MISSING:
+            raise PruneAuditError(
+                f"{cls.__module__}.{cls.__qualname__}.{f.name} has no default; give it the value "
+                "a notebook run without a profile takes"
+            )
+        lines += _declaration(f.name, cell_kind(hints[f.name]), f.default, docs.get(f.name, ""))
+    return "\n".join(lines)
+
+
+def cell_differences(cls: type[StudyParams], declared: Mapping[str, Any]) -> list[str]:
+    """Each difference between ``cls``'s fields and the parameters a notebook's cell declares
+    (``declared``: name -> an object with ``kind`` and ``default``, as
+    ``pruneaudit.book.declared_parameters`` returns), one line each: a field missing from the
+    cell, a cell parameter that is no field, a type or a default that differ."""
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    found = [f"{n}: a field of {cls.__qualname__}, not declared in the cell"
+             for n in fields if n not in declared]
+    found += [f"{n}: declared in the cell, not a field of {cls.__qualname__}"
+              for n in declared if n not in fields]
+    for name in [n for n in fields if n in declared]:
+        got, want = declared[name], cell_kind(hints[name])
+        if got.kind != want:
+            found.append(f"{name}: type {_kind_text(got.kind)} in the cell, "
+                         f"{_kind_text(want)} in {cls.__qualname__}")
+        default = fields[name].default
+        if default is dataclasses.MISSING or _frozen(got.default) != default:
+            shown = "none" if default is dataclasses.MISSING else _literal(default)
+            found.append(f"{name}: default {_literal(got.default)} in the cell, {shown} in "
+                         f"{cls.__qualname__}")
+    return found
+
+
+def study_notebook(study: str) -> Path:
+    """``nbs/NN_<study>.ipynb``, the notebook of study package ``study``."""
+    from pruneaudit.config import REPO
+
+    found = sorted((REPO / "nbs").glob(f"[0-9][0-9]_{study}.ipynb"))
+    if len(found) != 1:
+        raise PruneAuditError(f"study {study} needs one notebook nbs/NN_{study}.ipynb, found "
+                              f"{[p.name for p in found]}")
+    return found[0]
+
+
+def write_cell(study: str, source: str) -> Path:
+    """Replace the source of the cell tagged ``parameters`` of ``study``'s notebook by
+    ``source`` (the notebook read and written with nbformat); return the notebook's path."""
+    import nbformat
+
+    path = study_notebook(study)
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise PruneAuditError(f"{path} needs one cell tagged 'parameters', found {len(cells)}")
+    cells[0].source = source
+    nbformat.write(nb, path)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m pruneaudit.studies.params --cell STUDY [--write]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pruneaudit.studies.params",
+        description="Print (or --write) a study notebook's parameters cell, generated from the "
+        "study's Params.",
+        epilog="examples:\n  python -m pruneaudit.studies.params --cell pareto_selection\n"
+        "  python -m pruneaudit.studies.params --cell template --write",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--cell", metavar="STUDY", required=True,
+                        help="study package (template, pareto_selection, ...)")
+    parser.add_argument("--write", action="store_true",
+                        help="rewrite the cell tagged parameters of nbs/NN_STUDY.ipynb")
+    args = parser.parse_args(argv)
+    from pruneaudit import studies
+    from pruneaudit.studies import params as this  # one StudyParams, also under python -m
+
+    try:
+        study = check_choice("study", re.sub(r"^\d+_", "", args.cell), studies.study_packages())
+        source = this.cell_source(importlib.import_module(f"{studies.__name__}.{study}").Params,
+                                  study)
+        print(f"wrote {this.write_cell(study, source)}" if args.write else source)
+    except PruneAuditError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -61,15 +61,24 @@ class Params(StudyParams):
     #: The parameters this page reads from other notebooks: field name -> notebook.
     READS: ClassVar[Mapping[str, str]] = MappingProxyType({"study4": IMPACT_NOTEBOOK})
 
-    members: int
-    levels: tuple[float, ...]
-    corruption_names: tuple[str, ...]
-    severities: tuple[int, ...]
-    corruption_seed: int
-    reference_seeds: tuple[int, ...]
-    n_boot: int
-    example_index: int
-    #: Study 4's parameters (its profile section under the same build), None until given.
+    #: The first members of Study 4's members per level (5: evidence, Study 5).
+    members: int = 5
+    #: Pruning end sparsities, a subset of Study 4's levels (0.7: H1's lower ImageNet-C level,
+    #: for D5.4).
+    levels: tuple[float, ...] = (0.5, 0.7, 0.9)
+    corruption_names: tuple[str, ...] = tuple(data.CORRUPTIONS)
+    severities: tuple[int, ...] = SEVERITIES
+    #: Seeds the random draws of the corruptions (shared by every model).
+    corruption_seed: int = 0
+    #: The dense reference population (other seeds than the members').
+    reference_seeds: tuple[int, ...] = (100, 101, 102, 103)
+    #: Bootstrap resamples of the members for the shares and the trend.
+    n_boot: int = 999
+    #: The test digit shown under every corruption.
+    example_index: int = 0
+    #: Study 4's parameters: the book's runner passes them (its section of the same profile);
+    #: run otherwise, book.setup reads them from the quick profile (make live --profile names
+    #: another).
     study4: ImpactParams | None = None
 
     def __post_init__(self) -> None:

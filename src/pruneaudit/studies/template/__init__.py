@@ -1,4 +1,5 @@
-"""The template study (``nbs/00_template``): synthetic per-class accuracy curves, no training.
+"""The template study (``nbs/00_template``): per-class accuracy of small LeNet populations
+pruned to growing sparsities, trained through the results store.
 
 A new study starts as a copy of this package and of its notebook: the same modules for the same
 roles as every study. :mod:`~.params` (the page's :class:`Params`, their rules and the workload

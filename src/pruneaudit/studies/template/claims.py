@@ -20,12 +20,12 @@ STUDY = "00_template"
 
 @cache
 def claims() -> Mapping[str, Claim]:
-    """The template's one claim: pruning lowers class accuracy (synthetic; no paper)."""
+    """The template's one claim: pruning lowers class accuracy (no paper)."""
     return audit.register(STUDY, [
         Claim(
-            "T1", "pruning lowers class accuracy (synthetic)",
-            says="the template's own question: do the synthetic curves lose class accuracy?",
-            source="template; synthetic data",
+            "T1", "pruning lowers class accuracy (template)",
+            says="the template's own question: do the pruned populations lose class accuracy?",
+            source="template; MNIST populations",
             quantity="mean over classes of accuracy at the last iteration minus the first",
             comparability=BEYOND, why="the template has no paper: its question is its own",
             unit="points", side=-1, smallest=0.05,

@@ -1,56 +1,55 @@
-"""The template's results: synthetic per-class accuracy curves (no training, nothing stored).
+"""The template's run: populations of LeNets trained through the results store.
 
-Per class ``c`` and pruning round ``k``: ``0.95 - effect * f_c * s_k**3`` plus Gaussian noise,
-with class fragility ``f_c ~ U(0.05, 0.6)`` and ``s_k = 1 - 0.8**k``.
+:func:`run` asks :func:`pruneaudit.runs.run_levels` for one population of ``MEMBERS`` members
+per sparsity (dense and every level of :class:`~.params.Params`). It trains only the members the
+store lacks, all as one stacked computation (a progress bar per epoch when ``progress``), saves
+each (per-class accuracy, predictions, checkpoint) and reads every population back: a second run
+with the same parameters trains nothing. The page's curves are the members' mean accuracy per
+digit and sparsity.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
+from pruneaudit import runs
 from pruneaudit.runs.store import ResultsStore
 
-from .params import Params, check_sizes
+from .params import Params
 
 
 @dataclass(frozen=True)
 class Result:
-    """What the template's page shows: its parameters and the curves (columns class, iteration,
-    sparsity, accuracy)."""
+    """What the template's page shows: its parameters, the populations (sparsity -> the
+    members read from the store; 0.0 the dense one) and the curves (columns class, iteration,
+    sparsity, accuracy: the members' mean)."""
 
     params: Params
+    populations: Mapping[float, runs.Population]
     curves: pd.DataFrame
 
 
-def synthetic_curves(
-    n_classes: int, iterations: int, seed: int, *, effect: float = 1.0, noise: float = 0.01
-) -> pd.DataFrame:
-    """Per-class accuracy at sparsities ``s_k``, k = 0..iterations (the module's formula);
-    ``effect=0`` gives curves that do not depend on the sparsity (the null)."""
-    check_sizes(n_classes, iterations)
-    rng = np.random.default_rng(seed)
-    fragility = rng.uniform(0.05, 0.6, n_classes)
-    k = np.arange(iterations + 1)
-    sparsity = 1 - 0.8**k
-    acc = 0.95 - effect * fragility[:, None] * sparsity[None, :] ** 3
-    acc = acc + rng.normal(0, noise, acc.shape)
-    return pd.DataFrame(
-        {
-            "class": np.repeat([f"class {c}" for c in range(n_classes)], len(k)),
-            "iteration": np.tile(k, n_classes),
-            "sparsity": np.tile(sparsity, n_classes),
-            "accuracy": acc.ravel(),
-        }
-    )
-
-
 def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
-    """The page's :class:`Result` (a study would train or read its runs in ``store`` here,
-    ``progress`` showing training bars; the template's curves are synthetic)."""
-    return Result(params, synthetic_curves(params.n_classes, params.iterations, params.seed))
+    """Train the populations of ``params`` that ``store`` lacks, read them all, and return the
+    page's :class:`Result`."""
+    pops = runs.run_levels(params.spec, params.seeds, params.levels, store, params.data_root,
+                           progress)
+    return Result(params, pops, class_curves(pops, params.n_classes))
+
+
+def class_curves(pops: Mapping[float, runs.Population], n_classes: int) -> pd.DataFrame:
+    """Per digit ``0..n_classes-1`` and population (iteration ``k``: the ``k``-th in sparsity
+    order, 0 the dense one): the members' mean accuracy and measured sparsity."""
+    rows = []
+    for k, level in enumerate(sorted(pops)):
+        pop = pops[level]
+        mean = pop.classes.groupby("class")["accuracy"].mean()
+        rows += [(f"digit {c}", k, float(pop.sparsity.mean()), float(mean[c]))
+                 for c in range(n_classes)]
+    return pd.DataFrame(rows, columns=["class", "iteration", "sparsity", "accuracy"])
 
 
 def accuracy_drops(curves: pd.DataFrame) -> pd.Series:

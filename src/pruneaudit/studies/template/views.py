@@ -14,9 +14,9 @@ from .run import Result
 
 def key_figure(result: Result) -> alt.LayerChart:
     """The template's key figure: accuracy curves with the sparsity slider."""
-    return charts.accuracy_curves(
-        result.curves, tooltip=["iteration"], title="Per-class accuracy (synthetic)"
-    )
+    return charts.key_chart(charts.accuracy_curves(
+        result.curves, tooltip=["iteration"], title="Per-digit accuracy, mean over members"
+    ))
 
 
 def class_view(result: Result) -> alt.Chart:
@@ -37,5 +37,5 @@ def class_view(result: Result) -> alt.Chart:
 
 def protocol_view(result: Result) -> Styler:
     """Table 1: the protocol run beside the published one."""
-    return charts.table(protocol_table(result), "Table 1. This run's protocol (synthetic: no "
-                        "paper to follow).")
+    return charts.table(protocol_table(result), "Table 1. This run's protocol (the template "
+                        "follows no paper).")
