@@ -196,28 +196,36 @@ class Workload:
     """What a study's parameters ask of the machine, for one architecture, counted from the
     parameters (and the datasets' sizes) before anything runs: ``models`` trained,
     ``model_epochs`` (one model over its training images once), ``images`` (training images seen
-    in all, over every model and epoch) and ``evaluations`` (one model on one test set)."""
+    in all, over every model and epoch), ``evaluations`` (one model on one test set) and
+    ``populations`` (stacked trainings: calls of the population trainer, each member of one
+    trained in the same computation; None where not counted)."""
 
     model: str
     models: int
     model_epochs: int
     images: int
     evaluations: int
+    populations: int | None = None
 
 
 def series_workload(**grid: Any) -> list[Workload]:
     """The workload of a grid of pruning series, one :class:`Workload` per architecture;
     ``grid``: the arguments of :func:`pruneaudit.runs.series.grid_cost`, by name. Per dataset,
     imbalance factor and seed: the dense model and one model per technique, treatment and round,
-    each evaluated once on its test set; model-epochs and images as ``grid_cost`` counts them."""
+    each evaluated once on its test set; model-epochs and images as ``grid_cost`` counts them.
+    Populations, per dataset and imbalance factor: the dense models of every seed, then one per
+    treatment and round (every technique's and seed's round together), as
+    :func:`pruneaudit.runs.series.series_frame` trains them into an empty store."""
     from pruneaudit.runs.series import distinct, grid_cost
 
     per_seed = 1 + (len(distinct("techniques", grid["techniques"]))
                     * len(distinct("treatments", grid["treatments"])) * grid["iterations"])
     factors = grid.get("imbalance_factors", (1,))
-    n = (len(distinct("datasets", grid["datasets"])) * len(distinct("imbalance_factors", factors))
-         * len(distinct("seeds", grid["seeds"])) * per_seed)
-    return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n)
+    pools = (len(distinct("datasets", grid["datasets"]))
+             * len(distinct("imbalance_factors", factors)))
+    n = pools * len(distinct("seeds", grid["seeds"])) * per_seed
+    populations = pools * (1 + len(distinct("treatments", grid["treatments"])) * grid["iterations"])
+    return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n, populations)
             for r in grid_cost(**grid).itertuples()]
 
 
@@ -240,7 +248,8 @@ def population_workload(
     one = grid_cost([dataset], [model], ["l1_unstructured"], ["finetune"], [0], 1, 1,
                     train_size=train_size, root=root)
     per_epoch = int(one["images"].iloc[0]) // 2
-    return Workload(model, models, models * epochs, models * epochs * per_epoch, evaluations)
+    return Workload(model, models, models * epochs, models * epochs * per_epoch, evaluations,
+                    populations=1 if models else 0)
 
 
 # --------------------------------------------------------------------------- the parameters cell
