@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup browser book test test-slow lint bench live
+.PHONY: setup browser book test test-slow lint bench live publish
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -40,12 +40,24 @@ test: $(STAMP) browser lint
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
 
+# The benchmarks write only under benchmarks/out/; package commands then read it into the
+# package's data (measured GPU hours) and the book (Benchmarks appendix, paper-cost fragment).
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
 	$(PY) benchmarks/stability_width.py --save benchmarks/out/stability_width.md
-	$(PY) benchmarks/appendix.py
+	$(PY) -m pruneaudit.runs.gpu_rates benchmarks/out/gpu_training_cuda_costs.csv
+	$(PY) -m pruneaudit.book.appendix benchmarks/out
 
 # Workshops: JupyterLab on 127.0.0.1 over copies of nbs/ in live/ (git-ignored), results store
 # shared with `make book`. LIVE_ARGS="--port 8890 --fresh --no-browser" passes options.
 live: $(STAMP)
 	$(PY) -m pruneaudit.book.live $(LIVE_ARGS)
+
+# Publishing by hand: a new commit of the local gh-pages branch whose tree is the built book
+# (_build/html; ghp-import -n adds .nojekyll so that GitHub Pages serves _static), pushed only
+# when the remote `origin` is set. CI deploys with GitHub's Pages actions (.github/workflows/book.yml).
+publish: $(STAMP)
+	@test -f _build/html/index.html || { echo "no _build/html/index.html: run make book first" >&2; exit 1; }
+	$(PY) -m ghp_import -n -m "Book of $$(git rev-parse --short HEAD)" _build/html
+	@if git remote get-url origin >/dev/null 2>&1; then git push origin gh-pages; \
+	else echo "gh-pages updated locally; no remote origin, nothing pushed"; fi

@@ -1,12 +1,13 @@
-"""The workshop page's exercises, run as the page words them.
+"""The workshop page's exercises, run as the page words them, and the output each states.
 
-Each exercise's terminal line (``.venv/bin/python -m pruneaudit.book run NAME --profile smoke
--p ...``) is read from ``book/workshop.md`` and given to the runner's command line
-(:func:`pruneaudit.book.runner.main`): the same parsing, profile, overrides and checks. Only the
-kernel is left out: the notebook's execution is the smoke book's test, so here the study runs in
-this process from the checked parameters the kernel would build
-(:meth:`~pruneaudit.book.profiles.Profile.study_params`), on one temporary results store shared
-by the exercises, and each test checks the change its exercise names.
+Each exercise is a ``{exercise}`` block labelled ``ws-N``; its ``{solution}`` block holds the
+terminal lines (``.venv/bin/python -m pruneaudit.book run NAME --profile smoke -p ...``), which
+are given to the runner's command line (:func:`pruneaudit.book.runner.main`): the same parsing,
+profile, overrides and checks. Only the kernel is left out: the notebook's execution is the
+smoke book's test, so here the study runs in this process from the checked parameters the
+kernel would build (:meth:`~pruneaudit.book.profiles.Profile.study_params`), on one temporary
+results store shared by the exercises. Each test checks the numbers of the exercise's
+*Expected output* sentence against the run.
 """
 
 from __future__ import annotations
@@ -34,24 +35,47 @@ pytestmark = pytest.mark.slow
 
 WORKSHOP = BOOK / "workshop.md"
 PREFIX = [".venv/bin/python", "-m", "pruneaudit.book"]
+#: The profiles of the exercises: smoke, and real data at the quick profile (the last).
+PROFILES = ("smoke", "quick")
+QUICK = 7
+
+
+def blocks(text: str, kind: str) -> dict[int, str]:
+    """Exercise number -> the body of its ``{kind}`` block (``exercise`` labelled ``ws-N``, or
+    the ``solution`` of ``ws-N``)."""
+    found: dict[int, str] = {}
+    for head, body in re.findall(r"^````\{" + kind + r"\}([^\n]*)\n(.*?)^````$", text,
+                                 flags=re.MULTILINE | re.DOTALL):
+        label = re.search(r"ws-(\d+)", head if kind == "solution" else body)
+        assert label, f"a {kind} block without its ws-N label: {head}"
+        found[int(label.group(1))] = body
+    return found
 
 
 def terminal_lines(text: str) -> dict[int, list[list[str]]]:
-    """Exercise number -> its terminal lines, each the arguments after ``-m pruneaudit.book``
-    (an exercise is a numbered item ``N. **Title.**``; a line is inline code starting with
-    ``.venv/bin/python -m pruneaudit.book``)."""
+    """Exercise number -> its solution's terminal lines, each the arguments after ``-m
+    pruneaudit.book`` (inline code starting with ``.venv/bin/python -m pruneaudit.book``)."""
     found: dict[int, list[list[str]]] = {}
-    parts = re.split(r"^(\d+)\. \*\*", text, flags=re.MULTILINE)
-    for number, body in zip(parts[1::2], parts[2::2], strict=True):
+    for number, body in blocks(text, "solution").items():
         lines = [shlex.split(code) for code in re.findall(r"`([^`\n]+)`", body)]
         found[int(number)] = [line[3:] for line in lines if line[:3] == PREFIX]
     return found
 
 
+def expected(number: int) -> str:
+    """Exercise ``number``'s *Expected output* sentence, on one line."""
+    body = blocks(WORKSHOP.read_text(), "exercise")[number]
+    _, _, rest = body.partition("*Expected output*:")
+    assert rest, f"exercise {number} states no expected output"
+    return " ".join(rest.split())
+
+
 def test_the_line_parser() -> None:
-    text = ("1. **A.** Terminal: `.venv/bin/python -m pruneaudit.book run 01_x --profile smoke`.\n"
-            "2. **B.** `python -m x` and\n   `.venv/bin/python -m pruneaudit.book run 02_y "
-            '-p "s=[0, 1]"`.\n')
+    text = ("````{exercise} A\n:label: ws-1\n\nx\n````\n\n"
+            "````{solution} ws-1\n:class: dropdown\n\n"
+            "Terminal: `.venv/bin/python -m pruneaudit.book run 01_x --profile smoke`.\n````\n"
+            "````{solution} ws-2\n:class: dropdown\n\n`python -m x` and\n"
+            '`.venv/bin/python -m pruneaudit.book run 02_y -p "s=[0, 1]"`.\n````\n')
     assert terminal_lines(text) == {
         1: [["run", "01_x", "--profile", "smoke"]],
         2: [["run", "02_y", "-p", "s=[0, 1]"]],
@@ -88,7 +112,7 @@ class Workshop:
         return self.out / f"{name}.ipynb"
 
     def run(self, argv: list[str]) -> Ran:
-        assert "--profile" in argv and argv[argv.index("--profile") + 1] == "smoke", argv
+        assert "--profile" in argv and argv[argv.index("--profile") + 1] in PROFILES, argv
         self._result = None
         before, start = len(self.store.keys()), time.perf_counter()
         status = runner.main(argv)
@@ -115,15 +139,21 @@ def workshop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workshop]:
         yield Workshop(base / "results", base / "studies", mp)
 
 
-def test_every_exercise_has_a_terminal_line_at_smoke(workshop: Workshop) -> None:
-    assert sorted(workshop.lines) == [1, 2, 3, 4, 5, 6]
+def test_every_exercise_has_a_terminal_line_and_an_expected_output(workshop: Workshop) -> None:
+    text = WORKSHOP.read_text()
+    assert sorted(workshop.lines) == sorted(blocks(text, "exercise")) == list(range(1, QUICK + 1))
     for number, lines in workshop.lines.items():
         assert lines, f"exercise {number} has no terminal line"
+        profile = "quick" if number == QUICK else "smoke"
         for argv in lines:
-            assert argv[:1] == ["run"] and argv[argv.index("--profile") + 1] == "smoke", argv
-    text = WORKSHOP.read_text()
+            assert argv[:1] == ["run"] and argv[argv.index("--profile") + 1] == profile, argv
+        assert expected(number)
     assert "make live LIVE_ARGS=\"--profile smoke\"" in text
     assert not re.search(r"(?<![/\w.])python -m", text), "a terminal line without .venv/bin/"
+
+
+def pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
 
 
 def test_1_a_second_run_trains_nothing(workshop: Workshop) -> None:
@@ -133,6 +163,7 @@ def test_1_a_second_run_trains_nothing(workshop: Workshop) -> None:
     qw = study_module("02_qmnist_writers")
     tables = [findings_frame(qw.findings(r.result)) for r in (first, second)]
     pd.testing.assert_frame_equal(*tables)
+    assert f"adds {second.new_runs} results to the store" in expected(1)
 
 
 def test_2_one_more_pruning_round_is_sparser(workshop: Workshop) -> None:
@@ -142,6 +173,9 @@ def test_2_one_more_pruning_round_is_sparser(workshop: Workshop) -> None:
     assert more.result.params.iterations == base.result.params.iterations + 1
     assert more.result.sparsity.mean() > base.result.sparsity.mean()
     assert np.allclose(more.result.sparsity, 1 - 0.8 ** more.result.params.iterations, atol=0.01)
+    stated = (f"{pct(more.result.sparsity.mean())} of the weights pruned instead of "
+              f"{pct(base.result.sparsity.mean())}")
+    assert stated in expected(2)
 
 
 def test_3_one_more_seed_is_one_more_member(workshop: Workshop) -> None:
@@ -149,6 +183,9 @@ def test_3_one_more_seed_is_one_more_member(workshop: Workshop) -> None:
     base = workshop.smoke("04_compression_impact")
     assert more.status == 0 and base.new_runs == 0, "the smoke members are the first ones"
     assert len(more.result.populations.seeds) == len(base.result.populations.seeds) + 1
+    members = len(more.result.runs.baseline.preds)
+    assert members == len(more.result.populations.seeds)
+    assert f"{members} members per population instead of {members - 1}" in expected(3)
 
 
 def test_4_the_weights_move_the_pick_to_either_end(workshop: Workshop) -> None:
@@ -157,6 +194,7 @@ def test_4_the_weights_move_the_pick_to_either_end(workshop: Workshop) -> None:
     pick = sparse.result.chosen.iloc[0]
     candidates = sparse.result.candidates.frame
     assert pick["sparsity"] == candidates["sparsity"].max()
+    assert f"the sparsest candidate, {pct(pick['sparsity'])} of the weights pruned" in expected(4)
     pick = fair.result.chosen.iloc[0]
     assert pick["unfairness_max_min"] == candidates["unfairness_max_min"].min()
 
@@ -169,6 +207,9 @@ def test_5_one_corruption_at_one_severity(workshop: Workshop) -> None:
     relative = one.result.relative
     assert list(relative["corruption"]) == ["rotate"] * len(params.levels)
     assert "clean_change_pct" in relative
+    levels = " and ".join(f"{100 * t:.0f}%" for t in params.levels)
+    assert f"{len(relative)} rows in the robustness table, one per pruning level ({levels})" \
+        in expected(5)
 
 
 def test_6_a_bad_value_is_refused_before_any_training(
@@ -176,4 +217,26 @@ def test_6_a_bad_value_is_refused_before_any_training(
 ) -> None:
     (bad,) = workshop.exercise(6)
     assert bad.status == 2 and bad.result is None and bad.new_runs == 0
-    assert "epochs must be int, got 'two'" in capsys.readouterr().err
+    message = expected(6).split("`")[1]
+    assert message == "epochs must be int, got 'two'" and message in capsys.readouterr().err
+
+
+def stated_ranges(text: str) -> list[tuple[float, float]]:
+    """The ``between A% and B%`` ranges of an expected output, in order, as fractions."""
+    return [(float(lo) / 100, float(hi) / 100)
+            for lo, hi in re.findall(r"between (\d+(?:\.\d+)?)% and (\d+(?:\.\d+)?)%", text)]
+
+
+def test_7_real_data_at_the_quick_profile(workshop: Workshop) -> None:
+    (real,) = workshop.exercise(QUICK)
+    assert real.status == 0 and real.result.params.train_size == 30_000
+    points, text = real.result.points, expected(QUICK)
+    (dense_lo, dense_hi), (pick_lo, pick_hi) = stated_ranges(text)[:2]
+    assert dense_lo <= points.loc[points["technique"] == "dense", "accuracy"].item() <= dense_hi
+    picks = real.result.chosen
+    assert set(picks["technique"]) == {"l1_structured"} and picks["sparsity"].nunique() == 1
+    pick = picks.iloc[0]
+    assert pick_lo <= pick["accuracy"] <= pick_hi
+    assert f"after {pick['iteration']} rounds, {pct(pick['sparsity'])} of the weights" in text
+    last = points[points["iteration"] == points["iteration"].max()].set_index("technique")
+    assert last.loc["l1_structured", "accuracy"] > last.loc["random_structured", "accuracy"]
