@@ -56,7 +56,7 @@ THREADS_ENV = "PRUNEAUDIT_THREADS"
 KERNEL_ENV = "PRUNEAUDIT_KERNEL"
 #: Seconds a reading of the free cores spans at least while following them.
 MIN_WINDOW = 2.0
-#: Seconds of the first reading of the free cores (:func:`others_busy`).
+#: Seconds of the first reading of the free cores (:func:`~pruneaudit.runtime.others_busy`).
 START_WINDOW = 0.5
 
 
@@ -158,9 +158,9 @@ def choose_threads(
 ) -> tuple[int, str]:
     """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
     else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load``
-    (default :func:`others_busy`, over half a second) is the cores other processes keep busy
-    now: an idle machine gets every core, also right after an install (the load average, which
-    lags by minutes, is not used)."""
+    (default :func:`~pruneaudit.runtime.others_busy`, over half a second) is the cores other
+    processes keep busy now: an idle machine gets every core, also right after an install (the
+    load average, which lags by minutes, is not used)."""
     fixed = fixed_threads(setting if setting is not None else os.environ.get(THREADS_ENV, ""))
     if fixed is not None:
         return fixed, f"set by {THREADS_ENV}"
