@@ -76,7 +76,7 @@ def expected(
 def expected_duration(
     studies: Path, profile: str, names: Sequence[str], stated: Mapping[str, float] | None = None
 ) -> str:
-    """The sentence of :func:`expected`: the profile's expected duration."""
+    """The sentence of :func:`~pruneaudit.book.plan.expected`: the profile's expected duration."""
     return expected(studies, profile, names, stated)[1]
 
 

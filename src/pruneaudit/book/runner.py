@@ -434,13 +434,13 @@ def build(
     name or YAML path) is read once and made into one plan before anything runs
     (:meth:`Profile.plan <pruneaudit.book.profiles.Profile.plan>`: every parameter checked, the
     build order, each notebook's job, the stamp and the expected duration), which
-    :func:`run_plan` runs. Executed notebooks go to ``<path_output>/book/studies`` (the book's
-    sources are copied to ``path_output`` first when it is not the repository); the HTML to
-    ``<path_output>/_build/html``; warnings are errors. The pages must share one profile and
-    overrides unless ``allow_mixed``; study pages whose executed notebook is missing are left
-    out of the toc used. ``jobs``: how many notebooks run at once
-    (:mod:`pruneaudit.book.parallel`), on the CPU only: on a GPU two study processes slow each
-    other, so more than one is refused there.
+    :func:`~pruneaudit.book.runner.run_plan` runs. Executed notebooks go to
+    ``<path_output>/book/studies`` (the book's sources are copied to ``path_output`` first when
+    it is not the repository); the HTML to ``<path_output>/_build/html``; warnings are errors.
+    The pages must share one profile and overrides unless ``allow_mixed``; study pages whose
+    executed notebook is missing are left out of the toc used. ``jobs``: how many notebooks run
+    at once (:mod:`pruneaudit.book.parallel`), on the CPU only: on a GPU two study processes
+    slow each other, so more than one is refused there.
     """
     jobs = check_positive_int("jobs", jobs)
     if jobs > 1 and execute and _cuda():
