@@ -23,7 +23,8 @@ _FIGURES = frozenset({
     "table", "SCROLL_CUE", "STATIC_ENV", "RENDERER", "SELECTED", "vega_lite_version",
     "vega_bundle", "bundle_versions", "chart_html", "offline_renderer", "enable_offline",
     "show_widget", "accuracy_curves", "group_scatter", "pareto_chart", "group_histograms",
-    "heatmap", "bar_chart", "dropdown_view", "image_gallery", "ReaderTable",
+    "heatmap", "bar_chart", "dropdown_view", "image_gallery", "ReaderTable", "key_chart",
+    "KEY_META", "legend_pick",
 })
 
 __all__ = [
@@ -37,6 +38,9 @@ __all__ = [
     "vega_bundle",
     "bundle_versions",
     "chart_html",
+    "key_chart",
+    "KEY_META",
+    "legend_pick",
     "offline_renderer",
     "enable_offline",
     "show_widget",

@@ -25,13 +25,17 @@ import hashlib
 import itertools
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
-from pandas.io.formats.style import Styler
 
 from pruneaudit.charts import format as fmt
+from pruneaudit.charts.fitting import FIT_JS, READABLE_JS, REFITS, SHRINK
+from pruneaudit.charts.tables import SCROLL_CUE as SCROLL_CUE
+from pruneaudit.charts.tables import ReaderTable as ReaderTable
+from pruneaudit.charts.tables import table as table
+from pruneaudit.charts.tables import table_box as table_box
 from pruneaudit.errors import PruneAuditError, check_frame
 
 #: Environment variable that marks execution for the static book (set by ``pruneaudit.book``).
@@ -40,6 +44,9 @@ STATIC_ENV = "PRUNEAUDIT_STATIC"
 RENDERER = "pruneaudit"
 #: Name of the layer holding the point a slider selects; the browser test reads its marks.
 SELECTED = "selected"
+
+#: The ``usermeta`` key that marks a page's key figure (:func:`key_chart`).
+KEY_META = "pruneaudit_key_figure"
 
 EMBED_OPTIONS = {
     "renderer": "svg",
@@ -97,66 +104,24 @@ def _script_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
-#: What a chart or table wider than the page says above itself (CSS shows it only then).
-SCROLL_CUE = "Wider than the page: scroll sideways to see all of it."
-
-#: Browser side of :mod:`pruneaudit.charts.format`: tooltips and the value beside each slider
-#: go through ``paText``; a chart wider than its box gets the class ``pa-scrolls`` (its cue).
-_JS_HELPERS = fmt.JS_FORMAT + r"""
-function paEscape(s) {
-  return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-function paTooltip(value, sanitize) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return paEscape(paText(value));
-  }
-  var html = "", rows = "";
-  if (value.title) html += "<h2>" + paEscape(paText(value.title)) + "</h2>";
-  if (value.image) html += "<img src=\"" + paEscape(value.image) + "\">";
-  Object.keys(value).forEach(function (key) {
-    if (key === "title" || key === "image" || value[key] === undefined) return;
-    var shown = value[key];
-    if (shown !== null && typeof shown === "object") shown = JSON.stringify(shown);
-    rows += "<tr><td class=\"key\">" + paEscape(key) + "</td><td class=\"value\">" +
-      paEscape(paText(shown)) + "</td></tr>";
-  });
-  return html + (rows ? "<table>" + rows + "</table>" : "") || "{}";
-}
-function readable(el) {
-  if (!el) return;
-  el.querySelectorAll(".vega-bind input[type=range]").forEach(function (input) {
-    var shown = input.nextElementSibling;
-    if (!shown) return;
-    var fix = function () { shown.textContent = paText(String(input.value)); };
-    input.addEventListener("input", fix);
-    input.addEventListener("change", fix);
-    fix();
-  });
-  var cue = function () {
-    el.classList.toggle("pa-scrolls", el.scrollWidth > el.clientWidth + 1);
-  };
-  cue();
-  window.addEventListener("resize", cue);
-}
-"""
-
-
 def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "") -> str:
     """HTML that renders a Vega-Lite ``spec`` with ``window.vegaEmbed``, waiting for it to load.
 
-    The view is kept in ``window.pruneauditViews[id]``; a failure is shown in place and logged to
-    the console.
+    A chart whose texts lie past its box is drawn again to fit it (``charts.fitting``); a key
+    figure (:func:`key_chart`) gets the class ``pa-key-chart``. The view is kept in
+    ``window.pruneauditViews[id]``; a failure is shown in place and logged to the console.
     """
     digest = hashlib.sha256(_script_json(spec).encode()).hexdigest()[:10]
     div = f"pa-vega-{digest}-{next(_ids)}"
     options = {**EMBED_OPTIONS, **(embed_options or {})}
     loader = f"<script>{bundle}</script>\n" if bundle else ""
-    return f"""<div id="{div}" class="pruneaudit-chart" data-scroll-cue="{SCROLL_CUE}"></div>
+    key = " pa-key-chart" if (spec.get("usermeta") or {}).get(KEY_META) else ""
+    return f"""<div id="{div}" class="pruneaudit-chart{key}" data-scroll-cue="{SCROLL_CUE}"></div>
 {loader}<script>
 (function () {{
   var id = {_script_json(div)}, spec = {_script_json(spec)}, opt = {_script_json(options)};
   var tries = 0;
-{_JS_HELPERS}
+{READABLE_JS}{FIT_JS}
   function fail(err) {{
     var el = document.getElementById(id);
     if (el) {{ el.textContent = "Chart could not be drawn: " + err; }}
@@ -175,14 +140,39 @@ def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "
     if (window.paFitSpec) {{  // the book's reader.js: drawn for a narrow box's width
       spec = window.paFitSpec(spec, document.getElementById(id));
     }}
-    window.vegaEmbed("#" + id, spec, opt).then(function (result) {{
+    draw(spec, opt, 0);
+  }}
+  function refit(result, el, options, refits) {{  // drawn again, narrower each time
+    var fit = paRefit(spec, el, options.config, Math.pow({SHRINK}, refits));
+    result.finalize();
+    draw(fit.spec, Object.assign({{}}, options, {{config: fit.config}}), refits + 1);
+  }}
+  function draw(drawn, options, refits) {{
+    window.vegaEmbed("#" + id, drawn, options).then(function (result) {{
+      var el = document.getElementById(id);
+      if (refits < {REFITS} && paCutOff(el)) {{  // a text past the box: drawn again to fit
+        refit(result, el, options, refits);
+        return;
+      }}
       (window.pruneauditViews = window.pruneauditViews || {{}})[id] = result.view;
-      readable(document.getElementById(id));
+      readable(el);
+      if (!refits) {{  // drawn folded (a closed details): fitted when it opens
+        document.addEventListener("toggle", function again(event) {{
+          if (!event.target.open || !event.target.contains(el) || !paCutOff(el)) return;
+          document.removeEventListener("toggle", again, true);
+          refit(result, el, options, 0);
+        }}, true);
+      }}
     }}).catch(fail);
   }}
   show();
 }})();
 </script>"""
+
+
+def key_chart(chart: alt.Chart | alt.LayerChart) -> alt.Chart | alt.LayerChart:
+    """``chart`` marked as its page's key figure: drawn in a ``div`` of class ``pa-key-chart``."""
+    return chart.properties(usermeta={KEY_META: True})
 
 
 def offline_renderer(spec: dict, **embed_options: object) -> dict[str, str]:
@@ -234,6 +224,15 @@ def show_widget(widget: object, note: str = "") -> None:
 
 def _require(df: pd.DataFrame, columns: Sequence[str | None]) -> None:
     check_frame("chart data", df, columns, allow_empty=True)
+
+
+def legend_pick(field: str, on: float = 0.9, off: float = 0.12) -> tuple[alt.Parameter, dict]:
+    """A point selection of ``field`` bound to the legend, and the opacity it gives the marks:
+    clicking a legend entry highlights that entry's marks (``on``) and fades the others
+    (``off``); clicking it again, or shift-clicking more, as Vega-Lite does. Add the selection to
+    one layer (``add_params``); encode ``opacity`` with the condition in every layer it fades."""
+    pick = alt.selection_point(fields=[field], bind="legend")
+    return pick, alt.condition(pick, alt.value(on), alt.value(off))
 
 
 def _slider(name: str, values: pd.Series, value: float | None, step: float | None, label: str):
@@ -293,7 +292,7 @@ def accuracy_curves(
             alt.Chart(pd.DataFrame({"one": [1]}))
             .transform_calculate(at=at.name)
             .mark_rule(color="gray", strokeDash=[4, 3])
-            .encode(x="at:Q")
+            .encode(x=alt.X("at:Q", title=fmt.header(x)))
         )
         nearest = (
             base.transform_calculate(distance=f"abs(datum[{x!r}] - {at.name})")
@@ -365,7 +364,8 @@ def pareto_chart(
     step: float = 0.001,
     title: str = "",
 ) -> alt.LayerChart:
-    """Candidates in the (``x``, ``y``) plane, the Pareto frontier, and the point a weight picks.
+    """Candidates in the (``x``, ``y``) plane, the Pareto frontier, and the point a weight picks;
+    clicking a legend entry highlights that ``label``'s candidates.
 
     ``frontier`` names a boolean column marking Pareto-optimal rows (computed by the package).
     The slider sets the fairness weight ``w`` in [0, 1]; Vega-Lite itself computes
@@ -382,11 +382,14 @@ def pareto_chart(
     )
     tips = [f"{t}" for t in dict.fromkeys([label, x, y, *tooltip])]
     enc = {"x": alt.X(f"{x}:Q", title=fmt.header(x)), "y": alt.Y(f"{y}:Q", title=fmt.header(y))}
+    pick, opacity = legend_pick(label, on=0.7, off=0.08)
     points = (
         alt.Chart(data)
-        .mark_circle(size=60, opacity=0.6)
-        .encode(**enc, color=alt.Color(f"{label}:N", title=fmt.header(label)), tooltip=tips)
-        .add_params(w)
+        .mark_circle(size=60)
+        .encode(**enc, color=alt.Color(f"{label}:N", title=fmt.header(label),
+                                       legend=alt.Legend(orient="bottom", columns=2)),
+                tooltip=tips, opacity=opacity)
+        .add_params(w, pick)
     )
     front = (
         alt.Chart(data)
@@ -405,9 +408,12 @@ def pareto_chart(
     )
     marker = chosen.mark_point(size=400, shape="diamond", filled=False, strokeWidth=3, color="red")
     marker = marker.encode(**enc, tooltip=[*tips, "value:Q"])
-    text = chosen.mark_text(dx=12, dy=-12, align="left", color="red").encode(
-        **enc, text=f"{label}:N"
-    )
+    # the pick's name beside it, on the side with room (never past the plot's right edge)
+    right = f"scale('x', datum[{x!r}]) > width / 2"
+    text = chosen.mark_text(
+        dx=alt.expr(f"{right} ? -12 : 12"), dy=-12, align=alt.expr(f"{right} ? 'right' : 'left'"),
+        color="red",
+    ).encode(**enc, text=f"{label}:N")
     return alt.layer(points, front, marker.properties(name=SELECTED), text).properties(
         title=title, width=520, height=360
     )
@@ -440,7 +446,8 @@ def group_histograms(
 
 
 def heatmap(
-    df: pd.DataFrame, *, x: str, y: str, color: str, tooltip: Sequence[str] = (), title: str = ""
+    df: pd.DataFrame, *, x: str, y: str, color: str, tooltip: Sequence[str] = (),
+    title: str | list[str] = "",
 ) -> alt.Chart:
     """A ``color``-valued grid over two categorical axes, with tooltips.
 
@@ -475,7 +482,8 @@ def bar_chart(
     tooltip: Sequence[str] = (),
     title: str = "",
 ) -> alt.Chart:
-    """Bars of quantitative ``y`` per category ``x`` (grouped side by side by ``color``)."""
+    """Bars of quantitative ``y`` per category ``x`` (grouped side by side by ``color``; clicking
+    a legend entry highlights its bars)."""
     _require(df, [x, y, color, *tooltip])
     data = df[list(dict.fromkeys([x, y, *([color] if color else []), *tooltip]))]
     enc: dict = {
@@ -483,9 +491,13 @@ def bar_chart(
         "y": alt.Y(f"{y}:Q", title=fmt.header(y)),
         "tooltip": [f"{t}" for t in dict.fromkeys([x, y, *([color] if color else []), *tooltip])],
     }
+    chart = alt.Chart(data).mark_bar()
     if color:
-        enc |= {"color": alt.Color(f"{color}:N", title=fmt.header(color)), "xOffset": f"{color}:N"}
-    return alt.Chart(data).mark_bar().encode(**enc).properties(title=title)
+        pick, opacity = legend_pick(color, off=0.2)
+        enc |= {"color": alt.Color(f"{color}:N", title=fmt.header(color)), "xOffset": f"{color}:N",
+                "opacity": opacity}
+        chart = chart.add_params(pick)
+    return chart.encode(**enc).properties(title=title)
 
 
 def image_gallery(
@@ -574,64 +586,3 @@ def dropdown_view(
             "frame (alt.layer(a, b) with a and b on the same DataFrame) or filter each layer"
         )
     return chart.transform_filter(keep).add_params(pick)
-
-
-class ReaderTable(Styler):
-    """A ``Styler`` whose HTML sits in a box that scrolls sideways when the table is wider than
-    the page, with a visible cue then (``book/_static/reader.css``); otherwise a ``Styler``."""
-
-    def _repr_html_(self) -> str:
-        return table_box(self.to_html())
-
-
-def table_box(inner_html: str) -> str:
-    """``inner_html`` (a table) in the scrolling box of :class:`ReaderTable`: a script marks the
-    box ``pa-scrolls`` while its table is wider than it, which shows :data:`SCROLL_CUE`."""
-    box = f"pa-table-{next(_ids)}"
-    return (
-        f'<div class="pa-table-scroll" id="{box}" data-scroll-cue="{SCROLL_CUE}">'
-        f"{inner_html}</div>\n<script>(function () {{ var el = document.getElementById("
-        f'"{box}"); if (!el) return; var cue = function () {{ el.classList.toggle('
-        '"pa-scrolls", el.scrollWidth > el.clientWidth + 1); }; cue(); '
-        'window.addEventListener("resize", cue); window.addEventListener("load", cue); })();'
-        "</script>"
-    )
-
-
-def table(
-    df: pd.DataFrame,
-    caption: str,
-    *,
-    percent: Sequence[str] = (),
-    signed_percent: Sequence[str] = (),
-    points: Sequence[str] = (),
-    pvalue: Sequence[str] = (),
-    decimals: Sequence[str] | Mapping[str, int] = (),
-    formats: Mapping[str, str] | None = None,
-    index: bool | None = False,
-) -> ReaderTable:
-    """``df`` as a captioned table for readers (a :class:`ReaderTable`, i.e. a pandas
-    ``Styler``), the book's one table formatter (:mod:`pruneaudit.charts.format`): column
-    headers as reader labels (``ci_low`` -> "95% CI low"); fractions in ``percent`` as
-    percent with one decimal (``signed_percent`` with a sign); differences of fractions in
-    ``points`` as signed percentage points (``-5.0 pts``); ``pvalue`` columns as ``< 0.001``
-    or two significant digits; ``decimals`` with two decimals (a mapping: its own places per
-    column); ``formats`` any other format strings by column; every other cell by
-    :func:`~pruneaudit.charts.format.cell` (three significant digits, counts in full, yes/no,
-    raw floats inside text rewritten); missing values "n/a". ``index``: show it (True), hide
-    it (False), or show it only when it is named or a MultiIndex (None)."""
-    places = dict(decimals) if isinstance(decimals, Mapping) else dict.fromkeys(decimals, 2)
-    _require(df, [*percent, *signed_percent, *points, *pvalue, *places, *(formats or {})])
-    spec: dict[str, object] = {c: fmt.cell for c in df.columns}
-    spec |= {c: fmt.percent for c in percent}
-    spec |= {c: functools.partial(fmt.percent, sign=True) for c in signed_percent}
-    spec |= {c: fmt.points for c in points}
-    spec |= {c: fmt.pvalue for c in pvalue}
-    spec |= {c: functools.partial(fmt.fixed, decimals=d) for c, d in places.items()}
-    spec |= dict(formats or {})
-    styler = ReaderTable(df).format(spec, na_rep=fmt.MISSING).set_caption(caption)
-    styler = styler.format_index(fmt.cell, axis="index")
-    styler = styler.format_index(fmt.header, axis="columns")
-    if index is None:
-        index = isinstance(df.index, pd.MultiIndex) or df.index.name is not None
-    return styler if index else styler.hide(axis="index")

@@ -94,8 +94,9 @@ def subgroup_view(result: Result) -> alt.Chart:
     return charts.heatmap(sub.assign(cell=sub["group"] + " · " + sub["metric"]), x="cell",
                           y="variant", color="normalized_difference",
                           tooltip=["baseline", "compressed", "n"],
-                          title="Figure 4. Normalized difference (compressed − baseline) / "
-                          "baseline per series and metric")
+                          title=["Figure 4. Normalized difference,",
+                                 "(compressed − baseline) / baseline,",
+                                 "per series and metric"])
 
 
 def over_index_view(result: Result) -> object:
@@ -175,13 +176,16 @@ def key_figure(result: Result) -> alt.Chart:
     long = table.melt(id_vars=["variant", "kind"],
                       value_vars=["top-1 change (points)", "PIEs (% of test)"],
                       var_name="measure", value_name="value")
-    return (
+    pick, opacity = charts.legend_pick("kind", off=0.2)
+    return charts.key_chart(
         alt.Chart(long)
         .mark_bar()
+        .add_params(pick)
         .encode(
             x=alt.X("variant:N", sort=list(table["variant"]), title=None),
             y=alt.Y("value:Q", title=None),
-            color=alt.Color("kind:N"),
+            color=alt.Color("kind:N", title="kind of compression"),
+            opacity=opacity,
             column=alt.Column("measure:N", title=None),
             tooltip=["variant", "measure", "value:Q"],
         )

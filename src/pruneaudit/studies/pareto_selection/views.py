@@ -57,7 +57,7 @@ def protocol_view(result: Result) -> Styler:
 
 def key_figure(result: Result) -> alt.LayerChart:
     """The key figure: the :func:`frontier_chart` of sparsity against max − min unfairness."""
-    return frontier_chart(result)
+    return charts.key_chart(frontier_chart(result))
 
 
 def frontier_chart(result: Result, mean_min: bool = False) -> alt.LayerChart:

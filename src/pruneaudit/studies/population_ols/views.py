@@ -72,7 +72,7 @@ def comparison_view(result: Result) -> Styler:
 
 def key_figure(result: Result) -> alt.LayerChart:
     """The key figure: the :func:`coefficient_explorer` of the coefficients beside P's."""
-    return coefficient_explorer(result.coefficients)
+    return charts.key_chart(coefficient_explorer(result.coefficients))
 
 
 def fit_heatmap(result: Result) -> alt.Chart:
@@ -106,9 +106,9 @@ def class_figure(result: Result) -> alt.LayerChart:
         result.classes, p.appendix_dataset, model, p.appendix_technique, p.appendix_treatment
     )
     return charts.accuracy_curves(
-        curves,
-        color="a0",
-        tooltip=["iteration", "a0"],
+        curves.rename(columns={"a0": "unpruned_accuracy"}),
+        color="unpruned_accuracy",
+        tooltip=["iteration"],
         title=f"Figure 4. {p.appendix_dataset}, {model}, {p.appendix_technique} / "
         f"{p.appendix_treatment}",
     )
@@ -145,11 +145,16 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
     )
     base = alt.Chart(long).transform_filter("term == 'all' || datum.paper_term == term")
     y = alt.Y("paper_term:N", title=None, sort=list(table["paper_term"]))
-    dots = base.mark_point(filled=True, size=70).encode(
-        x=alt.X("coef:Q", title="coefficient"),
+    title = "coefficient (ours: 95% interval)"
+    chosen, opacity = charts.legend_pick("source")
+    dots = base.mark_point(filled=True, size=70).add_params(chosen).encode(
+        x=alt.X("coef:Q", title=title),
         y=y,
-        color=alt.Color("source:N", scale=alt.Scale(range=["#1f77b4", "#d62728"])),
-        shape=alt.Shape("source:N", scale=alt.Scale(range=["circle", "diamond"])),
+        opacity=opacity,
+        color=alt.Color("source:N", scale=alt.Scale(range=["#1f77b4", "#d62728"]),
+                        legend=alt.Legend(orient="bottom")),
+        shape=alt.Shape("source:N", scale=alt.Scale(range=["circle", "diamond"]),
+                        legend=alt.Legend(orient="bottom")),
         tooltip=[
             "paper_term",
             "source",
@@ -161,14 +166,17 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
     bars = (
         base.transform_filter("datum.source == 'ours'")
         .mark_rule()
-        .encode(x="ci_low:Q", x2="ci_high:Q", y=y)
+        .encode(x=alt.X("ci_low:Q", title=title), x2=alt.X2("ci_high:Q", title=title), y=y,
+                opacity=opacity)
     )
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[3, 3]).encode(x="x:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[3, 3]).encode(
+        x=alt.X("x:Q", title=title))
     return (
         (zero + bars + dots)
         .add_params(pick)
         .properties(
-            width=520, title="OLS coefficients: ours (95% interval, clustered) beside P's App. D"
+            width=420,
+            title=["OLS coefficients: ours (95% interval,", "clustered) beside P's App. D"],
         )
     )
 

@@ -109,12 +109,12 @@ def _pct(x: float, digits: int = 1) -> str:
 
 def key_figure(result: Result) -> alt.LayerChart:
     """Per-writer accuracy after pruning vs before (one point per writer)."""
-    return charts.group_scatter(
+    return charts.key_chart(charts.group_scatter(
         result.writers, x="accuracy_unpruned", y="accuracy_pruned", group="series",
         tooltip=["writer", "n", "accuracy_change"], diagonal=True,
         title=f"Writer accuracy: iteration {result.pruned_iteration} "
         f"({_pct(result.sparsity.mean())} sparse) vs unpruned",
-    )
+    ))
 
 
 def explorer_writers(result: Result, n: int) -> list[int]:
@@ -139,14 +139,17 @@ def writer_explorer(
     )
     param = f"{'writer'}_shown"
     traj = result.trajectory[result.trajectory["who"].isin([*map(str, ids), "all digits"])]
+    pick, opacity = charts.legend_pick("series")
     curve = (
         alt.Chart(traj)
+        .add_params(pick)
         .transform_filter(f"datum.who == {param} || datum.who == 'all digits'")
         .mark_line(point=True)
         .encode(
             x=alt.X("sparsity:Q", title="sparsity", axis=alt.Axis(format="%")),
             y=alt.Y("accuracy:Q", title="accuracy (mean over seeds)", axis=alt.Axis(format="%")),
             color=alt.Color("series:N", title="writer / all digits"),
+            opacity=opacity,
             detail="who:N",
             tooltip=["who", "iteration", alt.Tooltip("sparsity:Q", format=".1%"),
                      alt.Tooltip("accuracy:Q", format=".1%")],

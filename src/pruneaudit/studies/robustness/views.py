@@ -80,14 +80,16 @@ def corruption_explorer(result: Result) -> alt.LayerChart:
                         value_vars=["accuracy", "clean accuracy"], var_name="test set",
                         value_name="top-1")
     long["test set"] = long["test set"].map({"accuracy": "corrupted", "clean accuracy": "clean"})
+    pick, opacity = charts.legend_pick("test set")
     base = alt.Chart(long).encode(
+        opacity=opacity,
         x=alt.X("level:Q", title="pruning level t"),
         y=alt.Y("top-1:Q", title="population-mean top-1", scale=alt.Scale(zero=False)),
         color=alt.Color("test set:N"),
         tooltip=["level_name", "corruption", "severity", "test set",
                  alt.Tooltip("top-1:Q", format=".1%")],
     )
-    chart = alt.layer(base.mark_line(), base.mark_point(filled=True))
+    chart = alt.layer(base.mark_line().add_params(pick), base.mark_point(filled=True))
     chart = charts.dropdown_view(chart, "corruption", names, label="corruption",
                                  name="corruption_shown")
     chart = charts.dropdown_view(chart, "severity", sev, value=sev[-1], label="severity",
@@ -101,13 +103,15 @@ def key_figure(result: Result) -> alt.Chart:
     """The page's key figure: relative change (%) of pruned vs dense top-1 per corruption and
     level (``result.relative``: :func:`~.run.relative_robustness`), the clean change on hover."""
     table = result.relative
-    bars = alt.Chart(table).mark_bar().encode(
+    pick, opacity = charts.legend_pick("level_name", off=0.2)
+    bars = alt.Chart(table).mark_bar().add_params(pick).encode(
+        opacity=opacity,
         x=alt.X("relative_change_pct:Q", title="relative top-1 change vs dense (%)"),
         y=alt.Y("corruption:N", sort="x", title=None),
         color=alt.Color("level_name:N", title="population"),
         yOffset="level_name:N",
         tooltip=["corruption", "level_name", "relative_change_pct:Q", "clean_change_pct:Q"],
     )
-    return bars.properties(width=420, height=22 * table["corruption"].nunique() * max(
-        1, table["level_name"].nunique()) // 2 + 60,
+    rows = table["corruption"].nunique() * max(1, table["level_name"].nunique())
+    return charts.key_chart(bars).properties(width=420, height=22 * rows // 2 + 60,
         title="Pruned vs dense top-1 under each corruption (mean over severities)")
