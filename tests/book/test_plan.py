@@ -14,7 +14,7 @@ from pruneaudit.book.profiles import Job, Profile
 from pruneaudit.runs.cost import StudyCost
 from pruneaudit.runs.store import ResultsStore
 
-FIELDS = ("populations", "models", "model-epochs", "evaluations", "min")
+FIELDS = ("population", "models", "model-epochs", "evaluations", "min")
 
 
 def test_the_plan_holds_order_jobs_stamp_and_expected_time(tmp_path: Path) -> None:
