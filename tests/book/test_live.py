@@ -87,8 +87,7 @@ def test_study5_live_copy_runs_alone(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert namespace["study4"] is None
     monkeypatch.setenv(notebook.PAGE_PROFILE_ENV,
                        live.live_environment({}, "smoke")[notebook.PAGE_PROFILE_ENV])
-    for key in (notebook.PROFILE_ENV, notebook.PAGE_DIR_ENV, notebook.NOTEBOOK_ENV):
-        monkeypatch.delenv(key, raising=False)
+    monkeypatch.delenv(notebook.KERNEL_ENV, raising=False)
     threads = torch.get_num_threads()
     try:
         page = book.setup(namespace, robustness.Params)

@@ -8,7 +8,7 @@ import re
 import altair as alt
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pruneaudit import charts
@@ -161,6 +161,7 @@ def test_no_float_shows_more_than_three_digits(value: float) -> None:
             assert back == pytest.approx(value, rel=5e-3)
 
 
+@settings(deadline=None)  # a loaded machine takes its time; the property is what counts
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=5))
 def test_tables_show_no_raw_float(values: list[float]) -> None:
     frame = pd.DataFrame({"ci_low": values, "p": [abs(v) for v in values]})
