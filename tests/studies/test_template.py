@@ -84,6 +84,7 @@ def test_run_trains_through_the_store_once(
     assert template.run(params, store, progress=False).curves.equals(result.curves)
 
 
+@pytest.mark.slow  # trains two populations through the store: about 25 s on 2 cores
 def test_finding_null_and_effect() -> None:
     rng = np.random.default_rng(0)
     null = [template.findings(_result(_curves(0.9 + rng.normal(0, 0.01, 6),
