@@ -17,8 +17,8 @@ import pytest
 from pruneaudit.book import profiles, runner
 
 #: How often the profile's path may come back to a module it has left (a build of every
-#: notebook of the profile: profiles -> runner -> profiles, each notebook's values taken at once
-#: by ``Profile.jobs``; before, the runner asked the profile again per notebook).
+#: notebook of the profile: profiles -> plan -> profiles, the whole build planned at once by
+#: ``Profile.plan``; before, the runner asked the profile again per notebook).
 MOST_REENTRIES = 2
 
 
@@ -68,5 +68,6 @@ def test_the_profile_path_reenters_no_module_more_than_twice(tmp_path: Path, mon
     monkeypatch.setattr(runner, "vendor_assets", lambda folder: folder)
     monkeypatch.setenv("PRUNEAUDIT_STORE", str(tmp_path / "results"))
     path = profile_path(lambda: runner.build("smoke", path_output=tmp_path, progress=False))
-    assert "pruneaudit.book.profiles" in path and "pruneaudit.book.runner" in path
+    # the runner hands the profile to its plan once and runs the plan: profiles -> plan -> ...
+    assert path[0] == "pruneaudit.book.profiles" and "pruneaudit.book.plan" in path
     assert max(reentries(path).values(), default=0) <= MOST_REENTRIES, " -> ".join(path)
