@@ -185,3 +185,77 @@ def test_live_kernel_shares_the_store_from_any_directory(tmp_path: Path) -> None
         manager.shutdown_kernel(now=True)
     assert Path(cwd) == tmp_path.resolve()
     assert Path(store) == (REPO / "results").resolve()
+
+
+IDLE = ("document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status"
+        " === 'idle'")
+
+
+def _start_session(port: int, token: str, path: str) -> None:
+    """Start the notebook's kernel session through Jupyter Server's REST API, so that
+    JupyterLab opens the notebook on it instead of asking "Select Kernel"."""
+    body = json.dumps({"path": path, "name": path, "type": "notebook",
+                       "kernel": {"name": "python3"}}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/sessions", data=body, method="POST",
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        assert answer.status == 201
+
+
+CONTROL_CELL = """\
+from pruneaudit.book.profiles import Profile
+from pruneaudit.runs.store import ResultsStore
+from pruneaudit.studies import compression_impact as impact
+from pruneaudit.studies.compression_impact import live as impact_live
+
+params = Profile.read("smoke").study_params("04_compression_impact")
+result = impact.run(params, ResultsStore(params.store), progress=False)
+impact_live.control(result)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_live_control_computes_in_jupyterlab(tmp_path: Path, browser) -> None:
+    """Study 4's control in JupyterLab: Run All shows the class tests of the first variant;
+    picking another variant in the drop-down reruns them in the kernel and shows its counts."""
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("jupyterlab_widgets")
+    port, token = _free_port(), "pruneaudit-test"
+    lab = live.Lab(tmp_path / "live", port, token=token, open_browser=False)
+    process = live.start_lab(lab, profile="smoke", log=tmp_path / "lab.log")
+    try:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CONTROL_CELL)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, tmp_path / "live" / "control.ipynb")
+        _start_session(port, token, "control.ipynb")
+        page = browser.new_page()
+        page.set_viewport_size({"width": 1400, "height": 900})
+        page.goto(f"http://127.0.0.1:{port}/lab/tree/control.ipynb?token={token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        page.wait_for_function(IDLE, timeout=120_000)
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_text("Run All Cells", exact=True).click()
+        select = page.locator(".widget-dropdown select").first
+        select.wait_for(timeout=180_000)
+        first, second = [o.inner_text().replace("\xa0", " ")
+                         for o in select.locator("option").all()[:2]]
+        cell = page.locator(".jp-Cell .jp-OutputArea").first
+
+        def shown(variant: str) -> str:
+            page.wait_for_function(
+                "([v]) => { const t = document.querySelector('.jp-Cell .jp-OutputArea')"
+                ".innerText.replaceAll('\\u00a0', ' '); return t.includes(v + ', ')"
+                " && t.includes('Class tests rerun and shown in'); }", arg=[variant],
+                timeout=120_000)
+            return cell.inner_text().replace("\xa0", " ")
+
+        assert "classes change significantly" in shown(first)
+        select.select_option(index=1)
+        text = shown(second)
+        assert f"{first}, " not in text and "classes change significantly" in text
+        page.close()
+    finally:
+        live.stop_lab(process)

@@ -2,6 +2,7 @@
 
 - :class:`RobustnessRuns`: the clean populations per level, the tidy accuracy frame, the
   reference population and the clean test data (what :func:`~.run.run` makes);
+- :func:`member_rows`, :func:`level_rows`: each member's top-1 under one corruption;
 - :func:`accuracy_frame`: tidy top-1 of every member on the clean and the corrupted test sets;
 - :func:`relative_robustness`: H1's metric per corruption and level, from the population-mean
   accuracy (:func:`pruneaudit.data.relative_robustness`: the mean over severities of pruned /
@@ -38,6 +39,38 @@ class RobustnessRuns:
     accuracy: pd.DataFrame
     reference: runs.Population | None
     test: data.ImageData | None = None
+
+
+def member_rows(
+    pop: runs.Population, level: float, corruption: str, severity: int
+) -> pd.DataFrame:
+    """One row per member of ``pop`` (at ``level``): seed, sparsity and top-1 on the test set
+    under ``corruption`` at ``severity`` (``clean``, 0: the clean test set)."""
+    return pd.DataFrame(
+        {
+            "level": level,
+            "seed": [s.seed for s in pop.specs],
+            "sparsity": pop.sparsity,
+            "corruption": corruption,
+            "severity": severity,
+            "accuracy": (pop.preds == pop.labels[None, :]).mean(axis=1),
+        }
+    )
+
+
+def level_rows(
+    pops: dict[float, runs.Population], shifted: runs.Population, corruption: str, severity: int
+) -> pd.DataFrame:
+    """:func:`member_rows` of every level of ``pops``, from ``shifted``: the same members, in
+    the same order, evaluated under ``corruption`` at ``severity``."""
+    parts, start = [], 0
+    for level, pop in pops.items():
+        k = len(pop.specs)
+        sub = runs.Population(shifted.specs[start:start + k], shifted.preds[start:start + k],
+                              shifted.labels, shifted.classes, shifted.sparsity[start:start + k])
+        parts.append(member_rows(sub, level, corruption, severity))
+        start += k
+    return pd.concat(parts, ignore_index=True)
 
 
 def accuracy_frame(runs: RobustnessRuns) -> pd.DataFrame:

@@ -14,29 +14,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from pruneaudit import runs
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.studies.compression_impact.params import Populations
-from pruneaudit.studies.robustness.frames import CLEAN, RobustnessRuns, relative_robustness
+from pruneaudit.studies.robustness.frames import (
+    CLEAN,
+    RobustnessRuns,
+    level_rows,
+    member_rows,
+    relative_robustness,
+)
 from pruneaudit.studies.robustness.params import Params, check_grid
-
-
-def _member_rows(
-    pop: runs.Population, level: float, corruption: str, severity: int
-) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "level": level,
-            "seed": [s.seed for s in pop.specs],
-            "sparsity": pop.sparsity,
-            "corruption": corruption,
-            "severity": severity,
-            "accuracy": (pop.preds == pop.labels[None, :]).mean(axis=1),
-        }
-    )
 
 
 @dataclass(frozen=True)
@@ -62,23 +52,12 @@ def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result
     names, sev = check_grid(params.corruption_names, params.severities)
     pops = runs.run_levels(p.spec, list(p.seeds), p.levels, store, root, progress, p.independent)
     specs = [s for pop in pops.values() for s in pop.specs]
-    level_of = np.repeat(list(pops), [len(pop.specs) for pop in pops.values()])
-    parts = [_member_rows(pop, t, CLEAN, 0) for t, pop in pops.items()]
+    parts = [member_rows(pop, t, CLEAN, 0) for t, pop in pops.items()]
     grid = [(c, s) for c in names for s in sev]
     evaluated = runs.run_corrupted(
         specs, grid, store, root, seed=params.corruption_seed, progress=progress
     )
-    for (corruption, severity), shifted in evaluated.items():
-        for t in pops:
-            rows = level_of == t
-            sub = runs.Population(
-                tuple(s for s, r in zip(shifted.specs, rows, strict=True) if r),
-                shifted.preds[rows],
-                shifted.labels,
-                shifted.classes,
-                shifted.sparsity[rows],
-            )
-            parts.append(_member_rows(sub, t, corruption, severity))
+    parts += [level_rows(pops, shifted, c, s) for (c, s), shifted in evaluated.items()]
     reference = None
     if params.reference_seeds:
         ref_specs = runs.member_specs(p.spec, list(params.reference_seeds))
