@@ -71,10 +71,13 @@ def writer_frame(digits: pd.DataFrame) -> pd.DataFrame:
 
 def property_effects(writers: pd.DataFrame) -> pd.DataFrame:
     """Least-squares effect (slope) of each writer-mean property on the accuracy change, per
-    series and for all writers (:func:`pruneaudit.audit.image_properties.property_effects`)."""
-    return audit.property_effects(
-        writers, PROPERTIES, "accuracy_unpruned", "accuracy_pruned", group="series"
-    )
+    series and for all writers (:func:`pruneaudit.audit.image_properties.property_effects`),
+    each property standardized over all writers first: the slope is the change per standard
+    deviation of the property, and the intercept the change of a writer at its mean."""
+    z = writers.assign(**{p: (writers[p] - writers[p].mean()) / writers[p].std()
+                          for p in PROPERTIES})
+    return audit.property_effects(z, PROPERTIES, "accuracy_unpruned", "accuracy_pruned",
+                                  group="series")
 
 
 def tilt_long(writers: pd.DataFrame) -> pd.DataFrame:

@@ -78,13 +78,19 @@ def summary_view(result: Result) -> Styler:
 
 
 def effects_view(result: Result) -> Styler:
-    """Property effects on the accuracy change (:func:`~.frames.property_effects`), formatted."""
+    """Property effects on the accuracy change (:func:`~.frames.property_effects`), in points
+    per standard deviation of the property, formatted."""
+    scaled = {"intercept": "change at the mean (pts)", "intercept_se": "its SE (pts)",
+              "slope": "slope (pts per SD)", "slope_se": "slope SE (pts)"}
+    frame = property_effects(result.writers)
+    frame[list(scaled)] *= 100
     return charts.table(
-        property_effects(result.writers),
+        frame.rename(columns=scaled),
         "Least-squares effect of each writer-mean property on the accuracy change (pruned − "
-        "unpruned), per series and for all writers; p: two-sided test of slope 0",
+        "unpruned), per series and for all writers, per standard deviation of the property "
+        "(over all writers); p: two-sided test of slope 0",
         pvalue=["pvalue"],
-        decimals={"intercept": 4, "intercept_se": 4, "rvalue": 3},
+        decimals={**dict.fromkeys(scaled.values(), 2), "rvalue": 3},
         index=None,
     )
 
