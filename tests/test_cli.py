@@ -73,5 +73,7 @@ def test_both_module_commands_give_the_same_help(module):
 
 
 def test_the_runs_commands_are_kept(capsys):
-    assert "grid.yaml" in _help(["grid", "run", "--help"], capsys)
+    text = _help(["grid", "run", "--help"], capsys)
+    assert "grid.yaml" in text and len(text.splitlines()) <= 35
+    assert all(flag in text for flag, _, _ in cli._AXES)
     assert "--where" in _help(["store", "ls", "--help"], capsys)

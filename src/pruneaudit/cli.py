@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 
@@ -185,17 +186,23 @@ def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
     grid = groups.add_parser("grid", help="grids of runs").add_subparsers(
         dest="command", required=True
     )
+    flags = " ".join(flag for flag, _, _ in _AXES)
     run = grid.add_parser(
         "run", help="run the missing runs of a grid", epilog=GRID_EXAMPLES,
+        usage=f"{prog} grid run [GRID_FILE] [--AXIS V [V ...] ...] [options]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("grid_file", nargs="?", help="YAML mapping of run fields to values or lists")
-    axes = run.add_argument_group("grid axes (each takes one or more values)")
+    run.add_argument("grid_file", nargs="?", metavar="GRID_FILE",
+                     help="YAML mapping of run fields to values or lists")
+    axes = run.add_argument_group(
+        "grid axes", "each takes one or more values (V [V ...]), as the grid file's fields:\n"
+        + textwrap.fill(flags, 74) + "\n--no-augment   train without augmentation")
     for flag, name, kind in _AXES:
         parse = _none_or(kind) if name in ("technique", "treatment", "train_size", "test_size") \
             else kind
-        axes.add_argument(flag, dest=name, nargs="+", type=parse, metavar=name.upper())
-    axes.add_argument("--no-augment", dest="augment", action="store_const", const=[False])
+        axes.add_argument(flag, dest=name, nargs="+", type=parse, help=argparse.SUPPRESS)
+    axes.add_argument("--no-augment", dest="augment", action="store_const", const=[False],
+                      help=argparse.SUPPRESS)
     run.add_argument("--executor", choices=("local", "dask"), default="local")
     run.add_argument("--scheduler-address", help="address of a running Dask scheduler")
     run.add_argument("--n-workers", type=int, help="workers of the LocalCluster started for dask")
@@ -210,9 +217,8 @@ def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
     run.add_argument(
         "--device",
         default=None,
-        help="auto (CUDA when available, else CPU), cpu, cuda or cuda:N (default "
-        "$PRUNEAUDIT_DEVICE or auto); with --executor dask on a multi-GPU machine: one worker "
-        "per GPU",
+        help="auto, cpu, cuda or cuda:N (default $PRUNEAUDIT_DEVICE or auto; with dask: "
+        "one worker per GPU)",
     )
 
     store = groups.add_parser("store", help="the results store").add_subparsers(
