@@ -77,3 +77,18 @@ def test_the_runs_commands_are_kept(capsys):
     assert "grid.yaml" in text and len(text.splitlines()) <= 35
     assert all(flag in text for flag, _, _ in cli._AXES)
     assert "--where" in _help(["store", "ls", "--help"], capsys)
+
+
+def test_compute_waits_passively_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pruneaudit compute`` sets ``OMP_WAIT_POLICY=PASSIVE`` before torch loads, keeping a
+    value the user set; other commands leave it alone."""
+    import os
+
+    monkeypatch.setattr(cli, "_book", lambda args, argv: 0)
+    for command, given, expected in (("plan", None, None), ("compute", None, "PASSIVE"),
+                                     ("compute", "ACTIVE", "ACTIVE")):
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+        if given:
+            monkeypatch.setenv("OMP_WAIT_POLICY", given)
+        assert cli.main([command, "--profile", "smoke"]) == 0
+        assert os.environ.get("OMP_WAIT_POLICY") == expected, command

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import textwrap
 import time
@@ -306,6 +307,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "pruneaudit") -> int:
     if argv[0] == "--version":
         print(f"pruneaudit {__version__}")
         return 0
+    if argv[0] == "compute":
+        # OpenMP threads that wait by spinning hold their cores between torch's parallel regions,
+        # as the runner says for its kernels; set before torch loads (a user's value is kept).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         if argv[0] in BOOK_COMMANDS:
             return _book(_book_parser(prog, argv[0]).parse_args(argv), argv)

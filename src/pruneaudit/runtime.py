@@ -227,8 +227,9 @@ class LineFile:
 class KernelRecord:
     """What the book's runner tells a kernel, as one JSON record in ``$PRUNEAUDIT_KERNEL``:
     where its executed page goes, its build stamp (profile, overrides, date), the seconds the
-    profile states for it, the progress file and interval, and the thread count (None: the
-    kernel chooses)."""
+    profile states for it, the progress file and interval, the thread count (None: the
+    kernel chooses) and whether the page is executed for the static book (``static``: charts
+    rely on the book's scripts and live controls show only a note)."""
 
     page_dir: str | None = None
     notebook: str | None = None
@@ -239,6 +240,7 @@ class KernelRecord:
     progress_file: str | None = None
     progress_interval: float = 5.0
     threads: int | None = None
+    static: bool = False
 
     def environ(self) -> dict[str, str]:
         """The record as the kernel's environment variable: ``{KERNEL_ENV: json}``."""

@@ -16,6 +16,7 @@ from pruneaudit.book import live, notebook
 from pruneaudit.book.paths import NBS, REPO, STUDIES
 from pruneaudit.book.profiles import Profile, notebook_reads
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runtime import KERNEL_ENV, KernelRecord
 
 
 def _free_port() -> int:
@@ -122,12 +123,13 @@ def test_live_folder_is_git_ignored() -> None:
 
 def test_environment_makes_settings_absolute(tmp_path: Path) -> None:
     env = live.live_environment(
-        {config.STORE_ENV: "results", config.DATA_ENV: "data", "PRUNEAUDIT_STATIC": "1"}
+        {config.STORE_ENV: "results", config.DATA_ENV: "data",
+         **KernelRecord(static=True).environ()}
     )
     assert env[config.STORE_ENV] == str((REPO / "results").resolve())
     assert env[config.DATA_ENV] == str((REPO / "data").resolve())
     assert env["PYTHONPATH"].split(":")[0] == str(REPO / "src")
-    assert "PRUNEAUDIT_STATIC" not in env
+    assert KERNEL_ENV not in env
     absolute = live.live_environment({config.STORE_ENV: str(tmp_path)})
     assert absolute[config.STORE_ENV] == str(tmp_path)
 

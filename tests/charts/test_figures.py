@@ -16,6 +16,9 @@ import vl_convert
 from pruneaudit import charts
 from pruneaudit.charts import figures
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runtime import KERNEL_ENV, KernelRecord
+
+STATIC = KernelRecord(static=True).environ()[KERNEL_ENV]
 
 RNG = np.random.default_rng(0)
 
@@ -122,7 +125,7 @@ def test_image_data_url_round_trip() -> None:
 
 
 def test_static_renderer_has_no_bundle_and_no_remote_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(charts.STATIC_ENV, "1")
+    monkeypatch.setenv(KERNEL_ENV, STATIC)
     chart = charts.accuracy_curves(_curves(), title="</script><b>")
     bundle = charts.offline_renderer(chart.to_dict())
     html = bundle["text/html"]
@@ -135,7 +138,7 @@ def test_static_renderer_has_no_bundle_and_no_remote_url(monkeypatch: pytest.Mon
 
 
 def test_live_renderer_sends_the_bundle_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(charts.STATIC_ENV, raising=False)
+    monkeypatch.delenv(KERNEL_ENV, raising=False)
     monkeypatch.setattr(figures, "vega_bundle", lambda: "/*BUNDLE*/")
     charts.enable_offline()
     spec = charts.accuracy_curves(_curves()).to_dict()
@@ -156,11 +159,11 @@ def test_vega_bundle_defines_globals() -> None:
 def test_show_widget_static_shows_note_only(monkeypatch: pytest.MonkeyPatch) -> None:
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
-    monkeypatch.setenv(charts.STATIC_ENV, "1")
+    monkeypatch.setenv(KERNEL_ENV, STATIC)
     charts.show_widget("WIDGET", note="pick a level")
     charts.show_widget("WIDGET")
     assert len(shown) == 1 and "pick a level" in shown[0].data
-    monkeypatch.setenv(charts.STATIC_ENV, "0")
+    monkeypatch.setenv(KERNEL_ENV, KernelRecord(static=False).environ()[KERNEL_ENV])
     charts.show_widget("WIDGET")
     assert shown[-1] == "WIDGET"
 

@@ -19,9 +19,9 @@ import pytest
 
 from pruneaudit import audit, config, runs
 from pruneaudit.book.profiles import Profile, study_module
-from pruneaudit.charts.figures import STATIC_ENV
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import KERNEL_ENV, KernelRecord
 from pruneaudit.studies import live
 from pruneaudit.studies.compression_impact import live as impact_live
 from pruneaudit.studies.pareto_selection import live as pareto_live
@@ -73,10 +73,10 @@ def test_control_computes_each_pick_live_and_nothing_static(
             raise PruneAuditError("n must be >= 0")
         return 2 * choice["n"]
 
-    monkeypatch.setenv(STATIC_ENV, "1")
+    monkeypatch.setenv(KERNEL_ENV, KernelRecord(static=True).environ()[KERNEL_ENV])
     box = live.control(compute, shown.append, {"n": widgets.IntSlider(value=1)}, "doubled")
     assert calls == [] and len(box.children) == 1
-    monkeypatch.delenv(STATIC_ENV)
+    monkeypatch.delenv(KERNEL_ENV)
     picker = widgets.IntSlider(value=1, min=-5)
     box = live.control(compute, shown.append, {"n": picker}, "doubled")
     assert len(box.children) == 2 and box.children[0].children == (picker,)

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pruneaudit import config
+from pruneaudit import config, runtime
 from pruneaudit.book.notebook import DEFAULT_PROFILE, PAGE_PROFILE_ENV
 from pruneaudit.book.paths import NBS, REPO
 from pruneaudit.book.profiles import Profile, notebook_reads
@@ -146,8 +146,8 @@ def live_environment(
 ) -> dict[str, str]:
     """The server's environment: ``base`` (default ``os.environ``) with absolute data and store
     settings (relative ones resolved against the repository), the package's ``src`` first on
-    ``PYTHONPATH``, the copies' ``profile`` as ``$PRUNEAUDIT_PAGE_PROFILE`` and no
-    ``$PRUNEAUDIT_STATIC`` (charts carry their own JavaScript live)."""
+    ``PYTHONPATH``, the copies' ``profile`` as ``$PRUNEAUDIT_PAGE_PROFILE`` and no book runner's
+    kernel record (live pages are not the static book: charts carry their own JavaScript)."""
     env = dict(os.environ if base is None else base)
     env[PAGE_PROFILE_ENV] = profile
     env[config.STORE_ENV] = _absolute(env.get(config.STORE_ENV, "results"))
@@ -160,7 +160,7 @@ def live_environment(
     src = str(REPO / "src")
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
     env["PYTHONPATH"] = os.pathsep.join([src, *paths])
-    env.pop("PRUNEAUDIT_STATIC", None)
+    env.pop(runtime.KERNEL_ENV, None)
     return env
 
 

@@ -40,7 +40,7 @@ from unittest import mock
 import yaml
 from nbclient.exceptions import CellTimeoutError
 
-from pruneaudit import charts, timing
+from pruneaudit import timing
 from pruneaudit.book import parallel
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets
@@ -190,8 +190,8 @@ def run_notebook(
     ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own), or
     what :meth:`Profile.read <pruneaudit.book.profiles.Profile.read>` takes. Parameters are
     validated first (no kernel; a Profile validates each notebook once). Runs in the repository
-    root with ``$PRUNEAUDIT_STATIC=1``; tells the kernel, in one record
-    (:class:`~pruneaudit.runtime.KernelRecord` in ``$PRUNEAUDIT_KERNEL``), where its page goes,
+    root; tells the kernel, in one record (:class:`~pruneaudit.runtime.KernelRecord` in
+    ``$PRUNEAUDIT_KERNEL``), that it builds the static book, where its page goes,
     its build stamp (profile, overrides, date), the seconds the profile states for it, where to
     write progress lines and its thread count (``threads``, None: it chooses); the kernel
     gets its checked parameters as papermill's and reads no profile. ``progress`` prints the
@@ -228,9 +228,9 @@ def run_job(
         page_dir=str(out_dir.resolve()), notebook=name, profile=str(stamp["profile"]),
         overrides=dict(stamp.get("overrides", {})), date=str(stamp["date"]),
         measured=_seconds(job.measured), progress_file=str(progress_file.resolve()),
-        progress_interval=book_progress.interval(tty), threads=threads,
+        progress_interval=book_progress.interval(tty), threads=threads, static=True,
     )
-    env = {charts.STATIC_ENV: "1", **record.environ(), **QUIET_ENV}
+    env = {**record.environ(), **QUIET_ENV}
     # OpenMP threads that wait by spinning hold their cores between torch's parallel regions: on
     # a machine that other processes keep busy a 2-thread build then ran 4-15x slower than at one
     # thread. Waiting passively costs nothing when idle; a value the user set is kept.

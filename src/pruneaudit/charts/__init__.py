@@ -20,7 +20,7 @@ from pruneaudit.charts.images import image_data_url
 #: Public names of :mod:`~pruneaudit.charts.figures`, imported from it on first use;
 #: ``ReaderTable`` (for type hints) is kept out of ``__all__`` (the API page).
 _FIGURES = frozenset({
-    "table", "SCROLL_CUE", "STATIC_ENV", "RENDERER", "SELECTED", "vega_lite_version",
+    "table", "SCROLL_CUE", "RENDERER", "SELECTED", "vega_lite_version",
     "vega_bundle", "bundle_versions", "chart_html", "offline_renderer", "enable_offline",
     "show_widget", "accuracy_curves", "group_scatter", "pareto_chart", "group_histograms",
     "heatmap", "bar_chart", "dropdown_view", "image_gallery", "ReaderTable", "key_chart",
@@ -31,7 +31,6 @@ __all__ = [
     "format",
     "table",
     "SCROLL_CUE",
-    "STATIC_ENV",
     "RENDERER",
     "SELECTED",
     "vega_lite_version",

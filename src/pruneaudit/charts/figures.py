@@ -4,9 +4,9 @@ Offline rendering: :func:`enable_offline` registers the Altair renderer ``"prune
 ``text/html`` holding a ``<div>`` and a ``<script>`` that calls ``vegaEmbed`` on the spec, so charts
 never load JavaScript from a CDN:
 
-- in the static book (``$PRUNEAUDIT_STATIC`` set, as :mod:`pruneaudit.book` does while executing a
-  notebook) the script relies on ``window.vegaEmbed``, which every book page loads from
-  ``_static/vendor/vega-bundle.js`` (see ``_config.yml``);
+- in the static book (the book runner's kernel record says ``static``, as :mod:`pruneaudit.book`
+  does while executing a notebook) the script relies on ``window.vegaEmbed``, which every book
+  page loads from ``_static/vendor/vega-bundle.js`` (see ``_config.yml``);
 - in a live notebook the first chart after :func:`enable_offline` also carries the bundle itself
   (about 0.9 MB, from ``vl_convert.javascript_bundle``); later charts wait for it. After clearing
   outputs, call :func:`enable_offline` again.
@@ -24,7 +24,6 @@ import functools
 import hashlib
 import itertools
 import json
-import os
 from collections.abc import Sequence
 
 import altair as alt
@@ -38,8 +37,6 @@ from pruneaudit.charts.tables import table as table
 from pruneaudit.charts.tables import table_box as table_box
 from pruneaudit.errors import PruneAuditError, check_frame
 
-#: Environment variable that marks execution for the static book (set by ``pruneaudit.book``).
-STATIC_ENV = "PRUNEAUDIT_STATIC"
 #: Name of the Altair renderer registered by :func:`enable_offline`.
 RENDERER = "pruneaudit"
 #: Name of the layer holding the point a slider selects; the browser test reads its marks.
@@ -58,8 +55,12 @@ _bundle_sent = False
 
 
 def is_static() -> bool:
-    """True while a notebook is executed for the static book (``$PRUNEAUDIT_STATIC`` set)."""
-    return os.environ.get(STATIC_ENV, "") not in ("", "0")
+    """True while a notebook is executed for the static book (the book runner's
+    :class:`~pruneaudit.runtime.KernelRecord` says ``static``)."""
+    from pruneaudit.runtime import KernelRecord
+
+    record = KernelRecord.read()
+    return record is not None and record.static
 
 
 def vega_lite_version() -> str:
