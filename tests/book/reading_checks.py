@@ -78,15 +78,19 @@ LEGEND_ENTRIES = """() => [...document.querySelectorAll('main .pruneaudit-chart'
   }).filter(Boolean)"""
 
 
-def marks_html(page, index: int) -> str:
-    """The drawn marks (legends aside) of the ``index``-th chart of ``page``."""
-    return page.evaluate(
-        """(i) => { const svg = document.querySelectorAll('main .pruneaudit-chart')[i]
-            .querySelector('svg.marks').cloneNode(true);
-            svg.querySelectorAll('.role-legend').forEach(e => e.remove());
-            return svg.innerHTML; }""",
-        index,
-    )
+#: A digest of the drawn marks (legends aside) of the ``i``-th chart: their markup's length and
+#: a hash of it, computed in the page (a chart's markup can be megabytes).
+MARKS_DIGEST = """(i) => { const svg = document.querySelectorAll('main .pruneaudit-chart')[i]
+    .querySelector('svg.marks').cloneNode(true);
+    svg.querySelectorAll('.role-legend').forEach(e => e.remove());
+    const html = svg.innerHTML; let h = 0;
+    for (let k = 0; k < html.length; k++) h = (h * 31 + html.charCodeAt(k)) | 0;
+    return html.length + ':' + h; }"""
+
+
+def marks_digest(page, index: int) -> str:
+    """The digest of the drawn marks (legends aside) of the ``index``-th chart of ``page``."""
+    return page.evaluate(MARKS_DIGEST, index)
 
 
 def click_legend(page, index: int) -> None:
@@ -96,18 +100,22 @@ def click_legend(page, index: int) -> None:
     ).first
     entry.scroll_into_view_if_needed(timeout=5_000)
     entry.click(force=True, timeout=5_000)
-    page.wait_for_timeout(250)
 
 
 def legends(page) -> list[dict]:
-    """Each chart's legend and whether clicking its first entry changed the drawing."""
+    """Each chart's legend and whether clicking its first entry changed the drawing (within
+    a second of the click). The entry stays selected: a second click on it keeps it so."""
     found = page.evaluate(LEGEND_ENTRIES)
     for legend in found:
-        before = marks_html(page, legend["index"])
-        click_legend(page, legend["index"])
-        legend["changes"] = marks_html(page, legend["index"]) != before
-        if legend["changes"]:
-            click_legend(page, legend["index"])  # toggles the selection off again
+        i = legend["index"]
+        before = marks_digest(page, i)
+        click_legend(page, i)
+        try:
+            page.wait_for_function(f"([i, d]) => ({MARKS_DIGEST})(i) !== d", arg=[i, before],
+                                   timeout=1_000)
+            legend["changes"] = True
+        except PlaywrightTimeout:
+            legend["changes"] = False
     return found
 
 
