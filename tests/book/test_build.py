@@ -41,8 +41,10 @@ def test_book_pages_exist_and_load_nothing_external(smoke_book: Path) -> None:
         assert (smoke_book / "_static" / vendored).is_file()
     template = (smoke_book / "book/studies/00_template.html").read_text()
     assert "vega-bundle.js" in template and 'class="pruneaudit-chart"' in template
-    assert "Live control, in the notebook only" in template
-    assert "widget-view" not in template and "jupyter-widgets" not in template
+    for name in ["00_template", *STUDIES]:  # every page's live control: a note, no widget
+        page = (smoke_book / f"book/studies/{name}.html").read_text()
+        assert "Live control, in the notebook only" in page, name
+        assert "widget-view" not in page and "jupyter-widgets" not in page, name
 
 
 def test_executed_notebook_shows_parameters_and_versions(smoke_book: Path) -> None:
