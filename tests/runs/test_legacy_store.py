@@ -4,6 +4,10 @@
   (issue 10 item 6, issue 12): every run found, read as CPU runs;
 - commit c1ec739: the last code whose run keys held the package version (issue 19): every run
   found under its legacy key and read as the spec it is today.
+
+Both trained LeNets with the population trainer's legacy scheme (a member's bits could depend on
+its companions), so their runs are read as specs of that scheme (``trainer=1``); today's specs
+of the same runs (the current scheme) do not find them, and would be trained anew.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pytest
 from pruneaudit import training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, iterative, populations, trained
+from pruneaudit.runs.spec import LEGACY_TRAINER_SCHEME, TRAINER_SCHEME
 from pruneaudit.runs.store import legacy_keys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -97,7 +102,9 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
     root, old_keys, recorded = old_store
     monkeypatch.setattr(training, "train_population", _refuse_training)
     store = ResultsStore(root)
-    base = RunSpec("mnist", "lenet", epochs=1, train_size=64, test_size=40)
+    base = RunSpec(
+        "mnist", "lenet", epochs=1, train_size=64, test_size=40, trainer=LEGACY_TRAINER_SCHEME
+    )
     dense = populations.member_specs(base, [0, 1])
     gradual = populations.member_specs(base, [0], 0.5)
     series = iterative.series_specs(base, "l1_unstructured", "finetune", 1)
@@ -132,6 +139,8 @@ def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch)
         assert set(run.classes["key"]) == {spec.key} and "version" not in run.classes.columns
     assert store.get_or_run(dense[0], _refuse_training).spec == dense[0]
     assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
+    # today's specs of these runs (the current trainer scheme) are not in the store
+    assert not any(store.has(s.replace(trainer=TRAINER_SCHEME)) for s in specs)
 
 
 @pytest.mark.slow
@@ -141,7 +150,9 @@ def test_a_population_is_not_mixed_across_device_types(old_store, tmp_path, data
     copy = tmp_path / "store"
     shutil.copytree(root, copy)
     store = ResultsStore(copy)
-    base = RunSpec("mnist", "lenet", epochs=1, train_size=64, test_size=40)
+    base = RunSpec(
+        "mnist", "lenet", epochs=1, train_size=64, test_size=40, trainer=LEGACY_TRAINER_SCHEME
+    )
     dense = populations.member_specs(base, [0, 1])
     (store.path(dense[1]) / "env.json").write_text(json.dumps({"device": "cuda"}))
     with pytest.raises(PruneAuditError, match=r"different device types \(1 on cpu .* 1 on cuda"):

@@ -66,10 +66,9 @@ def test_techniques_trained_together_equal_each_alone(base, data_root, tmp_path)
     )
     keys = ["technique", "seed", "iteration", "class"]
     packed, alone = (f.sort_values(keys).reset_index(drop=True) for f in (packed, alone))
-    pd.testing.assert_frame_equal(packed[keys], alone[keys])
-    assert np.allclose(packed["sparsity"], alone["sparsity"])
-    # float rounding of the larger population may move a prediction or two, no more
-    assert np.abs(packed["accuracy"] - alone["accuracy"]).max() <= 0.02
+    # a member's bits do not depend on its companions (the canonical blocks): equal, not close
+    cols = [*keys, "accuracy", "sparsity"]
+    pd.testing.assert_frame_equal(packed[cols], alone[cols])
     assert len(packed) == 2 * 2 * 3 * 10
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, Run, RunSpec
+from pruneaudit.runs import spec as spec_mod
 from pruneaudit.runs import store as store_mod
 from pruneaudit.training.device import environment, resolve_device
 
@@ -57,8 +58,11 @@ def canonical_key(spec: RunSpec, **more) -> str:
 
 
 def test_key_is_pinned():
-    """A change to this key would orphan every stored run: bump PROTOCOL_VERSION instead."""
-    assert BASE.key == "aed47d3d003ad91cb087becb9ef77abff4fb6ba63636eac499c672e229d432f2"
+    """A change to this key would orphan every stored run: bump PROTOCOL_VERSION instead (or,
+    for the stacked models' runs only, the trainer scheme, as the canonical blocks did)."""
+    assert BASE.key == "32da6ecfb761c3afb728b2770cf9c59d367e3fbaaba25f07e881689def39e7ca"
+    legacy = BASE.replace(trainer=spec_mod.LEGACY_TRAINER_SCHEME)  # its key before the scheme
+    assert legacy.key == "aed47d3d003ad91cb087becb9ef77abff4fb6ba63636eac499c672e229d432f2"
 
 
 def test_package_version_is_not_part_of_the_key(monkeypatch):
@@ -75,10 +79,12 @@ def test_legacy_key_is_the_key_with_the_old_package_version():
     """The key a spec had while ``version`` (the package's, 0.1.0) was one of its fields."""
     assert store_mod.LEGACY_VERSIONS == ("0.1.0",)
     assert store_mod.legacy_keys(BASE) == [canonical_key(BASE, version="0.1.0")]
-    assert store_mod.legacy_keys(BASE) == [
+    legacy = BASE.replace(trainer=spec_mod.LEGACY_TRAINER_SCHEME)  # what 0.1.0 trained
+    assert store_mod.legacy_keys(legacy) == [
         "ebf5975e6f8ae5712af897b31c30a4a304efb7d41fc55d901e84f69ba320fbcf"  # 0.1.0's BASE.key
     ]
     assert RunSpec.from_dict({**BASE.as_dict(), "version": "0.1.0"}) == BASE
+    assert RunSpec.from_dict({**legacy.as_dict(), "version": "0.1.0"}) == legacy
 
 
 def test_key_is_sha256_of_canonical_json():
@@ -126,6 +132,7 @@ def test_every_field_changes_the_key():
         "val_fraction": ("val_fraction", 0.1, BASE),
         "extra": ("extra", {"level": 0.5}, BASE),
         "protocol": ("protocol", "0", BASE),
+        "trainer": ("trainer", spec_mod.LEGACY_TRAINER_SCHEME, BASE),
     }
     assert set(changes) == {f.name for f in dataclasses.fields(RunSpec)}
     keys = {BASE.key, pruned.key}

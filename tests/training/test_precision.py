@@ -7,10 +7,11 @@ import torch
 
 from pruneaudit import config
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.spec import RunSpec
+from pruneaudit.runs.spec import LEGACY_TRAINER_SCHEME, RunSpec
 from pruneaudit.training import device
 
-#: The key of this float32 spec before the precision setting existed (a change retires runs).
+#: The key of this float32 spec before the precision setting existed (a change retires runs),
+#: as the legacy trainer scheme keeps it (the current scheme retired it: tests/runs/test_spec_keys).
 FP32_KEY = "44b80db621afb32ca6ce367fde9fe3bc820a7f8e175c720053559428f7cabdf1"
 
 
@@ -31,23 +32,28 @@ def test_setting_reads_the_environment_and_checks_the_value(monkeypatch):
 def test_float32_keys_are_those_from_before_the_setting(monkeypatch):
     monkeypatch.delenv(config.PRECISION_ENV, raising=False)
     spec = _spec()
-    assert spec.key == FP32_KEY and spec.precision == "fp32"
+    legacy = spec.replace(trainer=LEGACY_TRAINER_SCHEME)
+    assert legacy.key == FP32_KEY and spec.precision == "fp32"
     assert "precision" not in spec.as_dict()["extra"]
     assert RunSpec.from_dict(spec.as_dict()) == spec
-    assert spec.with_extra(precision="fp32").key == FP32_KEY
+    assert RunSpec.from_dict(legacy.as_dict()) == legacy
+    assert spec.with_extra(precision="fp32").key == spec.key
+    assert legacy.with_extra(precision="fp32").key == FP32_KEY
 
 
 def test_bf16_is_its_own_run_and_round_trips(monkeypatch):
+    monkeypatch.delenv(config.PRECISION_ENV, raising=False)
+    fp32 = _spec().key
     monkeypatch.setenv(config.PRECISION_ENV, "bf16")
     spec = _spec()  # made under the bf16 setting
-    assert spec.precision == "bf16" and spec.key != FP32_KEY
+    assert spec.precision == "bf16" and spec.key != fp32
     assert RunSpec.from_dict(spec.as_dict()) == spec
     assert spec.columns()["precision"] == "bf16"
     # a stored float32 spec read in a bf16 process stays float32
     monkeypatch.delenv(config.PRECISION_ENV)
     stored = _spec().as_dict()
     monkeypatch.setenv(config.PRECISION_ENV, "bf16")
-    assert RunSpec.from_dict(stored).key == FP32_KEY
+    assert RunSpec.from_dict(stored).key == fp32
     with pytest.raises(PruneAuditError, match="precision must be fp32 or bf16"):
         _spec().with_extra(precision="half")
 

@@ -4,6 +4,8 @@ sleeping), and training leaves torch's thread count as it found it."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 import torch
 
@@ -102,31 +104,40 @@ def test_start_sets_the_count_and_activated_restores_it():
     assert runtime.current() is not process
 
 
-def _threads_seen(seen: list[int]):
-    """A step hook that records torch's thread count at each step."""
-    return lambda model, step: seen.append(torch.get_num_threads())
+def _threads_seen(seen: list[tuple[int, bool]]):
+    """A step hook that records torch's thread count at each step, and whether the step ran
+    in one of the trainer's block threads (blocks trained at once)."""
+
+    def hook(model, step) -> None:
+        seen.append((torch.get_num_threads(), threading.current_thread() is not main))
+
+    main = threading.current_thread()
+    return hook
 
 
 def test_the_trainer_rereads_per_population_restores_the_count_and_results_do_not_change(
     following, data_root
 ):
+    """The free cores set how many blocks train at once (busy: one block of 3 in this thread;
+    idle: blocks of 1 + 2 in two block threads), each block at one torch thread, and the
+    members' bits are the same either way."""
     mnist = data.load("mnist", "train", root=data_root).subset(range(64))
     cfgs = [TrainConfig(epochs=1, seed=s) for s in range(3)]
     torch.set_num_threads(1)
     trained, counts = [], []
     for others in (1.5, 0.0):  # busy: 1 free core; then idle: 2
         following.run(10, others=others, mine=2.0 - others)
-        seen: list[int] = []
+        seen: list[tuple[int, bool]] = []
         models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(3)]
         train_population(models, mnist, cfgs, progress=False, device="cpu",
                          step_hooks=[_threads_seen(seen), None, None])
         assert torch.get_num_threads() == 1  # as the trainer found it
         trained.append(models)
         counts.append(set(seen))
-    assert counts == [{1}, {2}]
+    assert counts == [{(1, False)}, {(1, True)}]
     for a, b in zip(*trained, strict=True):
-        for x, y in zip(a.parameters(), b.parameters(), strict=True):
-            torch.testing.assert_close(x, y, rtol=1e-5, atol=1e-6)
+        for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True):
+            assert torch.equal(x, y)
 
 
 class Unstacked(LeNet):

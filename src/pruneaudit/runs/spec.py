@@ -1,9 +1,12 @@
 """The full configuration of one run (:class:`RunSpec`): validated, hashed into its store key.
 
 The key is the sha256 of the canonical JSON of every field (:func:`canonical_key`), ``protocol``
-included: :data:`pruneaudit.config.PROTOCOL_VERSION` is the one switch that retires stored runs.
-The package version is not part of it (a release that does not change results reuses every
-stored run), nor are module paths (moving code never invalidates a stored run).
+included: :data:`pruneaudit.config.PROTOCOL_VERSION` is the switch that retires all stored runs.
+The runs of the models the population trainer stacks also carry its scheme
+(:attr:`RunSpec.trainer`), which retired their runs made before a member's bits stopped
+depending on its companions. The package version is not part of the key (a
+release that does not change results reuses every stored run), nor are module paths (moving
+code never invalidates a stored run).
 Study-specific settings live in ``extra``, whose keys are declared once, typed, in :class:`Extra`
 (and read through accessors such as :attr:`RunSpec.level`, :attr:`RunSpec.scheme`,
 :attr:`RunSpec.kind`).
@@ -76,6 +79,19 @@ CORRUPTION_SEED_KEY = "corruption_seed"
 IMBALANCE_KEY = "imbalance_factor"
 IMBALANCE_SEED_KEY = "imbalance_seed"
 
+#: Models :func:`pruneaudit.training.train_population` trains as stacked blocks (the frames
+#: :func:`pruneaudit.training.supports` accepts); others train one by one, their bits unchanged.
+STACKED_MODELS: tuple[str, ...] = ("lenet", "alexnet")
+#: The population trainer's scheme, :attr:`RunSpec.trainer` of :data:`STACKED_MODELS`' runs.
+#: 2: canonical blocks, a member's bits on the CPU independent of its companions and of the
+#: threads (:mod:`pruneaudit.training.stacked`; on CUDA not measured). 1
+#: (:data:`LEGACY_TRAINER_SCHEME`, never in a key): blocks of the population's size at the
+#: threads of the time, whose bits could depend on both.
+TRAINER_SCHEME = 2
+LEGACY_TRAINER_SCHEME = 1
+#: The spec field of the trainer scheme (absent from a run's JSON where it is None or legacy).
+TRAINER_FIELD = "trainer"
+
 
 #: The field specs carried before the package version left the key (read and ignored).
 LEGACY_VERSION_FIELD = "version"
@@ -147,7 +163,9 @@ class RunSpec:
     (else its first ``train_size`` examples, split 80/20 by ``seed``); ``test_size`` None the whole
     test set. ``extra`` holds study-specific settings (for example ``level``, a target sparsity in
     [0, 1), or ``scheme``, a quantization scheme), given as a mapping and kept as a sorted tuple of
-    pairs. ``protocol`` defaults to the current protocol version.
+    pairs. ``protocol`` defaults to the current protocol version. ``trainer``: the population
+    trainer's scheme for a model it stacks (:data:`STACKED_MODELS`), default
+    :data:`TRAINER_SCHEME`; None for any other model (trained one by one).
     """
 
     dataset: str
@@ -165,6 +183,7 @@ class RunSpec:
     val_fraction: float = 0.2
     extra: tuple[tuple[str, Any], ...] = ()
     protocol: str = config.PROTOCOL_VERSION
+    trainer: int | None = None
 
     def __post_init__(self) -> None:
         check_choice("dataset", self.dataset, _registry("dataset"))
@@ -202,6 +221,12 @@ class RunSpec:
             check_range("val_fraction", self.val_fraction, 0, 1, hi_open=True),
         )
         object.__setattr__(self, "extra", self._checked_extra(self.extra))
+        if self.model not in STACKED_MODELS:
+            object.__setattr__(self, "trainer", None)  # trained one by one: no scheme
+        elif self.trainer is None:
+            object.__setattr__(self, "trainer", TRAINER_SCHEME)
+        else:
+            check_positive_int("trainer", self.trainer)
 
     @staticmethod
     def _checked_extra(extra: object) -> tuple[tuple[str, Any], ...]:
@@ -273,17 +298,22 @@ class RunSpec:
         return self.replace(extra={**dict(self.extra), **extra})
 
     def as_dict(self) -> dict[str, Any]:
-        """All fields as plain JSON values (``extra`` as a dict)."""
+        """All fields as plain JSON values (``extra`` as a dict); ``trainer`` only where it is
+        set and not the legacy scheme (so runs made before it existed keep their keys)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["extra"] = dict(self.extra)
+        if out[TRAINER_FIELD] in (None, LEGACY_TRAINER_SCHEME):
+            del out[TRAINER_FIELD]
         return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
         """Inverse of :meth:`as_dict`. A ``version`` entry (the package version, which specs
-        written before it left the key carry) is ignored; no ``extra["precision"]`` is fp32."""
+        written before it left the key carry) is ignored; no ``extra["precision"]`` is fp32; no
+        ``trainer`` is :data:`LEGACY_TRAINER_SCHEME` (for a stacked model)."""
         fields = {k: v for k, v in d.items() if k != LEGACY_VERSION_FIELD}
         fields["extra"] = {PRECISION_KEY: "fp32", **dict(fields.get("extra", {}))}
+        fields.setdefault(TRAINER_FIELD, LEGACY_TRAINER_SCHEME)
         return cls(**fields)
 
     @property
@@ -296,7 +326,9 @@ class RunSpec:
         return dataclasses.replace(self, **changes)
 
     def columns(self) -> dict[str, Any]:
-        """The spec as tidy-frame columns: its fields with ``extra`` flattened, plus ``key``."""
+        """The spec as tidy-frame columns: its fields with ``extra`` flattened (but the trainer
+        scheme, which only keys the run), plus ``key``."""
         d = self.as_dict()
         extra = d.pop("extra")
+        d.pop(TRAINER_FIELD, None)
         return {"key": self.key, **d, **extra}

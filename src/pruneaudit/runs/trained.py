@@ -20,9 +20,10 @@ import torch
 from torch import nn
 
 from pruneaudit import compress, data, models, training
+from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.cost import record_rate
 from pruneaudit.runs.run_data import Splits, splits
-from pruneaudit.runs.spec import RunSpec
+from pruneaudit.runs.spec import TRAINER_SCHEME, RunSpec
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
@@ -142,7 +143,14 @@ def fit_population(
 ) -> None:
     """Train ``nets`` in place as one population, member ``k`` on its own training split
     (``epochs``: instead of the specs' own), and record the training rate in ``store``
-    (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates)."""
+    (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates). A spec
+    of another trainer scheme than this code's is refused (it would be stored mislabelled)."""
+    older = [s for s in specs if s.trainer not in (None, TRAINER_SCHEME)]
+    if older:
+        raise PruneAuditError(
+            f"run {older[0].key[:12]} names the population trainer's scheme {older[0].trainer}; "
+            f"this code trains with scheme {TRAINER_SCHEME} only (make the spec without trainer)"
+        )
     configs = [train_config(s) for s in specs]
     if epochs is not None:
         configs = [dataclasses.replace(c, epochs=epochs) for c in configs]

@@ -33,14 +33,13 @@ Design
 Speed settings (what each sets; the measurements behind them, and the settings not kept, are in
 ``benchmarks/out/profile_evidence.md``, section "Population trainer"):
 
-* stacked blocks of at most :data:`BLOCK` = 8 members (:func:`blocks`: ``ceil(K / 8)`` blocks
-  of near-equal size), which bounds the activations allocated per step;
+* stacked blocks of at most :data:`BLOCK` = 8 members, which bounds the activations allocated
+  per step; on the CPU as many blocks as the torch threads, each of at least :data:`MIN_BLOCK`
+  members, where the population has members enough (:func:`blocks`);
 * **blocks in parallel, one per thread.** The blocks are independent computations (own stack,
   optimizer, draws and hooks), so on the CPU up to ``torch.get_num_threads()`` of them train
-  at once in Python threads (torch releases the GIL inside its kernels), while torch's
-  count (the process's: the threads share it) is ``threads // workers``, restored after. The
-  split into blocks never depends on the threads, so results are the same on any number of
-  cores;
+  at once in Python threads (torch releases the GIL inside its kernels), each at one torch
+  thread (the process's count, which the threads share, restored after);
 * grouped convolutions on ``channels_last`` tensors (max-pooling is vectorized over channels
   in that layout);
 * pool-before-ReLU (above).
@@ -55,6 +54,25 @@ default contiguous layout (``channels_last`` was measured only on the CPU) and T
 (:func:`pruneaudit.training.device.full_precision`); one CUDA graph per step unless
 ``graphs=False`` (:mod:`pruneaudit.training.graphed`); ``benchmarks/gpu_training.py`` measures
 what the trainer achieves.
+
+A member's bits never depend on its companions (CPU)
+----------------------------------------------------
+On the CPU a member's trained weights (hence its predictions) are the same, bit for bit, in
+any population: alone or beside any number of companions, at any position in its block, on
+any number of torch threads, whatever the companions' seeds, data or hooks. Measured on the
+previous trainer (blocks of the population's size at the threads of the time; LeNet, and the
+small AlexNet where noted; ``tests/training/test_companions.py``): at one torch thread a block
+of 2 to 8 members gives a member the same bits at every size and position, while a block of
+one runs the ungrouped convolution (other bits; AlexNet in some settings); at two threads a
+block of one differs again (both), and so does a block of an odd size (LeNet: the
+convolutions' bias and weight gradients are summed in another split across the threads).
+Hence the **canonical block**: every CPU block trains at one torch thread (blocks run
+in parallel instead, so the split into blocks may follow the threads), and a block of one
+member trains beside a throwaway copy of it (:data:`MIN_BLOCK`), whose result is discarded.
+Evaluation (the forward pass only) gave the same bits at every block size and thread count
+measured. Runs trained before this scheme are retired by the run key's ``trainer``
+(:data:`pruneaudit.runs.spec.TRAINER_SCHEME`). On CUDA (blocks of :data:`CUDA_BLOCK`, split
+by ``ceil(K / 64)``, no throwaway copy) none of this has been measured.
 
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
@@ -77,6 +95,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from pruneaudit import config, runtime
+from pruneaudit.compress import copy_model
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.training.device import autocast, full_precision, on_device, resolve_device
@@ -100,6 +119,9 @@ SHARED_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TrainConfig) if f.
 
 #: Members per stacked block (see "Speed" in the module docstring).
 BLOCK = 8
+#: Fewest members of a CPU block: a lone member trains beside a throwaway copy of itself (a
+#: block of one runs the ungrouped convolution, whose rounding differs; see the module docstring).
+MIN_BLOCK = 2
 #: Members per stacked block on CUDA (see "Devices" in the module docstring).
 CUDA_BLOCK = 64
 #: Images per stacked evaluation pass (bounds the activations' memory).
@@ -189,7 +211,8 @@ def train_population(
     All settings but the seed must be equal across ``cfgs``. Architectures
     :func:`supports` rejects are trained one after another with :func:`~pruneaudit.training.train`.
     The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
-    (as in :func:`~pruneaudit.training.train`); ``None`` keeps torch's setting, or, where the
+    (on the CPU: as many blocks at once, each at one thread; a member's bits do not depend on
+    the count, see the module docstring); ``None`` keeps torch's setting, or, where the
     process's runtime follows the free cores (as the book's kernels do), trains at the cores
     free since the previous population (:meth:`pruneaudit.runtime.Runtime.population_threads`;
     the models trained one after another train at its steady count instead: their bits depend
@@ -260,12 +283,15 @@ def _member_indices(
     return table
 
 
-def blocks(k: int, device: torch.device) -> list[list[int]]:
-    """The members of a population of ``k`` in stacked blocks: ``ceil(k / size)`` blocks of
-    near-equal size (``size``: :func:`block_size`), e.g. 12 -> 6 + 6 and 20 -> 6 + 7 + 7 on the
-    CPU. The split depends on ``k`` and the device only, never on the threads, so a member's
-    computation (and its float rounding) is the same on any number of cores."""
+def blocks(k: int, device: torch.device, workers: int = 1) -> list[list[int]]:
+    """The members of a population of ``k`` in stacked blocks of near-equal size: ``ceil(k /
+    size)`` blocks (``size``: :func:`block_size`), e.g. 12 -> 6 + 6 and 20 -> 6 + 7 + 7 on the
+    CPU; there, more where that fills ``workers`` (the torch threads) with blocks of
+    :data:`MIN_BLOCK` members or more (a lone member padded), e.g. 4 -> 2 + 2 and 3 -> 1 + 2
+    at two threads. A member's bits do not depend on the split (see the module docstring)."""
     n = -(-k // block_size(device))
+    if device.type == "cpu":
+        n = max(n, min(workers, -(-k // MIN_BLOCK)))
     bounds = [i * k // n for i in range(n + 1)]
     return [list(range(a, b)) for a, b in zip(bounds, bounds[1:], strict=False)]
 
@@ -273,20 +299,21 @@ def blocks(k: int, device: torch.device) -> list[list[int]]:
 def _each_block(
     run: Callable[[list[int]], None], groups: list[list[int]], device: torch.device
 ) -> None:
-    """``run(block)`` for every block: on the CPU up to one block per torch thread at once, in
-    Python threads, torch's count ``threads // workers`` meanwhile (see "Speed"); else in turn.
-    """
-    workers = 1 if device.type != "cpu" else max(1, min(len(groups), torch.get_num_threads()))
-    if workers == 1:
+    """``run(block)`` for every block: on the CPU each at one torch thread, up to one block per
+    torch thread at once, in Python threads (see "Speed"); else in turn."""
+    if device.type != "cpu":
         for block in groups:
             run(block)
         return
-    with (
-        runtime.threads_at(max(1, torch.get_num_threads() // workers)),
-        ThreadPoolExecutor(workers, thread_name_prefix="pruneaudit-block") as pool,
-    ):
-        for done in [pool.submit(run, block) for block in groups]:
-            done.result()
+    workers = max(1, min(len(groups), torch.get_num_threads()))
+    with runtime.threads_at(1):
+        if workers == 1:
+            for block in groups:
+                run(block)
+            return
+        with ThreadPoolExecutor(workers, thread_name_prefix="pruneaudit-block") as pool:
+            for done in [pool.submit(run, block) for block in groups]:
+                done.result()
 
 
 def _train_stacked(
@@ -318,14 +345,18 @@ def _train_stacked(
             bar.update(amount)
 
     def run(block: list[int]) -> None:
+        # a lone CPU member trains beside throwaway copies of itself (see MIN_BLOCK)
+        pad = max(0, MIN_BLOCK - len(block)) if device.type == "cpu" else 0
+        nets = [models[i] for i in block] + [copy_model(models[block[0]]) for _ in range(pad)]
+        cols = block + block[:1] * pad
         _train_block(
-            [models[i] for i in block], data, [cfgs[i] for i in block],
-            [step_hooks[i] for i in block], None if members is None else members[:, block],
-            device, advance, graphs, precision,
+            nets, data, [cfgs[i] for i in cols], [step_hooks[i] for i in block] + [None] * pad,
+            None if members is None else members[:, cols], device,
+            lambda amount: advance(amount * len(block) / len(cols)), graphs, precision,
         )
 
     with bar:
-        _each_block(run, blocks(k, device), device)
+        _each_block(run, blocks(k, device, torch.get_num_threads()), device)
 
 
 def _train_block(
@@ -452,6 +483,7 @@ def evaluate_population(
 
 
 __all__ = [
+    "MIN_BLOCK",
     "SHARED_FIELDS",
     "block_size",
     "blocks",
