@@ -157,15 +157,21 @@ def test_vega_bundle_defines_globals() -> None:
 
 
 def test_show_widget_static_shows_note_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    shown = []
+    """In the static book only the note, and the widget is never built; live, the widget."""
+    shown, built = [], []
+
+    def make() -> str:
+        built.append(1)
+        return "WIDGET"
+
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     monkeypatch.setenv(KERNEL_ENV, STATIC)
-    charts.show_widget("WIDGET", note="pick a level")
-    charts.show_widget("WIDGET")
-    assert len(shown) == 1 and "pick a level" in shown[0].data
+    charts.show_widget(make, note="pick a level")
+    charts.show_widget(make)
+    assert len(shown) == 1 and "pick a level" in shown[0].data and built == []
     monkeypatch.setenv(KERNEL_ENV, KernelRecord(static=False).environ()[KERNEL_ENV])
-    charts.show_widget("WIDGET")
-    assert shown[-1] == "WIDGET"
+    charts.show_widget(make)
+    assert shown[-1] == "WIDGET" and built == [1]
 
 
 def test_heatmap_scale_is_centred_on_zero_only_for_signed_values():

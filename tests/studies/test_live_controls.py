@@ -21,7 +21,6 @@ from pruneaudit import audit, config, runs
 from pruneaudit.book.profiles import Profile, study_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
-from pruneaudit.runtime import KERNEL_ENV, KernelRecord
 from pruneaudit.studies import live
 from pruneaudit.studies.compression_impact import live as impact_live
 from pruneaudit.studies.pareto_selection import live as pareto_live
@@ -59,9 +58,7 @@ def test_timed_returns_the_value_and_its_seconds() -> None:
     assert value == 3 and 0 <= seconds < 1
 
 
-def test_control_computes_each_pick_live_and_nothing_static(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_control_computes_each_pick() -> None:
     import ipywidgets as widgets
 
     calls: list[dict] = []
@@ -73,10 +70,6 @@ def test_control_computes_each_pick_live_and_nothing_static(
             raise PruneAuditError("n must be >= 0")
         return 2 * choice["n"]
 
-    monkeypatch.setenv(KERNEL_ENV, KernelRecord(static=True).environ()[KERNEL_ENV])
-    box = live.control(compute, shown.append, {"n": widgets.IntSlider(value=1)}, "doubled")
-    assert calls == [] and len(box.children) == 1
-    monkeypatch.delenv(KERNEL_ENV)
     picker = widgets.IntSlider(value=1, min=-5)
     box = live.control(compute, shown.append, {"n": picker}, "doubled")
     assert len(box.children) == 2 and box.children[0].children == (picker,)

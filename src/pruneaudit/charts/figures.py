@@ -24,7 +24,7 @@ import functools
 import hashlib
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import altair as alt
 import pandas as pd
@@ -204,11 +204,13 @@ def enable_offline(max_rows: int | None = 20_000) -> None:
         alt.data_transformers.enable("default", max_rows=max_rows)
 
 
-def show_widget(widget: object, note: str = "") -> None:
-    """Display an ipywidgets control in a live kernel; in the static book show only ``note``.
+def show_widget(make: Callable[[], object], note: str = "") -> None:
+    """Display the ipywidgets control ``make()`` builds, in a live kernel; in the static book
+    show only ``note``, and build nothing.
 
     A static page cannot run a kernel, so instead of a broken widget it states (in italics) what
-    the live control does. ``note`` empty: nothing is shown.
+    the live control does. No widget is even built there (a widget opens a channel to a front
+    end that the book's executor would have to follow). ``note`` empty: nothing is shown.
     """
     from IPython.display import Markdown, display
 
@@ -216,7 +218,7 @@ def show_widget(widget: object, note: str = "") -> None:
         if note:
             display(Markdown(f"*Live control, in the notebook only: {note}*"))
         return
-    display(widget)
+    display(make())
 
 
 # ---------------------------------------------------------------------------------------------

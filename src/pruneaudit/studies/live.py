@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pruneaudit.charts.figures import is_static
 from pruneaudit.errors import PruneAuditError
 
 
@@ -34,7 +33,8 @@ def control(
     """An ipywidgets box: ``pickers`` (keyword -> widget) in a row and, below them, ``show`` of
     ``compute(**choice)`` for the picked values, recomputed on every change, with a line saying
     ``what`` was computed and in how many seconds, shown included. A bad choice shows its error
-    instead. While the static book is built, only the pickers (nothing is computed)."""
+    instead. Show it with :func:`pruneaudit.charts.show_widget`, which builds nothing in the
+    static book."""
     import ipywidgets as widgets
     from IPython.display import HTML, display
 
@@ -48,6 +48,4 @@ def control(
                      "</i></p>"))
 
     row = widgets.HBox(list(pickers.values()))
-    if is_static():  # the static book shows only a note: compute nothing there
-        return widgets.VBox([row])
     return widgets.VBox([row, widgets.interactive_output(update, dict(pickers))])
