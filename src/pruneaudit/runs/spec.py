@@ -164,8 +164,9 @@ class RunSpec:
     test set. ``extra`` holds study-specific settings (for example ``level``, a target sparsity in
     [0, 1), or ``scheme``, a quantization scheme), given as a mapping and kept as a sorted tuple of
     pairs. ``protocol`` defaults to the current protocol version. ``trainer``: the population
-    trainer's scheme for a model it stacks (:data:`STACKED_MODELS`), default
-    :data:`TRAINER_SCHEME`; None for any other model (trained one by one).
+    trainer's scheme for a model it stacks (:data:`~pruneaudit.runs.spec.STACKED_MODELS`),
+    default :data:`~pruneaudit.runs.spec.TRAINER_SCHEME`; None for any other model (trained
+    one by one).
     """
 
     dataset: str
@@ -310,7 +311,7 @@ class RunSpec:
     def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
         """Inverse of :meth:`as_dict`. A ``version`` entry (the package version, which specs
         written before it left the key carry) is ignored; no ``extra["precision"]`` is fp32; no
-        ``trainer`` is :data:`LEGACY_TRAINER_SCHEME` (for a stacked model)."""
+        ``trainer`` is :data:`~pruneaudit.runs.spec.LEGACY_TRAINER_SCHEME` (for a stacked model)."""
         fields = {k: v for k, v in d.items() if k != LEGACY_VERSION_FIELD}
         fields["extra"] = {PRECISION_KEY: "fp32", **dict(fields.get("extra", {}))}
         fields.setdefault(TRAINER_FIELD, LEGACY_TRAINER_SCHEME)
