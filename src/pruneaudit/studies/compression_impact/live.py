@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from pruneaudit import audit, runs
+from pruneaudit import audit, charts, runs
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies import live
 
@@ -72,9 +72,10 @@ def show(tests: ClassTests) -> None:
         f"<p>{tests.variant}, {tests.members} members per population, α = {tests.alpha:g}: "
         f"{tests.counts['significant']} of {n} classes change significantly "
         f"({tests.counts['significant_bh']} after Benjamini-Hochberg).</p>"))
-    fmt = {c: "{:.1%}" for c in SHOWN if "recall" in c}
-    fmt.update({"p": "{:.3f}", "p_bh": "{:.3f}"})
-    display(tests.table[SHOWN].style.format(fmt, na_rep="n/a").hide(axis="index"))
+    display(charts.table(
+        tests.table[SHOWN], "Per-class recall, dense and compressed population, and the test",
+        percent=["baseline_recall", "compressed_recall"], points=["absolute_recall_difference"],
+        pvalue=["p", "p_bh"]))
 
 
 def control(result: Result) -> object:

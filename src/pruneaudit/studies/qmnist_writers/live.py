@@ -79,8 +79,9 @@ def show(view: WriterRounds) -> None:
     display(charts.image_gallery(
         view.gallery, tooltip=["series", "correct_unpruned", "correct_pruned"],
         title=f"Writer {view.writer}'s digits (true / unpruned / round {view.iteration})"))
-    acc = [c for c in view.rounds.columns if c not in ("iteration",)]
-    display(view.rounds.style.format({c: "{:.1%}" for c in acc}).hide(axis="index"))
+    acc = [c for c in view.rounds.columns if c != "iteration"]
+    display(charts.table(view.rounds, f"Writer {view.writer}'s accuracy on each seed's model, "
+                         "round by round", percent=acc))
 
 
 def control(result: Result) -> object:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pruneaudit import data, runs
+from pruneaudit import charts, data, runs
 from pruneaudit.runs.populations import level_name
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.studies import live
@@ -69,9 +69,14 @@ def show(table: pd.DataFrame) -> None:
     """Display the table."""
     from IPython.display import display
 
-    display(table.drop(columns="level").style.format(
-        {"sparsity": "{:.1%}", "accuracy": "{:.1%}", "clean_accuracy": "{:.1%}",
-         "change_pct": "{:+.1f}%", "clean_change_pct": "{:+.1f}%"}).hide(axis="index"))
+    change = {"change_pct": "change", "clean_change_pct": "clean change"}
+    shown = table.drop(columns="level").rename(columns=change)
+    shown[list(change.values())] /= 100  # fractions, shown as signed percent
+    display(charts.table(
+        shown, "Each level's mean top-1 under the picked corruption, beside its clean top-1, "
+        "and the change relative to the dense population",
+        percent=["sparsity", "accuracy", "clean_accuracy"],
+        signed_percent=list(change.values())))
 
 
 def control(result: Result) -> object:
