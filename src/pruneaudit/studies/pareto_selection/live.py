@@ -11,6 +11,7 @@ from pruneaudit.studies import live
 
 from .frames import UNFAIRNESS, Candidates, candidates, mark_frontiers, picks
 from .run import Result
+from .views import format_table
 
 #: The columns of a pick shown.
 SHOWN = ["rule", "label", "accuracy", "sparsity", UNFAIRNESS, "value"]
@@ -51,10 +52,8 @@ def show(repick: Repick) -> None:
                  f" {int(repick.marked['pareto'].sum())} of the {len(c.frame)} candidates are "
                  "Pareto-optimal (sparsity against max − min unfairness).</p>"))
     cols = [k for k in SHOWN if k in repick.chosen.columns]
-    display(repick.chosen[cols].style.format(
-        {"accuracy": "{:.1%}", "sparsity": "{:.1%}", UNFAIRNESS: "{:.3f}", "value": "{:.3f}"},
-        na_rep="",
-    ).hide(axis="index"))
+    display(format_table(repick.chosen[cols], "The value-function pick and the sparsest "
+                         "candidate at this floor and weight"))
 
 
 def control(result: Result) -> object:

@@ -19,7 +19,7 @@ PERCENT = ("sparsity", "accuracy")
 PLACES = {UNFAIRNESS: 3, UNFAIRNESS_MEAN: 3}
 
 
-def _table(frame: pd.DataFrame, caption: str) -> Styler:
+def format_table(frame: pd.DataFrame, caption: str) -> Styler:
     """``frame`` through the book's one table formatter, with the page's column formats."""
     return charts.table(
         frame, caption, percent=[c for c in PERCENT if c in frame.columns],
@@ -31,28 +31,30 @@ def picks_view(result: Result) -> Styler:
     """Table 2: the value-function pick and the sparsest candidate."""
     cols = ["rule", "technique", "treatment", "iteration", "sparsity", "accuracy", UNFAIRNESS,
             UNFAIRNESS_MEAN]
-    return _table(result.chosen[cols],
-                   "Table 2. The value-function pick and the sparsest candidate.")
+    return format_table(result.chosen[cols],
+                        "Table 2. The value-function pick and the sparsest candidate.")
 
 
 def candidates_view(result: Result) -> Styler:
     """Table 3: the candidates above the floor used, with their frontiers."""
     cols = ["label", "sparsity", "accuracy", UNFAIRNESS, UNFAIRNESS_MEAN, "pareto",
             "pareto_mean_min", "pareto_3d"]
-    return _table(result.marked[cols], "Table 3. Candidates above the floor, with their "
-                   "frontiers (pareto_3d: accuracy, sparsity and mean − min, P Fig. 4b).")
+    return format_table(result.marked[cols], "Table 3. Candidates above the floor, with "
+                        "their frontiers (pareto_3d: accuracy, sparsity and mean − min, P Fig. "
+                        "4b).")
 
 
 def summary_view(result: Result) -> Styler:
     """Table 4: per technique, the sparsest iteration above the floor used."""
     table = technique_summary(result.points, result.candidates.floor_used)
-    return _table(table, "Table 4. Per technique: the sparsest iteration above the floor used.")
+    return format_table(table, "Table 4. Per technique: the sparsest iteration above the floor "
+                        "used.")
 
 
 def protocol_view(result: Result) -> Styler:
     """Table 1: this run's protocol beside P's."""
-    return _table(protocol_table(result), "Table 1. This run's protocol beside P's (section "
-                   "4.2).")
+    return format_table(protocol_table(result), "Table 1. This run's protocol beside P's "
+                        "(section 4.2).")
 
 
 def key_figure(result: Result) -> alt.LayerChart:

@@ -14,6 +14,7 @@ from pruneaudit.studies import live
 
 from .fits import coefficient_table, findings_fit
 from .run import Result
+from .views import coefficients_table
 
 #: The value of a picker that keeps every row.
 ALL = "all"
@@ -71,8 +72,8 @@ def show(refit: Refit) -> None:
     what = ", ".join(f"{k} = {v}" for k, v in refit.choice.items()) or "every row"
     display(HTML(f"<p>Refit on {what}: {refit.rows} pruned rows in {refit.clusters} clusters "
                  "(dataset, class).</p>"))
-    display(refit.table.style.format(
-        {c: "{:+.3f}" for c in ("paper", "ours", "ci_low", "ci_high")}).hide(axis="index"))
+    display(coefficients_table(refit.table, "Every term both fits have: P's coefficient "
+                               "beside ours refitted on these rows (95% interval)."))
 
 
 def control(result: Result) -> object:

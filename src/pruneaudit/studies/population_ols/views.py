@@ -42,8 +42,15 @@ def coefficients_view(result: Result) -> Styler:
     """Table 3: the coefficients beside P's
     (:func:`~pruneaudit.studies.population_ols.fits.coefficient_table`), terms by their reader
     names, each row's numbers to the precision of its interval."""
-    caption = "Table 3. Every term both fits have: P's coefficient beside ours (95% interval)."
-    table = fmt.interval_columns(result.coefficients, ["paper", "ours", "ci_low", "ci_high"])
+    return coefficients_table(result.coefficients, "Table 3. Every term both fits have: P's "
+                              "coefficient beside ours (95% interval).")
+
+
+def coefficients_table(coefficients: pd.DataFrame, caption: str) -> Styler:
+    """A coefficient table (:func:`~pruneaudit.studies.population_ols.fits.coefficient_table`)
+    for readers: terms by their reader names, each row's numbers to the precision of its
+    interval."""
+    table = fmt.interval_columns(coefficients, ["paper", "ours", "ci_low", "ci_high"])
     table = table.assign(term=table["term"].map(fmt.term),
                          paper_term=table["paper_term"].map(fmt.term))
     return charts.table(table, caption)
