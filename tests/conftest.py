@@ -68,25 +68,66 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(skip)
 
 
+#: Set by the controller of a whole ``make test`` run once it has started the smoke book's build
+#: (:func:`pytest_configure`); its workers then start none.
+STARTED_ENV = "PRUNEAUDIT_TEST_SMOKE_BOOK_STARTED"
+
+
+def _start_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.Popen:
+    folder = smoke_book.folder(tmp_path_factory)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / "smoke_book.log", "w") as log:
+        return subprocess.Popen(
+            [sys.executable, smoke_book.__file__, str(folder)], stdout=log, stderr=log
+        )
+
+
+def _whole_fast_run(config: pytest.Config) -> bool:
+    """Is this the controller of ``make test``'s run (every test path, no ``-k``, not only the
+    slow tests) under pytest-xdist, with no built book given? Its selection needs the book."""
+    return (
+        not hasattr(config, "workerinput")
+        and bool(config.getoption("numprocesses", None))
+        and not config.getoption("collectonly")
+        and not config.getoption("keyword")
+        and config.getoption("markexpr") in ("", "not slow")
+        and config.args_source is pytest.Config.ArgsSource.TESTPATHS
+        and not os.environ.get("PRUNEAUDIT_BOOK_HTML")
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin's own configure
+def pytest_configure(config: pytest.Config) -> None:
+    """The controller of a whole run starts the smoke book's build before its workers start and
+    collect (about 25 s of imports each); the workers, at a lower priority from the start,
+    leave the CPU to it (the build is the run's longest path)."""
+    if _whole_fast_run(config):
+        config._smoke_book_build = _start_build(config._tmp_path_factory)
+        os.environ[STARTED_ENV] = "1"
+    elif hasattr(config, "workerinput") and os.environ.get(STARTED_ENV):
+        os.nice(BUILD_FIRST)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    build = getattr(config, "_smoke_book_build", None)
+    if build is not None:
+        build.wait()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _smoke_book_early(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:
     """Start building the run's smoke book (``smoke_book.py``, in the background, once per run:
-    in the first pytest-xdist worker) when a selected test needs it and
-    ``$PRUNEAUDIT_BOOK_HTML`` names no built book; its tests wait for it."""
+    in the first pytest-xdist worker) when a selected test needs it, ``$PRUNEAUDIT_BOOK_HTML``
+    names no built book and the run's controller has not started it; its tests wait for it."""
     wanted = any(_needs_book(item) for item in request.session.items)
-    if not wanted or os.environ.get("PRUNEAUDIT_BOOK_HTML"):
+    if not wanted or os.environ.get("PRUNEAUDIT_BOOK_HTML") or os.environ.get(STARTED_ENV):
         yield
         return
     proc = None
     if os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
-        folder = smoke_book.folder(tmp_path_factory)
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder.parent / "smoke_book.log", "w") as log:
-            proc = subprocess.Popen(
-                [sys.executable, smoke_book.__file__, str(folder)], stdout=log, stderr=log
-            )
+        proc = _start_build(tmp_path_factory)
     # The book is the run's longest path: the test processes (not its build, started above)
     # yield the CPU to it; a lower priority only matters while the build runs.
     os.nice(BUILD_FIRST)

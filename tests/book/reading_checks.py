@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -102,10 +103,11 @@ def click_legend(page, index: int) -> None:
     entry.click(force=True, timeout=5_000)
 
 
-def legends(page) -> list[dict]:
-    """Each chart's legend and whether clicking its first entry changed the drawing (within
-    a second of the click). The entry stays selected: a second click on it keeps it so."""
-    found = page.evaluate(LEGEND_ENTRIES)
+def legends(page, clicked: Callable[[dict], bool] = lambda legend: True) -> list[dict]:
+    """Each chart's legend for which ``clicked(legend)`` holds, and whether clicking its first
+    entry changed the drawing (within a second of the click). The entry stays selected: a
+    second click on it keeps it so."""
+    found = [legend for legend in page.evaluate(LEGEND_ENTRIES) if clicked(legend)]
     for legend in found:
         i = legend["index"]
         before = marks_digest(page, i)

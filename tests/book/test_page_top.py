@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from pruneaudit import audit, book
-from pruneaudit.book import notebook
+from pruneaudit.book import banner, notebook
 from pruneaudit.book.notebook import Page
 
 SMOKE = {"profile": "smoke", "overrides": {}, "date": "2026-01-01 00:00 UTC"}
@@ -32,10 +32,10 @@ def _record() -> dict:
 
 
 def test_only_a_smoke_build_says_its_numbers_are_a_pipeline_check() -> None:
-    note = notebook.pipeline_check_html(SMOKE)
+    note = banner.pipeline_check_html(SMOKE)
     assert note.startswith('<p class="pa-pipeline-check">') and "not evidence" in note
-    assert notebook.pipeline_check_html({**SMOKE, "profile": "quick"}) == ""
-    assert notebook.pipeline_check_html(None) == ""  # run by hand: no profile
+    assert banner.pipeline_check_html({**SMOKE, "profile": "quick"}) == ""
+    assert banner.pipeline_check_html(None) == ""  # run by hand: no profile
 
 
 def _shown(monkeypatch: pytest.MonkeyPatch, info: dict | None) -> list[str]:

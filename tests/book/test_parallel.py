@@ -40,6 +40,25 @@ def test_independent_notebooks_overlap_and_a_reader_waits(tmp_path: Path) -> Non
     assert t["c"][0] >= t["a"][1], "c started before a, whose parameters it reads, ended"
 
 
+def test_a_notebook_others_wait_for_starts_first(tmp_path: Path) -> None:
+    """d reads c: of a, b and c, ready at once, c starts in the first pair (beside a), and b
+    only once one of them has ended; d then runs beside b instead of after it."""
+    out = dict(parallel.run_each(["a", "b", "c", "d"], {"d": ["c"]}, _notebook(tmp_path),
+                                 workers=2))
+    assert set(out) == {"a", "b", "c", "d"}
+    t = _times(tmp_path)
+    first_end = min(t["a"][1], t["c"][1])
+    assert t["c"][0] < first_end and t["a"][0] < first_end, "c and a did not start together"
+    assert t["b"][0] >= first_end - 0.05, "b started before c, which d waits for"
+
+
+def test_waiting_on_counts_every_notebook_downstream() -> None:
+    """Brute force on a chain and a fork: a <- b <- c, a <- d; e alone; x is not built."""
+    needs = {"b": ["a"], "c": ["b"], "d": ["a", "x"]}
+    assert parallel._waiting_on(["a", "b", "c", "d", "e"], needs) == {
+        "a": 3, "b": 1, "c": 0, "d": 0, "e": 0}
+
+
 def test_one_worker_runs_in_order_in_this_process(tmp_path: Path) -> None:
     seen = []
     out = list(parallel.run_each(["x", "y"], {}, lambda n: seen.append(n) or n, workers=1))

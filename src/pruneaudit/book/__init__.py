@@ -27,10 +27,10 @@ _HOMES: dict[str, str] = {
         "paths",
     ),
     **dict.fromkeys(
-        ("KERNEL_ENV", "VERSIONED", "print_provenance",
-         "build_info", "banner_text", "Page", "setup"),
+        ("KERNEL_ENV", "VERSIONED", "print_provenance", "build_info", "Page", "setup"),
         "notebook",
     ),
+    "banner_text": "banner",
     **dict.fromkeys(
         ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
          "notebook_path", "parse_parameters_cell", "declared_parameters", "parse_overrides",

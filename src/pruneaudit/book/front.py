@@ -27,8 +27,8 @@ from pruneaudit.audit.rules import VERDICTS
 from pruneaudit.audit.stability import STABLE
 from pruneaudit.book import wording
 from pruneaudit.book.answer import StudyAnswer, headline_findings, overall_html
+from pruneaudit.book.banner import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
 from pruneaudit.book.findings_table import RULE, verdict_html
-from pruneaudit.book.notebook import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
 from pruneaudit.book.pages import (
     FRONT,
     SITE_STUDIES,

@@ -36,6 +36,8 @@ from pathlib import Path
 from pruneaudit import charts, config, runtime, timing
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.book import answer, findings_table
+from pruneaudit.book.banner import banner_text, pipeline_check_html
+from pruneaudit.book.paths import phases_path
 from pruneaudit.book.profiles import Profile
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
@@ -113,31 +115,6 @@ def build_info(environ: Mapping[str, str] | None = None) -> dict | None:
         "date": record.date,
         "seconds": record.measured,
     }
-
-
-def banner_text(info: Mapping[str, object] | None) -> str:
-    """One line: ``Profile smoke, overrides: none, built 2026-01-01 12:00 UTC`` or run by hand."""
-    if info is None:
-        return "Run by hand: not built by the book's runner (no profile; the parameters below)."
-    overrides = info.get("overrides") or {}
-    shown = ", ".join(f"{k}={v!r}" for k, v in overrides.items()) or "none"
-    return f"Profile {info['profile']}, overrides: {shown}, built {info['date']}."
-
-
-#: The profile whose pages check the pipeline on tiny subsets (their numbers are no evidence).
-PIPELINE_CHECK_PROFILE = "smoke"
-#: What a page of that profile says just above its answer box.
-PIPELINE_CHECK_NOTE = (
-    "Smoke build: tiny subsets that check the pipeline runs; its numbers are not evidence."
-)
-
-
-def pipeline_check_html(info: Mapping[str, object] | None) -> str:
-    """The note above the answer box of a page built with the smoke profile (class
-    ``pa-pipeline-check``); empty for any other build and when run by hand."""
-    if info is None or str(info.get("profile")) != PIPELINE_CHECK_PROFILE:
-        return ""
-    return f'<p class="pa-pipeline-check">{html.escape(PIPELINE_CHECK_NOTE)}</p>'
 
 
 def provenance_html(record: Mapping[str, object], info: Mapping[str, object] | None) -> str:
@@ -225,11 +202,6 @@ class Page:
 
             svg = vl_convert.vegalite_to_svg(chart.to_dict(), vl_version=charts.vega_lite_version())
             (self.page_dir / f"{self.notebook}.key.svg").write_text(svg)
-
-
-def phases_path(page_dir: str | os.PathLike, notebook: str) -> Path:
-    """Where a built page's kernel leaves its time per phase (:mod:`pruneaudit.timing`)."""
-    return Path(page_dir) / f".{notebook}.phases.json"
 
 
 def _write_phases_after_each_cell(path: Path) -> None:

@@ -44,9 +44,9 @@ from pruneaudit import timing
 from pruneaudit.book import parallel
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets
-from pruneaudit.book.notebook import banner_text, phases_path
+from pruneaudit.book.banner import banner_text
 from pruneaudit.book.pages import load_timings, prepare_pages
-from pruneaudit.book.paths import REPO, STUDIES, TIMINGS
+from pruneaudit.book.paths import REPO, STUDIES, TIMINGS, phases_path
 from pruneaudit.book.plan import (
     JUPYTER_BOOK,
     BuildPlan,
