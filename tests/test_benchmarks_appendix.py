@@ -34,6 +34,8 @@ def test_appendix_pushes_headings_down_and_names_each_report(tmp_path: Path) -> 
     text = appendix.page(tmp_path)
     assert text.index("## a\n") < text.index("## b\n")
     assert "### Title\n" in text and "#### Part\n" in text and "From `benchmarks/out/b.md`." in text
+    (tmp_path / "c.md").write_text("| D2.5 | −3.87 × 10⁻⁴ [−0.00157, 6.55 × 10⁻⁵] |\n")
+    assert "| D2.5 | \u22120.000387 [\u22120.00157, 0.0000655] |" in appendix.page(tmp_path)
     assert set(appendix.pages(tmp_path)) == {appendix.APPENDIX}  # no paper-cost report: no page
     (tmp_path / "paper_gpu_cost.md").write_text("| a |\n")
     assert appendix.pages(tmp_path)[appendix.PAPER_COST] == "| a |\n"

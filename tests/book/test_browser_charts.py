@@ -134,3 +134,34 @@ def test_a_chart_too_wide_for_its_box_is_drawn_again_to_fit(browser) -> None:
                              ".width") <= 361
     finally:
         page.close()
+
+
+def test_side_by_side_views_and_facets_stack_in_a_narrow_box(browser) -> None:
+    """In a 360 px box (a phone), views side by side and facets in columns are drawn one under
+    the other, each no wider than the box, before the first drawing (``paFitBox``)."""
+    import altair as alt
+    import pandas as pd
+
+    from pruneaudit import charts
+
+    frame = pd.DataFrame({"x": [0, 1, 2, 3], "y": [1, 3, 2, 4], "g": ["a", "a", "b", "b"]})
+    base = alt.Chart(frame).mark_line().encode(x="x:Q", y="y:Q")
+    specs = [alt.hconcat(base.properties(width=300), base.properties(width=300)).to_dict(),
+             base.encode(column="g:N").properties(width=300).to_dict()]
+    css = (Path(__file__).resolve().parents[2] / "book/_static/reader.css").read_text()
+    page = browser.new_page()
+    try:
+        html = "".join(charts.chart_html(spec, bundle=charts.vega_bundle() if not i else "")
+                       for i, spec in enumerate(specs))
+        page.set_content(f"<!DOCTYPE html><style>{css} main {{ width: 360px; }}</style>"
+                         f"<main>{html}</main>")
+        page.wait_for_function("document.querySelectorAll('svg.marks').length === 2",
+                               timeout=15_000)
+        boxes = page.evaluate("() => [...document.querySelectorAll('svg.marks')].map(s => {"
+                              "const r = s.getBoundingClientRect(); return [r.width, r.height]; })")
+        assert all(width <= 361 for width, _ in boxes), boxes
+        assert all(height > width for width, height in boxes), boxes  # stacked: taller than wide
+        assert cut_texts(page) == []
+    finally:
+        page.close()
+

@@ -19,8 +19,11 @@ from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
-#: What a formatted number never looks like: six decimals, or a zero-padded exponent.
-RAW_FLOAT = re.compile(r"\d\.\d{6}|e-0")
+#: What a formatted number never looks like: six decimals that count (past the leading zeros)
+#: or all zeros, or a zero-padded exponent.
+RAW_FLOAT = re.compile(r"\d\.(?:0{6,}(?!\d)|0*[1-9]\d{5})|e-0")
+#: Scientific notation a reader should never meet (``4.27 × 10⁻⁵``, ``1e-05``).
+SCIENTIFIC = re.compile(r"\d\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]|\d[eE][-+]?\d")
 #: The text a reader sees: the page's main column less code, scripts and styles.
 VISIBLE_TEXT = """() => {
     const main = document.querySelector('main') || document.body;
@@ -41,6 +44,8 @@ def reader_pages(html: Path) -> list[str]:
 
 @AT_DESKTOP
 def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None:
+    """No raw float and no power of ten in any page's visible text (the Benchmarks appendix's
+    archived reports included) or widget."""
     problems = []
     for path in reader_pages(book_html):
         if path.endswith(("genindex.html", "search.html", "api.html")):
@@ -50,7 +55,7 @@ def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None
         widgets = page.evaluate(WIDGET_TEXT)
         for where, said in [("text", text), *(("widget", w) for w in widgets)]:
             for line in said.splitlines():
-                if RAW_FLOAT.search(line):
+                if RAW_FLOAT.search(line) or SCIENTIFIC.search(line):
                     problems.append(f"{path} ({where}): {line.strip()[:120]!r}")
     assert not problems, "raw floats a reader sees:\n" + "\n".join(problems)
 
@@ -76,11 +81,13 @@ def test_no_page_wider_than_a_phone(shown, book_html: Path) -> None:
 def test_raw_float_pattern() -> None:
     assert RAW_FLOAT.search("0.9900990099009901") and RAW_FLOAT.search("1.79e-04")
     assert RAW_FLOAT.search("170.000000 / 2193.000000")
-    assert not RAW_FLOAT.search("0.990, 1.79 × 10⁻⁴, 12.3%, 2,193")
+    assert not RAW_FLOAT.search("0.990, 0.000179, 12.3%, 2,193")
+    assert SCIENTIFIC.search("1.79 × 10⁻⁴") and SCIENTIFIC.search("4.27e-05")
+    assert not SCIENTIFIC.search("top-1 at 10-90%, 2,193 × 10 images")
 
 
 PARITY_VALUES = [0.0416666666667, 0.9900990099009901, 2.19345, -12.345, 123.456, 12345.6,
-                 0.9996, 99.96, 170.0, 2193.0, 1.79e-04, -2.5e-07, 0.0, 0.5, 3e20]
+                 0.9996, 99.96, 170.0, 2193.0, 1.79e-04, -2.5e-07, 1e-05, 3e-10, 0.0, 0.5, 3e20]
 
 
 def test_browser_formats_numbers_like_python(browser) -> None:
@@ -92,12 +99,13 @@ def test_browser_formats_numbers_like_python(browser) -> None:
         page.set_content(f"<script>{fmt.JS_FORMAT}</script>")
         shown = page.evaluate("vs => vs.map(paNumber)", PARITY_VALUES)
         texts = page.evaluate(
-            "() => [paText('0.0416666666667'), paText('w 0.9900990099009901 and 12'), paText(5)]"
+            "() => [paText('0.0416666666667'), paText('w 0.9900990099009901 and 12'), paText(5),"
+            " paText('0.09034 or 0.000179')]"
         )
     finally:
         page.close()
     assert shown == [fmt.number(v) for v in PARITY_VALUES]
-    assert texts == ["0.0417", "w 0.990 and 12", "5"]
+    assert texts == ["0.0417", "w 0.990 and 12", "5", "0.0903 or 0.000179"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -281,7 +281,7 @@ def test_injected_parameters_leave_the_page(tmp_path: Path) -> None:
 def test_definitions_page_one_anchor_per_id(studies: Path) -> None:
     rows = [
         {**_row("reproduced", finding="D2.10 late"), "definition": "the tenth"},
-        {**_row("reproduced", finding="D2.2 gap"), "definition": "a gap"},
+        {**_row("reproduced", finding="D2.2 gap"), "definition": "a gap; H1: -59.80%"},
         {**_row("reproduced", finding="D2.2 trend: gap grows")},
         _row("reproduced", finding="no id"),
     ]
@@ -290,7 +290,7 @@ def test_definitions_page_one_anchor_per_id(studies: Path) -> None:
     ids = re.findall(r'<span id="([^"]+)"></span>\*\*(D[\d.]+)\*\*', text)
     assert ids == [("finding-d2-1", "D2.1"), ("finding-d2-2", "D2.2"),
                    ("finding-d2-10", "D2.10")]
-    assert "  - gap: a gap\n  - trend: gap grows\n" in text
+    assert "  - gap: a gap; H1: \u221259.80%\n  - trend: gap grows\n" in text  # true minus
     assert "{doc}`02_writers </book/studies/02_writers>`" in text
     assert "no id" not in text
 

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from pruneaudit import charts
 from pruneaudit.charts import format as fmt
 
-RAW = re.compile(r"\d\.\d{6}|e-0")
+#: A raw float: six decimals that count (past the leading zeros) or all zeros, or an exponent.
+RAW = re.compile(r"\d\.(?:0{6,}(?!\d)|0*[1-9]\d{5})|e-0")
 M = fmt.MINUS
 
 
@@ -25,7 +26,7 @@ M = fmt.MINUS
         (0.9900990099009901, "0.990"),
         (2.19345, "2.19"),
         (-12.345, "\u221212.3"),
-        (-0.0004, "\u22124 × 10⁻⁴"),
+        (-0.0004, "\u22120.000400"),
         (-2193.0, "\u22122,193"),
         (123.456, "123"),
         (12345.6, "12,300"),
@@ -33,8 +34,9 @@ M = fmt.MINUS
         (99.96, "100"),
         (170.0, "170"),
         (2193.0, "2,193"),
-        (1.79e-04, "1.79 × 10⁻⁴"),
-        (-2.5e-07, "\u22122.5 × 10⁻⁷"),
+        (1.79e-04, "0.000179"),  # no power of ten a reader must decode
+        (-2.5e-07, "\u22120.000000250"),
+        (3e-10, "3 × 10⁻¹⁰"),  # below 10⁻⁹: no page shows one
         (0.0, "0"),
         (float("nan"), "n/a"),
         (None, "n/a"),
@@ -59,11 +61,19 @@ def test_units_pvalues_and_booleans() -> None:
 def test_raw_floats_inside_text() -> None:
     assert fmt.clean_text("170.000000 / 2193.000000") == "170 / 2,193"
     assert fmt.clean_text("0.000000 / 0.500000") == "0 / 0.500"
-    assert fmt.clean_text("w = 0.9900990099009901, p 1.79e-04") == "w = 0.990, p 1.79 × 10⁻⁴"
+    assert fmt.clean_text("w = 0.9900990099009901, p 1.79e-04") == "w = 0.990, p 0.000179"
     assert fmt.clean_text("b -0.18270001 and 9.0000") == f"b {M}0.183 and 9"
+    assert fmt.clean_text("0.09034 and 0.00012345") == "0.0903 and 0.000123"
     # short numbers, four chosen decimals, versions and dates are left as written
-    kept = "v3.2.2 on 2026-11-20, 0.95, \u22120.0075 and 12"
+    kept = "v3.2.2 on 2026-11-20, 0.95, \u22120.0075, 0.000179 and 12"
     assert fmt.clean_text(kept) == kept
+
+
+def test_powers_of_ten_written_plainly() -> None:
+    """The same digits, no power of ten; a product of whole numbers is no power of ten."""
+    text = "1.11 × 10⁻⁴ [-0.00157, 0.00171], \u22123.87 × 10⁻⁴, 6.55 × 10⁻⁵, 2 × 10³, 10 × 10 cm"
+    assert fmt.plain_powers(text) == (
+        f"0.000111 [-0.00157, 0.00171], {M}0.000387, 0.0000655, 2,000, 10 × 10 cm")
 
 
 def test_headers() -> None:
@@ -131,7 +141,7 @@ def test_fixed_and_same_precision_by_hand() -> None:
     # without an interval, three significant digits of the first value
     assert fmt.same_precision([1.0, None, 0.753], None, None) == ["1.00", "n/a", "0.75"]
     # below the last decimal shown: a power of ten rather than a false 0
-    assert fmt.same_precision([0.5, 0.00001], 0.0, 1.0) == ["0.50", "1 × 10⁻⁵"]
+    assert fmt.same_precision([0.5, 0.00001], 0.0, 1.0) == ["0.50", "0.0000100"]
     assert fmt.same_precision([0.0, 0.0], None, None) == ["0", "0"]
 
 

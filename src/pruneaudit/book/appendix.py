@@ -18,6 +18,7 @@ import argparse
 from pathlib import Path
 
 from pruneaudit.book.paths import BOOK
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
 #: The appendix page and the paper-cost fragment, in the book.
@@ -35,10 +36,13 @@ and how it was measured.
 
 
 def page(reports: Path) -> str:
-    """The appendix: ``HEAD``, then each report of ``reports`` under its file's name."""
+    """The appendix: ``HEAD``, then each report of ``reports`` under its file's name, its
+    numbers written with a power of ten (older reports' ``1.11 × 10⁻⁴``) in plain decimals
+    (:func:`pruneaudit.charts.format.plain_powers`): a reader meets no power of ten."""
     parts = [HEAD]
     for report in sorted(Path(reports).glob("*.md")):
-        lines = ["##" + x if x.startswith("#") else x for x in report.read_text().splitlines()]
+        text = fmt.plain_powers(report.read_text())
+        lines = ["##" + x if x.startswith("#") else x for x in text.splitlines()]
         parts.append(f"## {report.stem}\n\nFrom `benchmarks/out/{report.name}`.\n\n"
                      + "\n".join(lines).strip())
     if len(parts) == 1:

@@ -36,6 +36,7 @@ from pruneaudit.book import finding_ids
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.book.profiles import Profile, available_notebooks, declared_parameters
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
 FRONT = "_front.md"
@@ -434,8 +435,9 @@ def write_rerun_pages(
 def write_definitions_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     """Write ``<studies_dir>/_definitions.md``, the methods page's *Findings by id*: per id of
     the built pages' ``<name>.findings.json`` (in id order), an anchor
-    (:func:`pruneaudit.book.finding_ids.anchor`), its rows' names and definitions and the page
-    it is on; return its path."""
+    (:func:`pruneaudit.book.finding_ids.anchor`), its rows' names and definitions (numbers and
+    minus signs as the study pages write them: :func:`pruneaudit.charts.format.clean_text`)
+    and the page it is on; return its path."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
     by_id: dict[str, list[tuple[str, dict]]] = {}
@@ -455,8 +457,8 @@ def write_definitions_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
             studies_dir / f"{name}.ipynb").is_file() else name
         rows = []
         for _, row in by_id[ident]:
-            label = str(row.get("finding", "")).removeprefix(ident).strip(" :")
-            definition = str(row.get("definition") or "").strip()
+            label = fmt.clean_text(str(row.get("finding", "")).removeprefix(ident).strip(" :"))
+            definition = fmt.clean_text(str(row.get("definition") or "").strip())
             rows.append(f"  - {label}" + (f": {definition}" if definition else ""))
         items.append(
             f'- <span id="{finding_ids.anchor(ident)}"></span>**{ident}** ({page})\n'

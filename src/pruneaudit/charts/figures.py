@@ -138,9 +138,7 @@ def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "
     if (window.innerWidth < 700) {{
       opt.config = {{legend: {{orient: "bottom", columns: 3}}}};
     }}
-    if (window.paFitSpec) {{  // the book's reader.js: drawn for a narrow box's width
-      spec = window.paFitSpec(spec, document.getElementById(id));
-    }}
+    spec = paFitBox(spec, document.getElementById(id));  // a narrow box: drawn for its width
     draw(spec, opt, 0);
   }}
   function refit(result, el, options, refits) {{  // drawn again, narrower each time

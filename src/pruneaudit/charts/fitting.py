@@ -1,16 +1,20 @@
 """The browser side of :func:`pruneaudit.charts.chart_html`: readable numbers, and charts that
 fit their box.
 
-After a chart is drawn, ``paCutOff`` tells whether its drawing is wider than its box or any of its
-texts (a title, a legend label, an axis title) lies past the box. Such a chart is drawn again
-from ``paRefit``: legends below the plot in as many columns as their widest label allows, titles
-broken into lines at the box's width (measured from the drawn title's own characters), side by
-side views stacked, and every view no wider than the box (a single or layered view fits the
-width with its axes, Vega-Lite's ``autosize`` ``fit-x``; views of images scale with their
-images). A text still past the box (a title that starts after wide axis labels, say) is fitted
-again with shorter title lines and fewer legend columns (``shrink`` of the box's width), at
-most :data:`REFITS` times in all. A chart drawn
-while hidden (in a closed ``<details>``) is checked again when it opens.
+A chart whose box is narrower than :data:`FIT_BELOW` px (a phone, a narrow notebook column) is
+drawn for the box's width from the start (``paFitBox``), and after any chart is drawn,
+``paCutOff`` tells whether its drawing is wider than its box or any of its texts (a title, a
+legend label, an axis title) lies past the box; such a chart is drawn again from ``paRefit``.
+Both fit a spec the same way (``paFitParts``): titles broken into lines at the box's width (an
+estimate of :data:`TITLE_CHAR` px a character before drawing, measured from the drawn title's
+own characters after), side by side views stacked, facets and wrapped concatenations in one
+column, every view no wider than the box (a single or layered view fits the width with its
+axes, Vega-Lite's ``autosize`` ``fit-x``; views of images scale with their images, leaving
+:data:`AXIS_ROOM`; facets in rows leave it twice, for their row headers too). A refit also
+puts legends below the plot in as many columns as their widest label allows. A text still past
+the box (a title that starts after wide axis labels, say) is fitted again with shorter title
+lines and fewer legend columns (``shrink`` of the box's width), at most :data:`REFITS` times in
+all. A chart drawn while hidden (in a closed ``<details>``) is checked again when it opens.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from pruneaudit.charts import format as fmt
 
 #: Room kept beside a stacked view for its axis labels and title, px.
 AXIS_ROOM = 80
+#: A box narrower than this (px) gets its chart drawn for its width before the first drawing.
+FIT_BELOW = 600
+#: Width of a title's character before drawing, px (Vega's 13 px bold title font, generous).
+TITLE_CHAR = 7.5
 #: How many times a chart is drawn again to fit its box, each time this share narrower.
 REFITS, SHRINK = 3, 0.8
 
@@ -64,15 +72,31 @@ function paFitParts(spec, width, chars, top) {
     spec.title = paWrap([].concat(spec.title).join(" "), chars);
   } else if (spec.title && typeof spec.title === "object") {
     spec.title.text = paWrap([].concat(spec.title.text).join(" "), chars);
+    if (spec.title.subtitle) {
+      spec.title.subtitle = paWrap([].concat(spec.title.subtitle).join(" "), chars);
+    }
+  }
+  var encoding = spec.encoding || {};
+  if (encoding.column && !encoding.row) { encoding.row = encoding.column; delete encoding.column; }
+  if (spec.facet && spec.facet.column && !spec.facet.row) {
+    spec.facet.row = spec.facet.column;
+    delete spec.facet.column;
   }
   if (spec.hconcat) { spec.vconcat = spec.hconcat; delete spec.hconcat; }
-  if (spec.concat) spec.columns = 1;
+  if ("columns" in spec || spec.concat) spec.columns = 1;
   var parts = (spec.vconcat || []).concat(spec.concat || []);
   parts.forEach(function (sub) { paFitParts(sub, width - AXIS_ROOM, chars, false); });
+  if (spec.spec) paFitParts(spec.spec, width - AXIS_ROOM, chars, false);
   if (parts.length || spec.facet || spec.repeat) return;
   var images = JSON.stringify(spec.mark || "") + JSON.stringify(spec.layer || "");
+  var room = top ? width - AXIS_ROOM : width;
   if (/"image"/.test(images)) {
-    if (typeof spec.width === "number" && spec.width > width) paScale(spec, width / spec.width);
+    if (typeof spec.width === "number" && spec.width > room) paScale(spec, room / spec.width);
+    return;
+  }
+  if (encoding.row) {  // facets in rows: room for the row headers too (no fit-x for facets)
+    room -= AXIS_ROOM;
+    if (typeof spec.width !== "number" || spec.width > room) spec.width = room;
     return;
   }
   if (top) {
@@ -81,6 +105,13 @@ function paFitParts(spec, width, chars, top) {
   } else if (typeof spec.width !== "number" || spec.width > width) {
     spec.width = width;
   }
+}
+function paFitBox(spec, el) {
+  var width = el ? el.clientWidth : 0;
+  if (!width || width >= FIT_BELOW) return spec;
+  var fitted = JSON.parse(JSON.stringify(spec));
+  paFitParts(fitted, width, Math.max(20, Math.floor(width / TITLE_CHAR)), true);
+  return fitted;
 }
 function paScale(spec, factor) {
   ["width", "height"].forEach(function (key) {
@@ -101,7 +132,8 @@ function paRefit(spec, el, config, shrink) {
   merged.legend = Object.assign({}, merged.legend, legend);
   return {spec: fitted, config: merged};
 }
-""".replace("AXIS_ROOM", str(AXIS_ROOM))
+""".replace("AXIS_ROOM", str(AXIS_ROOM)).replace("FIT_BELOW", str(FIT_BELOW)).replace(
+    "TITLE_CHAR", str(TITLE_CHAR))
 
 #: Browser side of :mod:`pruneaudit.charts.format`: tooltips and the value beside each slider
 #: go through ``paText``; a chart wider than its box gets the class ``pa-scrolls`` (its cue).

@@ -4,8 +4,9 @@
   ``over_index_train`` -> ``over-index (train)``, else underscores become spaces and known
   abbreviations are spelt as readers know them: ``intercept_se`` -> ``intercept SE``).
 - :func:`number`: at most three significant digits (``0.0417``, ``2.19``, ``12,300``),
-  integral values as integers with thousands separators (counts: ``2,193``), values below
-  0.001 (or from 10¹⁵ on) as ``1.79 × 10⁻⁴`` (never ``1.79e-04`` nor ``0.000179``), ``n/a``
+  integral values as integers with thousands separators (counts: ``2,193``), small values
+  in plain decimals too (``0.000179``: a reader meets no power of ten; only below 10⁻⁹ or
+  from 10¹⁵ on, which no page shows, ``1.79 × 10⁻¹⁰``; never ``1.79e-04``), ``n/a``
   when missing. Every negative number has a true minus sign (``−12.3``, :data:`MINUS`), never
   a hyphen; no number is shown as ``−0``.
 - :func:`places`, :func:`fixed`, :func:`same_precision`, :func:`interval_columns`: numbers
@@ -18,6 +19,8 @@
 - :func:`term`: a model term as statsmodels names it as a reader label
   (``np.exp(sparsity):accuracy0`` -> ``e^sparsity × accuracy0``, ``C(treatment)[T.rewind]``
   -> ``treatment = rewind``).
+- :func:`plain_powers`: numbers written with a power of ten inside a string (an archived
+  report's ``1.11 × 10⁻⁴``) written by :func:`number` (``0.000111``).
 - :func:`cell`: any table value by its type; :func:`clean_text`: raw floats inside a string
   (``170.000000 / 2193.000000`` -> ``170 / 2,193``) rewritten with :func:`number`, model terms
   inside it (``coefficient of np.exp(sparsity):accuracy0``) with :func:`term`.
@@ -45,8 +48,10 @@ MINUS = "\u2212"
 MAX_PLACES = 4
 MISSING = "n/a"
 #: Below ``TINY`` or from ``HUGE`` on, a number is written with a power of ten.
-TINY = 1e-3
+TINY = 1e-9
 HUGE = 1e15
+#: The smallest p-value written as a number (below: ``< 0.001``).
+P_FLOOR = 1e-3
 
 #: Column names whose reader label is not the general rule's.
 LABELS: dict[str, str] = {
@@ -114,10 +119,12 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: A hyphen used as the minus sign of a number (not in ``2026-11-20``, ``top-1``, ``K-1``).
 _HYPHEN_MINUS = re.compile(r"(?<![\w.\-+/])-(?=\.?\d)")
 #: A float literal as Python or pandas print it, never as this module writes one: five or more
-#: decimals (``0.09034``), four or more decimals that are all zeros (``9.0000``), or an exponent
-#: (``1.79e-04``). Four decimals (``0.0417``, ``−0.0075``) are a precision the book shows.
+#: decimals of which four or more count (``0.09034``, past the leading zeros), four or more
+#: decimals that are all zeros (``9.0000``), or an exponent (``1.79e-04``). Four decimals
+#: (``0.0417``, ``−0.0075``) and small values to three digits (``0.000179``) are the book's.
 RAW_FLOAT = re.compile(
-    r"(?<![\w.])-?\d+(?:\.(?:\d{5,}|0{4})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)(?![\w.])"
+    r"(?<![\w.])-?\d+(?:\.(?:(?=\d{5})0*[1-9]\d{3,}|0{4,})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)"
+    r"(?![\w.])"
 )
 
 
@@ -249,7 +256,7 @@ def same_precision(
     with one number of decimals: :func:`places` of ``[low, high]`` or, without an interval,
     the decimals that show the first nonzero value to :data:`DIGITS` significant digits; raised
     (up to :data:`MAX_PLACES`) so that no nonzero value reads as 0. A value still too small for
-    that is written by :func:`number` (a power of ten)."""
+    that is written by :func:`number` (its three significant digits)."""
     decimals = places(low, high, scale)
     finite = [abs(float(v) * scale) for v in values if not _missing(v) and float(v) != 0]
     if decimals is None:
@@ -314,12 +321,29 @@ def pvalue(value: float | None) -> str:
     """A p-value: ``< 0.001`` below 0.001, else two significant digits."""
     if _missing(value):
         return MISSING
-    return "< 0.001" if float(value) < TINY else number(value, 2)  # type: ignore[arg-type]
+    return "< 0.001" if float(value) < P_FLOOR else number(value, 2)  # type: ignore[arg-type]
 
 
 def yes_no(value: object) -> str:
     """``yes`` / ``no`` for a boolean (``n/a`` when missing)."""
     return MISSING if _missing(value) else ("yes" if bool(value) else "no")
+
+
+#: A number written with a power of ten, as reports used to print small values
+#: (``1.11 × 10⁻⁴``, ``−3.87 × 10⁻⁴``).
+POWER_OF_TEN = re.compile(r"(?<![\w.])([-\u2212]?\d+(?:\.\d+)?) × 10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_PLAIN_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def plain_powers(text: str) -> str:
+    """``text`` with every number written with a power of ten (:data:`POWER_OF_TEN`) written
+    by :func:`number` instead (``1.11 × 10⁻⁴`` -> ``0.000111``: the same digits)."""
+
+    def plain(match: re.Match) -> str:
+        mantissa = float(match.group(1).replace(MINUS, "-"))
+        return number(mantissa * 10.0 ** int(match.group(2).translate(_PLAIN_DIGITS)))
+
+    return POWER_OF_TEN.sub(plain, text)
 
 
 def clean_text(text: str) -> str:
@@ -393,7 +417,7 @@ function paNumber(v) {
   if (Number.isInteger(v) && Math.abs(v) < 1e15) {
     return v.toLocaleString("en-US").replace("-", "\u2212");
   }
-  if (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e15) {
+  if (Math.abs(v) < 1e-9 || Math.abs(v) >= 1e15) {
     var parts = v.toExponential(2).split("e"), m = parts[0];
     if (m.indexOf(".") >= 0) m = m.replace(/0+$/, "").replace(/\.$/, "");
     var sup = {"-": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3",
@@ -419,14 +443,14 @@ function paText(s) {
   if (typeof s !== "string") return s;
   if (/^-?\d+(\.\d+)?(e[-+]?\d+)?$/.test(s.trim())) return paNumber(Number(s));
   return s.replace(
-    /(^|[^\w.])(-?\d+(?:\.(?:\d{5,}|0{4})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+))(?![\w.])/g,
+    /(^|[^\w.])(-?\d+(?:\.(?:(?=\d{5})0*[1-9]\d{3,}|0{4,})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+))(?![\w.])/g,
     function (all, pre, num) { return pre + paNumber(Number(num)); });
 }
 """
 
 __all__ = [
-    "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "LABELS", "WORDS", "RAW_FLOAT",
-    "MODEL_TERM",
+    "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "P_FLOOR", "LABELS", "WORDS",
+    "RAW_FLOAT", "MODEL_TERM", "POWER_OF_TEN", "plain_powers",
     "JS_FORMAT", "header", "term", "number", "places", "fixed", "same_precision",
     "interval_columns", "sign",
     "percent", "points", "pvalue", "yes_no", "clean_text", "cell", "readable_titles",

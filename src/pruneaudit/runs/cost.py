@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from pruneaudit import config
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError, check_positive_int
 
 #: The package's record of the GPU benchmark (``benchmarks/gpu_training.py --device cuda``
@@ -55,7 +56,7 @@ class Rate:
             if self.source == "recorded"
             else "reference measurement on a 2-core CPU; this store has recorded none yet"
         )
-        return f"{self.seconds_per_10k:.2g} s per 10k images per model ({where})"
+        return f"{fmt.number(self.seconds_per_10k, 2)} s per 10k images per model ({where})"
 
 
 def record_rate(
