@@ -9,6 +9,7 @@ findings``, the default), the first screen a reader meets (``--region screen``: 
     python docs/screenshots.py _build/html --label after
     python docs/screenshots.py _build/html --label after-screen --region screen
     python docs/screenshots.py /tmp/old/_build/html --label before --pages 04_compression_impact
+    python docs/screenshots.py _build/html --label after --pages front --region screen
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ FINDINGS = (
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
+
+
+def _path(name: str) -> str:
+    """A page's path in the book: ``front`` is the front page, a study notebook its study page,
+    any other name a page of ``book/`` (``appendix_benchmarks``)."""
+    if name == "front":
+        return "index.html"
+    return f"book/studies/{name}.html" if name in PAGES else f"book/{name}.html"
 
 
 def screenshots(
@@ -76,7 +85,7 @@ def screenshots(
                 executable_path=str(chromium), headless=True, args=["--no-sandbox"]
             )
             for name in pages:
-                if not (html / "book" / "studies" / f"{name}.html").is_file():
+                if not (html / _path(name)).is_file():
                     continue
                 for width in widths:
                     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
@@ -86,7 +95,7 @@ def screenshots(
                         if urlparse(route.request.url).hostname in ("127.0.0.1", None)
                         else route.abort(),
                     )
-                    page.goto(f"{base}/book/studies/{name}.html", wait_until="networkidle")
+                    page.goto(f"{base}/{_path(name)}", wait_until="networkidle")
                     page.wait_for_timeout(1500)  # charts draw after load
                     target = out / f"{label}-{name}-{width}.png"
                     element = page.evaluate_handle(FINDINGS).as_element()
