@@ -8,6 +8,7 @@ import json
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from pruneaudit.book import parallel
@@ -86,3 +87,30 @@ def test_a_build_on_a_gpu_runs_one_notebook_at_a_time(monkeypatch: pytest.Monkey
         runner.build("smoke", jobs=2)
     with pytest.raises(PruneAuditError, match="jobs must be a positive integer"):
         runner.build("smoke", jobs=0)
+
+
+@pytest.mark.slow
+def test_two_jobs_store_and_find_what_one_job_does(tmp_path: Path, data_root: Path) -> None:
+    """Studies 3, 4 and 5 of the smoke profile executed one at a time and two at a time
+    (``build --jobs 2``: Studies 4 and 3 side by side, then 5, which reads 4's populations),
+    each into an empty store: the same run keys, the same predictions and the same findings.
+    The processes race for the cores; what they store and find does not."""
+    from pruneaudit.book import runner
+    from pruneaudit.book.profiles import Profile
+    from pruneaudit.runs.store import ResultsStore
+
+    names = ["03_pareto_selection", "04_compression_impact", "05_robustness"]
+    built = {}
+    for jobs in (1, 2):
+        store, studies = tmp_path / f"store{jobs}", tmp_path / f"studies{jobs}"
+        profile = Profile.read("smoke", {"store": str(store), "data_root": str(data_root)})
+        runner.run_plan(profile.plan(names, studies), studies, progress=False, jobs=jobs)
+        findings = {n: json.loads((studies / f"{n}.findings.json").read_text()) for n in names}
+        built[jobs] = (ResultsStore(store), findings)
+    (one, found_one), (two, found_two) = built[1], built[2]
+    keys = one.keys()  # a ResultsStore is not a mapping
+    assert keys and sorted(keys) == sorted(two.keys())
+    for key in keys:
+        a, b = one.load(key), two.load(key)
+        pd.testing.assert_frame_equal(a.predictions, b.predictions)
+    assert found_one == found_two
