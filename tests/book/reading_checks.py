@@ -9,9 +9,13 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+#: Scientific notation a reader should never meet (``4.27 × 10⁻⁵``, ``1e-05``).
+SCIENTIFIC = re.compile(r"\d\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]|\d[eE][-+]?\d")
 
 #: Slack for sub-pixel rounding, px.
 SLACK = 1.5

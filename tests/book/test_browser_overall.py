@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 
 from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE, VIEWPORTS
+from .reading_checks import SCIENTIFIC
 
 #: The overall answer ends within the first screen at 1400×900 (px from the page's top).
 FIRST_SCREEN = DESKTOP[1]
 #: A thumbnail is readable as a link at 390 px: at least this wide.
 THUMB_MIN = 300
-#: Scientific notation a reader should never meet (``4.27 × 10⁻⁵``, ``1e-05``).
-SCIENTIFIC = re.compile(r"\d\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]|\d[eE][-+]?\d")
 #: An interval in points: ``−71 pts [−166, 23]``.
 POINTS_INTERVAL = re.compile(r"pts \[([−-]?\d+(?:\.\d+)?), ([−-]?\d+(?:\.\d+)?)\]")
 

@@ -16,14 +16,13 @@ from pathlib import Path
 import pytest
 
 from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE
+from .reading_checks import SCIENTIFIC
 
 pytestmark = pytest.mark.browser
 
 #: What a formatted number never looks like: six decimals that count (past the leading zeros)
 #: or all zeros, or a zero-padded exponent.
 RAW_FLOAT = re.compile(r"\d\.(?:0{6,}(?!\d)|0*[1-9]\d{5})|e-0")
-#: Scientific notation a reader should never meet (``4.27 × 10⁻⁵``, ``1e-05``).
-SCIENTIFIC = re.compile(r"\d\s*×\s*10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]|\d[eE][-+]?\d")
 #: The text a reader sees: the page's main column less code, scripts and styles.
 VISIBLE_TEXT = """() => {
     const main = document.querySelector('main') || document.body;

@@ -39,6 +39,7 @@ from pruneaudit.audit.findings import from_json
 from pruneaudit.audit.intervals import interval_se, mean_interval
 from pruneaudit.audit.rules import INCONCLUSIVE
 from pruneaudit.audit.stability import STABLE, stability
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
 #: Columns of the long frame of builds (:func:`report_builds`).
@@ -50,7 +51,6 @@ BUILD_COLUMNS = (
 RATIO_COLUMNS = ("study", "ratio", "pairs", "builds")
 #: Columns of the calibration table (:func:`keep_rates`).
 CALIBRATION_COLUMNS = ("study", "builds", "firm_pairs", "firm_kept", "predicted_keep")
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 
 def parse_number(text: str) -> float:
@@ -59,9 +59,9 @@ def parse_number(text: str) -> float:
     text = text.strip().replace("−", "-")
     if text in ("-", "", "n/a", "direction", "nan"):
         return math.nan
-    match = re.fullmatch(r"(-?[0-9.]+) × 10(\S+)", text)
+    match = fmt.POWER_OF_TEN.fullmatch(text)
     if match:
-        return float(match.group(1)) * 10 ** int(match.group(2).translate(_SUPERSCRIPT))
+        return fmt.power_value(match)
     try:
         return float(text)
     except ValueError as err:

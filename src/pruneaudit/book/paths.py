@@ -32,10 +32,10 @@ def study_notebooks() -> tuple[str, ...]:
     )
 
 
-__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX",
-           "MATHJAX_VERSION", "PROFILE_NAMES", "TEMPLATE", "study_notebooks"]
-
-
 def phases_path(page_dir: str | os.PathLike, notebook: str) -> Path:
     """Where a built page's kernel leaves its time per phase (:mod:`pruneaudit.timing`)."""
     return Path(page_dir) / f".{notebook}.phases.json"
+
+
+__all__ = ["REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "VENDOR", "TIMINGS", "MATHJAX",
+           "MATHJAX_VERSION", "PROFILE_NAMES", "TEMPLATE", "study_notebooks", "phases_path"]

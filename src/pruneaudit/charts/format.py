@@ -332,18 +332,19 @@ def yes_no(value: object) -> str:
 #: A number written with a power of ten, as reports used to print small values
 #: (``1.11 × 10⁻⁴``, ``−3.87 × 10⁻⁴``).
 POWER_OF_TEN = re.compile(r"(?<![\w.])([-\u2212]?\d+(?:\.\d+)?) × 10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
-_PLAIN_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+_PLAIN_DIGITS = {superscript: digit for digit, superscript in _SUPERSCRIPT.items()}
+
+
+def power_value(match: re.Match) -> float:
+    """The value of a :data:`POWER_OF_TEN` match (``1.11 × 10⁻⁴`` -> 0.000111)."""
+    mantissa = float(match.group(1).replace(MINUS, "-"))
+    return mantissa * 10.0 ** int(match.group(2).translate(_PLAIN_DIGITS))
 
 
 def plain_powers(text: str) -> str:
     """``text`` with every number written with a power of ten (:data:`POWER_OF_TEN`) written
     by :func:`number` instead (``1.11 × 10⁻⁴`` -> ``0.000111``: the same digits)."""
-
-    def plain(match: re.Match) -> str:
-        mantissa = float(match.group(1).replace(MINUS, "-"))
-        return number(mantissa * 10.0 ** int(match.group(2).translate(_PLAIN_DIGITS)))
-
-    return POWER_OF_TEN.sub(plain, text)
+    return POWER_OF_TEN.sub(lambda match: number(power_value(match)), text)
 
 
 def clean_text(text: str) -> str:
@@ -450,7 +451,7 @@ function paText(s) {
 
 __all__ = [
     "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "P_FLOOR", "LABELS", "WORDS",
-    "RAW_FLOAT", "MODEL_TERM", "POWER_OF_TEN", "plain_powers",
+    "RAW_FLOAT", "MODEL_TERM", "POWER_OF_TEN", "power_value", "plain_powers",
     "JS_FORMAT", "header", "term", "number", "places", "fixed", "same_precision",
     "interval_columns", "sign",
     "percent", "points", "pvalue", "yes_no", "clean_text", "cell", "readable_titles",
