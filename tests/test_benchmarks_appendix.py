@@ -6,6 +6,7 @@ GPU benchmark's (``python -m pruneaudit.runs.gpu_rates``), and the package reads
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -41,6 +42,31 @@ def test_appendix_pushes_headings_down_and_names_each_report(tmp_path: Path) -> 
     assert appendix.pages(tmp_path)[appendix.PAPER_COST] == "| a |\n"
     with pytest.raises(PruneAuditError, match="not a folder"):
         appendix.pages(tmp_path / "missing")
+
+
+def test_a_pipe_inside_a_cell_is_escaped_and_columns_stay() -> None:
+    row = "| D2.5 slope on |activation − mean|, per unit | 0.1 |"
+    assert appendix.cell_pipes(row) == "| D2.5 slope on \\|activation − mean\\|, per unit | 0.1 |"
+    for kept in ["|:---|---:|", "| a | b |", "text | not a row", "| a \\| b |"]:
+        assert appendix.cell_pipes(kept) == kept
+    assert appendix.cell_pipes(appendix.cell_pipes(row)) == appendix.cell_pipes(row)
+
+
+def _columns(row: str) -> int:
+    return len(re.split(r"(?<!\\)\|", row)) - 2
+
+
+def test_every_appendix_table_row_has_its_headers_columns() -> None:
+    """A row with more columns than its table's header breaks the table a reader sees."""
+    header, broken = None, []
+    for number, line in enumerate(appendix.APPENDIX.read_text().splitlines(), start=1):
+        if not line.startswith("|"):
+            header = None
+        elif header is None:
+            header = _columns(line)
+        elif _columns(line) != header:
+            broken.append(number)
+    assert not broken, f"rows with another column count than their header: lines {broken[:10]}"
 
 
 def test_package_gpu_hours_are_the_benchmarks(capsys) -> None:

@@ -35,14 +35,30 @@ and how it was measured.
 """
 
 
+def cell_pipes(line: str) -> str:
+    """A Markdown table row with each pipe inside a cell escaped (``|activation − mean|`` in a
+    finding's name, which ``DataFrame.to_markdown`` writes as it is, would split its row): a
+    column's pipe has white space on both sides (``to_markdown``'s `` | ``) or ends the row.
+    Any other line, and the header's delimiter row, is returned as it is."""
+    if not (line.startswith("|") and line.endswith("|")) or set(line) <= set("|:- "):
+        return line
+    cells = [
+        "\\|" if c == "|" and line[i - 1] != "\\"
+        and not (line[i - 1].isspace() and line[i + 1].isspace()) else c
+        for i, c in enumerate(line[1:-1], start=1)
+    ]
+    return "|" + "".join(cells) + "|"
+
+
 def page(reports: Path) -> str:
     """The appendix: ``HEAD``, then each report of ``reports`` under its file's name, its
     numbers written with a power of ten (older reports' ``1.11 × 10⁻⁴``) in plain decimals
-    (:func:`pruneaudit.charts.format.plain_powers`): a reader meets no power of ten."""
+    (:func:`pruneaudit.charts.format.plain_powers`): a reader meets no power of ten, and its
+    tables' rows keep their columns (:func:`cell_pipes`)."""
     parts = [HEAD]
     for report in sorted(Path(reports).glob("*.md")):
         text = fmt.plain_powers(report.read_text())
-        lines = ["##" + x if x.startswith("#") else x for x in text.splitlines()]
+        lines = ["##" + x if x.startswith("#") else cell_pipes(x) for x in text.splitlines()]
         parts.append(f"## {report.stem}\n\nFrom `benchmarks/out/{report.name}`.\n\n"
                      + "\n".join(lines).strip())
     if len(parts) == 1:
