@@ -121,11 +121,10 @@ _HYPHEN_MINUS = re.compile(r"(?<![\w.\-+/])-(?=\.?\d)")
 #: A float literal as Python or pandas print it, never as this module writes one: five or more
 #: decimals of which four or more count (``0.09034``, past the leading zeros), four or more
 #: decimals that are all zeros (``9.0000``), or an exponent (``1.79e-04``). Four decimals
-#: (``0.0417``, ``−0.0075``) and small values to three digits (``0.000179``) are the book's.
-RAW_FLOAT = re.compile(
-    r"(?<![\w.])-?\d+(?:\.(?:(?=\d{5})0*[1-9]\d{3,}|0{4,})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)"
-    r"(?![\w.])"
-)
+#: (``0.0417``, ``−0.0075``) and small values to three digits (``0.000179``) are the book's. A
+#: colon before it makes it part of an identifier (``arXiv:2009.09936``), not a float.
+_RAW_CORE = r"-?\d+(?:\.(?:(?=\d{5})0*[1-9]\d{3,}|0{4,})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+)"
+RAW_FLOAT = re.compile(rf"(?<![\w.:]){_RAW_CORE}(?![\w.])")
 
 
 #: How statsmodels writes a transform in a formula term, and how a reader reads it.
@@ -410,8 +409,9 @@ def readable_titles(spec: dict) -> dict:
 
 
 #: :func:`number`'s rule in JavaScript: ``paNumber(x)`` for a number, ``paText(s)`` for a
-#: string whose raw float literals it rewrites (tooltip values, a slider's shown value).
-JS_FORMAT = r"""
+#: string whose raw float literals it rewrites (tooltip values, a slider's shown value), found
+#: by :data:`RAW_FLOAT`'s own pattern.
+_JS_FORMAT = r"""
 function paNumber(v) {
   if (v === null || v === undefined || !isFinite(v)) return "n/a";
   if (v === 0) return "0";
@@ -444,10 +444,11 @@ function paText(s) {
   if (typeof s !== "string") return s;
   if (/^-?\d+(\.\d+)?(e[-+]?\d+)?$/.test(s.trim())) return paNumber(Number(s));
   return s.replace(
-    /(^|[^\w.])(-?\d+(?:\.(?:(?=\d{5})0*[1-9]\d{3,}|0{4,})(?:e[-+]?\d+)?|(?:\.\d+)?e[-+]?\d+))(?![\w.])/g,
+    /(^|[^\w.:])(RAW_CORE)(?![\w.])/g,
     function (all, pre, num) { return pre + paNumber(Number(num)); });
 }
 """
+JS_FORMAT = _JS_FORMAT.replace("RAW_CORE", _RAW_CORE)
 
 __all__ = [
     "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "P_FLOOR", "LABELS", "WORDS",
