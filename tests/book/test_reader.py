@@ -87,8 +87,6 @@ PARITY_VALUES = [0.0416666666667, 0.9900990099009901, 2.19345, -12.345, 123.456,
 
 def test_browser_formats_numbers_like_python(browser) -> None:
     """Tooltips and slider values (JS_FORMAT) show what tables (format.number) show."""
-    from pruneaudit.charts import format as fmt
-
     page = browser.new_page()
     try:
         page.set_content(f"<script>{fmt.JS_FORMAT}</script>")
