@@ -62,3 +62,14 @@ def test_runs_the_store_adds_are_counted_once(tmp_path) -> None:
     assert timing.read_new_runs(tmp_path / "missing.json") is None
     timing.reset()
     assert timing.stored() == 0
+
+
+def test_machine_names_the_cpu_its_vector_width_and_cores(monkeypatch, tmp_path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse2 avx2\n")
+    real = timing.Path
+    monkeypatch.setattr(timing, "Path", lambda p: cpuinfo if p == "/proc/cpuinfo" else real(p))
+    monkeypatch.setattr(timing.os, "cpu_count", lambda: 2)
+    assert timing.machine() == "AMD EPYC 7B13, AVX2, 2 cores"
+    cpuinfo.write_text("model name\t: Intel Xeon\nflags\t\t: avx2 avx512f\n")
+    assert timing.machine() == "Intel Xeon, AVX-512, 2 cores"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import platform
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,23 @@ NEW_RUNS = "new_runs"
 _totals = dict.fromkeys(PHASES, 0.0)
 _active: list[str] = []
 _stored = [0]
+
+
+def machine() -> str:
+    """This machine in a few words, for a timing record: the CPU's model name, its widest
+    vector instructions (AVX-512 or AVX2; float results and speed differ between them) and its
+    cores, e.g. ``"Intel(R) Xeon(R) Processor, AVX-512, 2 cores"``."""
+    name, flags = platform.processor() or platform.machine(), set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                name = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+                break
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else ""
+    return ", ".join(p for p in (name, vector, f"{os.cpu_count()} cores") if p)
 
 
 def count_stored() -> None:

@@ -107,6 +107,7 @@ def test_timings_recorded(smoke_book: Path) -> None:
     notebooks = {n for n in book.load_profile("smoke") if n != "common"}
     assert names == notebooks | {runner.JUPYTER_BOOK}
     assert all(r["seconds"] > 0 and r["cores"] >= 1 and r["date"] for r in rows)
+    assert all(r["machine"] == timing.machine() for r in rows)
     # each study's kernel measured its phases; the ones that train spent time training
     phases = {r["notebook"]: r["phases"] for r in rows if r["notebook"] in notebooks}
     assert all(set(p) == set(timing.PHASES) for p in phases.values()), phases

@@ -340,7 +340,7 @@ def record_timing(
     new_runs: int | None = None,
     phases: Mapping[str, float] | None = None,
 ) -> Path:
-    """Add (or replace) ``{profile, notebook, seconds, date, cores, new_runs, phases}`` in
+    """Add (or replace) ``{profile, notebook, seconds, date, cores, machine, new_runs, phases}`` in
     ``studies/_timings.json``; ``new_runs``: runs (trained models, stored evaluations) the
     notebook added to the results store (0: it found all it needed stored, or stores none);
     ``phases``: its seconds per phase (:mod:`pruneaudit.timing`), when measured."""
@@ -354,6 +354,7 @@ def record_timing(
             "seconds": round(seconds, 1),
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "cores": os.cpu_count(),
+            "machine": timing.machine(),
             "new_runs": new_runs,
             "phases": dict(phases) if phases else None,
         }
