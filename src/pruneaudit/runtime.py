@@ -45,8 +45,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_positive_int
 
@@ -178,6 +176,8 @@ def threads_at(count: int | None) -> Iterator[None]:
     """Run the block at ``count`` torch threads (None: as set) and restore torch's count after.
 
     torch's count is the process's: Python threads started inside the block share it."""
+    import torch  # here: the book's runner and its progress lines need none of torch
+
     before = torch.get_num_threads()
     if count is not None:
         _set_threads(check_positive_int("num_threads", count))
@@ -189,6 +189,8 @@ def threads_at(count: int | None) -> Iterator[None]:
 
 def _set_threads(count: int) -> None:
     """The package's one call of ``torch.set_num_threads``."""
+    import torch
+
     if count != torch.get_num_threads():
         torch.set_num_threads(count)
 
@@ -290,6 +292,8 @@ class Runtime:
         if self.threads is not None:
             check_positive_int("threads", self.threads)
         if self.steady is None:
+            import torch
+
             self.steady = self.threads or torch.get_num_threads()
 
     def start(self, load: float | None = None) -> tuple[int, str]:

@@ -1,159 +1,143 @@
-"""Audit methods: per-class accuracy, class tests, exemplars, sub-groups, regression, Pareto."""
+"""Audit methods: per-class accuracy, class tests, exemplars, sub-groups, regression, Pareto.
+
+Names are imported from their module when first used (PEP 562), so that a module that needs one
+part (the book's runner reads findings) does not import them all (torch, statsmodels).
+"""
 
 from __future__ import annotations
 
-from pruneaudit.audit.accuracy import (
-    RUN_KEYS,
-    RUN_SERIES_COLUMNS,
-    SERIES_KEYS,
-    UNFAIRNESS_KINDS,
-    SparsityTables,
-    accuracy_vs_sparsity,
-    check_group_frame,
-    check_labels,
-    check_num_classes,
-    check_population,
-    check_same_length,
-    class_accuracy,
-    class_accuracy_frame,
-    overall_accuracy,
-    population_class_accuracy,
-    unfairness,
-    unfairness_vs_sparsity,
-)
-from pruneaudit.audit.bounded import SCALES, bounded_interval
-from pruneaudit.audit.claims import COMPARABILITIES, Claim, register
-from pruneaudit.audit.class_tests import (
-    PAIRINGS,
-    class_recall_ttest,
-    population_recalls,
-    share_interval,
-    significant_counts,
-    welch_interval,
-)
-from pruneaudit.audit.exemplars import (
-    PERCENTILES,
-    MemberVotes,
-    VoteStatistic,
-    jaccard_scores,
-    modal_labels,
-    over_indexing,
-    pie_accuracy,
-    pie_flags,
-    population_accuracy,
-    shift_interval,
-    subset_accuracy,
-    taxicab_scores,
-    top_percentile,
-    vote_counts,
-)
-from pruneaudit.audit.findings import (
-    JSON_KEYS,
-    UNTESTED,
-    Estimate,
-    Finding,
-    findings_frame,
-    from_json,
-    is_borderline,
-    judge,
-    summary_text,
-    untested,
-    verdict_counts,
-    verdict_label,
-    write_findings_json,
-)
-from pruneaudit.audit.fit_diagnostics import predicted_vs_target, residual_histogram
-from pruneaudit.audit.image_properties import (
-    FIT_COLUMNS,
-    THRESHOLD,
-    abs_tilt,
-    class_mean_images,
-    distance_to_class_mean,
-    group_linear_fits,
-    image_properties,
-    mean_activation,
-    per_writer,
-    property_effects,
-    tilt,
-)
-from pruneaudit.audit.intervals import (
-    TARGET_POWER,
-    between_from_groups,
-    bootstrap_interval,
-    mean_interval,
-    paper_se_from_sd,
-    paper_se_from_units,
-    power,
-    units_for_power,
-    widened,
-    with_between,
-)
-from pruneaudit.audit.jackknife import cluster_groups, jackknife_adj_r2, jackknife_cov
-from pruneaudit.audit.pareto import (
-    SENSES,
-    accuracy_floor,
-    pareto_front,
-    select_operating_point,
-)
-from pruneaudit.audit.published import Published, lookup, published
-from pruneaudit.audit.regression import (
-    CATEGORICALS,
-    CLASS_STAT_COLUMNS,
-    CROSS_TERMS,
-    HAC_KWDS,
-    HYPOTHESES,
-    LINEAR_TERMS,
-    ORDER,
-    RUN_COLUMNS,
-    SERIES,
-    ModelFit,
-    design_frame,
-    fit_glm,
-    fit_ols,
-    one_tailed_p,
-)
-from pruneaudit.audit.rules import (
-    ABSENT,
-    DIRECTIONS,
-    EFFECT_ABSENT,
-    FAILING,
-    INCONCLUSIVE,
-    LARGER,
-    NOT_COMPARABLE,
-    NOT_REPRODUCED,
-    NOT_TESTABLE,
-    OPPOSITE,
-    OTHER_SIGN,
-    PRESENT,
-    REPRODUCED,
-    SAME_DIRECTION,
-    SIZE_UNCLEAR,
-    SIZES,
-    SMALLER,
-    VERDICTS,
-    direction_of,
-    paper_band,
-    size_of,
-    verdict,
-)
-from pruneaudit.audit.stability import STABLE, between_sd, stability, units_for_stability
-from pruneaudit.audit.subgroups import (
-    METRICS,
-    REDUCTIONS,
-    compare_group_metrics,
-    group_metrics,
-    normalized_difference,
-    population_group_metrics,
-)
-from pruneaudit.data.class_properties import (
-    ArrayLike,
-    class_counts,
-    class_entropy,
-    class_fractions,
-    class_table,
-    image_entropy,
-    imbalance,
-)
+import importlib
+import sys
+import types
+from typing import Any
+
+#: Public name -> the module of this package that defines it (or a module's full name).
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(
+        ("RUN_KEYS", "RUN_SERIES_COLUMNS", "SERIES_KEYS", "UNFAIRNESS_KINDS", "SparsityTables",
+         "accuracy_vs_sparsity", "check_group_frame", "check_labels", "check_num_classes",
+         "check_population", "check_same_length", "class_accuracy", "class_accuracy_frame",
+         "overall_accuracy", "population_class_accuracy", "unfairness", "unfairness_vs_sparsity"),
+        "accuracy",
+    ),
+    **dict.fromkeys(
+        ("SCALES", "bounded_interval"),
+        "bounded",
+    ),
+    **dict.fromkeys(
+        ("COMPARABILITIES", "Claim", "register"),
+        "claims",
+    ),
+    **dict.fromkeys(
+        ("PAIRINGS", "class_recall_ttest", "population_recalls", "share_interval",
+         "significant_counts", "welch_interval"),
+        "class_tests",
+    ),
+    **dict.fromkeys(
+        ("PERCENTILES", "MemberVotes", "VoteStatistic", "jaccard_scores", "modal_labels",
+         "over_indexing", "pie_accuracy", "pie_flags", "population_accuracy", "shift_interval",
+         "subset_accuracy", "taxicab_scores", "top_percentile", "vote_counts"),
+        "exemplars",
+    ),
+    **dict.fromkeys(
+        ("JSON_KEYS", "UNTESTED", "Estimate", "Finding", "findings_frame", "from_json",
+         "is_borderline", "judge", "summary_text", "untested", "verdict_counts", "verdict_label",
+         "write_findings_json"),
+        "findings",
+    ),
+    **dict.fromkeys(
+        ("predicted_vs_target", "residual_histogram"),
+        "fit_diagnostics",
+    ),
+    **dict.fromkeys(
+        ("FIT_COLUMNS", "THRESHOLD", "abs_tilt", "class_mean_images", "distance_to_class_mean",
+         "group_linear_fits", "image_properties", "mean_activation", "per_writer",
+         "property_effects", "tilt"),
+        "image_properties",
+    ),
+    **dict.fromkeys(
+        ("TARGET_POWER", "between_from_groups", "bootstrap_interval", "mean_interval",
+         "paper_se_from_sd", "paper_se_from_units", "power", "units_for_power", "widened",
+         "with_between"),
+        "intervals",
+    ),
+    **dict.fromkeys(
+        ("cluster_groups", "jackknife_adj_r2", "jackknife_cov"),
+        "jackknife",
+    ),
+    **dict.fromkeys(
+        ("SENSES", "accuracy_floor", "pareto_front", "select_operating_point"),
+        "pareto",
+    ),
+    **dict.fromkeys(
+        ("Published", "lookup", "published"),
+        "published",
+    ),
+    **dict.fromkeys(
+        ("CATEGORICALS", "CLASS_STAT_COLUMNS", "CROSS_TERMS", "HAC_KWDS", "HYPOTHESES",
+         "LINEAR_TERMS", "ORDER", "RUN_COLUMNS", "SERIES", "ModelFit", "design_frame", "fit_glm",
+         "fit_ols", "one_tailed_p"),
+        "regression",
+    ),
+    **dict.fromkeys(
+        ("ABSENT", "DIRECTIONS", "EFFECT_ABSENT", "FAILING", "INCONCLUSIVE", "LARGER",
+         "NOT_COMPARABLE", "NOT_REPRODUCED", "NOT_TESTABLE", "OPPOSITE", "OTHER_SIGN", "PRESENT",
+         "REPRODUCED", "SAME_DIRECTION", "SIZE_UNCLEAR", "SIZES", "SMALLER", "VERDICTS",
+         "direction_of", "paper_band", "size_of", "verdict"),
+        "rules",
+    ),
+    **dict.fromkeys(
+        ("STABLE", "between_sd", "stability", "units_for_stability"),
+        "stability",
+    ),
+    **dict.fromkeys(
+        ("METRICS", "REDUCTIONS", "compare_group_metrics", "group_metrics", "normalized_difference",
+         "population_group_metrics"),
+        "subgroups",
+    ),
+    **dict.fromkeys(
+        ("ArrayLike", "class_counts", "class_entropy", "class_fractions", "class_table",
+         "image_entropy", "imbalance"),
+        "pruneaudit.data.class_properties",
+    ),
+}
+
+
+#: Functions named as their module: the name is the function, as it was when this package
+#: imported every name at once (the module: ``importlib.import_module`` of its full name).
+_FUNCTIONS_NAMED_AS_MODULES = ("image_properties", "published", "stability")
+
+
+class _Package(types.ModuleType):
+    """This package, whose attributes the import system may not set to the three submodules
+    named as their functions (it does so when another module imports such a submodule)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _FUNCTIONS_NAMED_AS_MODULES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (or a submodule), imported from its module on first use (then kept
+    here)."""
+    home = _HOMES.get(name)
+    if home is None:
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(home if "." in home else f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "SCALES",

@@ -6,74 +6,78 @@ build, train, load, evaluate into the stored tables), :mod:`~.iterative` (P's pr
 :mod:`~.populations` (H1's populations and their seeds), :mod:`~.compressed` (quantized and
 corrupted copies of trained runs), :mod:`~.series` and :mod:`~.grid` (grids of runs) and
 :mod:`~.cost`.
+
+Names are imported from their module when first used (PEP 562): the book's runner plans a
+build from :mod:`~.cost` without importing torch.
 """
 
 from __future__ import annotations
 
-from pruneaudit.runs.compressed import (
-    corrupted_specs,
-    corrupted_test,
-    quantized_specs,
-    run_corrupted,
-    run_quantized,
-)
-from pruneaudit.runs.cost import (
-    GPU_COSTS,
-    Cost,
-    gpu_cost_text,
-    gpu_hours,
-    training_cost,
-)
-from pruneaudit.runs.grid import (
-    EXECUTORS,
-    GRID_FIELDS,
-    Grid,
-    GridReport,
-    TaskFn,
-    iterative_parent,
-    read_grid_file,
-    run_grid,
-    train_and_evaluate,
-)
-from pruneaudit.runs.iterative import run_series, series_specs
-from pruneaudit.runs.populations import (
-    GRADUAL_TECHNIQUE,
-    LEVEL_SEED_STRIDE,
-    Population,
-    check_levels,
-    check_seeds,
-    gradual_pruner,
-    level_name,
-    level_seeds,
-    level_specs,
-    member_specs,
-    population,
-    run_levels,
-    run_population,
-)
-from pruneaudit.runs.run_data import Splits, flip_extra, splits
-from pruneaudit.runs.spec import (
-    CLASS_COLUMNS,
-    EXTRA_TYPES,
-    FLIP_KEY,
-    LEVEL_KEY,
-    PREDICTION_COLUMNS,
-    SCHEME_KEY,
-    Extra,
-    RunSpec,
-)
-from pruneaudit.runs.store import (
-    STALE_AFTER_S,
-    ResultsStore,
-    Run,
-)
-from pruneaudit.runs.trained import (
-    INIT_PREFIX,
-    fresh_model,
-    load_model,
-    round_epochs,
-    train_config,
-)
+import importlib
+from typing import Any
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(
+        ("corrupted_specs", "corrupted_test", "quantized_specs", "run_corrupted", "run_quantized"),
+        "compressed",
+    ),
+    **dict.fromkeys(
+        ("GPU_COSTS", "Cost", "gpu_cost_text", "gpu_hours", "training_cost"),
+        "cost",
+    ),
+    **dict.fromkeys(
+        ("EXECUTORS", "GRID_FIELDS", "Grid", "GridReport", "TaskFn", "iterative_parent",
+         "read_grid_file", "run_grid", "train_and_evaluate"),
+        "grid",
+    ),
+    **dict.fromkeys(
+        ("run_series", "series_specs"),
+        "iterative",
+    ),
+    **dict.fromkeys(
+        ("GRADUAL_TECHNIQUE", "LEVEL_SEED_STRIDE", "Population", "check_levels", "check_seeds",
+         "gradual_pruner", "level_name", "level_seeds", "level_specs", "member_specs", "population",
+         "run_levels", "run_population"),
+        "populations",
+    ),
+    **dict.fromkeys(
+        ("Splits", "flip_extra", "splits"),
+        "run_data",
+    ),
+    **dict.fromkeys(
+        ("CLASS_COLUMNS", "EXTRA_TYPES", "FLIP_KEY", "LEVEL_KEY", "PREDICTION_COLUMNS",
+         "SCHEME_KEY", "Extra", "RunSpec"),
+        "spec",
+    ),
+    **dict.fromkeys(
+        ("STALE_AFTER_S", "ResultsStore", "Run"),
+        "store",
+    ),
+    **dict.fromkeys(
+        ("INIT_PREFIX", "fresh_model", "load_model", "round_epochs", "train_config"),
+        "trained",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (or a submodule), imported from its module on first use (then kept
+    here)."""
+    home = _HOMES.get(name)
+    if home is None:
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "CLASS_COLUMNS",
