@@ -222,6 +222,25 @@ def test_predictions_are_stored_compactly_and_read_back_the_same(tmp_path):
     pd.testing.assert_frame_equal(run.predictions, floats)
 
 
+@pytest.mark.parametrize("spec", [BASE, BASE.replace(technique="l1_unstructured", iteration=2,
+                                                    treatment="finetune",
+                                                    extra={"level": 0.5, "corruption": "fog"})])
+def test_classes_hold_only_the_measured_columns_and_read_as_before(tmp_path, spec):
+    """``classes.parquet`` holds the measured columns alone (the spec is ``spec.json``), at
+    under a third of the size; read back, the frame is the one the store wrote before (the
+    spec's columns added to each row), and a run written that older way reads the same."""
+    table = fake_result()[0].assign(sparsity=0.25)
+    run = ResultsStore(tmp_path / "new").save(spec, table, fake_result()[1])
+    older = tmp_path / "older.parquet"
+    table.assign(**spec.columns()).to_parquet(older, index=False)  # what the store wrote before
+    pd.testing.assert_frame_equal(run.classes, pd.read_parquet(older))
+    stored = run.path / "classes.parquet"
+    assert list(pd.read_parquet(stored).columns) == ["class", "accuracy", "n", "sparsity"]
+    assert stored.stat().st_size * 3 < older.stat().st_size, (stored.stat(), older.stat())
+    shutil.copy(older, stored)
+    pd.testing.assert_frame_equal(Run(run.spec, run.path).classes, pd.read_parquet(older))
+
+
 def test_run_without_checkpoint(tmp_path):
     store = ResultsStore(tmp_path)
     run = store.save(BASE, *fake_result()[:2])
