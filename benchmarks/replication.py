@@ -125,7 +125,10 @@ def report() -> int:
              "(`benchmarks/out/builds/<profile>/<build>/`): rows firm in the first build "
              f"(printed stability at least {audit.STABLE}) by band of that stability, and how many "
              "kept their verdict in the second, beside the mean stability (the predicted keep "
-             f"rate). Left out as estimates no build can change: {', '.join(FIXED)}.", ""]
+             "rate). `keep_low`-`keep_high`: the exact 95% interval of the keep rate, counting "
+             "the pairs as independent; they are not (a row enters every pair of builds), so the "
+             "true uncertainty is wider. Left out as estimates no build can change: "
+             f"{', '.join(FIXED)}.", ""]
     for profile, name in CALIBRATIONS.items():
         root = BUILDS / profile
         builds = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []

@@ -249,3 +249,28 @@ def test_keep_rates_as_printed_count_each_ordered_pair_by_the_printed_stability(
     every = table.set_index("study").loc["all"]
     assert (every.builds, every.firm_pairs, every.firm_kept) == (3, 4, 2)
     assert every.predicted_keep == pytest.approx((0.9 * 2 + 0.85 * 2) / 4, abs=1e-3)
+
+
+def test_keep_by_band_counts_firm_pairs_per_band_with_an_exact_interval():
+    """Two builds of three rows, by hand: a firm row at 0.9 kept both ways, one at 0.97 kept one
+    way and lost the other (the other build prints it borderline), one of the ``fixed`` claims
+    left out; the interval is Clopper-Pearson's (all kept: from (alpha/2)^(1/n) to 1)."""
+    def row(build, claim, verdict, stability):
+        return {"study": "09_x", "finding": f"{claim} x", "claim": claim, "kind": "Student t",
+                "paper": 1.0, "build": build, "seeds": build, "ours": 1.0, "ci_low": 0.5,
+                "ci_high": 1.5, "verdict": verdict, "stability": stability}
+
+    frame = pd.DataFrame([
+        row("A", "D9.1", audit.REPRODUCED, 0.9), row("B", "D9.1", audit.REPRODUCED, 0.9),
+        row("A", "D9.2", audit.SMALLER, 0.97), row("B", "D9.2", audit.SIZE_UNCLEAR, 0.7),
+        row("A", "D9.3", audit.LARGER, 0.99), row("B", "D9.3", audit.SMALLER, 0.99),
+    ], columns=[*BB.BUILD_COLUMNS, "claim"])
+    table = BB.keep_by_band(frame, fixed=["09_x D9.3"]).set_index(["study", "band"])
+    middle, top = table.loc[("all", "0.80-0.95")], table.loc[("all", ">= 0.95")]
+    assert (middle.rows, middle.firm_pairs, middle.firm_kept) == (1, 2, 2)
+    assert (middle.keep_low, middle.keep_high) == (round(0.025 ** (1 / 2), 3), 1.0)
+    assert middle.predicted_keep == pytest.approx(0.9)
+    assert (top.firm_pairs, top.firm_kept, top.keep_rate) == (1, 0, 0.0)  # A -> B only
+    assert (top.keep_low, top.keep_high) == (0.0, 0.975)
+    assert BB.keep_interval(28, 28) == (round(0.025 ** (1 / 28), 3), 1.0)
+    assert all(math.isnan(v) for v in BB.keep_interval(0, 0))

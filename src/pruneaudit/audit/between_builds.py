@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from pruneaudit.audit.findings import from_json
 from pruneaudit.audit.intervals import interval_se, mean_interval
@@ -298,7 +299,18 @@ def simulated_keep(
 BANDS = (("0.80-0.95", STABLE, 0.95), (">= 0.95", 0.95, math.inf))
 #: Columns of the calibration by band.
 BAND_COLUMNS = ("study", "band", "builds", "rows", "firm_pairs", "firm_kept", "keep_rate",
-                "predicted_keep")
+                "keep_low", "keep_high", "predicted_keep")
+
+
+def keep_interval(kept: int, pairs: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a keep rate ``kept / pairs`` (NaN without pairs),
+    as if the pairs were independent draws. They are not (a row enters every pair of builds),
+    so the interval is narrower than the keep rate's true uncertainty: a prediction outside it
+    may still be right, one inside it is not shown wrong."""
+    if pairs == 0:
+        return math.nan, math.nan
+    ci = stats.binomtest(kept, pairs).proportion_ci(level, method="exact")
+    return round(float(ci.low), 3), round(float(ci.high), 3)
 
 
 def json_builds(root: str | Path) -> pd.DataFrame:
@@ -323,7 +335,8 @@ def json_builds(root: str | Path) -> pd.DataFrame:
 def keep_by_band(frame: pd.DataFrame, fixed: Sequence[str] = ()) -> pd.DataFrame:
     """Per study and in all, and per band of the first build's stability (:data:`BANDS`, and
     ``all``): over every ordered pair of builds, how many rows firm in the first keep their
-    verdict in the second, beside the mean of their stabilities. Rows of the claims in ``fixed``
+    verdict in the second (with :func:`keep_interval`), beside the mean of their stabilities
+    (the predicted keep rate). Rows of the claims in ``fixed``
     (``study claim``: estimates a build cannot change, e.g. a property of the test set) are
     left out."""
     keyed = frame.study + " " + frame.claim.fillna("")
@@ -335,10 +348,12 @@ def keep_by_band(frame: pd.DataFrame, fixed: Sequence[str] = ()) -> pd.DataFrame
         for band, low, high in (*BANDS, ("all", STABLE, math.inf)):
             mine = group[(group.predicted >= low) & (group.predicted < high)]
             kept = int(mine.kept.sum())
+            low, high = keep_interval(kept, len(mine))
             out.append({
                 "study": study, "band": band, "builds": len(builds),
                 "rows": mine.finding.nunique(), "firm_pairs": len(mine), "firm_kept": kept,
                 "keep_rate": round(kept / len(mine), 3) if len(mine) else math.nan,
+                "keep_low": low, "keep_high": high,
                 "predicted_keep": round(float(mine.predicted.mean()), 3) if len(mine) else math.nan,
             })
     return pd.DataFrame(out, columns=list(BAND_COLUMNS))
