@@ -21,7 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
-from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE, VIEWPORTS, Opened
+from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE, VIEWPORTS
 
 pytestmark = pytest.mark.browser
 
@@ -51,6 +51,17 @@ def selected_marks(page) -> list[str]:
     )
 
 
+def set_input(page, selector: str, index: int, value: str) -> None:
+    """Set the ``index``-th input of ``selector`` to ``value`` as a user would (its input and
+    change events)."""
+    page.locator(selector).nth(index).evaluate(
+        """(el, v) => { el.value = v;
+            el.dispatchEvent(new Event('input', {bubbles: true}));
+            el.dispatchEvent(new Event('change', {bubbles: true})); }""",
+        value,
+    )
+
+
 def move_slider(page, index: int = 0, fraction: float = 0.75) -> None:
     """Set the ``index``-th Vega range input to ``fraction`` of its range, as a user would."""
     slider = page.locator(".vega-bindings input[type=range]").nth(index)
@@ -67,7 +78,9 @@ def move_slider(page, index: int = 0, fraction: float = 0.75) -> None:
 
 
 def check_slider_moves_selection(page, index: int = 0) -> None:
-    """Moving the slider changes the selected point(s); moving it back restores them."""
+    """Moving the slider changes the selected point(s); moving it back restores them. The
+    slider is left at the value it had."""
+    original = page.locator(".vega-bindings input[type=range]").nth(index).input_value()
     move_slider(page, index, 0.0)
     before = selected_marks(page)
     move_slider(page, index, 1.0)
@@ -76,6 +89,8 @@ def check_slider_moves_selection(page, index: int = 0) -> None:
     assert before != after, "moving the slider did not move the selected point"
     move_slider(page, index, 0.0)
     assert selected_marks(page) == before
+    set_input(page, ".vega-bindings input[type=range]", index, original)
+    page.wait_for_timeout(300)
 
 
 def study_pages(html: Path) -> list[str]:
@@ -102,30 +117,24 @@ def test_mathjax_renders_locally(shown) -> None:
     assert not log.foreign and not log.errors
 
 
+@AT_DESKTOP
 @pytest.mark.parametrize("page_name", ["00_template", "03_pareto_selection"])
-def test_slider_moves_selected_point(
-    browser,
-    server: str,
-    book_html: Path,
-    page_name: str,
-) -> None:
+def test_slider_moves_selected_point(shown, book_html: Path, page_name: str) -> None:
+    """On the desktop group's open page, which it leaves as found."""
     path = f"book/studies/{page_name}.html"
     if not (book_html / path).exists():
         pytest.skip(f"{path} is not in the book yet")
-    log = Opened(browser, server, DESKTOP).open(path)
-    try:
-        assert rendered_charts(log.page) >= 1
-        index = 0
-        if page_name == "03_pareto_selection":
-            index = log.page.locator(".vega-bindings input[type=range]").evaluate_all(
-                "els => els.findIndex(e => e.closest('.vega-bindings')"
-                ".textContent.includes('fairness weight'))"
-            )
-            assert index >= 0, "no fairness-weight slider on the Pareto page"
-        check_slider_moves_selection(log.page, index)
-        assert not log.errors and not log.foreign
-    finally:
-        log.close()
+    log = shown(path, DESKTOP)
+    assert rendered_charts(log.page) >= 1
+    index = 0
+    if page_name == "03_pareto_selection":
+        index = log.page.locator(".vega-bindings input[type=range]").evaluate_all(
+            "els => els.findIndex(e => e.closest('.vega-bindings')"
+            ".textContent.includes('fairness weight'))"
+        )
+        assert index >= 0, "no fairness-weight slider on the Pareto page"
+    check_slider_moves_selection(log.page, index)
+    assert not log.errors and not log.foreign
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,48 +179,53 @@ def _drive(page, index: int) -> str:
     )
 
 
-def _wait_for_change(page, index: int, before: str, timeout_ms: int = 5_000) -> str:
+def _wait_for(page, index: int, done, timeout_ms: int = 5_000) -> str:
+    """The drawing of the ``index``-th bound input's chart once ``done(drawing)`` holds, or
+    after ``timeout_ms``."""
     waited = 0
-    after = _chart_drawing(page, index)
-    while after == before and waited < timeout_ms:
+    drawing = _chart_drawing(page, index)
+    while not done(drawing) and waited < timeout_ms:
         page.wait_for_timeout(100)
         waited += 100
-        after = _chart_drawing(page, index)
-    return after
+        drawing = _chart_drawing(page, index)
+    return drawing
 
 
+@AT_DESKTOP
 @pytest.mark.parametrize("stem", STUDIES)
-def test_every_explorer_changes_its_chart(browser, server: str, book_html: Path, stem: str) -> None:
+def test_every_explorer_changes_its_chart(shown, book_html: Path, stem: str) -> None:
     """Each study page has at least one chart input (drop-down or slider) and driving each one
-    redraws its chart; no request leaves the machine."""
+    redraws its chart; set back, the chart is drawn as before; no request leaves the machine.
+    On the desktop group's open page, which it leaves as found."""
     found = [p for p in study_pages(book_html) if Path(p).name.startswith(stem)]
     if not found:
         pytest.skip(f"no study page {stem}* in this build")
     (path,) = found
-    log = Opened(browser, server, DESKTOP).open(path)
-    try:
-        rendered_charts(log.page)
-        inputs = log.page.locator(BOUND_INPUTS)
-        assert inputs.count() >= 1, f"{path}: no explorer (no drop-down or slider bound to a chart)"
-        unchanged = []
-        for index in range(inputs.count()):
-            before = _chart_drawing(log.page, index)
-            assert before, f"{path}: input {index} is not in a drawn chart"
-            if inputs.nth(index).evaluate(
-                "el => el.tagName === 'SELECT' ? el.options.length < 2 : +el.min === +el.max"
-            ):
-                continue  # a single option: nothing to drive
-            shown = _drive(log.page, index)
-            if _wait_for_change(log.page, index, before) == before:
-                label = inputs.nth(index).evaluate(
-                    "el => el.closest('.vega-bind').textContent.trim()"
-                )
-                unchanged.append(f"{label!r} -> {shown}")
-        assert not unchanged, f"{path}: driving these inputs did not change the chart: {unchanged}"
-        assert not log.errors, f"{path}: console errors {log.errors}"
-        assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
-    finally:
-        log.close()
+    log = shown(path, DESKTOP)
+    page = log.page
+    rendered_charts(page)
+    inputs = page.locator(BOUND_INPUTS)
+    assert inputs.count() >= 1, f"{path}: no explorer (no drop-down or slider bound to a chart)"
+    unchanged, unrestored = [], []
+    for index in range(inputs.count()):
+        before = _chart_drawing(page, index)
+        assert before, f"{path}: input {index} is not in a drawn chart"
+        if inputs.nth(index).evaluate(
+            "el => el.tagName === 'SELECT' ? el.options.length < 2 : +el.min === +el.max"
+        ):
+            continue  # a single option: nothing to drive
+        original = inputs.nth(index).input_value()
+        label = inputs.nth(index).evaluate("el => el.closest('.vega-bind').textContent.trim()")
+        driven = _drive(page, index)
+        if _wait_for(page, index, lambda drawing, b=before: drawing != b) == before:
+            unchanged.append(f"{label!r} -> {driven}")
+        set_input(page, BOUND_INPUTS, index, original)
+        if _wait_for(page, index, lambda drawing, b=before: drawing == b) != before:
+            unrestored.append(f"{label!r} back to {original}")
+    assert not unchanged, f"{path}: driving these inputs did not change the chart: {unchanged}"
+    assert not unrestored, f"{path}: set back, these charts were drawn otherwise: {unrestored}"
+    assert not log.errors, f"{path}: console errors {log.errors}"
+    assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
 
 
 # ---------------------------------------------------------------------------------------------
