@@ -3,6 +3,7 @@ the README and the Reproducing page print, and the evidence lives in benchmarks/
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,11 +12,36 @@ from pruneaudit.book.paths import PROFILES, REPO
 from pruneaudit.book.profiles import Profile
 
 EVIDENCE = REPO / pages.EVIDENCE
+#: The record of the cold quick build the measured section states: the build's own
+#: ``_timings.json`` rows (seconds, date and machine per notebook), committed as it wrote them.
+RECORD = REPO / "benchmarks" / "out" / "cold_build_quick.json"
+#: How far a stated figure may lie from the recorded build.
+AGREE = 0.25
+
+
+def test_the_measured_section_is_the_recorded_cold_build() -> None:
+    """The quick profile's ``measured:`` section gives each notebook's seconds of the recorded
+    cold build (within 25%), and its comment names that build's date and machine, so that
+    the expected duration a fresh clone prints cannot go stale silently."""
+    rows = [r for r in json.loads(RECORD.read_text()) if r["profile"] == "quick"]
+    recorded = {r["notebook"]: r["seconds"] for r in rows}
+    measured = Profile.read("quick").measured
+    assert set(measured) == set(recorded)
+    far = {n: (s, recorded[n]) for n, s in measured.items()
+           if abs(s - recorded[n]) > AGREE * recorded[n]}
+    assert not far, f"measured section (stated, recorded seconds) off by over {AGREE:.0%}: {far}"
+    comments = " ".join(line for line in (PROFILES / "quick.yml").read_text().splitlines()
+                        if line.startswith("#"))
+    machines = {r["machine"] for r in rows}
+    assert len(machines) == 1, machines
+    assert machines.pop() in comments
+    assert {r["date"][:10] for r in rows} <= {d for d in re.findall(r"\d{4}-\d\d-\d\d", comments)}
+    assert RECORD.name in comments
 
 
 def test_readme_states_the_cold_build_once_as_the_profile_measures_it() -> None:
     readme = (REPO / "README.md").read_text()
-    said = re.findall(r"took (\d+ min \d+ s) of build", readme)
+    said = re.findall(r"took (\d+ (?:h|min) \d+ (?:min|s)) of build", readme)
     assert said == [pages._duration(pages.stated_total("quick"))]
     assert "38.6 min" not in readme  # the old hand-typed figure
 
