@@ -6,10 +6,11 @@ part (the book's runner reads findings) does not import them all (torch, statsmo
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import Any
+
+from pruneaudit.lazy import module_getattr
 
 #: Public name -> the module of this package that defines it (or a module's full name).
 _HOMES: dict[str, str] = {
@@ -121,18 +122,7 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
-def __getattr__(name: str) -> Any:
-    """A public name (or a submodule), imported from its module on first use (then kept
-    here)."""
-    home = _HOMES.get(name)
-    if home is None:
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(home if "." in home else f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = module_getattr(__name__, _HOMES, globals())
 
 
 def __dir__() -> list[str]:

@@ -13,8 +13,7 @@ build from :mod:`~.cost` without importing torch.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from pruneaudit.lazy import module_getattr
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
@@ -61,18 +60,7 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A public name (or a submodule), imported from its module on first use (then kept
-    here)."""
-    home = _HOMES.get(name)
-    if home is None:
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = module_getattr(__name__, _HOMES, globals())
 
 
 def __dir__() -> list[str]:

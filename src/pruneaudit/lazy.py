@@ -1,0 +1,31 @@
+"""Packages whose public names are imported on first use (PEP 562): ``pruneaudit.audit``,
+``pruneaudit.runs`` and ``pruneaudit.book``, so that a module needing one part of a package does
+not import all of it (the book's runner starts without torch)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def module_getattr(
+    package: str, homes: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], Any]:
+    """A package's ``__getattr__``: a public name imported from its home (a module of
+    ``package``, or a module's full name) on first use and kept in ``namespace``; any other
+    name, a submodule of ``package``, else AttributeError."""
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            try:
+                return importlib.import_module(f"{package}.{name}")
+            except ModuleNotFoundError:
+                raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(home if "." in home else f"{package}.{home}"),
+                        name)
+        namespace[name] = value
+        return value
+
+    return __getattr__
