@@ -38,3 +38,16 @@ def test_the_runner_starts_without_torch() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("package", [audit, runs, book], ids=lambda p: p.__name__)
+def test_submodules_resolve_and_dunder_probes_import_nothing(package) -> None:
+    """A submodule is an attribute once asked for; a dunder name (``__main__``, which would run
+    the command line) is never imported."""
+    submodule = {audit: "intervals", runs: "cost", book: "paths"}[package]
+    assert getattr(package, submodule) is importlib.import_module(f"{package.__name__}.{submodule}")
+    with pytest.raises(AttributeError):
+        package.__main__  # noqa: B018
+    assert f"{package.__name__}.__main__" not in sys.modules
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        package.nothing_here  # noqa: B018

@@ -14,11 +14,14 @@ def module_getattr(
 ) -> Callable[[str], Any]:
     """A package's ``__getattr__``: a public name imported from its home (a module of
     ``package``, or a module's full name) on first use and kept in ``namespace``; any other
-    name, a submodule of ``package``, else AttributeError."""
+    name, a submodule of ``package`` (never a dunder name such as ``__main__``, which tools
+    probe), else AttributeError."""
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
         if home is None:
+            if name.startswith("__"):
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
             try:
                 return importlib.import_module(f"{package}.{name}")
             except ModuleNotFoundError:

@@ -16,8 +16,7 @@ Jupyter) that the runner and the notebooks' helpers import.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from pruneaudit.lazy import module_getattr
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
@@ -74,14 +73,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use (then kept here)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = module_getattr(__name__, _HOMES, globals())
 
 
 def __dir__() -> list[str]:
