@@ -33,14 +33,14 @@ def _needs_book(item: pytest.Item) -> bool:
 def _order(item: pytest.Item) -> int:
     """Where a test runs: the tests of the smoke book last, so that the book builds
     (:func:`_smoke_book_early`) while the other tests run; with two or more test processes,
-    the desktop page checks first: one process waits for the book and takes them as soon as it
-    is ready (the run's longest chain of checks), while the others run the rest."""
+    the page checks first: one process waits for the book and takes them as soon as it is
+    ready (the run's longest chain of checks), while the others run the rest."""
     if not _needs_book(item):
         return 1
     groups = {m.args[0] if m.args else m.kwargs.get("name")
               for m in item.iter_markers("xdist_group")}
     several = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) >= 2
-    return 0 if several and smoke_book.DESKTOP_GROUP in groups else 2
+    return 0 if several and smoke_book.PAGES_GROUP in groups else 2
 
 
 @pytest.fixture(autouse=True)

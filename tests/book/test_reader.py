@@ -17,7 +17,7 @@ import pytest
 
 from pruneaudit.charts import format as fmt
 
-from .conftest import AT_DESKTOP, AT_PHONE, DESKTOP, PHONE
+from .conftest import DESKTOP, ON_PAGES, PHONE, study_pages
 from .reading_checks import SCIENTIFIC
 
 pytestmark = pytest.mark.browser
@@ -40,7 +40,7 @@ def reader_pages(html: Path) -> list[str]:
                                   for p in (html / "book").rglob("*.html"))]
 
 
-@AT_DESKTOP
+@ON_PAGES
 def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None:
     """No raw float and no power of ten in any page's visible text (the Benchmarks appendix's
     archived reports included) or widget."""
@@ -58,7 +58,7 @@ def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None
     assert not problems, "raw floats a reader sees:\n" + "\n".join(problems)
 
 
-@AT_PHONE
+@ON_PAGES
 def test_no_page_wider_than_a_phone(shown, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
@@ -114,11 +114,6 @@ STUDY_VIEW = """() => ({
 })"""
 
 
-def study_pages(html: Path) -> list[str]:
-    """Every page of ``book/studies`` (the studies and the template)."""
-    return sorted(p.relative_to(html).as_posix() for p in (html / "book/studies").glob("*.html"))
-
-
 @pytest.fixture(scope="module")
 def study_views(shown, book_html: Path) -> dict[str, dict]:
     """Each study page as :data:`STUDY_VIEW` reads it at 1400 px."""
@@ -141,14 +136,14 @@ def test_repeated_chart_pattern() -> None:
     assert repeated_charts(["pa-vega-ab12-1", "pa-vega-cd34-2"]) == []
 
 
-@AT_DESKTOP
+@ON_PAGES
 def test_no_chart_shown_twice(study_views: dict[str, dict]) -> None:
     twice = {p: repeated_charts(v["charts"]) for p, v in study_views.items()}
     assert not {p: t for p, t in twice.items() if t}, f"charts shown twice: {twice}"
     assert all(v["charts"] for v in study_views.values()), "a study page shows no chart"
 
 
-@AT_DESKTOP
+@ON_PAGES
 def test_no_visible_code_on_study_pages(study_views: dict[str, dict]) -> None:
     shown = {p: v["code"] for p, v in study_views.items() if v["code"]}
     assert not shown, f"code cells a reader sees (tag them remove-input or hide-cell): {shown}"

@@ -466,6 +466,7 @@ def test_collapse_mixture_holds_the_mean_where_a_t_interval_does_not():
     assert held / 400 >= 0.95 and held_t / 400 < 0.9, (held, held_t)
 
 
+@pytest.mark.slow  # a calibration: 6-14 s of a make test run
 def test_d22_group_drops_similar_null_and_effect():
     def null(rng):
         series, _, _, p = _sim_writers(rng)
