@@ -56,9 +56,17 @@ def _threads_as_set() -> Iterator[None]:
     torch.set_num_threads(TEST_THREADS)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items) -> None:
-    """Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere); the
+    """Tests that read the book's open pages (the ``shown`` fixture) run in one test process,
+    pytest-xdist's ``loadgroup`` group :data:`smoke_book.PAGES_GROUP`, so that each page opens
+    once per viewport and run, not once per process (one group, not one per viewport: the phone
+    pages were opened in both, and the phone group, taken last, ran alone at the run's end).
+    Tests marked ``cuda`` run only where torch sees a CUDA device (skipped elsewhere); the
     order is :func:`_order`'s."""
+    for item in items:
+        if "shown" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(smoke_book.PAGES_GROUP))
     items.sort(key=_order)  # stable: the same order in every pytest-xdist worker
     if torch.cuda.is_available():
         return

@@ -17,8 +17,8 @@ from pathlib import Path
 #: Notebooks built at once: the book's build is the run's longest path, and it runs at a
 #: higher priority than the test processes (``tests/conftest.py``), so it takes two cores.
 JOBS = min(2, os.cpu_count() or 1)
-#: The xdist group of the book's read-only page checks (``tests/book/conftest.py``): the run's
-#: longest chain of checks, taken first (``tests/conftest.py``).
+#: The xdist group of the book's read-only page checks, the run's longest chain of checks:
+#: ``tests/conftest.py`` puts each test that reads an open page in it and takes it first.
 PAGES_GROUP = "book_pages"
 #: The fixtures that need the smoke book (``book_html`` asks for it at run time; a test's
 #: fixture closure holds it wherever a fixture it uses, such as ``server``, depends on it).

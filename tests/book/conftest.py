@@ -19,11 +19,6 @@ from pruneaudit import book
 #: Viewports: a desktop and a phone screen (width, height).
 DESKTOP = (1400, 900)
 PHONE = (390, 844)
-#: Tests that only read pages run in one test process (pytest-xdist's ``loadgroup``), so that
-#: each page opens once per viewport and run (:func:`shown`), not once per process. One group,
-#: not one per viewport: a desktop and a phone group opened the pages at 390 px in both (a check
-#: compares the two widths), and the phone group, taken last, ran alone at the run's end.
-ON_PAGES = pytest.mark.xdist_group(smoke.PAGES_GROUP)
 #: The two viewports as parameters.
 VIEWPORTS = (pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE, id="phone"))
 #: Chromium's flags on a machine without network or screen.

@@ -21,7 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
-from .conftest import DESKTOP, ON_PAGES, PHONE, VIEWPORTS, study_pages
+from .conftest import DESKTOP, PHONE, VIEWPORTS, study_pages
 
 pytestmark = pytest.mark.browser
 
@@ -93,7 +93,6 @@ def check_slider_moves_selection(page, index: int = 0) -> None:
     page.wait_for_timeout(300)
 
 
-@ON_PAGES
 def test_pages_render_offline(shown, book_html: Path) -> None:
     pages = ["index.html", "book/reproducing.html", "book/workshop.html", *study_pages(book_html)]
     assert any(p.startswith("book/studies/") for p in pages)
@@ -106,14 +105,12 @@ def test_pages_render_offline(shown, book_html: Path) -> None:
         assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
 
 
-@ON_PAGES
 def test_mathjax_renders_locally(shown) -> None:
     log = shown("book/studies/00_template.html", DESKTOP)
     log.page.wait_for_selector("mjx-container", timeout=15_000)
     assert not log.foreign and not log.errors
 
 
-@ON_PAGES
 @pytest.mark.parametrize("page_name", ["00_template", "03_pareto_selection"])
 def test_slider_moves_selected_point(shown, book_html: Path, page_name: str) -> None:
     """On the page group's open desktop page, which it leaves as found."""
@@ -187,7 +184,6 @@ def _wait_for_change(page, index: int, before: str, timeout_ms: int = 5_000) -> 
     return drawing
 
 
-@ON_PAGES
 @pytest.mark.parametrize("stem", STUDIES)
 def test_every_explorer_changes_its_chart(shown, book_html: Path, stem: str) -> None:
     """Each study page has at least one chart input (drop-down or slider) and driving each one
@@ -248,7 +244,6 @@ def _cells(page) -> list[dict]:
     )
 
 
-@ON_PAGES
 @pytest.mark.parametrize("stem", (TEMPLATE, *STUDIES))
 def test_findings_table_comes_before_visible_code(shown, book_html: Path, stem: str) -> None:
     """The findings table is shown by the first code cell whose source is not folded, or by a
@@ -271,7 +266,6 @@ def test_findings_table_comes_before_visible_code(shown, book_html: Path, stem: 
 FILE_NAME = re.compile(r"\b[\w.-]+\.(?:txt|csv|json|py|ipynb|ya?ml|parquet|md)\b")
 
 
-@ON_PAGES
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_findings_tables_fit_and_pages_name_no_files(
     shown, book_html: Path, viewport: tuple[int, int]
@@ -462,7 +456,6 @@ def test_answer_problems_names_each_miss() -> None:
     assert answer_problems("a", None, PHONE) == ["a: 0 answer boxes (want one)"]
 
 
-@ON_PAGES
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_answer_on_the_first_screen(shown, book_html: Path, viewport: tuple[int, int]) -> None:
     """At 1400 x 900 every study page's whole answer box is on the first screen; at 390 x 844
@@ -484,7 +477,6 @@ def test_answer_on_the_first_screen(shown, book_html: Path, viewport: tuple[int,
     assert not problems, "\n".join(problems)
 
 
-@ON_PAGES
 def test_charts_and_tables_fit_a_phone(shown, book_html: Path) -> None:
     """At 390 px no chart is drawn wider than its box and no table is wider than its box
     (wide tables become stacked cards), on the front page and every study page."""
@@ -497,7 +489,6 @@ def test_charts_and_tables_fit_a_phone(shown, book_html: Path) -> None:
     assert not problems, "wider than their box at 390 px:\n" + "\n".join(problems)
 
 
-@ON_PAGES
 def test_front_page_reads_in_about_a_screen_per_study(shown, book_html: Path) -> None:
     """At 1400 x 900 the front page is at most 1.5 screens tall per study, and its summary has
     one line per study: the study and its question, the headline answer, the verdict."""
@@ -575,7 +566,6 @@ def test_sentence_and_text_problems_name_each_miss() -> None:
     assert text_problems("−78% [−96, −43]") == []
 
 
-@ON_PAGES
 def test_pages_read_as_sentences_without_raw_numbers(shown, book_html: Path) -> None:
     """On the front page and every study page: each headline sentence has at most 30 words and
     never pairs "firm" with an open question; the visible text holds no raw float, no model

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DESKTOP, ON_PAGES, VIEWPORTS, study_pages
+from .conftest import DESKTOP, VIEWPORTS, study_pages
 from .reading_checks import CUT_TEXTS, LAYOUT, SLACK, cut_texts, legends
 
 pytestmark = pytest.mark.browser
@@ -26,7 +26,6 @@ LEGEND_LABELS = """() => [...document.querySelectorAll('main .pruneaudit-chart')
   [...chart.querySelectorAll('svg.marks .role-legend-label text')].map(t => t.textContent))"""
 
 
-@ON_PAGES
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_no_chart_text_is_cut_off(shown, book_html: Path, viewport: tuple[int, int]) -> None:
     """On every study page every SVG text of every chart (titles, axis titles and labels, legend
@@ -40,7 +39,6 @@ def test_no_chart_text_is_cut_off(shown, book_html: Path, viewport: tuple[int, i
     assert not problems, "chart texts cut off:\n" + "\n".join(problems)
 
 
-@ON_PAGES
 def test_key_figures_fit_their_box(shown, book_html: Path) -> None:
     """Every study page marks one chart as its key figure, drawn no wider than its box."""
     problems = []
@@ -56,7 +54,6 @@ def test_key_figures_fit_their_box(shown, book_html: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
-@ON_PAGES
 def test_legends_of_named_series_respond(shown, book_html: Path) -> None:
     """The book promises "click a legend entry to highlight" a series: on every study page,
     clicking the first entry of each legend of named series (classes, writers, techniques,
@@ -75,7 +72,6 @@ def test_legends_of_named_series_respond(shown, book_html: Path) -> None:
     assert not dead, "clicking these legends changes nothing:\n" + "\n".join(dead)
 
 
-@ON_PAGES
 def test_axis_titles_in_reader_words(shown, book_html: Path) -> None:
     """No axis title joins several fields' titles (``x, 95% CI low, 95% CI high``) or shows a
     raw column name (``ci_low``)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DESKTOP, ON_PAGES, PHONE, VIEWPORTS
+from .conftest import DESKTOP, PHONE, VIEWPORTS
 from .reading_checks import SCIENTIFIC
 
 #: The overall answer ends within the first screen at 1400×900 (px from the page's top).
@@ -26,7 +26,6 @@ def _studies(book_html: Path) -> list[str]:
                   for p in (book_html / "book/studies").glob("0[1-9]*.html"))
 
 
-@ON_PAGES
 def test_the_overall_answer_is_on_the_first_screen(shown) -> None:
     page = shown("index.html", DESKTOP).page
     box = page.locator(".pa-overall")
@@ -52,7 +51,6 @@ def test_the_overall_answer_is_on_the_first_screen(shown) -> None:
     assert links.count() == box.locator(".pa-overall-studies li").count() >= 1
 
 
-@ON_PAGES
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_every_verdict_label_has_a_tooltip_and_a_link(shown, book_html: Path,
                                                        viewport: tuple[int, int]) -> None:
@@ -78,7 +76,6 @@ def test_every_verdict_label_has_a_tooltip_and_a_link(shown, book_html: Path,
     assert not problems, "\n".join(problems[:20])
 
 
-@ON_PAGES
 def test_a_verdict_link_reaches_its_definition(shown, book_html: Path) -> None:
     page = shown(_studies(book_html)[0], DESKTOP).page
     href = page.locator(".pa-answer .pa-verdict").first.get_attribute("href")
@@ -87,7 +84,6 @@ def test_a_verdict_link_reaches_its_definition(shown, book_html: Path) -> None:
     assert f'id="{target}"' in methods and 'id="verdict-words"' in methods
 
 
-@ON_PAGES
 def test_key_figures_are_thumbnails_that_open_their_studies(shown) -> None:
     page = shown("index.html", PHONE).page
     thumbs = page.eval_on_selector_all(
@@ -106,7 +102,6 @@ def test_key_figures_are_thumbnails_that_open_their_studies(shown) -> None:
 FINDINGS = ".pa-overall, .pa-summary, .pa-answer, .pa-findings"
 
 
-@ON_PAGES
 def test_numbers_stay_in_bounds_without_scientific_notation(shown, book_html: Path) -> None:
     """Where each page says its findings: no scientific notation, no interval in points beyond
     ±100, and the answer boxes' sentences never cut with an ellipsis."""

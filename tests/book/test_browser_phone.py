@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DESKTOP, ON_PAGES, PHONE, VIEWPORTS
+from .conftest import DESKTOP, PHONE, VIEWPORTS
 from .reading_checks import LAYOUT, cut_texts
 from .test_browser import _study_paths
 
@@ -44,7 +44,6 @@ def test_phone_problems_name_each_miss() -> None:
         "a: the key figure starts at 1267.0 px, after 1.5 screens (1266 px)"]
 
 
-@ON_PAGES
 def test_answer_and_key_figure_come_first_on_a_phone(shown, book_html: Path) -> None:
     """At 390 x 844 every study page's whole answer box is on the first screen and its key
     figure starts within 1.5 screens."""
@@ -54,7 +53,6 @@ def test_answer_and_key_figure_come_first_on_a_phone(shown, book_html: Path) -> 
     assert not problems, "\n".join(problems)
 
 
-@ON_PAGES
 def test_pages_on_a_phone_are_at_most_1_6_times_as_tall(shown, book_html: Path) -> None:
     """Each study page at 390 px is at most 1.6 times as tall as at 1400 px. In the page group,
     whose process has the pages open already: elsewhere it opened every page at both widths
@@ -69,7 +67,6 @@ def test_pages_on_a_phone_are_at_most_1_6_times_as_tall(shown, book_html: Path) 
     assert not problems, "\n".join(problems)
 
 
-@ON_PAGES
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_code_wraps(shown, book_html: Path, viewport: tuple[int, int]) -> None:
     """No visible code block of a study page (the "Re-run this page" commands, the provenance
@@ -94,7 +91,6 @@ CLOSE_FOLDS = """() => document.querySelectorAll('details.pa-fold[data-pa-opened
     .forEach(d => { d.open = false; delete d.dataset.paOpened; })"""
 
 
-@ON_PAGES
 def test_folded_sections_open_with_charts_that_fit(shown, book_html: Path) -> None:
     """On a phone, long secondary sections are folded under their heading; opened, every chart
     in them fits the screen (no text cut off) and the page still never scrolls sideways. On the

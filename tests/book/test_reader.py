@@ -17,7 +17,7 @@ import pytest
 
 from pruneaudit.charts import format as fmt
 
-from .conftest import DESKTOP, ON_PAGES, PHONE, study_pages
+from .conftest import DESKTOP, PHONE, study_pages
 from .reading_checks import SCIENTIFIC
 
 pytestmark = pytest.mark.browser
@@ -40,7 +40,6 @@ def reader_pages(html: Path) -> list[str]:
                                   for p in (html / "book").rglob("*.html"))]
 
 
-@ON_PAGES
 def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None:
     """No raw float and no power of ten in any page's visible text (the Benchmarks appendix's
     archived reports included) or widget."""
@@ -58,7 +57,6 @@ def test_no_raw_float_in_visible_text_or_widgets(shown, book_html: Path) -> None
     assert not problems, "raw floats a reader sees:\n" + "\n".join(problems)
 
 
-@ON_PAGES
 def test_no_page_wider_than_a_phone(shown, book_html: Path) -> None:
     problems = []
     for path in reader_pages(book_html):
@@ -136,14 +134,12 @@ def test_repeated_chart_pattern() -> None:
     assert repeated_charts(["pa-vega-ab12-1", "pa-vega-cd34-2"]) == []
 
 
-@ON_PAGES
 def test_no_chart_shown_twice(study_views: dict[str, dict]) -> None:
     twice = {p: repeated_charts(v["charts"]) for p, v in study_views.items()}
     assert not {p: t for p, t in twice.items() if t}, f"charts shown twice: {twice}"
     assert all(v["charts"] for v in study_views.values()), "a study page shows no chart"
 
 
-@ON_PAGES
 def test_no_visible_code_on_study_pages(study_views: dict[str, dict]) -> None:
     shown = {p: v["code"] for p, v in study_views.items() if v["code"]}
     assert not shown, f"code cells a reader sees (tag them remove-input or hide-cell): {shown}"
