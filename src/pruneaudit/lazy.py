@@ -9,13 +9,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def module_getattr(
+def attach(
     package: str, homes: Mapping[str, str], namespace: dict[str, Any]
-) -> Callable[[str], Any]:
-    """A package's ``__getattr__``: a public name imported from its home (a module of
-    ``package``, or a module's full name) on first use and kept in ``namespace``; any other
-    name, a submodule of ``package`` (never a dunder name such as ``__main__``, which tools
-    probe), else AttributeError."""
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__``. ``__getattr__``: a public name imported
+    from its home (a module of ``package``, or a module's full name) on first use and kept in
+    ``namespace``; any other name, a submodule of ``package`` (never a dunder name such as
+    ``__main__``, which tools probe), else AttributeError. ``__dir__``: the names in
+    ``namespace`` and the public names, imported or not."""
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
@@ -31,4 +32,7 @@ def module_getattr(
         namespace[name] = value
         return value
 
-    return __getattr__
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *homes})
+
+    return __getattr__, __dir__

@@ -10,7 +10,7 @@ import sys
 import types
 from typing import Any
 
-from pruneaudit.lazy import module_getattr
+from pruneaudit.lazy import attach
 
 #: Public name -> the module of this package that defines it (or a module's full name).
 _HOMES: dict[str, str] = {
@@ -122,11 +122,7 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
-__getattr__ = module_getattr(__name__, _HOMES, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = attach(__name__, _HOMES, globals())
 
 
 __all__ = [

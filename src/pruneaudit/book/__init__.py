@@ -16,7 +16,7 @@ Jupyter) that the runner and the notebooks' helpers import.
 
 from __future__ import annotations
 
-from pruneaudit.lazy import module_getattr
+from pruneaudit.lazy import attach
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
@@ -73,8 +73,4 @@ __all__ = [
 ]
 
 
-__getattr__ = module_getattr(__name__, _HOMES, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = attach(__name__, _HOMES, globals())

@@ -13,7 +13,7 @@ build from :mod:`~.cost` without importing torch.
 
 from __future__ import annotations
 
-from pruneaudit.lazy import module_getattr
+from pruneaudit.lazy import attach
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
@@ -60,11 +60,7 @@ _HOMES: dict[str, str] = {
 }
 
 
-__getattr__ = module_getattr(__name__, _HOMES, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = attach(__name__, _HOMES, globals())
 
 
 __all__ = [
