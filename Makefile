@@ -48,6 +48,7 @@ test-slow: $(STAMP)
 # package's data (measured GPU hours) and the book (Benchmarks appendix, paper-cost fragment).
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
+	$(PY) benchmarks/step_profile.py
 	$(PY) benchmarks/stability_width.py --save benchmarks/out/stability_width.md
 	$(PY) -m pruneaudit.runs.gpu_rates benchmarks/out/gpu_training_cuda_costs.csv
 	$(PY) -m pruneaudit.book.appendix benchmarks/out
