@@ -4,21 +4,15 @@ operators add up to the profiled wall time."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
+import benchmark_scripts
 import pytest
-
-PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "step_profile.py"
 
 
 @pytest.fixture(scope="module")
 def step_profile():
-    spec = importlib.util.spec_from_file_location("step_profile", PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_scripts.load("step_profile")
 
 
 def _event(*names: str):

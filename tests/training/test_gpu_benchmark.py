@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
+import benchmark_scripts
 import pytest
 import torch
 import torch.nn.functional as F
@@ -12,15 +10,10 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from pruneaudit.models import build_model
 
-PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_training.py"
-
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("gpu_training", PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_scripts.load("gpu_training")
 
 
 @pytest.mark.parametrize("arch", ["lenet", "alexnet"])
@@ -78,11 +71,7 @@ def test_targets_are_ratios_of_one_run(bench):
 
 
 def _paper_cost_module():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_gpu_cost.py"
-    spec = importlib.util.spec_from_file_location("paper_gpu_cost", path)
-    cost = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cost)
-    return cost
+    return benchmark_scripts.load("paper_gpu_cost")
 
 
 def test_paper_profile_workload_and_hours(data_root, tmp_path, monkeypatch):
