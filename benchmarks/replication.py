@@ -20,7 +20,7 @@ Usage::
 
     PYTHONPATH=src python benchmarks/replication.py [--notebooks 02_qmnist_writers ...] \
         [--profile quick] [--offset 1000 [2000 ...]] [--work /tmp/replication] [--warm] \
-        [--recompute] [--compare-only] [--books LABEL=DIR ...] \
+        [--recompute [--save-builds [--offsets-only]]] [--compare-only] [--books LABEL=DIR ...] \
         [--save benchmarks/out/replication.md]
     PYTHONPATH=src python benchmarks/replication.py --report
 
@@ -33,15 +33,16 @@ pair changes verdict. The builds of offset 1000 go to ``<work>/store_other`` and
 ``<work>/book_other``, of another offset ``o`` to ``store_other<o>`` and ``book_other<o>``.
 
 ``--recompute --save-builds`` keeps each build's findings JSON under
-``benchmarks/out/builds/<profile>/<build>/`` (committed). ``--report`` builds nothing: from the
-committed builds of each profile it recomputes ``benchmarks/out/stability_calibration.csv``
-(quick) and ``stability_calibration_smoke.csv`` (smoke), and ``stability_calibration.md``: per
-study and in all, and per band of the first build's stability (0.80-0.95, >= 0.95, all), over
-every ordered pair of builds, how many rows firm in the first keep their verdict in the second,
-beside the mean of their
-stabilities (:func:`pruneaudit.audit.between_builds.keep_by_band`); rows whose estimate no build
-can change (:data:`FIXED`) are left out. It writes nothing under ``src/``: the package's
-between-build spreads are its own data.
+``benchmarks/out/builds/<profile>/<build>/`` (committed); with ``--offsets-only`` it computes
+only the offsets' builds, for a new build beside the committed ones. ``--report`` builds
+nothing: from the committed builds of each profile it recomputes
+``benchmarks/out/stability_calibration.csv`` (quick) and ``stability_calibration_smoke.csv``
+(smoke), and ``stability_calibration.md``: per study and in all, and per band of the first
+build's stability (0.80-0.95, >= 0.95, all), over every ordered pair of builds, how many rows
+firm in the first keep their verdict in the second, beside the mean of their stabilities
+(:func:`pruneaudit.audit.between_builds.keep_by_band`); rows whose estimate no build can change
+(:data:`FIXED`) are left out. It writes nothing under ``src/``: the package's between-build
+spreads are its own data.
 """
 
 from __future__ import annotations
@@ -165,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-builds", action="store_true",
                         help="with --recompute: keep each build's findings JSON under "
                              "benchmarks/out/builds/<profile>/<build>")
+    parser.add_argument("--offsets-only", action="store_true",
+                        help="with --recompute --save-builds: compute only the offsets' builds "
+                             "and compare them with the committed default build")
     parser.add_argument("--save", type=Path, help="also write the tables here")
     parser.add_argument("--note", default="", help="a line under the title (where it was built)")
     parser.add_argument("--title", default=None,
@@ -184,8 +188,13 @@ def main(argv: list[str] | None = None) -> int:
         outs = {k: (BUILDS / args.profile / k if args.save_builds else args.work / f"book_{k}")
                 for k in sets}
         stores = {k: args.work / f"store_{k}" for k in sets}
+        if args.offsets_only and not (args.recompute and args.save_builds):
+            parser.error("--offsets-only needs --recompute --save-builds (the default build "
+                         "is read from benchmarks/out/builds/<profile>/default)")
         if args.recompute:
             for label, overrides in sets.items():
+                if args.offsets_only and label == "default":
+                    continue
                 recompute(args.notebooks, args.profile, overrides, stores[label], outs[label])
         elif not args.compare_only:
             for label, overrides in sets.items():
