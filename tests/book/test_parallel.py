@@ -53,26 +53,6 @@ def test_a_notebook_others_wait_for_starts_first(tmp_path: Path) -> None:
     assert t["b"][0] >= first_end - 0.05, "b started before c, which d waits for"
 
 
-def test_start_order_puts_what_others_wait_for_then_the_longest_first() -> None:
-    """d reads c, so c starts first; of the rest the longer expected first (b 9 s, e 5 s),
-    then the unknown (a, and f whose NaN is not known) in the order given."""
-    expected = {"b": 9.0, "e": 5.0, "c": 1.0, "f": float("nan")}
-    assert parallel.start_order(["a", "b", "c", "d", "e", "f"], {"d": ["c"]}, expected) == [
-        "c", "b", "e", "a", "d", "f"]
-    assert parallel.start_order(["a", "b"], {}) == ["a", "b"]
-
-
-def test_the_longest_notebook_starts_first_when_both_are_ready(tmp_path: Path) -> None:
-    """With one worker slot free at a time (2 workers, 3 notebooks), the one expected longest
-    is among the first two even when named last."""
-    out = dict(parallel.run_each(["a", "b", "c"], {}, _notebook(tmp_path), workers=2,
-                                 expected={"c": 60.0}))
-    assert set(out) == {"a", "b", "c"}
-    t = _times(tmp_path)
-    first_end = min(t["a"][1], t["c"][1])
-    assert t["c"][0] < first_end and t["b"][0] >= first_end - 0.05, "c did not start first"
-
-
 def test_waiting_on_counts_every_notebook_downstream() -> None:
     """Brute force on a chain and a fork: a <- b <- c, a <- d; e alone; x is not built."""
     needs = {"b": ["a"], "c": ["b"], "d": ["a", "x"]}

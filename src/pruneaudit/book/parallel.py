@@ -5,9 +5,7 @@ it may read their results from the store (Study 5 reads Study 4's populations); 
 side by side, at most ``workers`` at a time, each in a forked process of its own (a kernel's
 environment, working folder and logging stay its own). Of the notebooks ready to start, those
 that more notebooks wait for (directly or not) start first: a chain such as Study 4 then
-Study 5 starts at once instead of after the notebooks named before it; then those expected to
-take longest (the longest first, as a scheduler of jobs on a few machines does: a long one
-started last would run alone at the end). Results come back in
+Study 5 starts at once instead of after the notebooks named before it. Results come back in
 the order the notebooks finish. When one fails, no other starts; those running finish (their
 kernels shut down cleanly), then the first error is raised.
 """
@@ -34,13 +32,11 @@ def run_each(
     needs: Mapping[str, Sequence[str]],
     run: Callable[[str], T],
     workers: int,
-    expected: Mapping[str, float] | None = None,
 ) -> Iterator[tuple[str, T]]:
     """``(name, run(name))`` for every name, ``names`` in an order that respects ``needs``
     (name -> the names that must finish first; names not in ``names`` are ignored). One worker:
     in this process, in order. More: forked processes (``run`` and its result must survive the
-    fork and pickling), started in :func:`start_order` (``expected``: seconds each name is
-    expected to take, where known)."""
+    fork and pickling)."""
     workers = check_positive_int("jobs", workers)
     if workers == 1:
         for name in names:
@@ -49,7 +45,8 @@ def run_each(
     global _RUN
     _RUN = run
     context = multiprocessing.get_context("fork")
-    pending = start_order(names, needs, expected)
+    waiting = _waiting_on(names, needs)
+    pending = sorted(names, key=lambda n: -waiting[n])  # stable: else in the order given
     running: dict[str, multiprocessing.pool.AsyncResult] = {}
     done: set[str] = set()
     failure: BaseException | None = None
@@ -82,19 +79,6 @@ def run_each(
 
 def _call(name: str) -> object:
     return _RUN(name)
-
-
-def start_order(
-    names: Sequence[str], needs: Mapping[str, Sequence[str]],
-    expected: Mapping[str, float] | None = None,
-) -> list[str]:
-    """The order in which ready notebooks start: those more notebooks wait for first
-    (:func:`_waiting_on`), then the longer ``expected`` (seconds; unknown counts as 0), then in
-    the order given."""
-    waiting = _waiting_on(names, needs)
-    seconds = {n: (expected or {}).get(n, 0.0) for n in names}
-    seconds = {n: v if v == v else 0.0 for n, v in seconds.items()}  # NaN: not known
-    return sorted(names, key=lambda n: (-waiting[n], -seconds[n]))  # stable
 
 
 def _waiting_on(names: Sequence[str], needs: Mapping[str, Sequence[str]]) -> dict[str, int]:

@@ -487,9 +487,7 @@ def run_plan(plan: BuildPlan, studies: Path, *, progress: bool = True, jobs: int
         return _timed_job(plan.jobs[name], plan.stamp, studies, progress)
 
     needs = {n: list(reads) for n, reads in plan.needs.items()}
-    training = {n: c.seconds for n, c in plan.costs.items() if not isinstance(c, str)}
-    for name, (seconds, new_runs, phases) in parallel.run_each(plan.order, needs, timed, jobs,
-                                                               training):
+    for name, (seconds, new_runs, phases) in parallel.run_each(plan.order, needs, timed, jobs):
         record_timing(studies, str(plan.stamp["profile"]), name, seconds, new_runs, phases)
         say(f"executed {name} ({seconds:.1f} s)", flush=True)
 
