@@ -35,7 +35,6 @@ import platform
 import statistics
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pandas as pd
 import torch
@@ -49,7 +48,6 @@ from pruneaudit.models import build_model
 from pruneaudit.training import stacked
 from pruneaudit.training.stack import Stack
 
-REPO = Path(__file__).resolve().parents[1]
 BATCH, LR = 32, 0.01
 
 Step = Callable[[], torch.Tensor]
@@ -57,8 +55,7 @@ Step = Callable[[], torch.Tensor]
 
 def _batches(k: int, steps: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """``steps`` batches ``(x (32, K, 28, 28), y (K * 32,))`` of real, normalized MNIST digits."""
-    root = os.environ.get("PRUNEAUDIT_DATA", str(REPO.parent / "shared" / "data"))
-    mnist = data.load("mnist", "train", root=root)
+    mnist = data.load("mnist", "train")  # the package's data root
     g = torch.Generator().manual_seed(0)
     out = []
     for _ in range(steps):

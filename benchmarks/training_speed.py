@@ -39,14 +39,15 @@ import torch
 import torch.nn.functional as F
 
 OUT = Path(__file__).resolve().parent / "out"
-REPO = Path(__file__).resolve().parents[1]
 BATCH, LR = 32, 0.01
 
 
 def _root(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    return Path(os.environ.get("PRUNEAUDIT_DATA", REPO.parent / "shared" / "data"))
+    """``--root``, else the package's data root (``$PRUNEAUDIT_DATA``, else found beside the
+    repository), handed to each configuration's process."""
+    from pruneaudit import config
+
+    return config.data_root(arg)
 
 
 def _mnist(root: Path, subset: int | None):
