@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the report's title when the builds are not seed offsets "
                              "(with --books: another precision, another device)")
     args = parser.parse_args(argv)
+    if args.offsets_only and not (args.recompute and args.save_builds):
+        parser.error("--offsets-only needs --recompute --save-builds (the default build is read "
+                     "from benchmarks/out/builds/<profile>/default)")
     if args.report:
         return report()
     if args.books:
@@ -188,9 +191,6 @@ def main(argv: list[str] | None = None) -> int:
         outs = {k: (BUILDS / args.profile / k if args.save_builds else args.work / f"book_{k}")
                 for k in sets}
         stores = {k: args.work / f"store_{k}" for k in sets}
-        if args.offsets_only and not (args.recompute and args.save_builds):
-            parser.error("--offsets-only needs --recompute --save-builds (the default build "
-                         "is read from benchmarks/out/builds/<profile>/default)")
         if args.recompute:
             for label, overrides in sets.items():
                 if args.offsets_only and label == "default":

@@ -20,7 +20,7 @@ convolutions and matrix products are the work; the rest is what the profile asks
 Writes ``benchmarks/out/step_profile.{md,csv}`` (the categories; the Markdown also lists the
 operators with the most own time).
 
-Usage: ``python benchmarks/step_profile.py [--k 30] [--threads 2] [--images 4000]``.
+Usage: ``python benchmarks/step_profile.py [--k 30] [--threads 2] [--images 10000]``.
 Quote figures from an otherwise idle machine; the profiler's own overhead makes the profiled
 run slower than the unprofiled one (both are printed).
 """
@@ -28,7 +28,6 @@ run slower than the unprofiled one (both are printed).
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import time
 from collections import Counter
@@ -45,7 +44,6 @@ from pruneaudit.training import TrainConfig, train_population
 from pruneaudit.training.stacked import blocks
 
 OUT = Path(__file__).resolve().parent / "out"
-REPO = Path(__file__).resolve().parents[1]
 BATCH, LR = 32, 0.01
 
 #: Categories, first match wins: (category, words in the operator's name or its ancestor's).
@@ -68,12 +66,8 @@ TOP_OPS = 15
 OTHER = "other operators (copies, views, sums, autograd bookkeeping)"
 
 
-def _root() -> Path:
-    return Path(os.environ.get("PRUNEAUDIT_DATA", REPO.parent / "shared" / "data"))
-
-
 def _population(k: int, images: int):
-    mnist = data.load("mnist", "train", root=_root()).subset(range(images))
+    mnist = data.load("mnist", "train").subset(range(images))  # the package's data root
     models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(k)]
     cfgs = [TrainConfig(epochs=1, lr=LR, batch_size=BATCH, seed=s) for s in range(k)]
     return models, mnist, cfgs
@@ -115,8 +109,9 @@ def profiled(k: int, threads: int, images: int) -> tuple[pd.DataFrame, dict]:
     busy: Counter[str] = Counter()
     for e in prof.events():
         busy[_category(e)] += e.self_cpu_time_total / 1e3  # ms
-    n_blocks = len(blocks(k, torch.device("cpu"), threads))
-    block_steps = -(-images // BATCH) * n_blocks
+    n_blocks = len(blocks(k, torch.device("cpu"), 1))  # the profiled run's blocks
+    steps = -(-images // BATCH)
+    block_steps = steps * n_blocks
     wall_ms = wall * 1e3
     rows = [{"category": c, "ms_per_block_step": busy[c] / block_steps,
              "share": busy[c] / wall_ms} for c in [*(c for c, _ in CATEGORIES), OTHER]]
@@ -129,7 +124,7 @@ def profiled(k: int, threads: int, images: int) -> tuple[pd.DataFrame, dict]:
          for a in prof.key_averages()]
     ).sort_values("share", ascending=False).head(TOP_OPS)
     facts = {"plain": plain, "profiled_s": wall, "blocks": n_blocks,
-             "steps": -(-images // BATCH), "ops": ops}
+             "steps": steps, "ops": ops}
     return pd.DataFrame(rows), facts
 
 
@@ -137,7 +132,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=30)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--images", type=int, default=4000)
+    parser.add_argument("--images", type=int, default=10_000)
     parser.add_argument("--save", default="step_profile", help="name under benchmarks/out/")
     args = parser.parse_args()
     table, facts = profiled(args.k, args.threads, args.images)
