@@ -66,9 +66,12 @@ of 2 to 8 members gives a member the same bits at every size and position, while
 one runs the ungrouped convolution (other bits; AlexNet in some settings); at two threads a
 block of one differs again (both), and so does a block of an odd size (LeNet: the
 convolutions' bias and weight gradients are summed in another split across the threads).
-Hence the **canonical block**: every CPU block trains at one torch thread (blocks run
-in parallel instead, so the split into blocks may follow the threads), and a block of one
-member trains beside a throwaway copy of it (:data:`MIN_BLOCK`), whose result is discarded.
+On an AVX2 CPU (AMD EPYC, torch 2.14.1) a block of three also gave its members other
+convolution bits than blocks of 2 and 4 to 9, at every position (one thread). Hence the
+**canonical block**: every CPU block trains at one torch thread (blocks run in parallel
+instead, so the split into blocks may follow the threads), and a block of one or three members
+trains beside throwaway copies of its first member, as a block of two or four
+(:data:`PADDED_SIZES`), whose results are discarded.
 Evaluation (the forward pass only) gave the same bits at every block size and thread count
 measured. Runs trained before this scheme are retired by the run key's ``trainer``
 (:data:`pruneaudit.runs.spec.TRAINER_SCHEME`). On CUDA (blocks of :data:`CUDA_BLOCK`, split
@@ -122,6 +125,10 @@ BLOCK = 8
 #: Fewest members of a CPU block: a lone member trains beside a throwaway copy of itself (a
 #: block of one runs the ungrouped convolution, whose rounding differs; see the module docstring).
 MIN_BLOCK = 2
+#: CPU blocks trained at another size, beside throwaway copies of their first member: one (see
+#: MIN_BLOCK), and three, whose grouped convolutions gave LeNet other bits than blocks of 2 and
+#: 4 to 9 on an AVX2 CPU (AMD EPYC, torch 2.14.1, oneDNN 3.12; equal on an AVX-512 Xeon).
+PADDED_SIZES = {1: MIN_BLOCK, 3: 4}
 #: Members per stacked block on CUDA (see "Devices" in the module docstring).
 CUDA_BLOCK = 64
 #: Images per stacked evaluation pass (bounds the activations' memory).
@@ -345,8 +352,8 @@ def _train_stacked(
             bar.update(amount)
 
     def run(block: list[int]) -> None:
-        # a lone CPU member trains beside throwaway copies of itself (see MIN_BLOCK)
-        pad = max(0, MIN_BLOCK - len(block)) if device.type == "cpu" else 0
+        # a block of one or three CPU members trains beside throwaway copies (PADDED_SIZES)
+        pad = PADDED_SIZES.get(len(block), len(block)) - len(block) if device.type == "cpu" else 0
         nets = [models[i] for i in block] + [copy_model(models[block[0]]) for _ in range(pad)]
         cols = block + block[:1] * pad
         _train_block(
@@ -484,6 +491,7 @@ def evaluate_population(
 
 __all__ = [
     "MIN_BLOCK",
+    "PADDED_SIZES",
     "SHARED_FIELDS",
     "block_size",
     "blocks",
