@@ -69,8 +69,8 @@ def test_study_cost_sums_workloads_at_the_store_rates(tmp_path):
 
     # lenet: 480,000 images at a recorded 3 s per 10k = 144 s; alexnet: 10,000 images at the
     # reference 24 s per 10k = 24 s
-    record_rate(tmp_path, "lenet", "cpu", 3.0, 10_000)
-    record_rate(tmp_path, "lenet", "cuda", 1.0, 10_000)  # another device's rate: not read
+    record_rate(tmp_path, "lenet", "cpu", 15.0, 50_000)
+    record_rate(tmp_path, "lenet", "cuda", 5.0, 50_000)  # another device's rate: not read
     rows = [SimpleNamespace(model="lenet", models=10, model_epochs=20, images=480_000,
                             evaluations=10, populations=2),
             SimpleNamespace(model="alexnet", models=1, model_epochs=1, images=10_000,
@@ -83,3 +83,26 @@ def test_study_cost_sums_workloads_at_the_store_rates(tmp_path):
     assert study_cost(rows, tmp_path, "cpu").populations is None
     unknown = SimpleNamespace(model="mystery", models=1, model_epochs=1, images=1, evaluations=1)
     assert math.isnan(study_cost([unknown], tmp_path).seconds)
+
+
+def test_small_populations_and_unsized_records_are_not_read_as_rates(tmp_path):
+    from pruneaudit.runs.cost import (
+        MIN_RATE_IMAGES,
+        RATES_FILE,
+        REFERENCE_SECONDS_PER_10K,
+        record_rate,
+        seconds_per_10k,
+    )
+
+    # a smoke-sized population (start-up dominated) and a record without its images: reference
+    record_rate(tmp_path, "lenet", "cpu", 9.0, MIN_RATE_IMAGES - 1)
+    with (tmp_path / RATES_FILE).open("a") as f:
+        f.write('{"model": "lenet", "device": "cpu", "seconds_per_10k": 7.0}\n')
+    rate = seconds_per_10k("lenet", tmp_path)
+    assert (rate.seconds_per_10k, rate.source) == (REFERENCE_SECONDS_PER_10K["lenet"], "reference")
+    assert f"{MIN_RATE_IMAGES:,} images" in rate.text()
+    # populations of at least MIN_RATE_IMAGES: the median of their rates
+    for seconds in (1.0, 2.0, 4.0):
+        record_rate(tmp_path, "lenet", "cpu", seconds * MIN_RATE_IMAGES / 10_000, MIN_RATE_IMAGES)
+    rate = seconds_per_10k("lenet", tmp_path)
+    assert (rate.seconds_per_10k, rate.source, rate.records) == (2.0, "recorded", 3)

@@ -100,7 +100,7 @@ def test_grid_cost_hand_computed(data_root, tmp_path):
     assert "reference" in cost.loc["lenet", "rate"]
     # a store's recorded rate replaces the reference: the median of its records
     for seconds in (1.0, 3.0, 2.0):
-        runs.cost.record_rate(tmp_path, "lenet", "cpu", seconds, 10_000)
+        runs.cost.record_rate(tmp_path, "lenet", "cpu", seconds * 10, 100_000)
     recorded = series.grid_cost(
         ["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0, 1], 3, 2, train_size=1000,
         root=str(data_root), store=str(tmp_path),

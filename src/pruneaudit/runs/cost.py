@@ -6,9 +6,9 @@ training images per model) on the machine in question.
 
 The rate has one source, :func:`seconds_per_10k`: every population the results store trains
 records its wall time and the images its members saw (:func:`record_rate`, ``_rates.jsonl``
-in the store), and the rate is the median of the model's records on that device; where a store
-has none yet, the reference rates :data:`REFERENCE_SECONDS_PER_10K`, measured once on the
-project's 2-core CPU, stand in (and the text says so).
+in the store), and the rate is the median of the model's records on that device from
+populations of at least :data:`MIN_RATE_IMAGES` images; where a store has none yet, the
+reference rates :data:`REFERENCE_SECONDS_PER_10K` stand in (and the text says so).
 """
 
 from __future__ import annotations
@@ -32,10 +32,17 @@ from pruneaudit.errors import PruneAuditError, check_positive_int
 #: ``configuration``, ``model_epochs``, ``hours``) at the GPU rates it measured.
 GPU_COSTS = Path(__file__).with_name("gpu_costs.csv")
 
-#: Seconds per 10,000 training images and epoch for one model trained alone (batch 32), measured
-#: on the project's 2-core development CPU while it was shared: the rate before a store has
-#: recorded its own.
-REFERENCE_SECONDS_PER_10K = {"lenet": 2.0, "alexnet": 24.0, "vgg11": 100.0, "resnet18": 290.0}
+#: Seconds per 10,000 training images per model on a 2-core CPU: the rate before a store has
+#: recorded its own. LeNet's is the population trainer's median over the 150 populations of
+#: the cold quick build of 28 Nov 2026 (an Intel Xeon with AVX-512; the Benchmarks appendix);
+#: the others' were measured for one model trained alone (batch 32), so they overstate a
+#: population's rate.
+REFERENCE_SECONDS_PER_10K = {"lenet": 0.55, "alexnet": 24.0, "vgg11": 100.0, "resnet18": 290.0}
+#: A population that saw fewer images is not read as a rate: its start-up (the data pool, the
+#: stacked network, the threads) dominates, and a smoke population's rate (about 10,000 images)
+#: overstates a quick one's about 3.5 times. Records without their images (written before
+#: 29 Nov 2026) are not read either.
+MIN_RATE_IMAGES = 50_000
 #: The store's record of training rates, one JSON line per trained population.
 RATES_FILE = "_rates.jsonl"
 
@@ -54,7 +61,8 @@ class Rate:
         where = (
             f"median of {self.records} trainings recorded in this results store"
             if self.source == "recorded"
-            else "reference measurement on a 2-core CPU; this store has recorded none yet"
+            else "reference measurement on a 2-core CPU; this store has recorded none of a "
+            f"population of {MIN_RATE_IMAGES:,} images or more yet"
         )
         return f"{fmt.number(self.seconds_per_10k, 2)} s per 10k images per model ({where})"
 
@@ -66,7 +74,8 @@ def record_rate(
     its members saw, over all epochs). Nothing is written for a training of no images."""
     if images <= 0 or seconds <= 0:
         return
-    line = {"model": model, "device": device, "seconds_per_10k": seconds / images * 10_000}
+    line = {"model": model, "device": device, "seconds_per_10k": seconds / images * 10_000,
+            "images": images}
     path = Path(store_root) / RATES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as f:
@@ -77,7 +86,8 @@ def seconds_per_10k(
     model: str, store_root: str | os.PathLike | None = None, device: str = "cpu"
 ) -> Rate:
     """The training rate of ``model`` on ``device``: the median of the store's records (the last
-    50), else the reference rate. Raises naming the models when ``model`` has neither."""
+    50 of populations of at least :data:`MIN_RATE_IMAGES` images), else the reference rate.
+    Raises naming the models when ``model`` has neither."""
     records = []
     path = Path(config.store_root(store_root)) / RATES_FILE
     if path.is_file():
@@ -86,7 +96,8 @@ def seconds_per_10k(
                 row = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line cut short by an interrupted write
-            if row.get("model") == model and row.get("device") == device:
+            if (row.get("model") == model and row.get("device") == device
+                    and row.get("images", 0) >= MIN_RATE_IMAGES):
                 records.append(float(row["seconds_per_10k"]))
     if records:
         return Rate(statistics.median(records[-50:]), "recorded", len(records[-50:]))
