@@ -15,6 +15,7 @@ import torch
 
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec
+from pruneaudit.runs import archive as archive_mod
 from pruneaudit.runs import store as store_mod
 
 BASE = RunSpec(dataset="mnist", model="lenet", epochs=1, train_size=512, test_size=256)
@@ -132,15 +133,19 @@ def _first_spec(name: str) -> bool:
     [
         (lambda n, d: None if n == store_mod.ARCHIVE_MANIFEST else (n, d), "has no pruneaudit"),
         (lambda n, d: (n, b"{") if n == store_mod.ARCHIVE_MANIFEST else (n, d), "unreadable"),
-        (lambda n, d: (n, d.replace(b'"format": 1', b'"format": 9')), "format 9"),
+        (lambda n, d: (n, d.replace(b'"format": 2', b'"format": 9')), "format 9"),
         (lambda n, d: None if n.endswith("predictions.parquet") else (n, d),
          "lacks predictions.parquet"),
         (lambda n, d: (n.replace("spec.json", "checkpoint.pt"), d) if _first_spec(n) else (n, d),
          "not a run's results file"),
         (lambda n, d: (n, d.replace(b'"epochs": 1', b'"epochs": 2')) if _first_spec(n)
          else (n, d), "whose spec.json has the key"),
-        (lambda n, d: (n, d) if n.startswith("runs/") or n == store_mod.ARCHIVE_MANIFEST
-         else None, None),  # unchanged: imports
+        (lambda n, d: None if n.endswith("examples/0.parquet") else (n, d), "lacks examples/0"),
+        (lambda n, d: (n, d.replace(b'"examples": [\n  0', b'"examples": [\n  null'))
+         if n == store_mod.ARCHIVE_MANIFEST else (n, d), "lacks predictions.parquet of run"),
+        (lambda n, d: (n, d) if n.startswith(("runs/", "examples/"))
+         or n in (store_mod.ARCHIVE_MANIFEST, archive_mod.PACKED) else None,
+         None),  # unchanged: imports
     ],
 )
 def test_an_altered_archive_is_refused_whole(
@@ -199,3 +204,51 @@ def test_missing_garbage_and_truncated_archives(source: ResultsStore, tmp_path: 
     with pytest.raises(PruneAuditError, match=r"is corrupt \(file runs/|not a readable zip"):
         target.import_results(corrupt)
     assert target.keys() == []
+
+
+def test_runs_of_one_test_set_share_its_examples_and_read_back_the_same(tmp_path: Path):
+    """Format 2 stores a test set's examples once and each run's predictions where they
+    differ from the label; every run reads back the same frame (other dtypes, none wrong, all
+    wrong, a frame not of the packed form kept as its file)."""
+    store = ResultsStore(tmp_path / "source")
+    table, predictions, _ = _fake(0)
+    labels = predictions["label"].to_numpy()
+    frames = [predictions, predictions.assign(prediction=labels),  # none wrong
+              predictions.assign(prediction=(labels + 1) % 10),  # all wrong
+              predictions.astype({"label": "uint8", "prediction": "int16"}),
+              predictions.assign(index=predictions["index"] * 0.5)]  # another test set
+    frames.append(predictions.astype({"prediction": "float64"}))  # not packed: its file
+    for seed, frame in enumerate(frames):
+        store.save(BASE.replace(seed=seed), table, frame)
+    archive = tmp_path / "light.zip"
+    store.export_results(archive)
+    with zipfile.ZipFile(archive) as z:
+        names = z.namelist()
+        manifest = json.loads(z.read(store_mod.ARCHIVE_MANIFEST))
+    assert sorted(n for n in names if n.startswith("examples/")) == [
+        "examples/0.parquet", "examples/1.parquet", "examples/2.parquet"]
+    assert sum(n.endswith("/predictions.parquet") for n in names) == 1
+    sets = manifest["examples"]
+    assert sets.count(None) == 1  # the float predictions' run
+    assert sorted(sets.count(n) for n in range(3)) == [1, 1, 3]  # 3 runs share one test set
+    target = ResultsStore(tmp_path / "target")
+    assert target.import_results(archive) == (len(frames), 0)
+    for seed, frame in enumerate(frames):
+        pd.testing.assert_frame_equal(target.load(BASE.replace(seed=seed)).predictions, frame)
+
+
+def test_a_format_1_archive_still_imports(source: ResultsStore, tmp_path: Path):
+    """An archive of format 1 (every run's files as stored) reads as before."""
+    archive = tmp_path / "old.zip"
+    folders = [p.parent for p in source.root.glob("runs/*/*/DONE")]
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(store_mod.ARCHIVE_MANIFEST, json.dumps(
+            {"format": 1, "checkpoints": False, "runs": [f.name for f in folders]}))
+        for folder in folders:
+            for file in folder.iterdir():
+                if file.name not in ("DONE", "checkpoint.pt"):
+                    z.write(file, f"runs/{folder.name}/{file.name}")
+    target = ResultsStore(tmp_path / "target")
+    assert target.import_results(archive) == (4, 0)
+    for spec in _specs():
+        pd.testing.assert_frame_equal(target.load(spec).predictions, source.load(spec).predictions)

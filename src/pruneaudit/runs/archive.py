@@ -1,21 +1,43 @@
 """Results archives (``ResultsStore.export_results``): a zip of finished runs without their
-checkpoints, with a manifest; opened and checked whole before any run is read from it."""
+checkpoints, with a manifest; opened and checked whole before any run is read from it.
+
+Format 2 packs the runs' predictions (:class:`PackedPredictions`): the examples of a test set
+(``index``, ``label``) are stored once, as ``examples/<n>.parquet``, however many runs were
+evaluated on them, and the root table ``predictions.parquet`` holds each run's predictions
+only where they differ from the label (``run``, ``row``, ``prediction``). A run's
+``predictions.parquet`` is read back as the same frame. Parquet and zip compress each file on
+its own, so the labels, repeated in every run's file, and the predictions, mostly equal to
+them, made most of a format 1 archive (every run's ``predictions.parquet`` as it is stored),
+which this version still reads. A run whose predictions do not have that form (other columns,
+a label or prediction that is not an integer) keeps its file.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.spec import RunSpec, canonical_key
+from pruneaudit.runs.spec import PREDICTION_COLUMNS, RunSpec, canonical_key
 
 #: The manifest of a results archive (``ResultsStore.export_results``) and its format.
 ARCHIVE_MANIFEST = "pruneaudit-results.json"
-ARCHIVE_FORMAT = 1
+ARCHIVE_FORMAT = 2
+#: The formats this version reads (1: every run's predictions.parquet as a file).
+READABLE_FORMATS = (1, 2)
+#: A format 2 archive's table of the predictions that differ from the label.
+PACKED = "predictions.parquet"
 _ARCHIVED_RUN = re.compile(r"runs/([0-9a-f]{64})/([a-z.]+)")
+_EXAMPLES = re.compile(r"examples/(\d+)\.parquet")
 
 
 def open_archive(path: Path) -> zipfile.ZipFile:
@@ -44,10 +66,7 @@ def archived_runs(
     spec whose key (current or legacy) is its folder's name."""
 
     def refuse(problem: str) -> PruneAuditError:
-        return PruneAuditError(
-            f"results archive {str(path)!r} {problem}; it was not written by "
-            "ResultsStore.export_results (compute --export) or was altered: export it again"
-        )
+        return _refusal(path, problem)
 
     names = archive.namelist()
     if ARCHIVE_MANIFEST not in names:
@@ -58,11 +77,13 @@ def archived_runs(
         version = manifest["format"]
     except (ValueError, KeyError, TypeError):
         raise refuse(f"has an unreadable {ARCHIVE_MANIFEST}") from None
-    if version != ARCHIVE_FORMAT:
-        raise refuse(f"has format {version!r}, this version reads format {ARCHIVE_FORMAT}")
+    if version not in READABLE_FORMATS:
+        raise refuse(f"has format {version!r}, this version reads formats "
+                     f"{', '.join(map(str, READABLE_FORMATS))}")
     runs: dict[str, list[str]] = {}
     for name in names:
-        if name == ARCHIVE_MANIFEST:
+        if name == ARCHIVE_MANIFEST or (version == 2 and (
+                name == PACKED or _EXAMPLES.fullmatch(name))):
             continue
         match = _ARCHIVED_RUN.fullmatch(name)
         if match is None or match[2] not in light:
@@ -85,4 +106,145 @@ def archived_runs(
     return runs
 
 
-__all__ = ["ARCHIVE_FORMAT", "ARCHIVE_MANIFEST", "archived_runs", "open_archive"]
+def _refusal(path: Path, problem: str) -> PruneAuditError:
+    return PruneAuditError(
+        f"results archive {str(path)!r} {problem}; it was not written by "
+        "ResultsStore.export_results (compute --export) or was altered: export it again"
+    )
+
+
+def _parquet(frame: pd.DataFrame, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False, compression="zstd", **options)
+    return buffer.getvalue()
+
+
+class PackedPredictions:
+    """Format 2's predictions, gathered run by run (:meth:`add`) while an archive is written
+    (see the module docstring); :meth:`files` are the archive's files that hold them."""
+
+    def __init__(self) -> None:
+        self.examples: list[pd.DataFrame] = []
+        self._sets: dict[str, int] = {}
+        self._rows: list[tuple[int, np.ndarray, np.ndarray]] = []
+
+    def add(self, run: int, frame: pd.DataFrame) -> tuple[int, str] | None:
+        """Pack run number ``run``'s predictions; return its examples' number and its
+        predictions' dtype, or None where the frame does not have the packed form."""
+        if (list(frame.columns) != list(PREDICTION_COLUMNS)
+                or not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0
+                or not all(pd.api.types.is_integer_dtype(frame[c])
+                           for c in ("label", "prediction"))):
+            return None
+        examples = frame[["index", "label"]]
+        digest = hashlib.sha256(pd.util.hash_pandas_object(examples, index=False).to_numpy()
+                                .tobytes() + str(examples.dtypes.to_dict()).encode()).hexdigest()
+        if digest not in self._sets:
+            self._sets[digest] = len(self.examples)
+            self.examples.append(examples)
+        label, prediction = frame["label"].to_numpy(), frame["prediction"].to_numpy()
+        wrong = np.flatnonzero(prediction != label)
+        self._rows.append((run, wrong, prediction[wrong]))
+        return self._sets[digest], str(prediction.dtype)
+
+    def files(self) -> dict[str, bytes]:
+        """The archive's files of the packed predictions: each test set's examples and the
+        table of the predictions that differ from the label."""
+        from pruneaudit.runs.store import predictions_parquet
+
+        files = {f"examples/{n}.parquet": _parquet(e, **{k: v for k, v in predictions_parquet(
+            e).items() if k != "compression"}) for n, e in enumerate(self.examples)}
+        runs, rows, values = (
+            [np.full(len(w), r, np.int32) for r, w, _ in self._rows],
+            [w.astype(np.int32) for _, w, _ in self._rows],
+            [v.astype(np.int64) for _, _, v in self._rows],
+        )
+        table = pd.DataFrame({
+            "run": np.concatenate(runs or [np.zeros(0, np.int32)]),
+            "row": np.concatenate(rows or [np.zeros(0, np.int32)]),
+            "prediction": np.concatenate(values or [np.zeros(0, np.int64)]),
+        })
+        files[PACKED] = _parquet(table, column_encoding={"run": "DELTA_BINARY_PACKED",
+                                                         "row": "DELTA_BINARY_PACKED"},
+                                 use_dictionary=["prediction"])
+        return files
+
+
+def packed_predictions(
+    archive: zipfile.ZipFile, path: Path, runs: dict[str, list[str]]
+) -> dict[str, Callable[[], pd.DataFrame]]:
+    """Run folder name -> a function giving its predictions frame, for the runs whose
+    predictions a format 2 archive packs, every one checked (its examples exist, its rows lie
+    within them); a run with neither its own ``predictions.parquet`` nor packed predictions is
+    refused. ``runs``: :func:`archived_runs`'."""
+    manifest = json.loads(archive.read(ARCHIVE_MANIFEST))
+    listed = list(manifest["runs"])
+    if manifest["format"] == 1:
+        sets, dtypes = [None] * len(listed), [None] * len(listed)
+    else:
+        try:
+            sets, dtypes = list(manifest["examples"]), list(manifest["predictions"])
+            if not len(sets) == len(dtypes) == len(listed):
+                raise ValueError("lengths")
+            dtypes = [None if d is None else np.dtype(d) for d in dtypes]
+        except (KeyError, TypeError, ValueError):
+            raise _refusal(path, f"has an unreadable {ARCHIVE_MANIFEST}") from None
+    packed = [i for i, s in enumerate(sets) if s is not None]
+    for i, name in enumerate(listed):
+        has_file = "predictions.parquet" in runs[name]
+        if has_file and sets[i] is not None:
+            raise _refusal(path, f"holds run {name}'s predictions twice")
+        if not has_file and sets[i] is None:
+            raise _refusal(path, f"lacks predictions.parquet of run {name}")
+        if sets[i] is not None and not (isinstance(sets[i], int) and dtypes[i] is not None
+                                        and dtypes[i].kind in "iu"):
+            raise _refusal(path, f"has an unreadable {ARCHIVE_MANIFEST}")
+    if not packed:
+        return {}
+    needed = [PACKED, *(f"examples/{s}" + ".parquet" for s in sorted({sets[i] for i in packed}))]
+    missing = [n for n in needed if n not in set(archive.namelist())]
+    if missing:
+        raise _refusal(path, f"lacks {missing[0]} (of the predictions of its packed runs)")
+    try:
+        table = pd.read_parquet(io.BytesIO(archive.read(PACKED)))
+        examples = {s: pd.read_parquet(io.BytesIO(archive.read(f"examples/{s}.parquet")))
+                    for s in sorted({sets[i] for i in packed})}
+    except (OSError, ValueError) as err:
+        raise _refusal(path, f"has an unreadable packed table ({err})") from None
+    if list(table.columns) != ["run", "row", "prediction"] or not table["run"].isin(packed).all():
+        raise _refusal(path, f"has a {PACKED} that does not match its manifest")
+    groups = dict(list(table.groupby("run", sort=False)))
+    makers: dict[str, Callable[[], pd.DataFrame]] = {}
+    for i in packed:
+        rows = groups.get(i, table.iloc[:0])
+        frame = examples[sets[i]]
+        if list(frame.columns) != ["index", "label"] or (
+                len(rows) and not (rows["row"].min() >= 0 and rows["row"].max() < len(frame))):
+            raise _refusal(path, f"has packed predictions of run {listed[i]} that do not fit "
+                           "its examples")
+        makers[listed[i]] = _unpacker(frame, dtypes[i], rows["row"].to_numpy(),
+                                      rows["prediction"].to_numpy())
+    return makers
+
+
+def _unpacker(
+    examples: pd.DataFrame, dtype: np.dtype, rows: np.ndarray, values: np.ndarray
+) -> Callable[[], pd.DataFrame]:
+    def frame() -> pd.DataFrame:
+        prediction = examples["label"].to_numpy().astype(dtype)
+        prediction[rows] = values.astype(dtype)
+        return examples.assign(prediction=prediction)
+
+    return frame
+
+
+__all__ = [
+    "ARCHIVE_FORMAT",
+    "ARCHIVE_MANIFEST",
+    "PACKED",
+    "READABLE_FORMATS",
+    "PackedPredictions",
+    "archived_runs",
+    "open_archive",
+    "packed_predictions",
+]

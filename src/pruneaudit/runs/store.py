@@ -33,8 +33,9 @@ device itself (it imports no domain module): the code that makes a run passes ``
 (:func:`pruneaudit.training.device.environment`); a run saved without it has no ``env.json``.
 
 Light results: :meth:`ResultsStore.export_results` writes every finished run's files but its
-checkpoint (``spec.json``, the two parquet tables, ``env.json``) to one zip archive, with a
-manifest ``pruneaudit-results.json`` listing the run folders; the archive is written under a
+checkpoint (``spec.json``, ``classes.parquet``, ``env.json``; the predictions packed across
+runs, :mod:`pruneaudit.runs.archive`) to one zip archive, with a manifest
+``pruneaudit-results.json`` listing the run folders; the archive is written under a
 temporary name and renamed. :meth:`ResultsStore.import_results` checks the whole archive first
 (readable, every file's CRC, the manifest, each run's files and its spec against its folder's
 key) and then writes each run it lacks by the protocol above (whole or not at all). A run
@@ -75,8 +76,10 @@ from pruneaudit.errors import PruneAuditError, check_choice, check_frame
 from pruneaudit.runs.archive import (
     ARCHIVE_FORMAT,
     ARCHIVE_MANIFEST,
+    PackedPredictions,
     archived_runs,
     open_archive,
+    packed_predictions,
 )
 from pruneaudit.runs.spec import (
     CLASS_COLUMNS,
@@ -420,16 +423,24 @@ class ResultsStore:
                 "the studies into it first (python -m pruneaudit.book compute)"
             )
         manifest = {"format": ARCHIVE_FORMAT, "checkpoints": False,
-                    "runs": [f.name for f in folders]}
+                    "runs": [f.name for f in folders], "examples": [], "predictions": []}
+        packed = PackedPredictions()
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.partial")
         try:
             with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                archive.writestr(ARCHIVE_MANIFEST, json.dumps(manifest, indent=1) + "\n")
-                for folder in folders:
+                for n, folder in enumerate(folders):
+                    with phase("store"):
+                        where = packed.add(n, pd.read_parquet(folder / "predictions.parquet"))
+                    manifest["examples"].append(None if where is None else where[0])
+                    manifest["predictions"].append(None if where is None else where[1])
                     for name in _LIGHT:
-                        if (folder / name).is_file():
+                        if (folder / name).is_file() and not (
+                                where is not None and name == "predictions.parquet"):
                             archive.write(folder / name, f"runs/{folder.name}/{name}")
+                for name, data in packed.files().items():
+                    archive.writestr(name, data)
+                archive.writestr(ARCHIVE_MANIFEST, json.dumps(manifest, indent=1) + "\n")
             _fsync_file(partial)
             os.replace(partial, path)
         finally:
@@ -443,7 +454,8 @@ class ResultsStore:
         path = Path(path)
         self.check_writable()
         with open_archive(path) as archive:
-            runs = archived_runs(archive, path, _FILES, _LIGHT)
+            runs = archived_runs(archive, path, _FILES[:2], _LIGHT)
+            packed = packed_predictions(archive, path, runs)
             added = 0
             for name, files in runs.items():
                 if self._finished(self._folder(name)):
@@ -453,6 +465,11 @@ class ResultsStore:
                 try:
                     for file in files:
                         (tmp / file).write_bytes(archive.read(f"runs/{name}/{file}"))
+                    if name in packed:
+                        frame = packed[name]()
+                        frame.to_parquet(tmp / "predictions.parquet", index=False,
+                                         **predictions_parquet(frame))
+                    for file in os.listdir(tmp):
                         _fsync_file(tmp / file)
                     (tmp / _DONE).write_text(name + "\n")
                     _fsync_file(tmp / _DONE)
