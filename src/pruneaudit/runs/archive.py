@@ -115,7 +115,7 @@ def _refusal(path: Path, problem: str) -> PruneAuditError:
 
 def _parquet(frame: pd.DataFrame, **options: object) -> bytes:
     buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False, compression="zstd", **options)
+    frame.to_parquet(buffer, index=False, **{"compression": "zstd", **options})
     return buffer.getvalue()
 
 
@@ -152,8 +152,8 @@ class PackedPredictions:
         table of the predictions that differ from the label."""
         from pruneaudit.runs.store import predictions_parquet
 
-        files = {f"examples/{n}.parquet": _parquet(e, **{k: v for k, v in predictions_parquet(
-            e).items() if k != "compression"}) for n, e in enumerate(self.examples)}
+        files = {f"examples/{n}.parquet": _parquet(e, **predictions_parquet(e))
+                 for n, e in enumerate(self.examples)}
         runs, rows, values = (
             [np.full(len(w), r, np.int32) for r, w, _ in self._rows],
             [w.astype(np.int32) for _, w, _ in self._rows],
