@@ -59,7 +59,7 @@ def test_export_then_import_carries_every_run_but_the_checkpoints(
     archive = tmp_path / "light.zip"
     assert source.export_results(archive) == 4
     names = zipfile.ZipFile(archive).namelist()
-    assert store_mod.ARCHIVE_MANIFEST in names
+    assert archive_mod.ARCHIVE_MANIFEST in names
     assert not [n for n in names if n.endswith("checkpoint.pt") or n.endswith("DONE")]
     assert sum(n.endswith("env.json") for n in names) == 1
     target = ResultsStore(tmp_path / "target")
@@ -131,8 +131,8 @@ def _first_spec(name: str) -> bool:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda n, d: None if n == store_mod.ARCHIVE_MANIFEST else (n, d), "has no pruneaudit"),
-        (lambda n, d: (n, b"{") if n == store_mod.ARCHIVE_MANIFEST else (n, d), "unreadable"),
+        (lambda n, d: None if n == archive_mod.ARCHIVE_MANIFEST else (n, d), "has no pruneaudit"),
+        (lambda n, d: (n, b"{") if n == archive_mod.ARCHIVE_MANIFEST else (n, d), "unreadable"),
         (lambda n, d: (n, d.replace(b'"format": 2', b'"format": 9')), "format 9"),
         (lambda n, d: None if n.endswith("predictions.parquet") else (n, d),
          "lacks predictions.parquet"),
@@ -142,9 +142,9 @@ def _first_spec(name: str) -> bool:
          else (n, d), "whose spec.json has the key"),
         (lambda n, d: None if n.endswith("examples/0.parquet") else (n, d), "lacks examples/0"),
         (lambda n, d: (n, d.replace(b'"examples": [\n  0', b'"examples": [\n  null'))
-         if n == store_mod.ARCHIVE_MANIFEST else (n, d), "lacks predictions.parquet of run"),
+         if n == archive_mod.ARCHIVE_MANIFEST else (n, d), "lacks predictions.parquet of run"),
         (lambda n, d: (n, d) if n.startswith(("runs/", "examples/"))
-         or n in (store_mod.ARCHIVE_MANIFEST, archive_mod.PACKED) else None,
+         or n in (archive_mod.ARCHIVE_MANIFEST, archive_mod.PACKED) else None,
          None),  # unchanged: imports
     ],
 )
@@ -169,7 +169,7 @@ def test_a_run_missing_from_the_manifest_is_refused(source: ResultsStore, tmp_pa
     source.export_results(archive)
 
     def drop_one(name: str, data: bytes):
-        if name != store_mod.ARCHIVE_MANIFEST:
+        if name != archive_mod.ARCHIVE_MANIFEST:
             return name, data
         manifest = json.loads(data)
         return name, json.dumps({**manifest, "runs": manifest["runs"][1:]})
@@ -224,7 +224,7 @@ def test_runs_of_one_test_set_share_its_examples_and_read_back_the_same(tmp_path
     store.export_results(archive)
     with zipfile.ZipFile(archive) as z:
         names = z.namelist()
-        manifest = json.loads(z.read(store_mod.ARCHIVE_MANIFEST))
+        manifest = json.loads(z.read(archive_mod.ARCHIVE_MANIFEST))
     assert sorted(n for n in names if n.startswith("examples/")) == [
         "examples/0.parquet", "examples/1.parquet", "examples/2.parquet"]
     assert sum(n.endswith("/predictions.parquet") for n in names) == 1
@@ -242,7 +242,7 @@ def test_a_format_1_archive_still_imports(source: ResultsStore, tmp_path: Path):
     archive = tmp_path / "old.zip"
     folders = [p.parent for p in source.root.glob("runs/*/*/DONE")]
     with zipfile.ZipFile(archive, "w") as z:
-        z.writestr(store_mod.ARCHIVE_MANIFEST, json.dumps(
+        z.writestr(archive_mod.ARCHIVE_MANIFEST, json.dumps(
             {"format": 1, "checkpoints": False, "runs": [f.name for f in folders]}))
         for folder in folders:
             for file in folder.iterdir():

@@ -170,6 +170,25 @@ class PackedPredictions:
         return files
 
 
+def write_archive(archive: zipfile.ZipFile, folders: list[Path], light: tuple[str, ...]) -> None:
+    """Write the runs in ``folders`` to ``archive`` in this version's format: each run's
+    ``light`` files but its predictions where they are packed, the packed predictions
+    (:class:`PackedPredictions`) and the manifest."""
+    manifest: dict = {"format": ARCHIVE_FORMAT, "checkpoints": False,
+                      "runs": [f.name for f in folders], "examples": [], "predictions": []}
+    packed = PackedPredictions()
+    for n, folder in enumerate(folders):
+        where = packed.add(n, pd.read_parquet(folder / "predictions.parquet"))
+        manifest["examples"].append(None if where is None else where[0])
+        manifest["predictions"].append(None if where is None else where[1])
+        for name in light:
+            if (folder / name).is_file() and not (where and name == "predictions.parquet"):
+                archive.write(folder / name, f"runs/{folder.name}/{name}")
+    for name, data in packed.files().items():
+        archive.writestr(name, data)
+    archive.writestr(ARCHIVE_MANIFEST, json.dumps(manifest, indent=1) + "\n")
+
+
 def packed_predictions(
     archive: zipfile.ZipFile, path: Path, runs: dict[str, list[str]]
 ) -> dict[str, Callable[[], pd.DataFrame]]:
@@ -247,4 +266,5 @@ __all__ = [
     "archived_runs",
     "open_archive",
     "packed_predictions",
+    "write_archive",
 ]

@@ -74,12 +74,10 @@ import pandas as pd
 from pruneaudit import config, timing
 from pruneaudit.errors import PruneAuditError, check_choice, check_frame
 from pruneaudit.runs.archive import (
-    ARCHIVE_FORMAT,
-    ARCHIVE_MANIFEST,
-    PackedPredictions,
     archived_runs,
     open_archive,
     packed_predictions,
+    write_archive,
 )
 from pruneaudit.runs.spec import (
     CLASS_COLUMNS,
@@ -422,25 +420,11 @@ class ResultsStore:
                 f"the results store {str(self.root)!r} has no finished run to export; compute "
                 "the studies into it first (python -m pruneaudit.book compute)"
             )
-        manifest = {"format": ARCHIVE_FORMAT, "checkpoints": False,
-                    "runs": [f.name for f in folders], "examples": [], "predictions": []}
-        packed = PackedPredictions()
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.partial")
         try:
             with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                for n, folder in enumerate(folders):
-                    with phase("store"):
-                        where = packed.add(n, pd.read_parquet(folder / "predictions.parquet"))
-                    manifest["examples"].append(None if where is None else where[0])
-                    manifest["predictions"].append(None if where is None else where[1])
-                    for name in _LIGHT:
-                        if (folder / name).is_file() and not (
-                                where is not None and name == "predictions.parquet"):
-                            archive.write(folder / name, f"runs/{folder.name}/{name}")
-                for name, data in packed.files().items():
-                    archive.writestr(name, data)
-                archive.writestr(ARCHIVE_MANIFEST, json.dumps(manifest, indent=1) + "\n")
+                write_archive(archive, folders, _LIGHT)
             _fsync_file(partial)
             os.replace(partial, path)
         finally:
