@@ -184,7 +184,8 @@ def test_run_tiny(data_root, tmp_path):
     numbers = ps.numbers(result)
     assert numbers["n_candidates"] == 1 and numbers["floor_note"].startswith("lowered")
     assert numbers["sparsity_given_up"] == 0 and numbers["paper_pick"] == "around 68%"
-    assert numbers["model_epochs"] == 2 and "recorded in this results store" in numbers["rate"]
+    # the tiny run recorded its rate, but a population this small is not read as one
+    assert numbers["model_epochs"] == 2 and "reference measurement" in numbers["rate"]
     assert all(isinstance(v, int | float | str) for v in numbers.values())
 
 
