@@ -127,7 +127,8 @@ BLOCK = 8
 MIN_BLOCK = 2
 #: CPU blocks trained at another size, beside throwaway copies of their first member: one (see
 #: MIN_BLOCK), and three, whose grouped convolutions gave LeNet other bits than blocks of 2 and
-#: 4 to 9 on an AVX2 CPU (AMD EPYC, torch 2.14.1, oneDNN 3.12; equal on an AVX-512 Xeon).
+#: 4 to 9 on an AVX2 CPU (AMD EPYC, torch 2.14.1, oneDNN 3.12; the companion tests had passed
+#: on AVX-512 Xeons without it).
 PADDED_SIZES = {1: MIN_BLOCK, 3: 4}
 #: Members per stacked block on CUDA (see "Devices" in the module docstring).
 CUDA_BLOCK = 64
