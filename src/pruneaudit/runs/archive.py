@@ -60,10 +60,10 @@ def open_archive(path: Path) -> zipfile.ZipFile:
 
 def archived_runs(
     archive: zipfile.ZipFile, path: Path, required: tuple[str, ...], light: tuple[str, ...]
-) -> dict[str, list[str]]:
-    """Run folder name -> its files in a results archive, every run checked: the manifest lists
-    exactly the archive's runs, each has its ``required`` files (and only ``light`` ones) and a
-    spec whose key (current or legacy) is its folder's name."""
+) -> tuple[dict[str, list[str]], dict]:
+    """Run folder name -> its files in a results archive, and the archive's manifest, every run
+    checked: the manifest lists exactly the archive's runs, each has its ``required`` files (and
+    only ``light`` ones) and a spec whose key (current or legacy) is its folder's name."""
 
     def refuse(problem: str) -> PruneAuditError:
         return _refusal(path, problem)
@@ -103,7 +103,7 @@ def archived_runs(
             raise refuse(f"has an unreadable spec.json for run {key} ({err})") from None
         if key != own:
             raise refuse(f"holds run {key} whose spec.json has the key {own}")
-    return runs
+    return runs, manifest
 
 
 def _refusal(path: Path, problem: str) -> PruneAuditError:
@@ -190,13 +190,12 @@ def write_archive(archive: zipfile.ZipFile, folders: list[Path], light: tuple[st
 
 
 def packed_predictions(
-    archive: zipfile.ZipFile, path: Path, runs: dict[str, list[str]]
+    archive: zipfile.ZipFile, path: Path, runs: dict[str, list[str]], manifest: dict
 ) -> dict[str, Callable[[], pd.DataFrame]]:
     """Run folder name -> a function giving its predictions frame, for the runs whose
     predictions a format 2 archive packs, every one checked (its examples exist, its rows lie
     within them); a run with neither its own ``predictions.parquet`` nor packed predictions is
-    refused. ``runs``: :func:`archived_runs`'."""
-    manifest = json.loads(archive.read(ARCHIVE_MANIFEST))
+    refused. ``runs`` and ``manifest``: :func:`archived_runs`'."""
     listed = list(manifest["runs"])
     if manifest["format"] == 1:
         sets, dtypes = [None] * len(listed), [None] * len(listed)
@@ -220,14 +219,15 @@ def packed_predictions(
             raise _refusal(path, f"has an unreadable {ARCHIVE_MANIFEST}")
     if not packed:
         return {}
-    needed = [PACKED, *(f"examples/{s}" + ".parquet" for s in sorted({sets[i] for i in packed}))]
-    missing = [n for n in needed if n not in set(archive.namelist())]
+    numbers = sorted({sets[i] for i in packed})
+    names = set(archive.namelist())
+    missing = [n for n in [PACKED, *(f"examples/{s}.parquet" for s in numbers)] if n not in names]
     if missing:
         raise _refusal(path, f"lacks {missing[0]} (of the predictions of its packed runs)")
     try:
         table = pd.read_parquet(io.BytesIO(archive.read(PACKED)))
         examples = {s: pd.read_parquet(io.BytesIO(archive.read(f"examples/{s}.parquet")))
-                    for s in sorted({sets[i] for i in packed})}
+                    for s in numbers}
     except (OSError, ValueError) as err:
         raise _refusal(path, f"has an unreadable packed table ({err})") from None
     if list(table.columns) != ["run", "row", "prediction"] or not table["run"].isin(packed).all():

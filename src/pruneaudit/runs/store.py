@@ -438,8 +438,8 @@ class ResultsStore:
         path = Path(path)
         self.check_writable()
         with open_archive(path) as archive:
-            runs = archived_runs(archive, path, _FILES[:2], _LIGHT)
-            packed = packed_predictions(archive, path, runs)
+            runs, manifest = archived_runs(archive, path, _FILES[:2], _LIGHT)
+            packed = packed_predictions(archive, path, runs, manifest)
             added = 0
             for name, files in runs.items():
                 if self._finished(self._folder(name)):
