@@ -166,3 +166,22 @@ def test_rates_in_unit_interval_and_group_sizes_add_up(rows):
     unit = table[table["grouping"] == "a"]
     overall = table.iloc[0]["error_rate"]
     assert overall == pytest.approx((unit["n"] * unit["error_rate"]).sum() / len(rows))
+
+
+def test_rates_equal_fairlearns_own_functions_per_group():
+    """The rates made from each group's counts are, bit for bit, fairlearn's
+    ``false_positive_rate`` / ``false_negative_rate`` and the mean error of the group's rows."""
+    from fairlearn.metrics import false_negative_rate, false_positive_rate
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, 400)
+    p = np.where(rng.random(400) < 0.7, y, rng.integers(0, 4, 400))
+    groups = pd.DataFrame({"a": rng.integers(0, 3, 400), "b": rng.integers(0, 2, 400)})
+    table = audit.group_metrics(y, p, groups, positive_class=2).set_index("group")
+    for (a, b), rows in groups.groupby(["a", "b"]).groups.items():
+        yt, yp = y[rows] == 2, p[rows] == 2
+        row = table.loc[f"a={a} & b={b}"]
+        assert row["n"] == len(rows)
+        assert row["error_rate"] == np.mean(y[rows] != p[rows])
+        assert row["fpr"] == false_positive_rate(yt, yp, pos_label=True)
+        assert row["fnr"] == false_negative_rate(yt, yp, pos_label=True)
