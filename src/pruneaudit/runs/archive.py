@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.spec import PREDICTION_COLUMNS, RunSpec, canonical_key
+from pruneaudit.runs.spec import PREDICTION_COLUMNS, RunSpec, canonical_key, predictions_parquet
 
 #: The manifest of a results archive (``ResultsStore.export_results``) and its format.
 ARCHIVE_MANIFEST = "pruneaudit-results.json"
@@ -150,8 +150,6 @@ class PackedPredictions:
     def files(self) -> dict[str, bytes]:
         """The archive's files of the packed predictions: each test set's examples and the
         table of the predictions that differ from the label."""
-        from pruneaudit.runs.store import predictions_parquet
-
         files = {f"examples/{n}.parquet": _parquet(e, **predictions_parquet(e))
                  for n, e in enumerate(self.examples)}
         runs, rows, values = (

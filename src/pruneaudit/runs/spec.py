@@ -20,13 +20,29 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypedDict, get_type_hints
+from typing import TYPE_CHECKING, Any, TypedDict, get_type_hints
 
 from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
 CLASS_COLUMNS = ("class", "accuracy", "n")
 PREDICTION_COLUMNS = ("index", "label", "prediction")
+
+
+def predictions_parquet(predictions: DataFrame) -> dict[str, Any]:
+    """How ``predictions.parquet`` is written (read back the same frame, as any parquet file):
+    the example index, ``0..n-1`` in order, delta-encoded instead of as an n-entry dictionary;
+    the labels and predictions (a few classes) dictionary-encoded; zstd. A 10,000-example run
+    takes about 10 KB instead of 70 KB (pyarrow's defaults), which is most of a light export."""
+    integer = predictions["index"].dtype.kind in "iu"
+    return {
+        "compression": "zstd",
+        "use_dictionary": [str(c) for c in predictions.columns if c != "index"],
+        **({"column_encoding": {"index": "DELTA_BINARY_PACKED"}} if integer else {}),
+    }
 
 
 class Extra(TypedDict, total=False):

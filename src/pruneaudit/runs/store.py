@@ -85,6 +85,7 @@ from pruneaudit.runs.spec import (
     PREDICTION_COLUMNS,
     RunSpec,
     canonical_key,
+    predictions_parquet,
 )
 from pruneaudit.timing import phase
 
@@ -100,19 +101,6 @@ LEGACY_VERSIONS: tuple[str, ...] = ("0.1.0",)
 STALE_AFTER_S = 24 * 3600
 #: A run's files in a results archive: all but its checkpoint (``env.json`` when it has one).
 _LIGHT = (*_FILES, _ENV)
-
-
-def predictions_parquet(predictions: pd.DataFrame) -> dict[str, Any]:
-    """How ``predictions.parquet`` is written (read back the same frame, as any parquet file):
-    the example index, ``0..n-1`` in order, delta-encoded instead of as an n-entry dictionary;
-    the labels and predictions (a few classes) dictionary-encoded; zstd. A 10,000-example run
-    takes about 10 KB instead of 70 KB (pyarrow's defaults), which is most of a light export."""
-    integer = pd.api.types.is_integer_dtype(predictions["index"])
-    return {
-        "compression": "zstd",
-        "use_dictionary": [str(c) for c in predictions.columns if c != "index"],
-        **({"column_encoding": {"index": "DELTA_BINARY_PACKED"}} if integer else {}),
-    }
 
 
 @dataclass(frozen=True)
