@@ -298,6 +298,26 @@ def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) 
         book.profile_measurement(profile)
 
 
+def test_the_stated_measurement_names_its_machine_where_it_is_not_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profile = tmp_path / "p.yml"
+    profile.write_text('measured_on: "Chip A, AVX-512, 2 cores"\nmeasured:\n  01_a: 60\n'
+                       "01_a: {epochs: 1}\n")
+    read = book.Profile.read(profile)
+    assert read.measured_on == "Chip A, AVX-512, 2 cores" and set(read.sections) == {"01_a"}
+    monkeypatch.setattr(timing, "machine", lambda: "Chip B, AVX2, 2 cores")
+    said = book.expected_duration(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
+    assert said.endswith("; it ran on Chip A, AVX-512, 2 cores, this is Chip B, AVX2, 2 cores: "
+                         "expect another time")
+    monkeypatch.setattr(timing, "machine", lambda: "Chip A, AVX-512, 2 cores")
+    said = book.expected_duration(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
+    assert said.endswith("(a cold build; no timings recorded here yet)")
+    profile.write_text("measured_on: [1, 2]\n")
+    with pytest.raises(PruneAuditError, match="'measured_on' must name a machine in words"):
+        book.Profile.read(profile)
+
+
 # --- toc and benchmark tables ------------------------------------------------------------------
 
 

@@ -34,6 +34,7 @@ def test_the_measured_section_is_the_recorded_cold_build() -> None:
                         if line.startswith("#"))
     machines = {r["machine"] for r in rows}
     assert len(machines) == 1, machines
+    assert Profile.read("quick").measured_on == next(iter(machines))
     assert machines.pop() in comments
     assert {r["date"][:10] for r in rows} <= {d for d in re.findall(r"\d{4}-\d\d-\d\d", comments)}
     assert RECORD.name in comments

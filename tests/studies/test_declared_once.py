@@ -12,7 +12,13 @@ import pytest
 import yaml
 
 from pruneaudit.book.paths import PROFILE_NAMES, TEMPLATE, study_notebooks
-from pruneaudit.book.profiles import Profile, declared_parameters, parse_parameters_cell
+from pruneaudit.book.profiles import (
+    MEASURED,
+    MEASURED_ON,
+    Profile,
+    declared_parameters,
+    parse_parameters_cell,
+)
 from pruneaudit.config import REPO
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies import params as study_params
@@ -117,9 +123,9 @@ def repeated_defaults(name: str, content: Mapping[str, object]) -> list[str]:
     """The values of profile ``content`` (common and notebook sections) that equal the
     default of the notebook's Params, as ``profile: notebook.key = value``."""
     found = []
-    notebooks = [n for n in content if n not in ("common", "measured")]
+    notebooks = [n for n in content if n not in ("common", MEASURED, MEASURED_ON)]
     for section, values in content.items():
-        if section == "measured":
+        if section in (MEASURED, MEASURED_ON):
             continue
         for nb in notebooks if section == "common" else [section]:
             defaults = {f.name: f.default for f in

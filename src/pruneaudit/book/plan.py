@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pruneaudit import timing
 from pruneaudit.book.profiles import Job, Profile, profile_label
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.cost import StudyCost, study_cost
@@ -43,11 +44,16 @@ def _now() -> str:
 
 
 def expected(
-    studies: Path, profile: str, names: Sequence[str], stated: Mapping[str, float] | None = None
+    studies: Path,
+    profile: str,
+    names: Sequence[str],
+    stated: Mapping[str, float] | None = None,
+    stated_on: str = "",
 ) -> tuple[float | None, str]:
     """The build's expected seconds (None: unknown) and a sentence saying them: from the
     recorded timings (``studies/_timings.json``), else from the profile's stated measurement
-    (``stated``), else unknown."""
+    (``stated``, made on the machine ``stated_on``: the sentence names it where it is not this
+    one, whose speed can differ several-fold), else unknown."""
     from pruneaudit.book.pages import load_timings
 
     rows = load_timings(studies, strict=False)
@@ -59,8 +65,12 @@ def expected(
         if not stated_known:
             return None, f"profile {profile}: expected duration unknown (no recorded timings yet)"
         total = sum(stated[n] for n in stated_known)  # type: ignore[index]
-        return total, (f"profile {profile}: expected about {total / 60:.1f} min from the "
-                       "profile's stated measurement (a cold build; no timings recorded here yet)")
+        text = (f"profile {profile}: expected about {total / 60:.1f} min from the profile's "
+                "stated measurement (a cold build; no timings recorded here yet)")
+        here = timing.machine()
+        if stated_on and stated_on != here:
+            text += f"; it ran on {stated_on}, this is {here}: expect another time"
+        return total, text
     total = sum(seconds[n] for n in known)
     text = f"profile {profile}: expected about {total / 60:.1f} min from the last build's timings"
     warm = [r["notebook"] for r in rows
@@ -74,10 +84,14 @@ def expected(
 
 
 def expected_duration(
-    studies: Path, profile: str, names: Sequence[str], stated: Mapping[str, float] | None = None
+    studies: Path,
+    profile: str,
+    names: Sequence[str],
+    stated: Mapping[str, float] | None = None,
+    stated_on: str = "",
 ) -> str:
     """The sentence of :func:`~pruneaudit.book.plan.expected`: the profile's expected duration."""
-    return expected(studies, profile, names, stated)[1]
+    return expected(studies, profile, names, stated, stated_on)[1]
 
 
 @dataclass(frozen=True)
@@ -114,7 +128,8 @@ class BuildPlan:
         costs = {name: study_cost_of(params[name]) for name in order}
         stamp = {"profile": profile.label, "overrides": dict(profile.overrides),
                  "date": date or _now()}  # build_stamp's, the label already made
-        seconds, text = expected(Path(studies), profile.label, order, profile.measured)
+        seconds, text = expected(Path(studies), profile.label, order, profile.measured,
+                                 profile.measured_on)
         return cls(profile, tuple(order), dict(needs), dict(jobs), dict(costs), stamp, seconds,
                    text, tuple(sorted(profile.sections)))
 

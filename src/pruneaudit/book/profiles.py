@@ -81,6 +81,9 @@ class Job:
 
 #: A profile's key for its stated measurement (not a notebook): see :func:`profile_measurement`.
 MEASURED = "measured"
+#: A profile's key for the machine its stated measurement ran on (:func:`timing.machine
+#: <pruneaudit.timing.machine>`'s words), said beside the duration a build expects from it.
+MEASURED_ON = "measured_on"
 
 
 #: Profile files parsed in this process: (path, modification time, size) -> content.
@@ -110,11 +113,14 @@ def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
         _PARSED[key] = _load_yaml(path)
     content = copy.deepcopy(_PARSED[key])
     if not isinstance(content, dict) or not all(
-        isinstance(v, dict) or v is None for v in content.values()
+        isinstance(v, dict) or v is None for k, v in content.items() if k != MEASURED_ON
     ):
         raise PruneAuditError(
             f"profile {path} must map 'common' and notebook names to parameter mappings"
         )
+    if not isinstance(content.get(MEASURED_ON, ""), str):
+        raise PruneAuditError(f"profile {path}: '{MEASURED_ON}' must name a machine in words, "
+                              f"got {content[MEASURED_ON]!r}")
     return path, content
 
 
@@ -150,6 +156,8 @@ class Profile:
     measured: dict[str, float]
     #: ``-p`` values: ``key`` for every notebook that declares it, ``NAME.key`` for one.
     overrides: dict[str, object] = field(default_factory=dict)
+    #: The machine the stated measurement ran on ("" when the profile does not say).
+    measured_on: str = ""
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
@@ -168,7 +176,9 @@ class Profile:
         else:
             path, content = _read_profile(profile)
         measured = _measured(path, content.get(MEASURED)) if path is not None else {}
-        sections = {str(k): dict(v or {}) for k, v in content.items() if k != MEASURED}
+        measured_on = str(content.get(MEASURED_ON, "")) if path is not None else ""
+        sections = {str(k): dict(v or {}) for k, v in content.items()
+                    if k not in (MEASURED, MEASURED_ON)}
         return cls(
             label=profile_label(profile),
             path=path,
@@ -176,6 +186,7 @@ class Profile:
             sections=sections,
             measured=measured,
             overrides=dict(overrides or {}),
+            measured_on=measured_on,
         )
 
     @property
@@ -190,7 +201,7 @@ class Profile:
     def with_overrides(self, overrides: Mapping[str, object]) -> Profile:
         """The same profile with ``overrides`` in place of its own (nothing re-read)."""
         other = Profile(self.label, self.path, self.common, self.sections, self.measured,
-                        dict(overrides))
+                        dict(overrides), self.measured_on)
         other._cache["declared"] = self._declared_cache()
         return other
 
