@@ -70,7 +70,7 @@ def _groupings(groups: pd.DataFrame) -> list[tuple[str, ...]]:
     return [c for r in range(1, len(cols) + 1) for c in combinations(cols, r)]
 
 
-#: The counts each group's rates are made of, in the order :func:`_counts` returns them.
+#: The counts each group's rates are made of, in the order :func:`_frame`'s metric returns them.
 COUNTS = ("n", "n_pos", "errors", "fp", "fn")
 
 
@@ -78,7 +78,7 @@ def _frame(y: np.ndarray, p: np.ndarray, sf: pd.DataFrame | None, pos: int) -> M
     """fairlearn's disaggregation of one metric, the group's :data:`COUNTS`: fairlearn copies
     ``y_true`` and ``y_pred`` element by element for every metric of every group, so one metric
     instead of five (n, positives, error rate, ``false_positive_rate``,
-    ``false_negative_rate``) is five times faster; the rates are the same ratios of counts."""
+    ``false_negative_rate``) is several times faster; the rates are the same ratios of counts."""
     # Imported here: importing pruneaudit.audit (as every study's run does) needs no fairlearn.
     from fairlearn.metrics import MetricFrame
 
