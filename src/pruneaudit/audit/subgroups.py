@@ -83,9 +83,10 @@ def _frame(y: np.ndarray, p: np.ndarray, sf: pd.DataFrame | None, pos: int) -> M
     from fairlearn.metrics import MetricFrame
 
     def counts(yt: np.ndarray, yp: np.ndarray) -> tuple[int, ...]:
-        true, said = np.asarray(yt) == pos, np.asarray(yp) == pos
-        return (len(yt), int(true.sum()), int(np.sum(np.asarray(yt) != np.asarray(yp))),
-                int(np.sum(said & ~true)), int(np.sum(~said & true)))
+        yt, yp = np.asarray(yt), np.asarray(yp)
+        true, said = yt == pos, yp == pos
+        return (len(yt), int(true.sum()), int(np.sum(yt != yp)), int(np.sum(said & ~true)),
+                int(np.sum(~said & true)))
 
     if sf is None:  # overall only: one constant group
         sf = pd.DataFrame({"_all": np.zeros(len(y), dtype=int)})

@@ -67,8 +67,7 @@ def expected(
         total = sum(stated[n] for n in stated_known)  # type: ignore[index]
         text = (f"profile {profile}: expected about {total / 60:.1f} min from the profile's "
                 "stated measurement (a cold build; no timings recorded here yet)")
-        here = timing.machine()
-        if stated_on and stated_on != here:
+        if stated_on and stated_on != (here := timing.machine()):
             text += f"; it ran on {stated_on}, this is {here}: expect another time"
         return total, text
     total = sum(seconds[n] for n in known)
