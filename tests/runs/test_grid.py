@@ -375,8 +375,9 @@ WRITER = textwrap.dedent(
     root, signal_file, stage = sys.argv[1:]
 
     def pause(at, tmp):
-        if at == stage:
-            pathlib.Path(signal_file).write_text(str(tmp))
+        if at == stage:  # written whole, then renamed: the test never reads it half-written
+            pathlib.Path(signal_file + ".part").write_text(str(tmp))
+            pathlib.Path(signal_file + ".part").rename(signal_file)
             time.sleep(600)
 
     store_mod._before_publish = pause
