@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -408,6 +409,36 @@ def test_a_cell_past_the_timeout_reruns_its_notebook_once(tmp_path, monkeypatch)
     monkeypatch.setenv(runner.CELL_TIMEOUT_ENV, "soon")
     with pytest.raises(PruneAuditError, match="must be a number of seconds > 0, got 'soon'"):
         runner.run_notebook("00_template", "smoke", None, tmp_path / "bad")
+
+
+def test_a_kernel_that_dies_as_it_starts_reruns_its_notebook_once(tmp_path, monkeypatch):
+    """jupyter_client's port race kills a starting kernel now and then: the notebook runs once
+    more; a second death is one clear error, and any other error passes through untouched."""
+    import papermill
+
+    calls = []
+
+    def dies(times: int, message: str = "Kernel died before replying to kernel_info"):
+        def execute(source, target, **kwargs):
+            calls.append(target)
+            if len(calls) <= times:
+                raise RuntimeError(message)
+            shutil.copy(source, target)
+        return execute
+
+    monkeypatch.setattr(papermill, "execute_notebook", dies(1))
+    out = runner.run_notebook("00_template", "smoke", None, tmp_path)
+    assert out.is_file() and len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(papermill, "execute_notebook", dies(2))
+    with pytest.raises(PruneAuditError, match="kernel died as it started twice; is another"):
+        runner.run_notebook("00_template", "smoke", None, tmp_path / "again")
+    assert not list((tmp_path / "again").glob("*.ipynb"))
+    calls.clear()
+    monkeypatch.setattr(papermill, "execute_notebook", dies(1, "something else"))
+    with pytest.raises(RuntimeError, match="^something else$"):
+        runner.run_notebook("00_template", "smoke", None, tmp_path / "other")
+    assert len(calls) == 1
 
 
 def test_smoke_findings_follow_their_claims(smoke_book):

@@ -255,14 +255,13 @@ def run_job(
                         execution_timeout=timeout,
                     )
                 break
-            except CellTimeoutError:
+            except (CellTimeoutError, RuntimeError) as err:
+                why, fix = _worth_another_try(err, timeout) or (None, None)
+                if why is None:
+                    raise
                 if attempt == 2:
-                    raise PruneAuditError(
-                        f"notebook {name}: a cell ran longer than ${CELL_TIMEOUT_ENV}="
-                        f"{timeout:g} s twice; raise or unset it"
-                    ) from None
-                print(f"[{name}] a cell ran past {timeout:g} s: running the notebook again",
-                      file=stream, flush=True)
+                    raise PruneAuditError(f"notebook {name}: {why} twice; {fix}") from None
+                print(f"[{name}] {why}: running the notebook again", file=stream, flush=True)
     except papermill.PapermillExecutionError as err:
         os.replace(partial, failed)
         raise PruneAuditError(
@@ -287,6 +286,21 @@ def _finish(partial: Path, target: Path, failed: Path, stamp: Mapping[str, objec
     os.replace(partial, target)
     failed.unlink(missing_ok=True)
     return target
+
+
+def _worth_another_try(err: BaseException, timeout: float | None) -> tuple[str, str] | None:
+    """What went wrong and what to do if it happens twice, when it is worth running the
+    notebook once more: a cell that ran past ``timeout`` (a kernel reply that never came), or a
+    kernel that died as it started. The latter is jupyter_client's known race: it picks free
+    ports, closes them and hands them to the new kernel, and another process starting at the
+    same moment (the tests start kernels beside a ``--jobs 2`` build) may bind one first. None
+    for any other error."""
+    if isinstance(err, CellTimeoutError):
+        return f"a cell ran longer than ${CELL_TIMEOUT_ENV}={timeout:g} s", "raise or unset it"
+    if isinstance(err, RuntimeError) and "died before replying to kernel_info" in str(err):
+        return ("the kernel died as it started",
+                "is another process taking its ports, or is the memory full?")
+    return None
 
 
 def _seconds(measured: float | str | None) -> float | None:
