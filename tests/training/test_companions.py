@@ -69,13 +69,18 @@ def _member(
     return models[at]
 
 
+#: AlexNet's variants (4-9 s each) run in `make test-slow`; LeNet's check the same path in
+#: `make test`.
+ALEXNET = [pytest.param("alexnet", t, marks=pytest.mark.slow) for t in (1, 2)]
+
+
 def _same_bits(a: nn.Module, b: nn.Module) -> bool:
     x, y = a.state_dict(), b.state_dict()
     return list(x) == list(y) and all(torch.equal(x[n], y[n]) for n in x)
 
 
 @pytest.mark.parametrize(
-    ("arch", "threads"), [("lenet", 1), ("lenet", 2), ("lenet", 3), ("alexnet", 1), ("alexnet", 2)]
+    ("arch", "threads"), [("lenet", 1), ("lenet", 2), ("lenet", 3), *ALEXNET]
 )
 def test_a_member_never_depends_on_its_companions(arch, threads, pool):
     """Alone at one thread (the reference) or beside 1, 2, 4 and 7 companions at ``threads``:

@@ -30,6 +30,9 @@ from pruneaudit.training import (
 )
 
 RTOL, ATOL = 1e-5, 1e-6
+#: The large architectures' variants (5-11 s each) run in `make test-slow`; LeNet's check
+#: the same path in `make test`.
+SLOW_ALEXNET = pytest.param("alexnet", marks=pytest.mark.slow)
 
 
 def _build(arch: str, seeds, image_size: int = 28) -> list[nn.Module]:
@@ -55,7 +58,7 @@ def _pair(models):
     return [compress.copy_model(m) for m in models], models
 
 
-@pytest.mark.parametrize("arch", ["lenet", "alexnet"])
+@pytest.mark.parametrize("arch", ["lenet", SLOW_ALEXNET])
 def test_members_match_single_training(arch, mnist):
     alone, pop = _pair(_build(arch, [0, 1, 2]))
     cfgs = [TrainConfig(epochs=1, seed=s, augment=True) for s in (5, 6, 5)]
@@ -83,7 +86,7 @@ def test_flips_momentum_weight_decay_and_two_epochs(flippable):
         _assert_same(a, b)
 
 
-@pytest.mark.parametrize("arch", ["lenet", "vgg11"])
+@pytest.mark.parametrize("arch", ["lenet", pytest.param("vgg11", marks=pytest.mark.slow)])
 def test_members_on_their_own_splits_of_one_pool(arch, mnist):
     """With ``indices`` member k trains as it would alone on ``data.subset(indices[k])``."""
     alone, pop = _pair(_build(arch, [0, 1], image_size=28))
@@ -118,7 +121,7 @@ def test_without_augmentation(mnist):
         _assert_same(a, b)
 
 
-@pytest.mark.parametrize("arch", ["lenet", "alexnet"])
+@pytest.mark.parametrize("arch", ["lenet", SLOW_ALEXNET])
 def test_pruned_members_with_own_masks_and_rewind(arch, mnist):
     models = _build(arch, [0, 1, 2, 3])
     init = compress.snapshot(models[3])
@@ -202,7 +205,7 @@ def test_plain_hooks_see_current_weights(mnist):
         assert torch.equal(b.classifier[4].bias, torch.zeros(10))
 
 
-@pytest.mark.parametrize("arch", ["lenet", "alexnet"])
+@pytest.mark.parametrize("arch", ["lenet", SLOW_ALEXNET])
 def test_evaluate_population_matches_evaluate(arch, mnist):
     models = _build(arch, [0, 1, 2])
     prune_step(models[1], "l1_unstructured", 0.7)
