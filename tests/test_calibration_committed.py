@@ -20,3 +20,10 @@ def test_committed_calibration_is_recomputed_from_the_committed_builds(profile: 
     committed = pd.read_csv(replication.OUT / replication.CALIBRATIONS[profile])
     recomputed = pd.read_csv(io.StringIO(table.to_csv(index=False)))
     pd.testing.assert_frame_equal(recomputed, committed)
+    new = replication.OUT_OF_SAMPLE.get(profile, ())
+    if new:  # the out-of-sample pairs alone, as committed
+        fresh = between_builds.keep_by_band(
+            between_builds.json_builds(root), replication.FIXED, involving=new)
+        committed = pd.read_csv(replication.OUT / replication.out_of_sample_csv(profile))
+        recomputed = pd.read_csv(io.StringIO(fresh.to_csv(index=False)))
+        pd.testing.assert_frame_equal(recomputed, committed)

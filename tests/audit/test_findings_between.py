@@ -274,3 +274,25 @@ def test_keep_by_band_counts_firm_pairs_per_band_with_an_exact_interval():
     assert (top.keep_low, top.keep_high) == (0.0, 0.975)
     assert BB.keep_interval(28, 28) == (round(0.025 ** (1 / 28), 3), 1.0)
     assert all(math.isnan(v) for v in BB.keep_interval(0, 0))
+
+
+def test_keep_by_band_involving_counts_only_the_pairs_with_those_builds():
+    """Three builds of one row firm at 0.9, by hand: A and B agree, C differs. Of the 6 ordered
+    pairs 2 keep; the 4 with C keep none; the 4 with A keep 2 (A-B, B-A); a build not there
+    leaves no pair."""
+    def row(build, verdict):
+        return {"study": "09_x", "finding": "D9.1 x", "claim": "D9.1", "kind": "Student t",
+                "paper": 1.0, "build": build, "seeds": build, "ours": 1.0, "ci_low": 0.5,
+                "ci_high": 1.5, "verdict": verdict, "stability": 0.9}
+
+    frame = pd.DataFrame([row("A", audit.REPRODUCED), row("B", audit.REPRODUCED),
+                          row("C", audit.SMALLER)], columns=[*BB.BUILD_COLUMNS, "claim"])
+
+    def counts(involving):
+        every = BB.keep_by_band(frame, involving=involving).set_index(["study", "band"])
+        return tuple(every.loc[("all", "all"), ["firm_pairs", "firm_kept"]])
+
+    assert counts(()) == (6, 2)
+    assert counts(["C"]) == (4, 0)
+    assert counts(["A"]) == (4, 2)
+    assert counts(["Z"]) == (0, 0)

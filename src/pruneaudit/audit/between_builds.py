@@ -332,16 +332,21 @@ def json_builds(root: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*BUILD_COLUMNS, "claim"])
 
 
-def keep_by_band(frame: pd.DataFrame, fixed: Sequence[str] = ()) -> pd.DataFrame:
+def keep_by_band(
+    frame: pd.DataFrame, fixed: Sequence[str] = (), involving: Sequence[str] = ()
+) -> pd.DataFrame:
     """Per study and in all, and per band of the first build's stability (:data:`BANDS`, and
     ``all``): over every ordered pair of builds, how many rows firm in the first keep their
     verdict in the second (with :func:`keep_interval`), beside the mean of their stabilities
     (the predicted keep rate). Rows of the claims in ``fixed``
     (``study claim``: estimates a build cannot change, e.g. a property of the test set) are
-    left out."""
+    left out. With ``involving``, only the pairs one of whose builds it names (e.g. builds
+    made after the stability's model was fixed: the out-of-sample pairs)."""
     keyed = frame.study + " " + frame.claim.fillna("")
     _, inst = keep_rates_as_printed(frame[~keyed.isin(set(fixed))])
     firm = inst[inst.firm]
+    if involving:
+        firm = firm[firm.build_a.isin(set(involving)) | firm.build_b.isin(set(involving))]
     out = []
     for study, group in [*firm.groupby("study"), ("all", firm)]:
         builds = set(group.build_a) | set(group.build_b)
