@@ -35,10 +35,11 @@ lint: $(STAMP)
 
 # `make test` leaves out the tests marked `slow` (over 10 s each on 2 cores: calibrations and
 # end-to-end builds; and the AlexNet and VGG variants of the trainer's equivalence checks, 4-11 s
-# each, whose LeNet variants stay); `make test-slow` runs them, and CI runs both (.ci/run). Tests run on every
-# core (pytest-xdist, one torch thread each); the smoke book starts building in the background
-# with the run and its tests run last (tests/conftest.py), in the order collected
-# (--no-loadscope-reorder: xdist would otherwise send its largest groups, the page checks, first).
+# each, whose LeNet variants stay); `make test-slow` runs them, and CI runs both (.ci/run).
+# Tests run on every core (pytest-xdist, one torch thread each); the smoke book starts building
+# in the background with the run and its tests run last (tests/conftest.py), in the order
+# collected (--no-loadscope-reorder: xdist would otherwise send its largest groups, the page
+# checks, first).
 test: $(STAMP) browser lint
 	$(PY) -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder -m "not slow" --durations=15
 
