@@ -13,8 +13,7 @@ import yaml
 
 from pruneaudit.book.paths import PROFILE_NAMES, TEMPLATE, study_notebooks
 from pruneaudit.book.profiles import (
-    MEASURED,
-    MEASURED_ON,
+    MEASUREMENT_KEYS,
     Profile,
     declared_parameters,
     parse_parameters_cell,
@@ -123,9 +122,9 @@ def repeated_defaults(name: str, content: Mapping[str, object]) -> list[str]:
     """The values of profile ``content`` (common and notebook sections) that equal the
     default of the notebook's Params, as ``profile: notebook.key = value``."""
     found = []
-    notebooks = [n for n in content if n not in ("common", MEASURED, MEASURED_ON)]
+    notebooks = [n for n in content if n not in ("common", *MEASUREMENT_KEYS)]
     for section, values in content.items():
-        if section in (MEASURED, MEASURED_ON):
+        if section in MEASUREMENT_KEYS:
             continue
         for nb in notebooks if section == "common" else [section]:
             defaults = {f.name: f.default for f in

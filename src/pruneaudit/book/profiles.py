@@ -84,6 +84,8 @@ MEASURED = "measured"
 #: A profile's key for the machine its stated measurement ran on (:func:`timing.machine
 #: <pruneaudit.timing.machine>`'s words), said beside the duration a build expects from it.
 MEASURED_ON = "measured_on"
+#: A profile's keys that state its measurement, not a notebook's parameters.
+MEASUREMENT_KEYS = (MEASURED, MEASURED_ON)
 
 
 #: Profile files parsed in this process: (path, modification time, size) -> content.
@@ -178,7 +180,7 @@ class Profile:
         measured = _measured(path, content.get(MEASURED)) if path is not None else {}
         measured_on = str(content.get(MEASURED_ON, "")) if path is not None else ""
         sections = {str(k): dict(v or {}) for k, v in content.items()
-                    if k not in (MEASURED, MEASURED_ON)}
+                    if k not in MEASUREMENT_KEYS}
         return cls(
             label=profile_label(profile),
             path=path,

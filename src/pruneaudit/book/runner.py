@@ -256,9 +256,10 @@ def run_job(
                     )
                 break
             except (CellTimeoutError, RuntimeError) as err:
-                why, fix = _worth_another_try(err, timeout) or (None, None)
-                if why is None:
+                retry = _worth_another_try(err, timeout)
+                if retry is None:
                     raise
+                why, fix = retry
                 if attempt == 2:
                     raise PruneAuditError(f"notebook {name}: {why} twice; {fix}") from None
                 print(f"[{name}] {why}: running the notebook again", file=stream, flush=True)
