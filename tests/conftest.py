@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 import smoke_book
-import torch
 
 REPO = Path(__file__).resolve().parents[1]
 
 #: torch threads of a test process (a single model trained at 1 and at 2 threads differs bitwise).
+#: Set in each process that runs tests (:func:`pytest_configure`); pytest-xdist's controller
+#: runs none and never imports torch (4 s at the start of the run, before the book's build).
 TEST_THREADS = int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1"))
-torch.set_num_threads(TEST_THREADS)
 # A notebook cell of the smoke profile takes seconds: one that has not answered in 15 minutes is
 # the rare lost kernel reply, and the runner runs its notebook again (book.runner).
 os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
@@ -50,6 +50,8 @@ def _threads_as_set() -> Iterator[None]:
     good, and a later test's training then ran at whatever thread count the machine's load gave
     it."""
     yield
+    import torch
+
     from pruneaudit import runtime
 
     runtime.use(None)
@@ -68,6 +70,8 @@ def pytest_collection_modifyitems(config, items) -> None:
         if "shown" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group(smoke_book.PAGES_GROUP))
     items.sort(key=_order)  # stable: the same order in every pytest-xdist worker
+    import torch
+
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA device (torch.cuda.is_available() is False)")
@@ -108,12 +112,17 @@ def _whole_fast_run(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     """The controller of a whole run starts the smoke book's build before its workers start and
     collect (about 25 s of imports each); the workers, at a lower priority from the start,
-    leave the CPU to it (the build is the run's longest path)."""
+    leave the CPU to it (the build is the run's longest path). Each process that runs tests
+    sets its torch threads (:data:`TEST_THREADS`)."""
     if _whole_fast_run(config):
         config._smoke_book_build = _start_build(config._tmp_path_factory)
         os.environ[STARTED_ENV] = "1"
     elif hasattr(config, "workerinput") and os.environ.get(STARTED_ENV):
         os.nice(BUILD_FIRST)
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        import torch
+
+        torch.set_num_threads(TEST_THREADS)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -21,7 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
-from .conftest import DESKTOP, PHONE, VIEWPORTS, study_pages
+from .conftest import DESKTOP, PHONE, VIEWPORTS, Opened, study_pages
 
 pytestmark = pytest.mark.browser
 
@@ -103,6 +103,22 @@ def test_pages_render_offline(shown, book_html: Path) -> None:
             assert charts >= 1, f"{path}: no Vega chart rendered"
         assert not log.errors, f"{path}: console errors {log.errors}"
         assert not log.foreign, f"{path}: requests to other hosts {log.foreign}"
+
+
+def test_requests_to_other_hosts_are_recorded_and_fail(browser) -> None:
+    """The offline check itself: a page's script and image from other hosts are recorded and
+    never load; the page's own server is not blocked (every page check loads from it)."""
+    log = Opened(browser, "http://127.0.0.1:9", DESKTOP)
+    try:
+        log.page.set_content(
+            '<img src="https://cdn.example.org/i.png">'
+            '<script src="http://example.com/a.js" onerror="window.failed = true"></script>',
+            wait_until="load",
+        )
+        assert sorted(log.foreign) == ["http://example.com/a.js", "https://cdn.example.org/i.png"]
+        assert log.page.evaluate("window.failed === true")
+    finally:
+        log.close()
 
 
 def test_mathjax_renders_locally(shown) -> None:
