@@ -48,6 +48,18 @@ def test_book_pages_exist_and_load_nothing_external(smoke_book: Path) -> None:
         assert "widget-view" not in page and "jupyter-widgets" not in page, name
 
 
+def test_root_page_redirects_to_the_first_page_with_the_tab_icon(smoke_book: Path) -> None:
+    """``index.html`` (book/_extra) leads to the table of contents' root page and names the
+    tab icon, as every page does: without one a browser asks the server for /favicon.ico."""
+    first = yaml.safe_load((book.REPO / "_toc.yml").read_text())["root"]
+    root = (smoke_book / "index.html").read_text()
+    assert f'url={first}.html"' in root and f'href="{first}.html"' in root
+    assert 'rel="icon" href="_static/favicon.svg"' in root
+    assert (smoke_book / "_static" / "favicon.svg").is_file()
+    intro = (smoke_book / f"{first}.html").read_text()
+    assert 'rel="icon" href="../_static/favicon.svg"' in intro
+
+
 def test_executed_notebook_shows_parameters_and_versions(smoke_book: Path) -> None:
     nb = nbformat.read(executed(smoke_book) / "00_template.ipynb", as_version=4)
     text = "".join(

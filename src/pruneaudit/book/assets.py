@@ -66,6 +66,7 @@ def stage_sources(target: str | os.PathLike) -> Path:
         shutil.copy2(REPO / name, target / name)
     for page in BOOK.glob("*.md"):
         shutil.copy2(page, target / "book" / page.name)
-    if (BOOK / "_static").is_dir():
-        shutil.copytree(BOOK / "_static", target / "book" / "_static", dirs_exist_ok=True)
+    for folder in ("_static", "_extra"):  # Sphinx's html_static_path and html_extra_path
+        if (BOOK / folder).is_dir():
+            shutil.copytree(BOOK / folder, target / "book" / folder, dirs_exist_ok=True)
     return target
