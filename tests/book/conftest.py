@@ -89,7 +89,7 @@ def book_html(request: pytest.FixtureRequest) -> Path:
 
 @pytest.fixture(scope="session")
 def server(book_html: Path) -> Iterator[str]:
-    """The built HTML served on 127.0.0.1 at a free port."""
+    """The built HTML served on :data:`HOST` at a free port."""
     handler = functools.partial(_Quiet, directory=str(book_html))
     httpd = http.server.ThreadingHTTPServer((HOST, 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()

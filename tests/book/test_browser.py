@@ -21,7 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 
-from .conftest import DESKTOP, PHONE, VIEWPORTS, Opened, study_pages
+from .conftest import DESKTOP, HOST, PHONE, VIEWPORTS, Opened, study_pages
 
 pytestmark = pytest.mark.browser
 
@@ -108,7 +108,7 @@ def test_pages_render_offline(shown, book_html: Path) -> None:
 def test_requests_to_other_hosts_are_recorded_and_fail(browser) -> None:
     """The offline check itself: a page's script and image from other hosts are recorded and
     never load; the page's own server is not blocked (every page check loads from it)."""
-    log = Opened(browser, "http://127.0.0.1:9", DESKTOP)
+    log = Opened(browser, f"http://{HOST}:9", DESKTOP)
     try:
         log.page.set_content(
             '<img src="https://cdn.example.org/i.png">'

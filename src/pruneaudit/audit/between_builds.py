@@ -346,7 +346,8 @@ def keep_by_band(
     _, inst = keep_rates_as_printed(frame[~keyed.isin(set(fixed))])
     firm = inst[inst.firm]
     if involving:
-        firm = firm[firm.build_a.isin(set(involving)) | firm.build_b.isin(set(involving))]
+        named = set(involving)
+        firm = firm[firm.build_a.isin(named) | firm.build_b.isin(named)]
     out = []
     for study, group in [*firm.groupby("study"), ("all", firm)]:
         builds = set(group.build_a) | set(group.build_b)
