@@ -100,7 +100,7 @@ def _refuse_training(*args, **kwargs):
 @pytest.mark.slow
 def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch):
     root, old_keys, recorded = old_store
-    monkeypatch.setattr(training, "train_population", _refuse_training)
+    monkeypatch.setattr(training, "train_packed", _refuse_training)
     store = ResultsStore(root)
     base = RunSpec(
         "mnist", "lenet", epochs=1, train_size=64, test_size=40, trainer=LEGACY_TRAINER_SCHEME

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from pruneaudit.runs import iterative, populations, series
@@ -32,8 +33,8 @@ def test_a_series_grid_trains_the_populations_its_cost_states(tmp_path, calls) -
     store = ResultsStore(tmp_path / "store")
     series.series_frame(store=store, test_size=100, progress=False, **GRID)
     (workload,) = series_workload(**GRID)
-    # per imbalance factor: the dense seeds, then each treatment's two rounds
-    assert len(calls) == workload.populations == 2 * (1 + 2 * 2)
+    # the dense seeds of both imbalance factors, then each round of every series, packed
+    assert len(calls) == workload.populations == 1 + 2
     assert sum(calls) == workload.models
     calls.clear()
     series.series_frame(store=store, test_size=100, progress=False, **GRID)
@@ -49,3 +50,36 @@ def test_levels_train_as_one_population(tmp_path, calls) -> None:
     workload = population_workload("mnist", "lenet", 6, 1, 6, train_size=200)
     assert len(calls) == workload.populations == 1
     assert calls == [6]
+
+
+def test_packed_series_equal_each_pool_and_treatment_trained_alone(tmp_path) -> None:
+    """Two datasets, two imbalance factors and both treatments packed into three populations
+    store what each (dataset, factor, treatment) grid trained on its own stores, bit for bit."""
+    import torch
+
+    grid = dict(GRID, datasets=["mnist", "fashion_mnist"], epochs=2, dense_epochs=1)
+    packed = ResultsStore(tmp_path / "packed")
+    frame = series.series_frame(store=packed, test_size=100, progress=False, **grid)
+    alone = ResultsStore(tmp_path / "alone")
+    for dataset in grid["datasets"]:
+        for factor in grid["imbalance_factors"]:
+            for treatment in grid["treatments"]:
+                one = dict(grid, datasets=[dataset], imbalance_factors=[factor],
+                           treatments=[treatment])
+                series.series_frame(store=alone, test_size=100, progress=False, **one)
+    keys = set(packed.keys())
+    assert keys == set(alone.keys()) and len(keys) == 2 * 2 * 2 * (1 + 2 * 2)
+    for key in keys:
+        a, b = packed.load(key), alone.load(key)
+        pd.testing.assert_frame_equal(a.predictions, b.predictions)
+        x, y = a.checkpoint(), b.checkpoint()
+        assert list(x) == list(y) and all(torch.equal(x[n], y[n]) for n in x), key
+    assert len(frame) == 2 * 2 * 2 * 2 * 3 * 10  # (dataset, factor, seed, treatment) x 3 x 10
+
+
+def test_models_trained_one_at_a_time_are_not_packed() -> None:
+    """The cost of a grid of a stacked and an unstacked model: the stacked one packed, the
+    other per imbalance factor, treatment and round (its series are not held all at once)."""
+    lenet, vgg = series_workload(**dict(GRID, models=["lenet", "vgg11"]))
+    assert (lenet.model, lenet.populations) == ("lenet", 1 + 2)
+    assert (vgg.model, vgg.populations) == ("vgg11", 2 * (1 + 2 * 2))

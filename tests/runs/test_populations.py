@@ -45,7 +45,7 @@ def test_series_sparsity_cache_and_shape(base, data_root, tmp_path, monkeypatch)
         assert row["max"] == pytest.approx(compress.iteration_sparsity(k), abs=0.01)
     assert frame["accuracy"].between(0, 1).all()
 
-    monkeypatch.setattr(training, "train_population", _no_training)
+    monkeypatch.setattr(training, "train_packed", _no_training)
     again = iterative.run_series(
         bases, "l1_unstructured", "rewind", 2, store, root=str(data_root), progress=False
     )
@@ -169,7 +169,7 @@ def test_population_levels_quantized_and_corrupted(base, data_root, tmp_path, mo
     again = compressed.run_corrupted(dense.specs, grid[:1], store, root, progress=False)
     assert np.array_equal(again[("gaussian_noise", 3)].preds, c.preds[:2])
 
-    monkeypatch.setattr(training, "train_population", _no_training)
+    monkeypatch.setattr(training, "train_packed", _no_training)
     again = populations.run_population(dense.specs, store, root, progress=False)
     assert np.array_equal(again.preds, dense.preds)
 

@@ -72,7 +72,7 @@ def test_series_frame_grid_and_cache(data_root, tmp_path, monkeypatch):
     def no_training(*args, **kwargs):
         raise AssertionError("a stored run was trained again")
 
-    monkeypatch.setattr(training, "train_population", no_training)
+    monkeypatch.setattr(training, "train_packed", no_training)
     pd.testing.assert_frame_equal(frame, series.series_frame(*args, **kw))
 
 
@@ -145,17 +145,17 @@ def test_dense_epochs_in_keys_only_when_they_differ(data_root):
 
 
 def test_series_trains_dense_and_rewound_rounds_for_dense_epochs(data_root, tmp_path, monkeypatch):
-    seen: list[int] = []
-    real = training.train_population
+    seen: list[list[int]] = []
+    real = training.train_packed
 
-    def record(nets, pool, configs, **kwargs):
-        seen.append(configs[0].epochs)
-        return real(nets, pool, configs, **kwargs)
+    def record(parts, **kwargs):
+        seen.append([p.cfgs[0].epochs for p in parts])
+        return real(parts, **kwargs)
 
-    monkeypatch.setattr(training, "train_population", record)
+    monkeypatch.setattr(training, "train_packed", record)
     series.series_frame(
         ["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 2, ResultsStore(tmp_path),
         epochs=1, dense_epochs=2, train_size=320, test_size=200, root=str(data_root),
         progress=False,
     )
-    assert seen == [2, 1, 1, 2, 2]  # dense; finetune rounds 1, 2; rewind rounds 1, 2
+    assert seen == [[2], [1, 2], [1, 2]]  # dense; rounds 1 and 2: finetune and rewind packed

@@ -298,7 +298,7 @@ def test_tiny_run_through_store(data_root, tmp_path, monkeypatch, impact_params)
     protocol = impact.protocol_table(result)
     assert "reference measurement" in protocol.loc["training rate (CPU)", "this page"]
     # asking again trains and quantizes nothing
-    monkeypatch.setattr(training, "train_population", _fail)
+    monkeypatch.setattr(training, "train_packed", _fail)
     monkeypatch.setattr(compress, "quantize", _fail)
     again = impact.run(params, store, progress=False).runs
     np.testing.assert_array_equal(again.get("float16").population.preds,

@@ -246,13 +246,13 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, im
     assert params.populations() == Populations(base, (0, 1, 2), (0.5, 0.9)).subset(
         2, [0.5])
     trained = []
-    real = training.train_population
+    real = training.train_packed
 
-    def counting(models, *args, **kwargs):
-        trained.append(len(models))
-        return real(models, *args, **kwargs)
+    def counting(parts, **kwargs):
+        trained.append(sum(len(p.models) for p in parts))
+        return real(parts, **kwargs)
 
-    monkeypatch.setattr(training, "train_population", counting)
+    monkeypatch.setattr(training, "train_packed", counting)
     with pytest.raises(PruneAuditError, match="other seeds"):
         _params(levels=[0.5], reference_seeds=[1, 2], study4=study4)
     result = robust.run(params, store, progress=False)

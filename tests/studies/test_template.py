@@ -80,7 +80,7 @@ def test_run_trains_through_the_store_once(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a stored member was trained again")
 
-    monkeypatch.setattr(training, "train_population", never)
+    monkeypatch.setattr(training, "train_packed", never)
     assert template.run(params, store, progress=False).curves.equals(result.curves)
 
 

@@ -31,7 +31,7 @@ _HOMES: dict[str, str] = {
         "grid",
     ),
     **dict.fromkeys(
-        ("run_series", "series_specs"),
+        ("run_series", "series_classes", "series_specs", "train_series"),
         "iterative",
     ),
     **dict.fromkeys(
@@ -86,6 +86,8 @@ __all__ = [
     "round_epochs",
     "series_specs",
     "run_series",
+    "train_series",
+    "series_classes",
     "member_specs",
     "LEVEL_SEED_STRIDE",
     "check_seeds",

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
+import torch
+from torch import nn
 
 from pruneaudit import compress, runtime
 from pruneaudit.errors import check_positive_int
@@ -51,36 +53,92 @@ def run_series(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Make the missing runs of the pruning series of every base spec (one per seed, say) and
-    technique (one name or several).
-
-    The dense runs (shared by the techniques) train first, as one population; then the series
-    of every technique and base that stop at the same stored iteration train together as one
-    population, each member pruned by its own technique. Returns the tidy per-class frame of all
-    runs; the dense rows carry each series' technique and treatment so that each series reads
-    as one curve (``iteration`` 0 = dense).
-    """
+    technique (one name or several), packed (:func:`train_series`), and return the tidy
+    per-class frame of all runs; the dense rows carry each series' technique and treatment so
+    that each series reads as one curve (``iteration`` 0 = dense)."""
     names = [techniques] if isinstance(techniques, str) else list(techniques)
     all_specs = [series_specs(b, t, treatment, iterations) for t in names for b in bases]
+    train_series(all_specs, store, root, progress)
+    return series_classes(all_specs, store)
+
+
+def series_classes(all_specs: Sequence[Sequence[RunSpec]], store: ResultsStore) -> pd.DataFrame:
+    """The stored per-class frame of every series (from :func:`series_specs`), the dense rows
+    labelled with their series' technique and treatment."""
+    frames = []
+    for specs in all_specs:
+        frame = store.collect(list(specs))
+        frame["technique"], frame["treatment"] = specs[1].technique, specs[1].treatment
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def train_series(
+    all_specs: Sequence[Sequence[RunSpec]],
+    store: ResultsStore,
+    root: str | None = None,
+    progress: bool = True,
+) -> None:
+    """Make the missing runs of every pruning series (each from :func:`series_specs`), packed:
+    the missing dense runs train first, as one population; then round ``k`` of every series that
+    lacks it, as one population per round, each member pruned by its own series' technique and
+    treatment and retrained for its treatment's epochs (:func:`round_epochs`), whatever its
+    training pool (:func:`pruneaudit.runs.trained.fit_population` packs them). A member's bits do
+    not depend on its companions, so packing changes no stored result."""
     store.check_writable()
     dense = {specs[0].key: specs[0] for specs in all_specs if not store.has(specs[0])}
     if dense:
         _train_dense(list(dense.values()), store, root, progress)
-    starts: dict[int, list[list[RunSpec]]] = {}
-    for specs in all_specs:
+    starts = {}  # series -> its first missing iteration
+    for i, specs in enumerate(all_specs):
         done = 1
-        while done <= iterations and store.has(specs[done]):
+        while done < len(specs) and store.has(specs[done]):
             done += 1
-        if done <= iterations:
-            starts.setdefault(done, []).append(specs)
-    for start, group in sorted(starts.items()):
-        _continue_series(group, start, treatment, store, root, progress)
-    frames = []
-    for i, technique in enumerate(names):
-        chunk = all_specs[i * len(bases) : (i + 1) * len(bases)]
-        frame = store.collect([s for specs in chunk for s in specs])
-        frame["technique"], frame["treatment"] = technique, treatment
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+        if done < len(specs):
+            starts[i] = done
+    if not starts:
+        return
+    nets: dict[int, nn.Module] = {}
+    inits: dict[int, dict[str, torch.Tensor]] = {}
+    rounds = runtime.bar(
+        range(min(starts.values()), max(len(all_specs[i]) for i in starts)),
+        disable=not progress,
+        desc=f"pruning rounds of {len(starts)} series",
+        unit="iteration",
+    )
+    for k in rounds:
+        members = [i for i, first in starts.items() if first <= k < len(all_specs[i])]
+        for i in members:
+            if i not in nets:  # the series starts here: its last stored round
+                nets[i] = load_model(all_specs[i][k - 1], store, root)
+                inits[i] = init_snapshot(store.load(all_specs[i][0]).checkpoint())
+        _train_round(k, [all_specs[i] for i in members], [nets[i] for i in members],
+                     [inits[i] for i in members], store, root, progress)
+
+
+def _train_round(
+    k: int,
+    group: list[Sequence[RunSpec]],
+    nets: list[nn.Module],
+    inits: list[dict[str, torch.Tensor]],
+    store: ResultsStore,
+    root: str | None,
+    progress: bool,
+) -> None:
+    """Prune every series of ``group`` to round ``k`` (its net holding round ``k - 1``), retrain
+    them as one population and store round ``k``."""
+    first = [specs[0] for specs in group]
+    split = [splits(s, root) for s in first]
+    for specs, net, init in zip(group, nets, inits, strict=True):
+        with phase("pruning"):
+            compress.prune_round(
+                net, specs[k].technique, specs[k].treatment, k, init, seed=specs[0].seed
+            )
+    epochs = [round_epochs(specs[0], specs[k].treatment) for specs in group]
+    fit_population(nets, split, first, store, progress, epochs=epochs)
+    records = evaluate_population(nets, [sp.test for sp in split])
+    for specs, net, record in zip(group, nets, records, strict=True):
+        store.save(specs[k], *record, checkpoint=compress.pruned_state_dict(net), env=environment())
 
 
 def _train_dense(
@@ -89,44 +147,10 @@ def _train_dense(
     """Train the dense runs ``specs`` as one population and store them with their initial
     weights (the rewound rounds' start)."""
     split = [splits(s, root) for s in specs]
-    test = split[0].test
-    nets = [fresh_model(s, test) for s in specs]
+    nets = [fresh_model(s, sp.test) for s, sp in zip(specs, split, strict=True)]
     inits = [compress.snapshot(m) for m in nets]
-    fit_population(nets, split, specs, store, progress, epochs=round_epochs(specs[0]))
-    records = evaluate_population(nets, test)
+    epochs = [round_epochs(s) for s in specs]
+    fit_population(nets, split, specs, store, progress, epochs=epochs)
+    records = evaluate_population(nets, [sp.test for sp in split])
     for spec, net, init, record in zip(specs, nets, inits, records, strict=True):
         store.save(spec, *record, checkpoint=dense_checkpoint(net, init), env=environment())
-
-
-def _continue_series(
-    group: list[list[RunSpec]],
-    start: int,
-    treatment: str,
-    store: ResultsStore,
-    root: str | None,
-    progress: bool,
-) -> None:
-    """Train the series in ``group`` (their dense runs stored) together from iteration
-    ``start`` >= 1 to their end, each member pruned by its own series' technique."""
-    first = [specs[0] for specs in group]
-    split = [splits(s, root) for s in first]
-    test = split[0].test
-    inits = [init_snapshot(store.load(specs[0]).checkpoint()) for specs in group]
-    nets = [load_model(specs[start - 1], store, root) for specs in group]
-    techniques = [specs[1].technique for specs in group]
-    named = techniques[0] if len(set(techniques)) == 1 else f"{len(set(techniques))} techniques"
-    rounds = runtime.bar(
-        range(start, len(group[0])),
-        disable=not progress,
-        desc=f"{named}/{treatment} x{len(group)}",
-        unit="iteration",
-    )
-    for k in rounds:
-        for specs, net, init, technique in zip(group, nets, inits, techniques, strict=True):
-            with phase("pruning"):
-                compress.prune_round(net, technique, treatment, k, init, seed=specs[0].seed)
-        epochs = round_epochs(first[0], treatment)
-        fit_population(nets, split, first, store, progress, epochs=epochs)
-        for specs, net, record in zip(group, nets, evaluate_population(nets, test), strict=True):
-            state = compress.pruned_state_dict(net)
-            store.save(specs[k], *record, checkpoint=state, env=environment())

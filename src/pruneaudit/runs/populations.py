@@ -155,8 +155,7 @@ def run_population(
     if missing:
         store.check_writable()
         split = [splits(s, root) for s in missing]
-        test = split[0].test
-        nets = [fresh_model(s, test) for s in missing]
+        nets = [fresh_model(s, sp.test) for s, sp in zip(missing, split, strict=True)]
         inits = [compress.snapshot(net) for net in nets]
         gradual = [s.level > 0 for s in missing]
         hooks = [
@@ -164,7 +163,7 @@ def run_population(
             for s, sp, g in zip(missing, split, gradual, strict=True)
         ]
         fit_population(nets, split, missing, store, progress, hooks)
-        records = evaluate_population(nets, test)
+        records = evaluate_population(nets, [sp.test for sp in split])
         for s, net, init, g, record in zip(missing, nets, inits, gradual, records, strict=True):
             state = compress.pruned_state_dict(net) if g else dense_checkpoint(net, init)
             store.save(s, *record, checkpoint=state, env=environment())

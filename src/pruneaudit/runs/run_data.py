@@ -53,21 +53,35 @@ def splits(spec: RunSpec, root: str | None = None) -> Splits:
     """The train / validation / test data of ``spec`` (see the module docstring); with
     ``extra["flip"]`` the pool's dataset spec allows the augmentation's horizontal flip; a spec
     whose ``extra`` has ``imbalance_factor`` > 1 trains on a long-tailed subsample of its pool
-    (:func:`pruneaudit.data.long_tail_indices`)."""
-    pool, test = pool_and_test(spec.dataset, root, spec.train_size, spec.test_size)
+    (:func:`pruneaudit.data.long_tail_indices`). Runs of one pool share its (cached) object."""
     extra = dict(spec.extra)
-    if extra.get(FLIP_KEY):
-        pool = dataclasses.replace(pool, spec=dataclasses.replace(pool.spec, flip_ok=True))
-    if extra.get(IMBALANCE_KEY, 1) != 1:  # long-tailed subsample (data.splits)
-        keep = data.long_tail_indices(
-            pool.labels.numpy(),
-            pool.num_classes,
-            extra[IMBALANCE_KEY],
-            int(extra.get(IMBALANCE_SEED_KEY, 0)),
-        )
-        pool = pool.subset(keep)
+    pool, test = _run_pool(
+        spec.dataset, root, spec.train_size, spec.test_size, bool(extra.get(FLIP_KEY)),
+        float(extra.get(IMBALANCE_KEY, 1)), int(extra.get(IMBALANCE_SEED_KEY, 0)),
+    )
     train_idx, val_idx = data.train_val_split(len(pool), spec.seed, spec.val_fraction)
     return Splits(pool, train_idx, val_idx, test)
+
+
+@functools.lru_cache(maxsize=32)
+def _run_pool(
+    dataset: str,
+    root: str | None,
+    train_size: int | None,
+    test_size: int | None,
+    flip: bool,
+    factor: float,
+    imbalance_seed: int,
+) -> tuple[data.ImageData, data.ImageData]:
+    """The training pool of a run (flip allowed, long-tailed by ``factor``) and its test set;
+    cached."""
+    pool, test = pool_and_test(dataset, root, train_size, test_size)
+    if flip:
+        pool = dataclasses.replace(pool, spec=dataclasses.replace(pool.spec, flip_ok=True))
+    if factor != 1:  # long-tailed subsample (data.splits)
+        keep = data.long_tail_indices(pool.labels.numpy(), pool.num_classes, factor, imbalance_seed)
+        pool = pool.subset(keep)
+    return pool, test
 
 
 @functools.lru_cache(maxsize=16)

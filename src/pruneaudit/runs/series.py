@@ -19,11 +19,12 @@ from pruneaudit.compress.prune import TECHNIQUES, TREATMENTS
 from pruneaudit.data.class_properties import class_table
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int
 from pruneaudit.runs.cost import seconds_per_10k, training_cost
-from pruneaudit.runs.iterative import run_series
+from pruneaudit.runs.iterative import series_classes, series_specs, train_series
 from pruneaudit.runs.populations import member_specs
 from pruneaudit.runs.run_data import splits
 from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, IMBALANCE_KEY, IMBALANCE_SEED_KEY, RunSpec
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.training import STACKED_MODELS
 
 TIDY_COLUMNS = (
     "dataset",
@@ -131,23 +132,37 @@ def series_frame(
     test_size; ``dense_epochs`` (:func:`dense_specs`) trains the dense model (and every rewound
     round) for its own budget, ``epochs`` being the budget of a finetuned round. Columns:
     :data:`TIDY_COLUMNS`, one row per run and class, sorted.
+
+    Per model that the population trainer stacks (:data:`pruneaudit.training.STACKED_MODELS`),
+    the series of every dataset, imbalance factor, technique and treatment train packed
+    (:func:`pruneaudit.runs.iterative.train_series`): the missing dense runs as one population,
+    then each round as one (``1 + iterations`` populations in a cold run). Models trained one
+    at a time gain nothing from packing and would hold every series in memory, so theirs train
+    per dataset, imbalance factor and treatment, as before.
     """
     techniques = distinct("techniques", techniques, TECHNIQUES)
     treatments = distinct("treatments", treatments, TREATMENTS)
     check_positive_int("iterations", iterations)
     frames = []
-    for dataset in distinct("datasets", datasets):
-        for factor in distinct("imbalance_factors", imbalance_factors):
-            for model in distinct("models", models):
+    for model in distinct("models", models):
+        chunks: dict[tuple, list[list[RunSpec]]] = {}  # the series trained together
+        for dataset in distinct("datasets", datasets):
+            for factor in distinct("imbalance_factors", imbalance_factors):
                 bases = dense_specs(
                     dataset, model, seeds, factor, root=root, dense_epochs=dense_epochs,
                     **fields,
                 )
-                for treatment in treatments:  # every technique's series as one population
-                    part = run_series(
-                        bases, techniques, treatment, iterations, store, root, progress
+                for treatment in treatments:
+                    chunk = chunks.setdefault(
+                        () if model in STACKED_MODELS else (dataset, factor, treatment), []
                     )
-                    frames.append(part.assign(imbalance_factor=float(factor)))
+                    chunk += [series_specs(b, t, treatment, iterations)
+                              for t in techniques for b in bases]
+        for chunk in chunks.values():
+            train_series(chunk, store, root, progress)
+            frames += [series_classes([specs], store).assign(
+                imbalance_factor=float(dict(specs[0].extra).get(IMBALANCE_KEY, 1)))
+                for specs in chunk]
     frame = pd.concat(frames, ignore_index=True)[list(TIDY_COLUMNS)]
     return frame.sort_values(list(ROW_ORDER), kind="mergesort").reset_index(drop=True)
 

@@ -96,15 +96,28 @@ def evaluate_model(
 
 @phase("evaluation")
 def evaluate_population(
-    nets: Sequence[nn.Module], test: data.ImageData
+    nets: Sequence[nn.Module], tests: Sequence[data.ImageData]
 ) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
-    """:func:`evaluate_model` of every net of a trained population, evaluated as one stacked
-    computation (:func:`pruneaudit.training.evaluate_population`, the same predictions)."""
-    preds = training.evaluate_population(list(nets), test)
-    return [
-        evaluation_frames(test, p, compress.sparsity(net))
-        for net, p in zip(nets, preds, strict=True)
-    ]
+    """:func:`evaluate_model` of every net of a trained population on its own test set
+    (``tests[k]``), the nets of each test set evaluated as one stacked computation
+    (:func:`pruneaudit.training.evaluate_population`, the same predictions)."""
+    if len(tests) != len(nets):
+        raise PruneAuditError(f"{len(nets)} nets but {len(tests)} test sets")
+    out: list[tuple[pd.DataFrame, pd.DataFrame]] = [None] * len(nets)  # type: ignore[list-item]
+    for members in _groups([id(t) for t in tests]):
+        test = tests[members[0]]
+        preds = training.evaluate_population([nets[k] for k in members], test)
+        for k, p in zip(members, preds, strict=True):
+            out[k] = evaluation_frames(test, p, compress.sparsity(nets[k]))
+    return out
+
+
+def _groups(keys: Sequence[object]) -> list[list[int]]:
+    """Positions of equal keys, in order of first appearance."""
+    groups: dict[object, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
 
 
 def class_accuracy_frame(labels: np.ndarray, preds: np.ndarray, num_classes: int) -> pd.DataFrame:
@@ -139,10 +152,12 @@ def fit_population(
     store: ResultsStore,
     progress: bool,
     hooks: list[StepHook | None] | None = None,
-    epochs: int | None = None,
+    epochs: Sequence[int] | None = None,
 ) -> None:
-    """Train ``nets`` in place as one population, member ``k`` on its own training split
-    (``epochs``: instead of the specs' own), and record the training rate in ``store``
+    """Train ``nets`` in place as one packed population, member ``k`` on its own training split
+    for ``epochs[k]`` epochs (None: the specs' own): the members of each training pool and
+    config train as one part of :func:`pruneaudit.training.train_packed` (its result is each
+    member's alone). Records the training rate in ``store``
     (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates). A spec
     of another trainer scheme than this code's is refused (it would be stored mislabelled)."""
     older = [s for s in specs if s.trainer not in (None, TRAINER_SCHEME)]
@@ -153,17 +168,20 @@ def fit_population(
         )
     configs = [train_config(s) for s in specs]
     if epochs is not None:
-        configs = [dataclasses.replace(c, epochs=epochs) for c in configs]
+        configs = [dataclasses.replace(c, epochs=e) for c, e in zip(configs, epochs, strict=True)]
+    hooks = [None] * len(nets) if hooks is None else hooks
+    keys = [(id(sp.pool), dataclasses.replace(c, seed=0)) for sp, c in zip(split, configs,
+                                                                             strict=True)]
+    parts = [
+        training.Part(
+            [nets[k] for k in members], split[members[0]].pool, [configs[k] for k in members],
+            [split[k].train_idx for k in members], [hooks[k] for k in members],
+        )
+        for members in _groups(keys)
+    ]
     start = time.perf_counter()
     with phase("training"):
-        training.train_population(
-            nets,
-            split[0].pool,
-            configs,
-            indices=[s.train_idx for s in split],
-            step_hooks=hooks,
-            progress=progress,
-        )
+        training.train_packed(parts, progress=progress)
     images = sum(len(s.train_idx) * c.epochs for s, c in zip(split, configs, strict=True))
     record_rate(
         store.root, specs[0].model, environment()["device"], time.perf_counter() - start, images

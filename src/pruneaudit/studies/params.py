@@ -213,10 +213,12 @@ def series_workload(**grid: Any) -> list[Workload]:
     ``grid``: the arguments of :func:`pruneaudit.runs.series.grid_cost`, by name. Per dataset,
     imbalance factor and seed: the dense model and one model per technique, treatment and round,
     each evaluated once on its test set; model-epochs and images as ``grid_cost`` counts them.
-    Populations, per dataset and imbalance factor: the dense models of every seed, then one per
-    treatment and round (every technique's and seed's round together), as
-    :func:`pruneaudit.runs.series.series_frame` trains them into an empty store."""
+    Populations per model, as :func:`pruneaudit.runs.series.series_frame` trains them into an
+    empty store: for a stacked model the dense models of every pool and seed, then one per round
+    (every pool's, treatment's, technique's and seed's round packed); for the others, per pool,
+    the dense seeds and one per treatment and round."""
     from pruneaudit.runs.series import distinct, grid_cost
+    from pruneaudit.training import STACKED_MODELS
 
     per_seed = 1 + (len(distinct("techniques", grid["techniques"]))
                     * len(distinct("treatments", grid["treatments"])) * grid["iterations"])
@@ -224,8 +226,9 @@ def series_workload(**grid: Any) -> list[Workload]:
     pools = (len(distinct("datasets", grid["datasets"]))
              * len(distinct("imbalance_factors", factors)))
     n = pools * len(distinct("seeds", grid["seeds"])) * per_seed
-    populations = pools * (1 + len(distinct("treatments", grid["treatments"])) * grid["iterations"])
-    return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n, populations)
+    unpacked = pools * (1 + len(distinct("treatments", grid["treatments"])) * grid["iterations"])
+    return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n,
+                     1 + grid["iterations"] if r.model in STACKED_MODELS else unpacked)
             for r in grid_cost(**grid).itertuples()]
 
 

@@ -22,15 +22,18 @@ from pruneaudit.training.loop import (
     steps_per_epoch,
     train,
 )
+from pruneaudit.training.stack import STACKED_MODELS
 from pruneaudit.training.stacked import (
     BLOCK,
     CUDA_BLOCK,
     EVAL_CHUNK,
     MIN_BLOCK,
     SHARED_FIELDS,
+    Part,
     block_size,
     evaluate_population,
     supports,
+    train_packed,
     train_population,
 )
 
@@ -57,6 +60,9 @@ __all__ = [
     "block_size",
     "EVAL_CHUNK",
     "supports",
+    "STACKED_MODELS",
+    "Part",
+    "train_packed",
     "train_population",
     "evaluate_population",
 ]

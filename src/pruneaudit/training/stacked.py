@@ -29,6 +29,12 @@ Design
   its own member: hooks of members in different blocks may run at once, in different threads.
 * At the end every member's module receives its trained weights and masks (and the effective
   ``weight = weight_orig * weight_mask`` of pruned layers is recomputed).
+* **Packed populations** (:func:`train_packed`): members of other training pools (datasets,
+  long tails) and other schedules (epochs) train in one call as *parts*, each part a set of
+  members that share a pool and every setting but the seed. Each part is split into blocks
+  as a population of its own would be, and the blocks of all parts form one queue, longest
+  first, on the threads. A block never mixes parts (on the CPU a wider block buys little:
+  ``benchmarks/out/training_speed.md``), so a packed member gets the bits it gets alone.
 
 Speed settings (what each sets; the measurements behind them, and the settings not kept, are in
 ``benchmarks/out/profile_evidence.md``, section "Population trainer"):
@@ -89,8 +95,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import torch
@@ -135,6 +141,7 @@ CUDA_BLOCK = 64
 #: Images per stacked evaluation pass (bounds the activations' memory).
 EVAL_CHUNK = 256
 _CPU = torch.device("cpu")
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- checks
@@ -197,6 +204,20 @@ def block_size(device: torch.device) -> int:
     return CUDA_BLOCK if device.type == "cuda" else BLOCK
 
 
+@dataclass(frozen=True)
+class Part:
+    """Members of a packed population that share a training pool and every training setting but
+    the seed (:func:`train_packed`): ``models`` with their ``cfgs``, trained on ``data`` or,
+    with ``indices``, member k on ``data.subset(indices[k])`` (all of one size), with
+    ``step_hooks`` (None: none)."""
+
+    models: list[nn.Module]
+    data: ImageData
+    cfgs: list[TrainConfig]
+    indices: Sequence[np.ndarray | torch.Tensor] | None = None
+    step_hooks: list[StepHook | None] | None = None
+
+
 def train_population(
     models: list[nn.Module],
     data: ImageData,
@@ -216,17 +237,41 @@ def train_population(
     it (within float tolerance), where ``data_k`` is ``data`` or, with ``indices``,
     ``data.subset(indices[k])`` (members' own training splits of one pool, all of one size):
     own initial weights and masks, own seed (data order and augmentation draws), own examples.
-    All settings but the seed must be equal across ``cfgs``. Architectures
-    :func:`supports` rejects are trained one after another with :func:`~pruneaudit.training.train`.
-    The progress bar counts model-epochs. ``num_threads`` torch threads are used while training
-    (on the CPU: as many blocks at once, each at one thread; a member's bits do not depend on
-    the count, see the module docstring); ``None`` keeps torch's setting, or, where the
-    process's runtime follows the free cores (as the book's kernels do), trains at the cores
-    free since the previous population (:meth:`pruneaudit.runtime.Runtime.population_threads`;
-    the models trained one after another train at its steady count instead: their bits depend
-    on the count); torch's count is restored after. ``device``
-    (default: the setting) runs the computation; see "Devices" in the module docstring.
-    ``graphs``: each step of a stacked block as one CUDA graph replay
+    All settings but the seed must be equal across ``cfgs``; members of other pools or settings
+    train beside them with :func:`train_packed`. The other arguments are :func:`train_packed`'s.
+    """
+    train_packed(
+        [Part(models, data, cfgs, indices, step_hooks)], progress=progress,
+        num_threads=num_threads, device=device, graphs=graphs, precision=precision,
+    )
+    return models
+
+
+def train_packed(
+    parts: Sequence[Part],
+    *,
+    progress: bool = True,
+    num_threads: int | None = None,
+    device: str | torch.device | None = None,
+    graphs: bool | str = "auto",
+    precision: str | None = None,
+) -> None:
+    """Train the members of every part in place as one packed population: each part's members
+    in stacked blocks (:func:`blocks`), every block of every part in one queue, longest first,
+    so that parts of other pools (datasets, long tails) and other schedules (epochs) fill the
+    threads together. Each member ends as in :func:`train_population` of its part alone, bit
+    for bit on the CPU (its block is canonical; see the module docstring).
+
+    Architectures :func:`supports` rejects are trained one after another with
+    :func:`~pruneaudit.training.train`. The progress bar counts model-epochs. ``num_threads``
+    torch threads are used while training (on the CPU: as many blocks at once, each at one
+    thread; a member's bits do not depend on the count, see the module docstring); ``None``
+    keeps torch's setting, or, where the process's runtime follows the free cores (as the
+    book's kernels do), trains at the cores free since the previous population
+    (:meth:`pruneaudit.runtime.Runtime.population_threads`; the models trained one after another
+    train at its steady count instead: their bits depend on the count); torch's count is
+    restored after. ``device`` (default: the setting) runs the computation; see "Devices" in
+    the module docstring. ``graphs``: each step of a stacked block as one CUDA graph replay
     (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
     CPU; ``True`` on the CPU runs the graph path's static-buffer step without capture (same
     results, no speed-up: a check of its arithmetic). ``precision`` (default: the setting,
@@ -236,30 +281,42 @@ def train_population(
     use_graphs = _graphs_setting(graphs, dev)
     autocast(precision, dev)  # bf16 on the CPU: one clear error before any work
     precision = config.precision_setting(precision)
-    _check_population(models, cfgs)
-    if step_hooks is None:
-        step_hooks = [None] * len(models)
-    if len(step_hooks) != len(models):
-        raise PruneAuditError(f"{len(models)} models but {len(step_hooks)} step hooks")
-    if len(data) == 0:
-        raise PruneAuditError("cannot train on an empty ImageData")
-    members = _member_indices(indices, len(models), len(data))
-    if not check_architecture(models):
-        for k, (model, cfg, hook) in enumerate(zip(models, cfgs, step_hooks, strict=True)):
-            own = data if members is None else data.subset(members[:, k].numpy())
-            train(
-                model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads,
-                device=dev, precision=precision,
-            )
-        return models
+    if not parts:
+        raise PruneAuditError("a packed population needs at least one part, got none")
+    checked = [_checked_part(p) for p in parts]
+    if len({id(m) for p in checked for m in p.models}) != sum(len(p.models) for p in checked):
+        raise PruneAuditError("the same model object appears in more than one part")
+    if not check_architecture([p.models[0] for p in checked]):  # one after another
+        for part in checked:
+            members = _member_indices(part)
+            for k, (model, cfg, hook) in enumerate(
+                zip(part.models, part.cfgs, part.step_hooks, strict=True)  # type: ignore[arg-type]
+            ):
+                own = part.data if members is None else part.data.subset(members[:, k].numpy())
+                train(
+                    model, own, cfg, step_hook=hook, progress=progress,
+                    num_threads=num_threads, device=dev, precision=precision,
+                )
+        return
     if num_threads is None:  # the free cores re-read, where the runtime follows them
         num_threads = runtime.current().population_threads()
     with runtime.threads_at(num_threads), full_precision(dev):
         _train_stacked(
-            models, on_device(data, dev), cfgs, step_hooks, progress, members, dev,
-            use_graphs, precision,
+            [replace(p, data=on_device(p.data, dev)) for p in checked], progress,
+            dev, use_graphs, precision,
         )
-    return models
+
+
+def _checked_part(part: Part) -> Part:
+    """``part`` with its hooks filled in (None: no hook), after the checks of one part."""
+    _check_population(part.models, part.cfgs)
+    check_architecture(part.models)
+    hooks = [None] * len(part.models) if part.step_hooks is None else list(part.step_hooks)
+    if len(hooks) != len(part.models):
+        raise PruneAuditError(f"{len(part.models)} models but {len(hooks)} step hooks")
+    if len(part.data) == 0:
+        raise PruneAuditError("cannot train on an empty ImageData")
+    return replace(part, step_hooks=hooks)
 
 
 def _graphs_setting(graphs: bool | str, device: torch.device) -> bool:
@@ -271,15 +328,15 @@ def _graphs_setting(graphs: bool | str, device: torch.device) -> bool:
     return graphs
 
 
-def _member_indices(
-    indices: Sequence[np.ndarray | torch.Tensor] | None, k: int, pool: int
-) -> torch.Tensor | None:
-    """The members' example indices as one ``(n, K)`` int64 tensor (None: all of ``data``)."""
-    if indices is None:
+def _member_indices(part: Part) -> torch.Tensor | None:
+    """The members' example indices of ``part`` as one ``(n, K)`` int64 tensor (None: all of
+    its data)."""
+    if part.indices is None:
         return None
-    if len(indices) != k:
-        raise PruneAuditError(f"{k} models but {len(indices)} index arrays")
-    cols = [torch.as_tensor(np.asarray(i), dtype=torch.int64).reshape(-1) for i in indices]
+    k, pool = len(part.models), len(part.data)
+    if len(part.indices) != k:
+        raise PruneAuditError(f"{k} models but {len(part.indices)} index arrays")
+    cols = [torch.as_tensor(np.asarray(i), dtype=torch.int64).reshape(-1) for i in part.indices]
     sizes = sorted({len(c) for c in cols})
     if len(sizes) != 1 or sizes[0] == 0:
         raise PruneAuditError(
@@ -304,9 +361,7 @@ def blocks(k: int, device: torch.device, workers: int = 1) -> list[list[int]]:
     return [list(range(a, b)) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-def _each_block(
-    run: Callable[[list[int]], None], groups: list[list[int]], device: torch.device
-) -> None:
+def _each_block(run: Callable[[T], None], groups: list[T], device: torch.device) -> None:
     """``run(block)`` for every block: on the CPU each at one torch thread, up to one block per
     torch thread at once, in Python threads (see "Speed"); else in turn."""
     if device.type != "cpu":
@@ -325,23 +380,23 @@ def _each_block(
 
 
 def _train_stacked(
-    models: list[nn.Module],
-    data: ImageData,
-    cfgs: list[TrainConfig],
-    step_hooks: list[StepHook | None],
+    parts: list[Part],
     progress: bool,
-    members: torch.Tensor | None = None,
     device: torch.device = _CPU,
     graphs: bool = False,
     precision: str = "fp32",
 ) -> None:
-    k = len(models)
-    for model in models:
-        model.train()
+    """Every block of every part (hooks filled in), in one queue, longest first."""
+    for part in parts:
+        for model in part.models:
+            model.train()
+    members = [_member_indices(p) for p in parts]
+    names = sorted({p.data.name for p in parts})
+    k = sum(len(p.models) for p in parts)
     bar = runtime.bar(
-        total=k * cfgs[0].epochs,
+        total=sum(len(p.models) * p.cfgs[0].epochs for p in parts),
         disable=not progress,
-        desc=f"train {k} x {type(models[0]).__name__} on {data.name}",
+        desc=f"train {k} x {type(parts[0].models[0]).__name__} on {', '.join(names)}",
         unit="model-epoch",
         bar_format="{l_bar}{bar}| {n:.1f}/{total} [{elapsed}<{remaining}, {rate_fmt}]",
         leave=False,
@@ -352,19 +407,33 @@ def _train_stacked(
         with lock:
             bar.update(amount)
 
-    def run(block: list[int]) -> None:
+    def run(job: tuple[int, list[int]]) -> None:
+        part, own, block = parts[job[0]], members[job[0]], job[1]
         # a block of one or three CPU members trains beside throwaway copies (PADDED_SIZES)
         pad = PADDED_SIZES.get(len(block), len(block)) - len(block) if device.type == "cpu" else 0
-        nets = [models[i] for i in block] + [copy_model(models[block[0]]) for _ in range(pad)]
+        nets = [part.models[i] for i in block]
+        nets += [copy_model(nets[0]) for _ in range(pad)]
         cols = block + block[:1] * pad
+        hooks = [part.step_hooks[i] for i in block] + [None] * pad  # type: ignore[index]
         _train_block(
-            nets, data, [cfgs[i] for i in cols], [step_hooks[i] for i in block] + [None] * pad,
-            None if members is None else members[:, cols], device,
+            nets, part.data, [part.cfgs[i] for i in cols], hooks,
+            None if own is None else own[:, cols], device,
             lambda amount: advance(amount * len(block) / len(cols)), graphs, precision,
         )
 
+    # more blocks than the threads' count only where one part would leave a thread idle
+    workers = torch.get_num_threads() if len(parts) == 1 else 1
+    jobs = [(i, block) for i, p in enumerate(parts) for block in blocks(len(p.models), device,
+                                                                         workers)]
+    jobs.sort(key=lambda job: -_work(parts[job[0]], members[job[0]]) * len(job[1]))
     with bar:
-        _each_block(run, blocks(k, device, torch.get_num_threads()), device)
+        _each_block(run, jobs, device)
+
+
+def _work(part: Part, members: torch.Tensor | None) -> int:
+    """Images one member of ``part`` sees over its epochs (the blocks' queue order)."""
+    n = len(part.data) if members is None else members.shape[0]
+    return n * part.cfgs[0].epochs
 
 
 def _train_block(
@@ -494,9 +563,11 @@ __all__ = [
     "MIN_BLOCK",
     "PADDED_SIZES",
     "SHARED_FIELDS",
+    "Part",
     "block_size",
     "blocks",
     "evaluate_population",
     "supports",
+    "train_packed",
     "train_population",
 ]
