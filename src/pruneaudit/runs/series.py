@@ -133,7 +133,7 @@ def series_frame(
     round) for its own budget, ``epochs`` being the budget of a finetuned round. Columns:
     :data:`TIDY_COLUMNS`, one row per run and class, sorted.
 
-    Per model that the population trainer stacks (:data:`pruneaudit.training.STACKED_MODELS`),
+    Per model that the population trainer stacks (``pruneaudit.training.STACKED_MODELS``),
     the series of every dataset, imbalance factor, technique and treatment train packed
     (:func:`pruneaudit.runs.iterative.train_series`): the missing dense runs as one population,
     then each round as one (``1 + iterations`` populations in a cold run). Models trained one

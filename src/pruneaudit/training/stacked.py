@@ -257,10 +257,11 @@ def train_packed(
     precision: str | None = None,
 ) -> None:
     """Train the members of every part in place as one packed population: each part's members
-    in stacked blocks (:func:`blocks`), every block of every part in one queue, longest first,
-    so that parts of other pools (datasets, long tails) and other schedules (epochs) fill the
-    threads together. Each member ends as in :func:`train_population` of its part alone, bit
-    for bit on the CPU (its block is canonical; see the module docstring).
+    in stacked blocks (as :func:`train_population` splits them), every block of every part in
+    one queue, longest first, so that parts of other pools (datasets, long tails) and other
+    schedules (epochs) fill the threads together. Each member ends as in
+    :func:`train_population` of its part alone, bit for bit on the CPU (its block is canonical;
+    see the module docstring).
 
     Architectures :func:`supports` rejects are trained one after another with
     :func:`~pruneaudit.training.train`. The progress bar counts model-epochs. ``num_threads``
