@@ -52,9 +52,12 @@ def test_levels_train_as_one_population(tmp_path, calls) -> None:
     assert calls == [6]
 
 
+@pytest.mark.slow
 def test_packed_series_equal_each_pool_and_treatment_trained_alone(tmp_path) -> None:
     """Two datasets, two imbalance factors and both treatments packed into three populations
-    store what each (dataset, factor, treatment) grid trained on its own stores, bit for bit."""
+    store what each (dataset, factor, treatment) grid trained on its own stores, bit for bit
+    (10 s: `make test-slow`; `tests/training/test_packed.py` checks the trainer's packing in
+    `make test`)."""
     import torch
 
     grid = dict(GRID, datasets=["mnist", "fashion_mnist"], epochs=2, dense_epochs=1)

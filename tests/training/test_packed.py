@@ -68,9 +68,3 @@ def test_bad_packed_populations_name_the_problem(data_root):
         train_packed([Part([lenet, build_model("lenet", 10, 1, 28, seed=1)], mnist,
                            [cfg, TrainConfig(epochs=2)])], progress=False)
 
-
-def test_stacked_models_are_those_the_trainer_stacks():
-    from pruneaudit.models import MODELS
-    from pruneaudit.training import STACKED_MODELS, supports
-
-    assert tuple(m for m in MODELS if supports(build_model(m, 10, 1, 28))) == STACKED_MODELS

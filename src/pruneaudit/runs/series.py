@@ -22,9 +22,14 @@ from pruneaudit.runs.cost import seconds_per_10k, training_cost
 from pruneaudit.runs.iterative import series_classes, series_specs, train_series
 from pruneaudit.runs.populations import member_specs
 from pruneaudit.runs.run_data import splits
-from pruneaudit.runs.spec import DENSE_EPOCHS_KEY, IMBALANCE_KEY, IMBALANCE_SEED_KEY, RunSpec
+from pruneaudit.runs.spec import (
+    DENSE_EPOCHS_KEY,
+    IMBALANCE_KEY,
+    IMBALANCE_SEED_KEY,
+    STACKED_MODELS,
+    RunSpec,
+)
 from pruneaudit.runs.store import ResultsStore
-from pruneaudit.training import STACKED_MODELS
 
 TIDY_COLUMNS = (
     "dataset",
@@ -133,7 +138,7 @@ def series_frame(
     round) for its own budget, ``epochs`` being the budget of a finetuned round. Columns:
     :data:`TIDY_COLUMNS`, one row per run and class, sorted.
 
-    Per model that the population trainer stacks (``pruneaudit.training.STACKED_MODELS``),
+    Per model that the population trainer stacks (:data:`~pruneaudit.runs.spec.STACKED_MODELS`),
     the series of every dataset, imbalance factor, technique and treatment train packed
     (:func:`pruneaudit.runs.iterative.train_series`): the missing dense runs as one population,
     then each round as one (``1 + iterations`` populations in a cold run). Models trained one

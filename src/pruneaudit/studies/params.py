@@ -218,7 +218,7 @@ def series_workload(**grid: Any) -> list[Workload]:
     (every pool's, treatment's, technique's and seed's round packed); for the others, per pool,
     the dense seeds and one per treatment and round."""
     from pruneaudit.runs.series import distinct, grid_cost
-    from pruneaudit.training import STACKED_MODELS
+    from pruneaudit.runs.spec import STACKED_MODELS
 
     per_seed = 1 + (len(distinct("techniques", grid["techniques"]))
                     * len(distinct("treatments", grid["treatments"])) * grid["iterations"])

@@ -22,7 +22,6 @@ from pruneaudit.training.loop import (
     steps_per_epoch,
     train,
 )
-from pruneaudit.training.stack import STACKED_MODELS
 from pruneaudit.training.stacked import (
     BLOCK,
     CUDA_BLOCK,
@@ -60,7 +59,6 @@ __all__ = [
     "block_size",
     "EVAL_CHUNK",
     "supports",
-    "STACKED_MODELS",
     "Part",
     "train_packed",
     "train_population",

@@ -26,9 +26,6 @@ from pruneaudit.compress import refresh_effective_weight, weight_and_mask
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.models import LeNet
 
-#: The models of :data:`pruneaudit.models.MODELS` that :func:`supports` stacks (a test checks
-#: it against :func:`supports`): their populations train as one computation and can be packed.
-STACKED_MODELS: tuple[str, ...] = ("lenet", "alexnet")
 #: The stacked tensors of a convolution or linear layer.
 PARAM_NAMES = ("weight", "bias")
 _CPU = torch.device("cpu")
@@ -243,4 +240,4 @@ def check_architecture(models: Sequence[nn.Module]) -> bool:
     return kinds.pop()
 
 
-__all__ = ["PARAM_NAMES", "STACKED_MODELS", "Stack", "check_architecture", "layers", "supports"]
+__all__ = ["PARAM_NAMES", "Stack", "check_architecture", "layers", "supports"]
