@@ -83,8 +83,8 @@ def train_series(
     the missing dense runs train first, as one population; then round ``k`` of every series that
     lacks it, as one population per round, each member pruned by its own series' technique and
     treatment and retrained for its treatment's epochs (:func:`round_epochs`), whatever its
-    training pool (``fit_population`` packs them). A member's bits do
-    not depend on its companions, so packing changes no stored result."""
+    training pool (``fit_population`` packs them). A member's bits do not depend on its
+    companions, so packing changes no stored result."""
     store.check_writable()
     dense = {specs[0].key: specs[0] for specs in all_specs if not store.has(specs[0])}
     if dense:
