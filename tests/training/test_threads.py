@@ -182,3 +182,41 @@ def test_the_steady_count_is_the_start_or_the_setting_never_the_load(following):
     assert torch.get_num_threads() == 2
     assert runtime.Runtime(threads=3, follow=True).steady_threads() == 3
     assert runtime.Runtime(follow=True).steady == torch.get_num_threads()  # when created
+
+
+def _blocks_at_once(recheck, threads: int, n: int, wait: float = 0.0) -> list[int]:
+    """How many blocks were running as each of ``n`` blocks started (itself included), when
+    ``_each_block`` runs them at ``threads`` torch threads and asks ``recheck`` as blocks end;
+    every block but the first waits up to ``wait`` s for a companion to start."""
+    from pruneaudit.training import stacked
+
+    lock, companion = threading.Lock(), threading.Event()
+    active, seen = [0], [0] * n
+
+    def run(block: int) -> None:
+        with lock:
+            active[0] += 1
+            seen[block] = active[0]
+            if active[0] > 1:
+                companion.set()
+        if block:
+            companion.wait(wait)
+        with lock:
+            active[0] -= 1
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        stacked._each_block(run, list(range(n)), torch.device("cpu"), recheck)
+    finally:
+        torch.set_num_threads(before)
+    return seen
+
+
+def test_blocks_follow_the_free_cores_as_they_end():
+    """A packed population re-reads the free cores each time a block ends: started at one
+    thread, its next blocks run two at once when two cores are free; started at two, once one
+    core is free each later block starts alone; too soon to tell (None), the count stays."""
+    assert _blocks_at_once(lambda: 2, threads=1, n=3, wait=10)[1:] == [1, 2]
+    assert _blocks_at_once(lambda: 1, threads=2, n=4)[2:] == [1, 1]
+    assert _blocks_at_once(lambda: None, threads=1, n=3, wait=0.2) == [1, 1, 1]

@@ -92,9 +92,10 @@ parameters on one device. Other models (VGG11, ResNet18) are trained one after a
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -270,9 +271,10 @@ def train_packed(
     keeps torch's setting, or, where the process's runtime follows the free cores (as the
     book's kernels do), trains at the cores free since the previous population
     (:meth:`pruneaudit.runtime.Runtime.population_threads`; the models trained one after another
-    train at its steady count instead: their bits depend on the count); torch's count is
-    restored after. ``device`` (default: the setting) runs the computation; see "Devices" in
-    the module docstring. ``graphs``: each step of a stacked block as one CUDA graph replay
+    train at its steady count instead: their bits depend on the count), read again as its blocks
+    end (a long packed population follows the load); torch's count is restored after.
+    ``device`` (default: the setting) runs the computation; see "Devices" in the module
+    docstring. ``graphs``: each step of a stacked block as one CUDA graph replay
     (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
     CPU; ``True`` on the CPU runs the graph path's static-buffer step without capture (same
     results, no speed-up: a check of its arithmetic). ``precision`` (default: the setting,
@@ -299,12 +301,14 @@ def train_packed(
                     num_threads=num_threads, device=dev, precision=precision,
                 )
         return
+    recheck = None
     if num_threads is None:  # the free cores re-read, where the runtime follows them
-        num_threads = runtime.current().population_threads()
+        recheck = runtime.current().population_threads
+        num_threads = recheck()
     with runtime.threads_at(num_threads), full_precision(dev):
         _train_stacked(
             [replace(p, data=on_device(p.data, dev)) for p in checked], progress,
-            dev, use_graphs, precision,
+            dev, use_graphs, precision, recheck,
         )
 
 
@@ -362,22 +366,39 @@ def blocks(k: int, device: torch.device, workers: int = 1) -> list[list[int]]:
     return [list(range(a, b)) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-def _each_block(run: Callable[[T], None], groups: list[T], device: torch.device) -> None:
+def _each_block(
+    run: Callable[[T], None],
+    groups: list[T],
+    device: torch.device,
+    recheck: Callable[[], int | None] | None = None,
+) -> None:
     """``run(block)`` for every block: on the CPU each at one torch thread, up to one block per
-    torch thread at once, in Python threads (see "Speed"); else in turn."""
+    torch thread at once, in Python threads (see "Speed"); else in turn. ``recheck`` (the
+    runtime's free cores, where it follows them) is asked again each time a block ends: the
+    blocks then run at most that many at once (None: as before), up to the machine's cores."""
     if device.type != "cpu":
         for block in groups:
             run(block)
         return
-    workers = max(1, min(len(groups), torch.get_num_threads()))
+    limit = max(1, min(len(groups), torch.get_num_threads()))
+    most = max(limit, min(len(groups), os.cpu_count() or 1)) if recheck else limit
     with runtime.threads_at(1):
-        if workers == 1:
+        if most == 1:
             for block in groups:
                 run(block)
             return
-        with ThreadPoolExecutor(workers, thread_name_prefix="pruneaudit-block") as pool:
-            for done in [pool.submit(run, block) for block in groups]:
-                done.result()
+        with ThreadPoolExecutor(most, thread_name_prefix="pruneaudit-block") as pool:
+            running: set[Future] = set()
+            for block in groups:
+                while len(running) >= limit:
+                    done, running = wait(running, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        future.result()
+                    if recheck is not None:
+                        limit = min(most, recheck() or limit)
+                running.add(pool.submit(run, block))
+            for future in running:
+                future.result()
 
 
 def _train_stacked(
@@ -386,8 +407,10 @@ def _train_stacked(
     device: torch.device = _CPU,
     graphs: bool = False,
     precision: str = "fp32",
+    recheck: Callable[[], int | None] | None = None,
 ) -> None:
-    """Every block of every part (hooks filled in), in one queue, longest first."""
+    """Every block of every part (hooks filled in), in one queue, longest first (``recheck``:
+    :func:`_each_block`'s)."""
     for part in parts:
         for model in part.models:
             model.train()
@@ -428,7 +451,7 @@ def _train_stacked(
                                                                          workers)]
     jobs.sort(key=lambda job: -_work(parts[job[0]], members[job[0]]) * len(job[1]))
     with bar:
-        _each_block(run, jobs, device)
+        _each_block(run, jobs, device, recheck)
 
 
 def _work(part: Part, members: torch.Tensor | None) -> int:
