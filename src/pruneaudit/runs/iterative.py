@@ -17,7 +17,7 @@ from torch import nn
 
 from pruneaudit import compress, runtime
 from pruneaudit.errors import check_positive_int
-from pruneaudit.runs.run_data import splits
+from pruneaudit.runs.run_data import Splits, splits
 from pruneaudit.runs.spec import RunSpec
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.runs.trained import (
@@ -98,8 +98,7 @@ def train_series(
             starts[i] = done
     if not starts:
         return
-    nets: dict[int, nn.Module] = {}
-    inits: dict[int, dict[str, torch.Tensor]] = {}
+    live: dict[int, tuple[nn.Module, dict[str, torch.Tensor], Splits]] = {}  # net, init, data
     rounds = runtime.bar(
         range(min(starts.values()), max(len(all_specs[i]) for i in starts)),
         disable=not progress,
@@ -109,11 +108,12 @@ def train_series(
     for k in rounds:
         members = [i for i, first in starts.items() if first <= k < len(all_specs[i])]
         for i in members:
-            if i not in nets:  # the series starts here: its last stored round
-                nets[i] = load_model(all_specs[i][k - 1], store, root)
-                inits[i] = init_snapshot(store.load(all_specs[i][0]).checkpoint())
-        _train_round(k, [all_specs[i] for i in members], [nets[i] for i in members],
-                     [inits[i] for i in members], store, root, progress)
+            if i not in live:  # the series starts here: its last stored round
+                dense = all_specs[i][0]
+                live[i] = (load_model(all_specs[i][k - 1], store, root),
+                           init_snapshot(store.load(dense).checkpoint()), splits(dense, root))
+        nets, inits, split = (list(x) for x in zip(*(live[i] for i in members), strict=True))
+        _train_round(k, [all_specs[i] for i in members], nets, inits, split, store, progress)
 
 
 def _train_round(
@@ -121,14 +121,13 @@ def _train_round(
     group: list[Sequence[RunSpec]],
     nets: list[nn.Module],
     inits: list[dict[str, torch.Tensor]],
+    split: list[Splits],
     store: ResultsStore,
-    root: str | None,
     progress: bool,
 ) -> None:
-    """Prune every series of ``group`` to round ``k`` (its net holding round ``k - 1``), retrain
-    them as one population and store round ``k``."""
+    """Prune every series of ``group`` to round ``k`` (its net holding round ``k - 1``, ``split``
+    its dense run's data), retrain them as one population and store round ``k``."""
     first = [specs[0] for specs in group]
-    split = [splits(s, root) for s in first]
     for specs, net, init in zip(group, nets, inits, strict=True):
         with phase("pruning"):
             compress.prune_round(
