@@ -24,7 +24,13 @@ from torch import nn
 
 from pruneaudit import compress, data
 from pruneaudit.models import build_model
-from pruneaudit.training import TrainConfig, evaluate_population, stacked, train_population
+from pruneaudit.training import (
+    TrainConfig,
+    evaluate_population,
+    predict,
+    stacked,
+    train_population,
+)
 
 #: Companions beside the member, and the member's position among them.
 COMPANIONS = (1, 2, 4, 7)
@@ -111,6 +117,30 @@ def test_predictions_do_not_depend_on_the_evaluation_block(pool):
             np.testing.assert_array_equal(evaluate_population(models, test)[3], alone)
         finally:
             torch.set_num_threads(torch_threads)
+
+
+def test_a_lone_member_gets_its_logits_from_any_evaluation_block(pool):
+    """A lone member's evaluation stack gives it the logits, bit for bit, that it gets in
+    blocks of 2, 5 and 8 (other positions), on 1 or 2 torch threads. A bare stack of one (the
+    ungrouped convolution) gave other bits (AVX2 EPYC, 29 Nov), which a near-tie could turn
+    into another label."""
+    x = data.normalize(pool.images[100:160], pool.spec)
+    models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(8)]
+
+    def logits(members: list[nn.Module], at: int) -> torch.Tensor:
+        stack = predict.evaluation_stack(members)
+        with torch.inference_mode():
+            return stack.forward(x.repeat(1, stack.k, 1, 1))[at]
+
+    alone = logits(models[3:4], 0)
+    torch_threads = torch.get_num_threads()
+    try:
+        for n in (1, 2):
+            torch.set_num_threads(n)
+            for members, at in ((models[2:4], 1), (models[:5], 3), (models, 3)):
+                assert torch.equal(logits(members, at), alone), (n, len(members))
+    finally:
+        torch.set_num_threads(torch_threads)
 
 
 @pytest.mark.parametrize(

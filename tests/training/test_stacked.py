@@ -23,6 +23,7 @@ from pruneaudit.training import (
     TrainConfig,
     evaluate,
     evaluate_population,
+    predict,
     stacked,
     supports,
     train,
@@ -307,7 +308,7 @@ def test_bad_populations_raise(mnist):
 def test_several_blocks_and_chunks(mnist, monkeypatch):
     """Members split over blocks (the last one shorter) and evaluation in chunks change nothing."""
     monkeypatch.setattr(stacked, "BLOCK", 2)
-    monkeypatch.setattr(stacked, "EVAL_CHUNK", 7)
+    monkeypatch.setattr(predict, "EVAL_CHUNK", 7)
     models = _build("lenet", [0, 1, 2])
     prune_step(models[2], "l1_unstructured", 0.3)
     alone, pop = _pair(models)

@@ -1,5 +1,5 @@
-"""Training: one model (:mod:`.loop`) or K models as one stacked computation (:mod:`.stacked`),
-on the device of :mod:`.device`."""
+"""Training: one model (:mod:`.loop`) or K models as one stacked computation (:mod:`.stacked`,
+their predictions :mod:`.predict`), on the device of :mod:`.device`."""
 
 from __future__ import annotations
 
@@ -22,15 +22,14 @@ from pruneaudit.training.loop import (
     steps_per_epoch,
     train,
 )
+from pruneaudit.training.predict import EVAL_CHUNK, evaluate_population
 from pruneaudit.training.stacked import (
     BLOCK,
     CUDA_BLOCK,
-    EVAL_CHUNK,
     MIN_BLOCK,
     SHARED_FIELDS,
     Part,
     block_size,
-    evaluate_population,
     supports,
     train_packed,
     train_population,

@@ -78,10 +78,12 @@ convolution bits than blocks of 2 and 4 to 9, at every position (one thread). He
 instead, so the split into blocks may follow the threads), and a block of one or three members
 trains beside throwaway copies of its first member, as a block of two or four
 (:data:`PADDED_SIZES`), whose results are discarded.
-Evaluation (the forward pass only) gave the same bits at every block size and thread count
-measured. Runs trained before this scheme are retired by the run key's ``trainer``
-(:data:`pruneaudit.runs.spec.TRAINER_SCHEME`). On CUDA (blocks of :data:`CUDA_BLOCK`, split
-by ``ceil(K / 64)``, no throwaway copy) none of this has been measured.
+Evaluation (the forward pass only) gave the same logits, bit for bit, in blocks of 2 to 9
+members on 1 and 2 threads, and other bits in a block of one: a lone member is evaluated
+beside a copy of itself (:mod:`pruneaudit.training.predict`). Runs trained before this
+scheme are retired by the run key's ``trainer`` (:data:`pruneaudit.runs.spec.TRAINER_SCHEME`).
+On CUDA (blocks of :data:`CUDA_BLOCK`, split by ``ceil(K / 64)``, no throwaway copy) none of
+this has been measured.
 
 Supported architectures (:func:`supports`): :class:`~pruneaudit.models.LeNet` and the
 torchvision ``AlexNet`` frame of :func:`~pruneaudit.models.build_model` ("alexnet"), made of
@@ -107,14 +109,13 @@ from torch import nn
 from pruneaudit import config, runtime
 from pruneaudit.compress import copy_model
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
-from pruneaudit.errors import PruneAuditError, check_positive_int
+from pruneaudit.errors import PruneAuditError
 from pruneaudit.training.device import autocast, full_precision, on_device, resolve_device
 from pruneaudit.training.graphed import StaticStep, normalizer
 from pruneaudit.training.loop import (
     StepHook,
     TrainConfig,
     epoch_order,
-    evaluate,
     hook_acts,
     steps_per_epoch,
     train,
@@ -139,8 +140,6 @@ MIN_BLOCK = 2
 PADDED_SIZES = {1: MIN_BLOCK, 3: 4}
 #: Members per stacked block on CUDA (see "Devices" in the module docstring).
 CUDA_BLOCK = 64
-#: Images per stacked evaluation pass (bounds the activations' memory).
-EVAL_CHUNK = 256
 _CPU = torch.device("cpu")
 T = TypeVar("T")
 
@@ -549,40 +548,6 @@ def _after_step(
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate_population(
-    models: list[nn.Module],
-    data: ImageData,
-    batch_size: int = 1000,
-    *,
-    device: str | torch.device | None = None,
-) -> np.ndarray:
-    """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
-    :func:`~pruneaudit.training.evaluate` gives them member by member (normalized, unaugmented),
-    computed on ``device`` (default: the setting); while this process follows the free cores,
-    at its steady count (:meth:`pruneaudit.runtime.Runtime.at_steady_threads`), not at a
-    population's."""
-    _check_population(models)
-    check_positive_int("batch_size", batch_size)
-    dev = resolve_device(device)
-    if not check_architecture(models):
-        return np.stack(
-            [evaluate(m, data, batch_size, device=dev) for m in models]  # type: ignore[misc]
-        )
-    k, n = len(models), len(data)
-    out = np.zeros((k, n), dtype=np.int64)
-    data = on_device(data, dev)
-    with torch.inference_mode(), full_precision(dev), runtime.current().at_steady_threads():
-        for block in blocks(k, dev):  # in turn: in threads it was no faster (2 cores)
-            stack = Stack([models[i] for i in block], False, dev)
-            for start in range(0, n, batch_size):
-                for lo in range(start, min(start + batch_size, n), EVAL_CHUNK):
-                    hi = min(lo + EVAL_CHUNK, start + batch_size, n)
-                    x = normalize(data.images[lo:hi], data.spec).repeat(1, stack.k, 1, 1)
-                    pred = stack.forward(x).argmax(-1)
-                    out[block[0] : block[-1] + 1, lo:hi] = pred.cpu().numpy()
-    return out
-
-
 __all__ = [
     "MIN_BLOCK",
     "PADDED_SIZES",
@@ -590,7 +555,6 @@ __all__ = [
     "Part",
     "block_size",
     "blocks",
-    "evaluate_population",
     "supports",
     "train_packed",
     "train_population",
