@@ -545,9 +545,6 @@ def _after_step(
             stack.pull(local)
 
 
-# --------------------------------------------------------------------------- evaluation
-
-
 __all__ = [
     "MIN_BLOCK",
     "PADDED_SIZES",
