@@ -134,6 +134,15 @@ def train_flops_per_image(model: nn.Module, channels: int, size: int) -> int:
     return 3 * forward - 2 * macs[0]
 
 
+def architecture_flops(name: str, channels: int = 1, size: int = 28) -> int:
+    """:func:`train_flops_per_image` of the model ``name`` (10 classes), built on the meta device:
+    layer shapes only, no weights drawn (drawing a VGG11's or an AlexNet's takes seconds)."""
+    from pruneaudit.models import build_model
+
+    with torch.device("meta"):
+        return train_flops_per_image(build_model(name, 10, channels, size), channels, size)
+
+
 def peak_tflops(device: torch.device, given: float | None) -> tuple[float, str]:
     """(float32 peak TFLOP/s, where it came from)."""
     if given is not None:
@@ -237,14 +246,13 @@ def targets(table: pd.DataFrame, ks: list[int]) -> list[str]:
 def measure(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """(speed table, cost table, a line describing the run)."""
     from pruneaudit import data
-    from pruneaudit.models import build_model
     from pruneaudit.runs import training_cost
     from pruneaudit.training import full_precision, resolve_device
 
     device = resolve_device(args.device)
     digits = data.load("qmnist", "train", root=_root(args.root)).subset(range(args.images))
     warm = digits.subset(range(min(WARMUP_IMAGES, len(digits))))
-    flops_image = train_flops_per_image(build_model("lenet", 10, 1, 28, seed=0), 1, 28)
+    flops_image = architecture_flops("lenet")
     peak, peak_source = peak_tflops(device, args.peak_tflops)
     ks = [int(s) for s in args.ks.split(",") if s.strip()]
     configs: list[tuple[str, int, Callable]] = [
@@ -280,10 +288,10 @@ def measure(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame, str]:
                   f"model-epochs/min  {tflops:.4f} TFLOP/s", flush=True)
     table = pd.DataFrame(rows)
     table.insert(4, "ratio_to_a", table.model_epochs_per_min / table.model_epochs_per_min.iloc[0])
-    alexnet = train_flops_per_image(build_model("alexnet", 10, 1, 28, seed=0), 1, 28)
+    alexnet = architecture_flops("alexnet")
     costs = []
     for name, (model_epochs, images, arch) in protocols(args.root).items():
-        arch_flops = train_flops_per_image(build_model(arch, 10, 1, 28, seed=0), 1, 28)
+        arch_flops = architecture_flops(arch)
         scale = arch_flops / flops_image
         for row in rows:
             cost = training_cost(model_epochs, images, row["seconds_per_10k"] * scale)

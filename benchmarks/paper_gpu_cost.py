@@ -87,11 +87,10 @@ def workload(root: str | None) -> pd.DataFrame:
 def costed(work: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str]:
     """``work`` with CPU and GPU hours, the lines saying where each rate comes from, and the
     GPU's name."""
-    from pruneaudit.models import build_model
     from pruneaudit.runs.cost import seconds_per_10k
 
-    flops = _bench("gpu_training").train_flops_per_image
-    lenet_flops = flops(build_model("lenet", 10, 1, 28, seed=0), 1, 28)
+    flops = _bench("gpu_training").architecture_flops
+    lenet_flops = flops("lenet")
     cpu_lenet, cpu_source = lenet_cpu_seconds_per_10k()
     out, notes = work.copy(), [f"CPU, lenet: {cpu_lenet:.3g} s per 10k images ({cpu_source})"]
     cpu, scale = {}, {}
@@ -102,7 +101,7 @@ def costed(work: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str]:
             rate = seconds_per_10k(model)
             cpu[model] = rate.seconds_per_10k
             notes.append(f"CPU, {model}: {rate.text()}")
-        scale[model] = flops(build_model(model, 10, 1, 28, seed=0), 1, 28) / lenet_flops
+        scale[model] = flops(model) / lenet_flops
         if model != "lenet":
             notes.append(f"GPU, {model}: LeNet's measured rate / {scale[model]:,.1f} "
                          "(training FLOPs per image relative to LeNet; an upper bound)")

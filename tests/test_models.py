@@ -112,7 +112,8 @@ def test_seed_matches_manual_seed() -> None:
     ("name", "count"), [("lenet", 5), ("alexnet", 8), ("vgg11", 10), ("resnet18", 21)]
 )
 def test_prunable_parameters(name: str, count: int) -> None:
-    model = build_model(name, 10, 3, 32, seed=0)
+    with torch.device("meta"):  # the layers alone, no weights drawn
+        model = build_model(name, 10, 3, 32, seed=0)
     pairs = prunable_parameters(model)
     assert len(pairs) == count
     assert all(isinstance(m, (nn.Conv2d, nn.Linear)) and attr == "weight" for m, attr in pairs)
@@ -123,7 +124,8 @@ def test_prunable_parameters(name: str, count: int) -> None:
 
 def test_no_dropout_anywhere() -> None:
     for name in MODELS:
-        model = build_model(name, 10, 3, 32, seed=0)
+        with torch.device("meta"):  # the layers alone, no weights drawn
+            model = build_model(name, 10, 3, 32, seed=0)
         assert not any(isinstance(m, nn.Dropout) for m in model.modules()), name
 
 

@@ -24,6 +24,7 @@ def test_analytic_flops_match_torch_flop_counter(bench, arch):
     with FlopCounterMode(display=False) as counter:
         F.cross_entropy(model(x), y).backward()
     assert bench.train_flops_per_image(model, 1, 28) * 4 == counter.get_total_flops()
+    assert bench.architecture_flops(arch) * 4 == counter.get_total_flops()  # shapes alone
 
 
 def test_peak_by_device_name(bench, monkeypatch):

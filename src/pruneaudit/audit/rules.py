@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
@@ -87,9 +88,38 @@ def has_width(ci_low: float, ci_high: float) -> bool:
     """Whether ``[ci_low, ci_high]`` is a finite interval of positive width (a zero-width
     interval, every unit the same, says nothing of what a replication would give); an error
     when its low is above its high."""
-    if ci_low > ci_high:
-        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
+    _check_order(ci_low, ci_high)
     return math.isfinite(ci_low) and math.isfinite(ci_high) and ci_high > ci_low
+
+
+class IntervalRule:
+    """A rule (:data:`Rule`) that also answers for many intervals at once (:meth:`codes`), as a
+    stability quadrature asks (thousands of intervals per row). Built by :func:`verdict_rule`,
+    :func:`direction_rule` and :func:`equivalence_rule` from an elementwise ``codes(lows,
+    highs)`` of finite intervals of positive width: indices into ``answers``, which holds
+    :data:`INCONCLUSIVE`, the answer for any other interval."""
+
+    def __init__(
+        self, answers: tuple[str, ...], codes: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    ) -> None:
+        self.answers = answers
+        self._codes = codes
+        self._inconclusive = answers.index(INCONCLUSIVE)
+
+    def codes(self, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        """The answers (indices into ``answers``) of the intervals ``[lows, highs]``
+        (elementwise; arrays of one shape); an error when a low is above its high."""
+        lows, highs = np.asarray(lows, dtype=float), np.asarray(highs, dtype=float)
+        above = lows > highs
+        if above.any():
+            i = np.flatnonzero(above.ravel())[0]
+            _check_order(lows.ravel()[i], highs.ravel()[i])
+        wide = np.isfinite(lows) & np.isfinite(highs) & (highs > lows)  # has_width
+        with np.errstate(invalid="ignore"):
+            return np.where(wide, self._codes(lows, highs), self._inconclusive)
+
+    def __call__(self, ci_low: float, ci_high: float) -> str:
+        return self.answers[int(self.codes(*_ends(ci_low, ci_high))[0])]
 
 
 def paper_band(
@@ -118,11 +148,41 @@ def _side(paper: float | None, null: float, direction: int) -> float:
     raise PruneAuditError("give the paper's value or a direction of +1 or -1")
 
 
-def _oriented(ci_low: float, ci_high: float, side: float, null: float) -> tuple[float, float]:
+def _check_order(ci_low: float, ci_high: float) -> None:
     if ci_low > ci_high:
         raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
-    low, high = sorted((side * (ci_low - null), side * (ci_high - null)))
-    return low, high
+
+
+def _ends(ci_low: float, ci_high: float) -> tuple[np.ndarray, np.ndarray]:
+    """One interval's ends as arrays of one, for the elementwise rules below."""
+    return np.array([ci_low], dtype=float), np.array([ci_high], dtype=float)
+
+
+def _directions(
+    lows: np.ndarray, highs: np.ndarray, side: float, null: float, negligible: float | None
+) -> np.ndarray:
+    """:func:`direction_of` of finite intervals, elementwise: indices into :data:`DIRECTIONS`."""
+    a, b = side * (lows - null), side * (highs - null)
+    low, high = np.minimum(a, b), np.maximum(a, b)  # distances from the null, paper's side > 0
+    small = negligible is not None and negligible > 0
+    absent = (-negligible < low) & (high < negligible) if small else np.zeros(low.shape, bool)
+    codes = [DIRECTIONS.index(d) for d in (PAPERS_SIDE, OPPOSITE, ABSENT)]
+    return np.select([low > 0, high < 0, absent], codes, DIRECTIONS.index(CANT_TELL))
+
+
+def _sizes(
+    lows: np.ndarray, highs: np.ndarray, band: tuple[float, float] | None, side: float
+) -> np.ndarray:
+    """:func:`size_of` of finite intervals, elementwise: indices into :data:`SIZES`."""
+    if band is None:
+        return np.full(lows.shape, SIZES.index(""))
+    low, high = sorted(band)
+    nearer, farther = (SIZE_SMALLER, SIZE_LARGER) if side > 0 else (SIZE_LARGER, SIZE_SMALLER)
+    return np.select(
+        [(low <= lows) & (highs <= high), highs < low, lows > high],
+        [SIZES.index(a) for a in (ABOUT, nearer, farther)],
+        SIZES.index(CANT_TELL),
+    )
 
 
 
@@ -136,14 +196,8 @@ def direction_of(
     there is no interval)."""
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return CANT_TELL
-    low, high = _oriented(ci_low, ci_high, side, null)
-    if low > 0:
-        return PAPERS_SIDE
-    if high < 0:
-        return OPPOSITE
-    if negligible is not None and negligible > 0 and -negligible < low and high < negligible:
-        return ABSENT
-    return CANT_TELL
+    _check_order(ci_low, ci_high)
+    return DIRECTIONS[int(_directions(*_ends(ci_low, ci_high), side, null, negligible)[0])]
 
 
 def size_of(
@@ -160,14 +214,7 @@ def size_of(
     direction-only finding's smallest effect of interest."""
     if band is None or not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return ""
-    low, high = sorted(band)
-    if low <= ci_low and ci_high <= high:
-        return ABOUT
-    if ci_high < low:
-        return SIZE_SMALLER if side > 0 else SIZE_LARGER
-    if ci_low > high:
-        return SIZE_LARGER if side > 0 else SIZE_SMALLER
-    return CANT_TELL
+    return SIZES[int(_sizes(*_ends(ci_low, ci_high), band, side)[0])]
 
 
 def combined(direction: str, size: str, *, has_paper: bool) -> str:
@@ -217,15 +264,20 @@ def verdict_rule(
         raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
     band = _band(paper, side, null, smallest, paper_se, margin)
     negligible = smallest if smallest is not None else (margin or None)
+    table = _verdict_table(paper is not None)
 
-    def rule(ci_low: float, ci_high: float) -> str:
-        if not has_width(ci_low, ci_high):
-            return INCONCLUSIVE
-        said = direction_of(ci_low, ci_high, side=int(side), null=null, negligible=negligible)
-        size = size_of(ci_low, ci_high, band, side=int(side))
-        return combined(said, size, has_paper=paper is not None)
+    def codes(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        return table[_directions(lows, highs, side, null, negligible),
+                     _sizes(lows, highs, band, side)]
 
-    return rule
+    return IntervalRule(VERDICTS, codes)
+
+
+@cache
+def _verdict_table(has_paper: bool) -> np.ndarray:
+    """:func:`combined` of every direction and size: indices into :data:`VERDICTS`."""
+    return np.array([[VERDICTS.index(combined(d, z, has_paper=has_paper)) for z in SIZES]
+                     for d in DIRECTIONS])
 
 
 def verdict(
@@ -274,13 +326,13 @@ def direction_rule(
     inside ``negligible``; ``inconclusive`` without an interval of positive width."""
     if side not in (1, -1):
         raise PruneAuditError(f"a direction rule needs a side of +1 or -1, got {side!r}")
+    answers = tuple(dict.fromkeys([*(words[d] for d in DIRECTIONS), INCONCLUSIVE]))
+    word = np.array([answers.index(words[d]) for d in DIRECTIONS])
 
-    def rule(ci_low: float, ci_high: float) -> str:
-        if not has_width(ci_low, ci_high):
-            return INCONCLUSIVE
-        return words[direction_of(ci_low, ci_high, side=side, null=null, negligible=negligible)]
+    def codes(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        return word[_directions(lows, highs, side, null, negligible)]
 
-    return rule
+    return IntervalRule(answers, codes)
 
 
 def equivalence_rule(margin: float, *, null: float = 0.0) -> Rule:
@@ -289,14 +341,11 @@ def equivalence_rule(margin: float, *, null: float = 0.0) -> Rule:
     ``not reproduced`` when it lies wholly outside that range, else ``inconclusive``."""
     if not margin > 0:
         raise PruneAuditError(f"margin must be > 0, got {margin!r}")
+    answers = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
-    def rule(low: float, high: float) -> str:
-        if not has_width(low, high):
-            return INCONCLUSIVE
-        if null - margin < low <= high < null + margin:
-            return REPRODUCED
-        if low >= null + margin or high <= null - margin:
-            return NOT_REPRODUCED
-        return INCONCLUSIVE
+    def codes(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+        inside = (null - margin < lows) & (highs < null + margin)
+        outside = (lows >= null + margin) | (highs <= null - margin)
+        return np.select([inside, outside], [0, 1], 2)
 
-    return rule
+    return IntervalRule(answers, codes)

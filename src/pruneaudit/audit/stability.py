@@ -13,7 +13,6 @@ Formulas: the book's methods page, section *Findings and verdicts*.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable
 from functools import cache, lru_cache
 from importlib import resources
@@ -23,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from pruneaudit.audit.intervals import interval_se
+from pruneaudit.audit.rules import IntervalRule
 from pruneaudit.errors import PruneAuditError
 
 #: A verdict whose stability is below this (fixed before any build) is printed as borderline.
@@ -80,13 +80,13 @@ def stability(
     z = _z_nodes(k, nodes)
     widths = (1.0,) if k is None or not fresh_spread else _width_nodes(k)
     centres = ours + math.sqrt(2 * (se**2 + between_sd**2)) * z  # ascending
+    below = np.array([(ours - ci_low) * w for w in widths])[:, None]
+    above = np.array([(ci_high - ours) * w for w in widths])[:, None]
     said = rule(ci_low, ci_high)
-    answers: Counter[str] = Counter()
-    for width in widths:
-        below, above = (ours - ci_low) * width, (ci_high - ours) * width
-        answers.update(_answers_along(centres, below, above, rule))
-    same = answers.pop(said, 0)
-    other = max(answers, key=answers.__getitem__) if answers else ""
+    counts = _counts(*_answers_at(rule, centres - below, centres + above),
+                     (len(widths), nodes))
+    same = counts.pop(said, 0)
+    other = max(counts, key=counts.__getitem__) if counts else ""
     return same / (nodes * len(widths)), other
 
 
@@ -107,31 +107,60 @@ def _width_nodes(k: float) -> tuple[float, ...]:
     return tuple(float(w) for w in np.sqrt(stats.f.ppf(levels, k, k)))
 
 
-def _answers_along(
-    centres: np.ndarray, below: float, above: float, rule: Callable[[float, float], str]
-) -> Counter[str]:
-    """How many of the ascending ``centres`` give each answer of ``rule`` on the interval
-    ``[c - below, c + above]``, evaluated on every :data:`STABILITY_STRIDE`-th centre and on
-    every centre between two that differ (each answer holds on runs of centres)."""
-    nodes = len(centres)
-    counts: Counter[str] = Counter()
+def _answers_at(
+    rule: Callable[[float, float], str], lows: np.ndarray, highs: np.ndarray
+) -> tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], list[str]]:
+    """``at(rows, nodes)``: the answers of ``rule`` on the intervals ``[lows, highs]`` (a row per
+    replication width, a column per node) at the given positions, as indices into the list
+    returned beside it: computed all at once for a rule with ``codes``
+    (:class:`~pruneaudit.audit.rules.IntervalRule`), else interval by interval, only where asked
+    (the list grows as answers appear)."""
+    if isinstance(rule, IntervalRule):
+        every = rule.codes(lows, highs)
+        return (lambda rows, nodes: every[rows, nodes]), list(rule.answers)
+    answers: list[str] = []
+    index: dict[str, int] = {}
 
-    def at(i: int) -> str:
-        return rule(float(centres[i] - below), float(centres[i] + above))
+    def at(rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        said = [rule(lo, hi) for lo, hi in zip(lows[rows, nodes].ravel().tolist(),
+                                               highs[rows, nodes].ravel().tolist(), strict=True)]
+        for answer in said:
+            if answer not in index:
+                index[answer] = len(answers)
+                answers.append(answer)
+        return np.array([index[a] for a in said], dtype=np.int64).reshape(np.shape(rows))
 
-    coarse = [*range(0, nodes - 1, STABILITY_STRIDE), nodes - 1]
-    left = at(0)
-    counts[left] += 1
-    for a, b in zip(coarse, coarse[1:], strict=False):
-        right = at(b)
-        if left == right:  # a run: the nodes between give the same answer
-            counts[left] += b - a
-        else:
-            for i in range(a + 1, b):
-                counts[at(i)] += 1
-            counts[right] += 1
-        left = right
-    return counts
+    return at, answers
+
+
+def _counts(
+    at: Callable[[np.ndarray, np.ndarray], np.ndarray], answers: list[str], shape: tuple[int, int]
+) -> dict[str, int]:
+    """How many nodes give each answer, over the rows of ``shape`` (rows, nodes), in the order
+    the answers first appear row by row (``at`` and ``answers``: :func:`_answers_at`). In each
+    row the rule is read on every :data:`STABILITY_STRIDE`-th node and on every node between two
+    of those that differ (each answer holds on runs of nodes); a stretch between two equal
+    answers counts as theirs."""
+    rows, nodes = shape
+    coarse = np.array([*range(0, nodes - 1, STABILITY_STRIDE), nodes - 1])
+    ends = at(*np.meshgrid(np.arange(rows), coarse, indexing="ij"))
+    same = ends[:, :-1] == ends[:, 1:]  # per row and stretch (coarse[j], coarse[j + 1]]
+    stretch = np.searchsorted(coarse, np.arange(1, nodes), side="left") - 1
+    own = np.ones(shape, dtype=bool)  # the nodes counted by their own answer
+    own[:, 1:] = ~same[:, stretch]
+    code = np.full(shape, -1, dtype=np.int64)
+    code[:, coarse] = ends
+    inner = own.copy()
+    inner[:, coarse] = False
+    if inner.any():
+        code[inner] = at(*np.nonzero(inner))
+    weight = np.broadcast_to(np.diff(coarse), same.shape)
+    totals = np.bincount(code[own], minlength=len(answers)) + np.bincount(
+        ends[:, :-1][same], weights=weight[same], minlength=len(answers)).astype(np.int64)
+    first = np.full(len(answers), code.size)
+    counted = np.flatnonzero(own.ravel())
+    np.minimum.at(first, code.ravel()[counted], counted)
+    return {answers[i]: int(totals[i]) for i in np.argsort(first, kind="stable") if totals[i]}
 
 
 def spread_df_of(df: float | None, units: int | None) -> float | None:
