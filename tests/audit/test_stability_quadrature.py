@@ -111,6 +111,22 @@ def test_many_intervals_answer_as_each_does_alone():
                     [R.LARGER, R.INCONCLUSIVE, R.INCONCLUSIVE, R.INCONCLUSIVE]]
 
 
+ENDS = st.one_of(st.floats(-2, 2), st.sampled_from([0.0, -0.0, 0.05, -0.2, 0.3, 0.6, 1.5, math.inf,
+                                                     -math.inf, math.nan]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 3), st.sampled_from([-0.6, 0.3, 0.9]), st.sampled_from([0.0, 0.05, 0.2]),
+       st.lists(st.tuples(ENDS, ENDS), min_size=1, max_size=30))
+def test_the_elementwise_mirror_answers_as_the_rule(kind, paper, margin, pairs):
+    """``codes`` (what the quadrature reads) and the rule itself (what a row prints) agree on
+    every interval: ordered, zero-width, infinite or NaN ends."""
+    rule = _rule(kind, paper, margin)
+    pairs = [(lo, hi) if not lo > hi else (hi, lo) for lo, hi in pairs]
+    lows, highs = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
+    assert [rule.answers[c] for c in rule.codes(lows, highs)] == [rule(*p) for p in pairs]
+
+
 def test_an_interval_whose_low_is_above_its_high_is_one_clear_error():
     rule = R.direction_rule(R.ANALOGUE_WORDS, 1)
     with pytest.raises(PruneAuditError, match="interval low 0.5 is above its high 0.2"):

@@ -88,23 +88,30 @@ def has_width(ci_low: float, ci_high: float) -> bool:
     """Whether ``[ci_low, ci_high]`` is a finite interval of positive width (a zero-width
     interval, every unit the same, says nothing of what a replication would give); an error
     when its low is above its high."""
-    _check_order(ci_low, ci_high)
+    if ci_low > ci_high:
+        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
     return math.isfinite(ci_low) and math.isfinite(ci_high) and ci_high > ci_low
 
 
 class IntervalRule:
     """A rule (:data:`Rule`) that also answers for many intervals at once (:meth:`codes`), as a
     stability quadrature asks (thousands of intervals per row). Built by :func:`verdict_rule`,
-    :func:`direction_rule` and :func:`equivalence_rule` from an elementwise ``codes(lows,
-    highs)`` of finite intervals of positive width: indices into ``answers``, which holds
-    :data:`INCONCLUSIVE`, the answer for any other interval."""
+    :func:`direction_rule` and :func:`equivalence_rule` from the rule (``one``) and its
+    elementwise mirror (``many``: indices into ``answers`` for finite intervals of positive
+    width; ``tests/audit/test_stability_quadrature.py`` checks that they agree)."""
 
     def __init__(
-        self, answers: tuple[str, ...], codes: Callable[[np.ndarray, np.ndarray], np.ndarray]
+        self,
+        answers: tuple[str, ...],
+        one: Rule,
+        many: Callable[[np.ndarray, np.ndarray], np.ndarray],
     ) -> None:
         self.answers = answers
-        self._codes = codes
+        self._one, self._many = one, many
         self._inconclusive = answers.index(INCONCLUSIVE)
+
+    def __call__(self, ci_low: float, ci_high: float) -> str:
+        return self._one(ci_low, ci_high)
 
     def codes(self, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
         """The answers (indices into ``answers``) of the intervals ``[lows, highs]``
@@ -113,49 +120,10 @@ class IntervalRule:
         above = lows > highs
         if above.any():
             i = np.flatnonzero(above.ravel())[0]
-            _check_order(lows.ravel()[i], highs.ravel()[i])
+            has_width(lows.ravel()[i], highs.ravel()[i])  # raises, naming the interval
         wide = np.isfinite(lows) & np.isfinite(highs) & (highs > lows)  # has_width
         with np.errstate(invalid="ignore"):
-            return np.where(wide, self._codes(lows, highs), self._inconclusive)
-
-    def __call__(self, ci_low: float, ci_high: float) -> str:
-        return self.answers[int(self.codes(*_ends(ci_low, ci_high))[0])]
-
-
-def paper_band(
-    paper: float, paper_se: float | None, margin: float, level: float = 0.95
-) -> tuple[float, float]:
-    """The values a replication of the paper could give, ``paper ± (q * paper_se + margin)``
-    (``q`` the normal ``level`` quantile; no spread term without ``paper_se``)."""
-    if not margin >= 0:
-        raise PruneAuditError(f"margin must be >= 0, got {margin!r}")
-    if paper_se is not None and not paper_se >= 0:
-        raise PruneAuditError(f"paper_se must be >= 0, got {paper_se!r}")
-    half = (0.0 if paper_se is None else normal_quantile(level) * paper_se) + margin
-    return paper - half, paper + half
-
-
-def _side(paper: float | None, null: float, direction: int) -> float:
-    """The paper's side of the null (+1 or -1): the sign of ``paper - null``, else
-    ``direction``."""
-    if paper is not None:
-        side = float(np.sign(paper - null))
-        if side == 0:
-            raise PruneAuditError(f"the paper's value {paper} equals the null {null}: no direction")
-        return side
-    if direction in (1, -1):
-        return float(direction)
-    raise PruneAuditError("give the paper's value or a direction of +1 or -1")
-
-
-def _check_order(ci_low: float, ci_high: float) -> None:
-    if ci_low > ci_high:
-        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
-
-
-def _ends(ci_low: float, ci_high: float) -> tuple[np.ndarray, np.ndarray]:
-    """One interval's ends as arrays of one, for the elementwise rules below."""
-    return np.array([ci_low], dtype=float), np.array([ci_high], dtype=float)
+            return np.where(wide, self._many(lows, highs), self._inconclusive)
 
 
 def _directions(
@@ -185,6 +153,39 @@ def _sizes(
     )
 
 
+def paper_band(
+    paper: float, paper_se: float | None, margin: float, level: float = 0.95
+) -> tuple[float, float]:
+    """The values a replication of the paper could give, ``paper ± (q * paper_se + margin)``
+    (``q`` the normal ``level`` quantile; no spread term without ``paper_se``)."""
+    if not margin >= 0:
+        raise PruneAuditError(f"margin must be >= 0, got {margin!r}")
+    if paper_se is not None and not paper_se >= 0:
+        raise PruneAuditError(f"paper_se must be >= 0, got {paper_se!r}")
+    half = (0.0 if paper_se is None else normal_quantile(level) * paper_se) + margin
+    return paper - half, paper + half
+
+
+def _side(paper: float | None, null: float, direction: int) -> float:
+    """The paper's side of the null (+1 or -1): the sign of ``paper - null``, else
+    ``direction``."""
+    if paper is not None:
+        side = float(np.sign(paper - null))
+        if side == 0:
+            raise PruneAuditError(f"the paper's value {paper} equals the null {null}: no direction")
+        return side
+    if direction in (1, -1):
+        return float(direction)
+    raise PruneAuditError("give the paper's value or a direction of +1 or -1")
+
+
+def _oriented(ci_low: float, ci_high: float, side: float, null: float) -> tuple[float, float]:
+    if ci_low > ci_high:
+        raise PruneAuditError(f"interval low {ci_low} is above its high {ci_high}")
+    low, high = sorted((side * (ci_low - null), side * (ci_high - null)))
+    return low, high
+
+
 
 def direction_of(
     ci_low: float, ci_high: float, *, side: int, null: float = 0.0,
@@ -196,8 +197,14 @@ def direction_of(
     there is no interval)."""
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return CANT_TELL
-    _check_order(ci_low, ci_high)
-    return DIRECTIONS[int(_directions(*_ends(ci_low, ci_high), side, null, negligible)[0])]
+    low, high = _oriented(ci_low, ci_high, side, null)
+    if low > 0:
+        return PAPERS_SIDE
+    if high < 0:
+        return OPPOSITE
+    if negligible is not None and negligible > 0 and -negligible < low and high < negligible:
+        return ABSENT
+    return CANT_TELL
 
 
 def size_of(
@@ -214,7 +221,14 @@ def size_of(
     direction-only finding's smallest effect of interest."""
     if band is None or not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return ""
-    return SIZES[int(_sizes(*_ends(ci_low, ci_high), band, side)[0])]
+    low, high = sorted(band)
+    if low <= ci_low and ci_high <= high:
+        return ABOUT
+    if ci_high < low:
+        return SIZE_SMALLER if side > 0 else SIZE_LARGER
+    if ci_low > high:
+        return SIZE_LARGER if side > 0 else SIZE_SMALLER
+    return CANT_TELL
 
 
 def combined(direction: str, size: str, *, has_paper: bool) -> str:
@@ -264,13 +278,21 @@ def verdict_rule(
         raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
     band = _band(paper, side, null, smallest, paper_se, margin)
     negligible = smallest if smallest is not None else (margin or None)
+
+    def rule(ci_low: float, ci_high: float) -> str:
+        if not has_width(ci_low, ci_high):
+            return INCONCLUSIVE
+        said = direction_of(ci_low, ci_high, side=int(side), null=null, negligible=negligible)
+        size = size_of(ci_low, ci_high, band, side=int(side))
+        return combined(said, size, has_paper=paper is not None)
+
     table = _verdict_table(paper is not None)
 
-    def codes(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    def many(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
         return table[_directions(lows, highs, side, null, negligible),
                      _sizes(lows, highs, band, side)]
 
-    return IntervalRule(VERDICTS, codes)
+    return IntervalRule(VERDICTS, rule, many)
 
 
 @cache
@@ -326,13 +348,19 @@ def direction_rule(
     inside ``negligible``; ``inconclusive`` without an interval of positive width."""
     if side not in (1, -1):
         raise PruneAuditError(f"a direction rule needs a side of +1 or -1, got {side!r}")
+
+    def rule(ci_low: float, ci_high: float) -> str:
+        if not has_width(ci_low, ci_high):
+            return INCONCLUSIVE
+        return words[direction_of(ci_low, ci_high, side=side, null=null, negligible=negligible)]
+
     answers = tuple(dict.fromkeys([*(words[d] for d in DIRECTIONS), INCONCLUSIVE]))
     word = np.array([answers.index(words[d]) for d in DIRECTIONS])
 
-    def codes(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    def many(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
         return word[_directions(lows, highs, side, null, negligible)]
 
-    return IntervalRule(answers, codes)
+    return IntervalRule(answers, rule, many)
 
 
 def equivalence_rule(margin: float, *, null: float = 0.0) -> Rule:
@@ -341,11 +369,19 @@ def equivalence_rule(margin: float, *, null: float = 0.0) -> Rule:
     ``not reproduced`` when it lies wholly outside that range, else ``inconclusive``."""
     if not margin > 0:
         raise PruneAuditError(f"margin must be > 0, got {margin!r}")
-    answers = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
-    def codes(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    def rule(low: float, high: float) -> str:
+        if not has_width(low, high):
+            return INCONCLUSIVE
+        if null - margin < low <= high < null + margin:
+            return REPRODUCED
+        if low >= null + margin or high <= null - margin:
+            return NOT_REPRODUCED
+        return INCONCLUSIVE
+
+    def many(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
         inside = (null - margin < lows) & (highs < null + margin)
         outside = (lows >= null + margin) | (highs <= null - margin)
         return np.select([inside, outside], [0, 1], 2)
 
-    return IntervalRule(answers, codes)
+    return IntervalRule((REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE), rule, many)
