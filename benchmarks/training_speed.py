@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -37,6 +35,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 import torch.nn.functional as F
+
+from pruneaudit.timing import machine
 
 OUT = Path(__file__).resolve().parent / "out"
 BATCH, LR = 32, 0.01
@@ -250,8 +250,8 @@ def main() -> None:
     table.insert(6, "ratio_to_a1", per_min / per_min.iloc[1])
     info = (
         f"LeNet, MNIST train ({n} images), batch {BATCH}, SGD lr {LR}, one epoch per model; "
-        f"torch {torch.__version__}, {os.cpu_count()} CPUs, "
-        f"{platform.processor() or platform.machine()}; float32 matmul peak {peak:.1f} GFLOP/s "
+        f"torch {torch.__version__}, {machine()}, {time.strftime('%Y-%m-%d')}; "
+        f"float32 matmul peak {peak:.1f} GFLOP/s "
         f"({default_threads} threads; {peak1:.1f} with 1 thread); GFLOP/s count convolution and "
         f"matmul FLOPs ({flops / 1e6:.1f} MFLOP per LeNet step, forward + backward); peak RSS "
         f"includes {baseline:.0f} MB of a process that only imports torch, torchvision and "
