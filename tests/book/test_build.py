@@ -331,6 +331,49 @@ def test_the_stated_measurement_names_its_machine_where_it_is_not_this_one(
         book.Profile.read(profile)
 
 
+def test_the_stated_measurement_is_scaled_by_the_speed_probes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile that states its build's probe gets that build's duration times this machine's
+    probe over it (60 + 30 s at 0.4 against 0.2 s per 10k images: 180 s); without a probe here
+    (another device) or in the profile, the duration is the stated one, unscaled."""
+    from pruneaudit.book import plan
+
+    profile = tmp_path / "p.yml"
+    profile.write_text('measured_on: "Chip A, AVX-512, 2 cores"\nmeasured_probe: 0.2\n'
+                       "measured:\n  01_a: 60\n  jupyter-book: 30\n01_a: {epochs: 1}\n")
+    read = book.Profile.read(profile)
+    assert read.measured_probe == 0.2 and set(read.sections) == {"01_a"}
+    assert read.with_overrides({"seed": 1}).measured_probe == 0.2
+    monkeypatch.setattr(plan, "probe_here", lambda: 0.4)
+    seconds, said = plan.expected(tmp_path, "quick", ["01_a"], read.measured, read.measured_on,
+                                  read.measured_probe)
+    assert seconds == pytest.approx(180.0)
+    assert said == ("profile quick: expected about 3.0 min: the profile's stated cold build "
+                    "(1.5 min on Chip A, AVX-512, 2 cores) times this machine's speed probe "
+                    "(0.400 against 0.200 s per 10k images per model; no timings recorded "
+                    "here yet)")
+    template = tmp_path / "t.yml"
+    template.write_text("measured_probe: 0.2\nmeasured:\n  00_template: 60\n  jupyter-book: 30\n"
+                        "00_template: {}\n")
+    assert book.Profile.read(template).plan(["00_template"], tmp_path).seconds == 180.0
+    monkeypatch.setattr(plan, "probe_here", lambda: None)
+    assert plan.expected(tmp_path, "quick", ["01_a"], read.measured, "",
+                         read.measured_probe)[0] == 90.0
+    monkeypatch.setattr(plan, "probe_here", lambda: pytest.fail("probed without a stated probe"))
+    assert plan.expected(tmp_path, "quick", ["01_a"], read.measured)[0] == 90.0
+    for bad in ("0", "-1", "fast", "true"):
+        profile.write_text(f"measured_probe: {bad}\n01_a: {{}}\n")
+        with pytest.raises(PruneAuditError, match="'measured_probe' must be the measured build"):
+            book.Profile.read(profile)
+
+
+def test_a_timing_record_keeps_the_build_probe(tmp_path: Path) -> None:
+    book.record_timing(tmp_path, "quick", "01_a", 60.0, probe=0.26789)
+    book.record_timing(tmp_path, "quick", "02_b", 60.0)
+    assert [r["probe"] for r in book.load_timings(tmp_path)] == [0.2679, None]
+
+
 # --- toc and benchmark tables ------------------------------------------------------------------
 
 

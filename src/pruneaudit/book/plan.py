@@ -49,11 +49,14 @@ def expected(
     names: Sequence[str],
     stated: Mapping[str, float] | None = None,
     stated_on: str = "",
+    stated_probe: float | None = None,
 ) -> tuple[float | None, str]:
     """The build's expected seconds (None: unknown) and a sentence saying them: from the
     recorded timings (``studies/_timings.json``), else from the profile's stated measurement
-    (``stated``, made on the machine ``stated_on``: the sentence names it where it is not this
-    one, whose speed can differ several-fold), else unknown."""
+    (``stated``, made on the machine ``stated_on``, whose speed probe gave ``stated_probe``),
+    scaled by this machine's speed probe (:func:`pruneaudit.runs.probe.speed_probe`) where the
+    profile states one and the build runs on the CPU; the sentence names the other machine where
+    the duration is not scaled; else unknown."""
     from pruneaudit.book.pages import load_timings
 
     rows = load_timings(studies, strict=False)
@@ -65,6 +68,14 @@ def expected(
         if not stated_known:
             return None, f"profile {profile}: expected duration unknown (no recorded timings yet)"
         total = sum(stated[n] for n in stated_known)  # type: ignore[index]
+        probe = probe_here() if stated_probe else None
+        if probe is not None:
+            scaled = total * probe / stated_probe  # type: ignore[operator]
+            return scaled, (
+                f"profile {profile}: expected about {scaled / 60:.1f} min: the profile's stated "
+                f"cold build ({total / 60:.1f} min on {stated_on or 'its machine'}) times this "
+                f"machine's speed probe ({probe:.3f} against {stated_probe:.3f} s per 10k "
+                "images per model; no timings recorded here yet)")
         text = (f"profile {profile}: expected about {total / 60:.1f} min from the profile's "
                 "stated measurement (a cold build; no timings recorded here yet)")
         if stated_on and stated_on != (here := timing.machine()):
@@ -82,15 +93,25 @@ def expected(
     return total, text
 
 
+def probe_here() -> float | None:
+    """This machine's speed probe (:func:`pruneaudit.runs.probe.speed_probe`; a few seconds,
+    once per process), or None where the build's device setting is not the CPU."""
+    from pruneaudit.runs.probe import speed_probe
+    from pruneaudit.training.device import resolve_device
+
+    return speed_probe() if resolve_device().type == "cpu" else None
+
+
 def expected_duration(
     studies: Path,
     profile: str,
     names: Sequence[str],
     stated: Mapping[str, float] | None = None,
     stated_on: str = "",
+    stated_probe: float | None = None,
 ) -> str:
     """The sentence of :func:`~pruneaudit.book.plan.expected`: the profile's expected duration."""
-    return expected(studies, profile, names, stated, stated_on)[1]
+    return expected(studies, profile, names, stated, stated_on, stated_probe)[1]
 
 
 @dataclass(frozen=True)
@@ -128,7 +149,7 @@ class BuildPlan:
         stamp = {"profile": profile.label, "overrides": dict(profile.overrides),
                  "date": date or _now()}  # build_stamp's, the label already made
         seconds, text = expected(Path(studies), profile.label, order, profile.measured,
-                                 profile.measured_on)
+                                 profile.measured_on, profile.measured_probe)
         return cls(profile, tuple(order), dict(needs), dict(jobs), dict(costs), stamp, seconds,
                    text, tuple(sorted(profile.sections)))
 

@@ -84,8 +84,10 @@ MEASURED = "measured"
 #: A profile's key for the machine its stated measurement ran on (:func:`timing.machine
 #: <pruneaudit.timing.machine>`'s words), said beside the duration a build expects from it.
 MEASURED_ON = "measured_on"
+#: A profile's key for its measured build's :func:`~pruneaudit.runs.probe.speed_probe`.
+MEASURED_PROBE = "measured_probe"
 #: A profile's keys that state its measurement, not a notebook's parameters.
-MEASUREMENT_KEYS = (MEASURED, MEASURED_ON)
+MEASUREMENT_KEYS = (MEASURED, MEASURED_ON, MEASURED_PROBE)
 
 
 #: Profile files parsed in this process: (path, modification time, size) -> content.
@@ -114,15 +116,18 @@ def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
     if key not in _PARSED:
         _PARSED[key] = _load_yaml(path)
     content = copy.deepcopy(_PARSED[key])
+    scalars = (MEASURED_ON, MEASURED_PROBE)
     if not isinstance(content, dict) or not all(
-        isinstance(v, dict) or v is None for k, v in content.items() if k != MEASURED_ON
-    ):
+            isinstance(v, dict) or v is None for k, v in content.items() if k not in scalars):
         raise PruneAuditError(
-            f"profile {path} must map 'common' and notebook names to parameter mappings"
-        )
+            f"profile {path} must map 'common' and notebook names to parameter mappings")
     if not isinstance(content.get(MEASURED_ON, ""), str):
         raise PruneAuditError(f"profile {path}: '{MEASURED_ON}' must name a machine in words, "
                               f"got {content[MEASURED_ON]!r}")
+    probe = content.get(MEASURED_PROBE, 1.0)
+    if isinstance(probe, bool) or not isinstance(probe, int | float) or not probe > 0:
+        raise PruneAuditError(f"profile {path}: '{MEASURED_PROBE}' must be the measured build's "
+                              f"speed probe, seconds > 0 per 10k images, got {probe!r}")
     return path, content
 
 
@@ -160,6 +165,8 @@ class Profile:
     overrides: dict[str, object] = field(default_factory=dict)
     #: The machine the stated measurement ran on ("" when the profile does not say).
     measured_on: str = ""
+    #: That machine's speed probe (None when the profile does not state one).
+    measured_probe: float | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
@@ -189,6 +196,8 @@ class Profile:
             measured=measured,
             overrides=dict(overrides or {}),
             measured_on=measured_on,
+            measured_probe=float(content[MEASURED_PROBE])
+            if path is not None and MEASURED_PROBE in content else None,
         )
 
     @property
@@ -203,7 +212,7 @@ class Profile:
     def with_overrides(self, overrides: Mapping[str, object]) -> Profile:
         """The same profile with ``overrides`` in place of its own (nothing re-read)."""
         other = Profile(self.label, self.path, self.common, self.sections, self.measured,
-                        dict(overrides), self.measured_on)
+                        dict(overrides), self.measured_on, self.measured_probe)
         other._cache["declared"] = self._declared_cache()
         return other
 

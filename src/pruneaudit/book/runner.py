@@ -52,6 +52,7 @@ from pruneaudit.book.plan import (
     BuildPlan,
     build_stamp,
     expected_duration,  # noqa: F401  (a public name of pruneaudit.book)
+    probe_here,
     write_plan_page,
 )
 from pruneaudit.book.profiles import (
@@ -354,11 +355,13 @@ def record_timing(
     seconds: float,
     new_runs: int | None = None,
     phases: Mapping[str, float] | None = None,
+    probe: float | None = None,
 ) -> Path:
-    """Add (or replace) ``{profile, notebook, seconds, date, cores, machine, new_runs, phases}`` in
-    ``studies/_timings.json``; ``new_runs``: runs (trained models, stored evaluations) the
-    notebook added to the results store (0: it found all it needed stored, or stores none);
-    ``phases``: its seconds per phase (:mod:`pruneaudit.timing`), when measured."""
+    """Add (or replace) ``{profile, notebook, seconds, date, cores, machine, new_runs, phases,
+    probe}`` in ``studies/_timings.json``; ``new_runs``: runs (trained models, stored
+    evaluations) the notebook added to the results store (0: it found all it needed stored, or
+    stores none); ``phases``: its seconds per phase (:mod:`pruneaudit.timing`), when measured;
+    ``probe``: the build's speed probe (:func:`pruneaudit.runs.probe.speed_probe`), when run."""
     path = Path(studies) / TIMINGS
     rows = load_timings(studies, strict=False)
     rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]
@@ -372,6 +375,7 @@ def record_timing(
             "machine": timing.machine(),
             "new_runs": new_runs,
             "phases": dict(phases) if phases else None,
+            "probe": None if probe is None else round(probe, 4),
         }
     )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -484,7 +488,8 @@ def build(
     check_same_build(studies, pages, plan.stamp, allow_mixed=allow_mixed)
     seconds = _jupyter_book(source, output, toc)
     if execute:  # the pages' assembly, shown by the next build
-        record_timing(studies, str(plan.stamp["profile"]), JUPYTER_BOOK, seconds)
+        record_timing(studies, str(plan.stamp["profile"]), JUPYTER_BOOK, seconds,
+                      probe=probe_here())
     return output / "_build" / "html"
 
 
@@ -497,13 +502,15 @@ def run_plan(plan: BuildPlan, studies: Path, *, progress: bool = True, jobs: int
     for line in plan.lines()[:-1] if progress else []:
         say(line, flush=True)
     say(f"{plan.expected}; torch threads {threads} ({why})", flush=True)
+    probe = probe_here()  # measured once per process: the plan's, where it scaled the duration
 
     def timed(name: str) -> tuple[float, int | None, dict[str, float] | None]:
         return _timed_job(plan.jobs[name], plan.stamp, studies, progress)
 
     needs = {n: list(reads) for n, reads in plan.needs.items()}
     for name, (seconds, new_runs, phases) in parallel.run_each(plan.order, needs, timed, jobs):
-        record_timing(studies, str(plan.stamp["profile"]), name, seconds, new_runs, phases)
+        record_timing(studies, str(plan.stamp["profile"]), name, seconds, new_runs, phases,
+                      probe)
         say(f"executed {name} ({seconds:.1f} s)", flush=True)
 
 

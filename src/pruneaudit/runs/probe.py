@@ -1,0 +1,54 @@
+"""A speed probe: this machine's population-training rate on one fixed small workload.
+
+A profile's stated cold build (``measured:``) ran on one machine; on another the same build can
+take half or twice as long. The probe trains one fixed population (:data:`MEMBERS` LeNets, one
+epoch over :data:`IMAGES` synthetic 28 x 28 digits, the trainer's own settings) on the CPU at
+the process's torch threads, a few seconds, and stores nothing. A build records it beside its
+timings, a profile states the probe of its measured build (``measured_probe:``), and a build on
+another machine scales the stated duration by the ratio of the two probes
+(:func:`pruneaudit.book.plan.expected`). It measures the training kernels only: evaluation,
+the results store and the pages' assembly (about a sixth of a quick build) are assumed to
+scale alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+
+#: Members of the probe's population: two of the trainer's CPU blocks (one per thread on 2 cores).
+MEMBERS = 16
+#: Synthetic training images per member.
+IMAGES = 2_000
+#: Timed trainings; the probe is their median (the first also pays one-time set-up).
+REPEATS = 3
+
+
+@functools.cache
+def speed_probe() -> float:
+    """Seconds per 10,000 training images per model of the probe's population on the CPU
+    (median of :data:`REPEATS` trainings; measured once per process)."""
+    import torch
+
+    from pruneaudit.data.datasets import DATASETS, ImageData
+    from pruneaudit.models import LeNet
+    from pruneaudit.training import TrainConfig, train_population
+
+    generator = torch.Generator().manual_seed(0)
+    images = torch.randint(0, 256, (IMAGES, 1, 28, 28), generator=generator, dtype=torch.uint8)
+    labels = torch.randint(0, 10, (IMAGES,), generator=generator)
+    data = ImageData("probe", images, labels, tuple("0123456789"), DATASETS["mnist"])
+    cfgs = [TrainConfig(epochs=1, seed=k) for k in range(MEMBERS)]
+    seconds = []
+    for _ in range(REPEATS):
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            models = [LeNet() for _ in range(MEMBERS)]
+        start = time.perf_counter()
+        train_population(models, data, cfgs, progress=False, device="cpu")
+        seconds.append(time.perf_counter() - start)
+    return statistics.median(seconds) / (MEMBERS * IMAGES) * 10_000
+
+
+__all__ = ["IMAGES", "MEMBERS", "REPEATS", "speed_probe"]
