@@ -21,8 +21,9 @@ AGREE = 0.25
 
 def test_the_measured_section_is_the_recorded_cold_build() -> None:
     """The quick profile's ``measured:`` section gives each notebook's seconds of the recorded
-    cold build (within 25%), and its comment names that build's date and machine, so that
-    the expected duration a fresh clone prints cannot go stale silently."""
+    cold build (within 25%), its comment names that build's date and machine, and its
+    ``measured_probe`` is that build's speed probe, so that the expected duration a fresh clone
+    prints cannot go stale silently."""
     rows = [r for r in json.loads(RECORD.read_text()) if r["profile"] == "quick"]
     recorded = {r["notebook"]: r["seconds"] for r in rows}
     measured = Profile.read("quick").measured
@@ -38,6 +39,8 @@ def test_the_measured_section_is_the_recorded_cold_build() -> None:
     assert machines.pop() in comments
     assert {r["date"][:10] for r in rows} <= {d for d in re.findall(r"\d{4}-\d\d-\d\d", comments)}
     assert RECORD.name in comments
+    probes = {r["probe"] for r in rows}
+    assert len(probes) == 1 and Profile.read("quick").measured_probe == probes.pop()
 
 
 def test_readme_states_the_cold_build_once_as_the_profile_measures_it() -> None:

@@ -54,7 +54,7 @@ def expected(
     """The build's expected seconds (None: unknown) and a sentence saying them: from the
     recorded timings (``studies/_timings.json``), else from the profile's stated measurement
     (``stated``, made on the machine ``stated_on``, whose speed probe gave ``stated_probe``),
-    scaled by this machine's speed probe (:func:`pruneaudit.runs.probe.speed_probe`) where the
+    scaled by this machine's speed probe (:func:`pruneaudit.runs.speed_probe`) where the
     profile states one and the build runs on the CPU; the sentence names the other machine where
     the duration is not scaled; else unknown."""
     from pruneaudit.book.pages import load_timings
@@ -94,7 +94,7 @@ def expected(
 
 
 def probe_here() -> float | None:
-    """This machine's speed probe (:func:`pruneaudit.runs.probe.speed_probe`; a few seconds,
+    """This machine's speed probe (:func:`pruneaudit.runs.speed_probe`; a few seconds,
     once per process), or None where the build's device setting is not the CPU."""
     from pruneaudit.runs.probe import speed_probe
     from pruneaudit.training.device import resolve_device

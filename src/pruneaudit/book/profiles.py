@@ -84,7 +84,7 @@ MEASURED = "measured"
 #: A profile's key for the machine its stated measurement ran on (:func:`timing.machine
 #: <pruneaudit.timing.machine>`'s words), said beside the duration a build expects from it.
 MEASURED_ON = "measured_on"
-#: A profile's key for its measured build's :func:`~pruneaudit.runs.probe.speed_probe`.
+#: A profile's key for its measured build's :func:`~pruneaudit.runs.speed_probe`.
 MEASURED_PROBE = "measured_probe"
 #: A profile's keys that state its measurement, not a notebook's parameters.
 MEASUREMENT_KEYS = (MEASURED, MEASURED_ON, MEASURED_PROBE)

@@ -361,7 +361,7 @@ def record_timing(
     probe}`` in ``studies/_timings.json``; ``new_runs``: runs (trained models, stored
     evaluations) the notebook added to the results store (0: it found all it needed stored, or
     stores none); ``phases``: its seconds per phase (:mod:`pruneaudit.timing`), when measured;
-    ``probe``: the build's speed probe (:func:`pruneaudit.runs.probe.speed_probe`), when run."""
+    ``probe``: the build's speed probe (:func:`pruneaudit.runs.speed_probe`), when run."""
     path = Path(studies) / TIMINGS
     rows = load_timings(studies, strict=False)
     rows = [r for r in rows if (r["profile"], r["notebook"]) != (profile, notebook)]

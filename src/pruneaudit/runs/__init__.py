@@ -4,8 +4,8 @@ Modules: :mod:`~pruneaudit.runs.spec` (the run and its ``extra`` keys), :mod:`~.
 :mod:`~.run_data` (a run's data: splits, KMNIST's offline split), :mod:`~.trained` (models:
 build, train, load, evaluate into the stored tables), :mod:`~.iterative` (P's pruning series),
 :mod:`~.populations` (H1's populations and their seeds), :mod:`~.compressed` (quantized and
-corrupted copies of trained runs), :mod:`~.series` and :mod:`~.grid` (grids of runs) and
-:mod:`~.cost`.
+corrupted copies of trained runs), :mod:`~.series` and :mod:`~.grid` (grids of runs),
+:mod:`~.cost` and :mod:`~.probe` (this machine's training speed).
 
 Names are imported from their module when first used (PEP 562): the book's runner plans a
 build from :mod:`~.cost` without importing torch.
@@ -40,6 +40,7 @@ _HOMES: dict[str, str] = {
          "run_levels", "run_population"),
         "populations",
     ),
+    **dict.fromkeys(("speed_probe",), "probe"),
     **dict.fromkeys(
         ("Splits", "flip_extra", "splits"),
         "run_data",
@@ -116,6 +117,7 @@ __all__ = [
     "train_and_evaluate",
     "Cost",
     "training_cost",
+    "speed_probe",
     "GPU_COSTS",
     "gpu_hours",
     "gpu_cost_text",

@@ -3,12 +3,13 @@
 A profile's stated cold build (``measured:``) ran on one machine; on another the same build can
 take half or twice as long. The probe trains one fixed population (:data:`MEMBERS` LeNets, one
 epoch over :data:`IMAGES` synthetic 28 x 28 digits, the trainer's own settings) on the CPU at
-the process's torch threads, a few seconds, and stores nothing. A build records it beside its
-timings, a profile states the probe of its measured build (``measured_probe:``), and a build on
-another machine scales the stated duration by the ratio of the two probes
-(:func:`pruneaudit.book.plan.expected`). It measures the training kernels only: evaluation,
-the results store and the pages' assembly (about a sixth of a quick build) are assumed to
-scale alike.
+the torch threads a build would start with, for a few seconds, and stores nothing. A build
+records it beside its timings, a profile states the probe of its measured build
+(``measured_probe:``), and a build on another machine scales the stated duration by the ratio
+of the two probes (:func:`pruneaudit.book.plan.expected`). It measures the training kernels
+only: evaluation, the results store and the pages' assembly (about a sixth of a quick build)
+are assumed to scale alike. On a shared machine it drifts with the machine's speed (about 30%
+within minutes: ``benchmarks/out/profile_evidence.md``).
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ REPEATS = 3
 
 
 @functools.cache
-def speed_probe() -> float:
-    """Seconds per 10,000 training images per model of the probe's population on the CPU
-    (median of :data:`REPEATS` trainings; measured once per process)."""
+def speed_probe(threads: int | None = None) -> float:
+    """Seconds per 10,000 training images per model of the probe's population on the CPU at
+    ``threads`` torch threads (None: :func:`pruneaudit.runtime.choose_threads`'s count, a
+    build's), the median of three trainings; measured once per process and count."""
     import torch
 
+    from pruneaudit import runtime
     from pruneaudit.data.datasets import DATASETS, ImageData
     from pruneaudit.models import LeNet
     from pruneaudit.training import TrainConfig, train_population
@@ -40,13 +43,13 @@ def speed_probe() -> float:
     labels = torch.randint(0, 10, (IMAGES,), generator=generator)
     data = ImageData("probe", images, labels, tuple("0123456789"), DATASETS["mnist"])
     cfgs = [TrainConfig(epochs=1, seed=k) for k in range(MEMBERS)]
-    seconds = []
+    count, seconds = threads or runtime.choose_threads()[0], []
     for _ in range(REPEATS):
         with torch.random.fork_rng():
             torch.manual_seed(0)
             models = [LeNet() for _ in range(MEMBERS)]
         start = time.perf_counter()
-        train_population(models, data, cfgs, progress=False, device="cpu")
+        train_population(models, data, cfgs, progress=False, num_threads=count, device="cpu")
         seconds.append(time.perf_counter() - start)
     return statistics.median(seconds) / (MEMBERS * IMAGES) * 10_000
 
