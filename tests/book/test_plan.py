@@ -51,7 +51,7 @@ def test_a_plan_line_per_study_counts_what_its_cost_states(tmp_path: Path) -> No
         assert cost.models == sum(w.models for w in workloads) > 0
         assert cost.model_epochs == sum(w.model_epochs for w in workloads)
         assert cost.evaluations == sum(w.evaluations for w in workloads)
-        assert cost.seconds > 0 and cost.source == "reference"  # an empty store: reference rates
+        assert cost.seconds > 0 and cost.source == "probed"  # an empty store: LeNet's probed
     lines = plan.lines()
     assert len(lines) == len(plan.order) + 1 and lines[-1] == plan.expected
     for name, line in zip(plan.order, lines, strict=False):

@@ -85,6 +85,28 @@ def test_study_cost_sums_workloads_at_the_store_rates(tmp_path):
     assert math.isnan(study_cost([unknown], tmp_path).seconds)
 
 
+def test_before_any_record_lenet_on_the_cpu_costs_at_the_speed_probe(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from pruneaudit.runs import probe
+    from pruneaudit.runs.cost import REFERENCE_SECONDS_PER_10K, Rate, study_cost
+
+    monkeypatch.setattr(probe, "speed_probe", lambda: 0.5)
+    lenet = SimpleNamespace(model="lenet", models=2, model_epochs=2, images=20_000, evaluations=2)
+    alexnet = SimpleNamespace(model="alexnet", models=1, model_epochs=1, images=10_000,
+                              evaluations=1)
+    # an empty store: LeNet's 20,000 images at the probed 0.5 s per 10k = 1 s; AlexNet's at its
+    # reference rate; on CUDA the probe (a CPU measurement) is not read
+    cost = study_cost([lenet, alexnet], tmp_path, "cpu")
+    assert cost.seconds == pytest.approx(1.0 + REFERENCE_SECONDS_PER_10K["alexnet"])
+    assert cost.source == "probed and reference"
+    assert study_cost([lenet], tmp_path, "cuda").source == "reference"
+    assert "speed probe" in Rate(0.5, "probed").text()
+    monkeypatch.setattr(probe, "speed_probe", lambda: pytest.fail("probed despite a record"))
+    runs.cost.record_rate(tmp_path, "lenet", "cpu", 15.0, 50_000)  # 3 s per 10k, recorded
+    assert study_cost([lenet], tmp_path, "cpu").seconds == pytest.approx(6.0)
+
+
 def test_small_populations_and_unsized_records_are_not_read_as_rates(tmp_path):
     from pruneaudit.runs.cost import (
         MIN_RATE_IMAGES,

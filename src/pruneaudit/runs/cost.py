@@ -52,18 +52,18 @@ class Rate:
     """A training rate and where it comes from."""
 
     seconds_per_10k: float
-    #: "recorded" (median of this store's records) or "reference".
+    #: "recorded" (median of this store's records), "probed" (:func:`~pruneaudit.runs.speed_probe`,
+    #: LeNet on the CPU before any record) or "reference".
     source: str
     records: int = 0
 
     def text(self) -> str:
         """``0.83 s per 10k images per model (median of 12 trainings recorded in this store)``."""
-        where = (
-            f"median of {self.records} trainings recorded in this results store"
-            if self.source == "recorded"
-            else "reference measurement on a 2-core CPU; this store has recorded none of a "
-            f"population of {MIN_RATE_IMAGES:,} images or more yet"
-        )
+        none_yet = f"this store has recorded none of a population of {MIN_RATE_IMAGES:,} images"
+        where = {
+            "recorded": f"median of {self.records} trainings recorded in this results store",
+            "probed": f"this machine's speed probe; {none_yet} or more yet",
+        }.get(self.source, f"reference measurement on a 2-core CPU; {none_yet} or more yet")
         return f"{fmt.number(self.seconds_per_10k, 2)} s per 10k images per model ({where})"
 
 
@@ -200,7 +200,10 @@ def study_cost(
 ) -> StudyCost:
     """The :class:`StudyCost` of ``workloads`` (each with ``model``, ``models``,
     ``model_epochs``, ``images``, ``evaluations`` and, where stated, ``populations``), each
-    model's images at its rate on ``device`` (:func:`seconds_per_10k`, recorded in ``store``)."""
+    model's images at its rate on ``device`` (:func:`seconds_per_10k`, recorded in ``store``;
+    before any record, LeNet's on the CPU is this machine's :func:`~pruneaudit.runs.speed_probe`,
+    which the trainer's populations of a quick build matched within a few percent, bar Study 3's:
+    ``benchmarks/out/profile_evidence.md``)."""
     rows = list(workloads)
     seconds, sources, stated = 0.0, [], [getattr(w, "populations", None) for w in rows]
     for w in rows:
@@ -211,6 +214,10 @@ def study_cost(
         except PruneAuditError:
             seconds = math.nan
             continue
+        if rate.source == "reference" and (w.model, device) == ("lenet", "cpu"):
+            from pruneaudit.runs.probe import speed_probe
+
+            rate = Rate(speed_probe(), "probed")
         seconds += w.images / 10_000 * rate.seconds_per_10k
         sources.append(rate.source)
     return StudyCost(
