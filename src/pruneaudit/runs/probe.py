@@ -27,15 +27,15 @@ REPEATS = 3
 
 
 @functools.cache
-def speed_probe(threads: int | None = None) -> float:
+def speed_probe() -> float:
     """Seconds per 10,000 training images per model of the probe's population on the CPU at
-    ``threads`` torch threads (None: :func:`pruneaudit.runtime.choose_threads`'s count, a
-    build's), the median of three trainings; measured once per process and count."""
+    :func:`pruneaudit.runtime.choose_threads`'s count (a build's), the median of three
+    trainings; measured once per process."""
     import torch
 
     from pruneaudit import runtime
     from pruneaudit.data.datasets import DATASETS, ImageData
-    from pruneaudit.models import LeNet
+    from pruneaudit.models import build_model
     from pruneaudit.training import TrainConfig, train_population
 
     generator = torch.Generator().manual_seed(0)
@@ -43,11 +43,9 @@ def speed_probe(threads: int | None = None) -> float:
     labels = torch.randint(0, 10, (IMAGES,), generator=generator)
     data = ImageData("probe", images, labels, tuple("0123456789"), DATASETS["mnist"])
     cfgs = [TrainConfig(epochs=1, seed=k) for k in range(MEMBERS)]
-    count, seconds = threads or runtime.choose_threads()[0], []
+    count, seconds = runtime.choose_threads()[0], []
     for _ in range(REPEATS):
-        with torch.random.fork_rng():
-            torch.manual_seed(0)
-            models = [LeNet() for _ in range(MEMBERS)]
+        models = [build_model("lenet", 10, 1, 28, seed=k) for k in range(MEMBERS)]
         start = time.perf_counter()
         train_population(models, data, cfgs, progress=False, num_threads=count, device="cpu")
         seconds.append(time.perf_counter() - start)
