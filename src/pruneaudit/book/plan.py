@@ -94,7 +94,7 @@ def expected(
 
 
 def probe_here() -> float | None:
-    """This machine's speed probe (:func:`pruneaudit.runs.speed_probe`; a few seconds,
+    """This machine's speed probe (:func:`pruneaudit.runs.speed_probe`; about ten seconds,
     once per process), or None where the build's device setting is not the CPU."""
     from pruneaudit.runs.probe import speed_probe
     from pruneaudit.training.device import resolve_device

@@ -3,13 +3,14 @@
 A profile's stated cold build (``measured:``) ran on one machine; on another the same build can
 take half or twice as long. The probe trains one fixed population (:data:`MEMBERS` LeNets, one
 epoch over :data:`IMAGES` synthetic 28 x 28 digits, the trainer's own settings) on the CPU at
-the torch threads a build would start with, for a few seconds, and stores nothing. A build
-records it beside its timings, a profile states the probe of its measured build
+the torch threads a build would start with, :data:`REPEATS` times (about ten seconds), and stores
+nothing. A build records it beside its timings, a profile states the probe of its measured build
 (``measured_probe:``), and a build on another machine scales the stated duration by the ratio
 of the two probes (:func:`pruneaudit.book.plan.expected`). It measures the training kernels
 only: evaluation, the results store and the pages' assembly (about a sixth of a quick build)
-are assumed to scale alike. On a shared machine it drifts with the machine's speed (about 30%
-within minutes: ``benchmarks/out/profile_evidence.md``).
+are assumed to scale alike. On a shared machine one training's rate drifts with the machine's
+speed, so the probe is a median over several (``benchmarks/probe_noise.py``:
+``benchmarks/out/probe_noise.md``).
 """
 
 from __future__ import annotations
@@ -22,18 +23,17 @@ import time
 MEMBERS = 16
 #: Synthetic training images per member.
 IMAGES = 2_000
-#: Timed trainings; the probe is their median (the first also pays one-time set-up).
-REPEATS = 3
+#: Timed trainings; the probe is their median (the first also pays one-time set-up). Nine: on a
+#: shared 2-core machine a median of 3 readings fell up to 41% from the median of ten minutes'
+#: readings, one of 9 up to 25% (``benchmarks/out/probe_noise.md``).
+REPEATS = 9
 
 
-@functools.cache
-def speed_probe() -> float:
-    """Seconds per 10,000 training images per model of the probe's population on the CPU at
-    :func:`pruneaudit.runtime.choose_threads`'s count (a build's), the median of three
-    trainings; measured once per process."""
+def probe_rate(threads: int) -> float:
+    """One training of the probe's population at ``threads`` torch threads, in seconds per
+    10,000 training images per model."""
     import torch
 
-    from pruneaudit import runtime
     from pruneaudit.data.datasets import DATASETS, ImageData
     from pruneaudit.models import build_model
     from pruneaudit.training import TrainConfig, train_population
@@ -43,13 +43,21 @@ def speed_probe() -> float:
     labels = torch.randint(0, 10, (IMAGES,), generator=generator)
     data = ImageData("probe", images, labels, tuple("0123456789"), DATASETS["mnist"])
     cfgs = [TrainConfig(epochs=1, seed=k) for k in range(MEMBERS)]
-    count, seconds = runtime.choose_threads()[0], []
-    for _ in range(REPEATS):
-        models = [build_model("lenet", 10, 1, 28, seed=k) for k in range(MEMBERS)]
-        start = time.perf_counter()
-        train_population(models, data, cfgs, progress=False, num_threads=count, device="cpu")
-        seconds.append(time.perf_counter() - start)
-    return statistics.median(seconds) / (MEMBERS * IMAGES) * 10_000
+    models = [build_model("lenet", 10, 1, 28, seed=k) for k in range(MEMBERS)]
+    start = time.perf_counter()
+    train_population(models, data, cfgs, progress=False, num_threads=threads, device="cpu")
+    return (time.perf_counter() - start) / (MEMBERS * IMAGES) * 10_000
 
 
-__all__ = ["IMAGES", "MEMBERS", "REPEATS", "speed_probe"]
+@functools.cache
+def speed_probe() -> float:
+    """Seconds per 10,000 training images per model of the probe's population on the CPU at
+    :func:`pruneaudit.runtime.choose_threads`'s count (a build's): the median of nine trainings
+    (``REPEATS``, each ``probe_rate``); measured once per process."""
+    from pruneaudit import runtime
+
+    threads = runtime.choose_threads()[0]
+    return statistics.median(probe_rate(threads) for _ in range(REPEATS))
+
+
+__all__ = ["IMAGES", "MEMBERS", "REPEATS", "probe_rate", "speed_probe"]
