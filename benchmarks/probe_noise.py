@@ -27,7 +27,7 @@ import pandas as pd
 import torch
 
 from pruneaudit import runtime
-from pruneaudit.runs.probe import REPEATS, probe_rate
+from pruneaudit.runs.probe import IMAGES, MEMBERS, REPEATS, probe_rate
 from pruneaudit.timing import machine
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -79,8 +79,8 @@ def main() -> None:
     rates = readings(args.phases, args.idle, args.load, threads)
     table = spread(rates)
     info = (
-        f"{len(rates)} trainings of the speed probe's population (16 LeNets, one epoch over "
-        f"2,000 synthetic digits) at {threads} torch threads, in {args.phases} spells of "
+        f"{len(rates)} trainings of the speed probe's population ({MEMBERS} LeNets, one epoch "
+        f"over {IMAGES:,} synthetic digits) at {threads} torch threads, in {args.phases} spells of "
         f"{args.load:.0f} s, each after {args.idle:.0f} s idle; sustained rate (median of all) "
         f"{rates.rate.median():.3f} s per 10k images per model, single trainings "
         f"{rates.rate.min():.3f} to {rates.rate.max():.3f}; torch {torch.__version__}, "

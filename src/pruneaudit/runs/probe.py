@@ -24,8 +24,8 @@ MEMBERS = 16
 #: Synthetic training images per member.
 IMAGES = 2_000
 #: Timed trainings; the probe is their median (the first also pays one-time set-up). Nine: on a
-#: shared 2-core machine a median of 3 readings fell up to 41% from the median of ten minutes'
-#: readings, one of 9 up to 25% (``benchmarks/out/probe_noise.md``).
+#: shared 2-core machine a median of 3 trainings fell up to 29% from the median of twelve
+#: minutes' trainings, one of 9 up to 25% (``benchmarks/out/probe_noise.md``).
 REPEATS = 9
 
 
