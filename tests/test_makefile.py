@@ -1,0 +1,26 @@
+"""The Makefile's install step: a disk too full for the install stops before anything is written."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pruneaudit.config import REPO
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
+def test_a_full_disk_stops_setup_with_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    done = subprocess.run(
+        ["make", "-s", "setup", f"VENV={venv}", "INSTALL_NEEDS_MB=1000000000"],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode != 0
+    message = [line for line in done.stderr.splitlines() if not line.startswith("make:")]
+    assert len(message) == 1, done.stderr
+    assert "MB of disk free" in message[0] and "needs about 1000000000 MB" in message[0]
+    assert "set VENV=" in message[0]
+    assert not venv.exists()
