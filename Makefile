@@ -12,13 +12,14 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 # PyPI's torch is a CUDA build: a new .venv takes about 6.6 GB. Before the first install the free
 # disk is checked, so that a full disk stops here with one line instead of inside pip's install.
 INSTALL_NEEDS_MB ?= 8000
+VENV_DISK := $(dir $(abspath $(VENV)))
 
 $(STAMP): pyproject.toml
 	@test -d $(VENV)/lib/python3*/site-packages/torch 2>/dev/null || { \
-	  free=$$(df -Pm $(dir $(abspath $(VENV))) | awk 'NR==2 {print $$4}'); \
-	  test "$$free" -ge $(INSTALL_NEEDS_MB) || { echo "only $$free MB of disk free at \
-	$(dir $(abspath $(VENV))); installing $(VENV) needs about $(INSTALL_NEEDS_MB) MB (PyPI's torch is a \
-	CUDA build): free some disk, or set VENV=<a path on a larger disk>" >&2; exit 1; }; }
+	  free=$$(df -Pm $(VENV_DISK) | awk 'NR==2 {print $$4}'); \
+	  test "$$free" -ge $(INSTALL_NEEDS_MB) || { echo "only $$free MB of disk free at $(VENV_DISK); \
+	installing $(VENV) needs about $(INSTALL_NEEDS_MB) MB (PyPI's torch is a CUDA build): free some \
+	disk, or set VENV=<a path on a larger disk>" >&2; exit 1; }; }
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[book,dev]"

@@ -18,7 +18,6 @@ machine: it measures the machine's own drift.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from pathlib import Path
 
@@ -95,8 +94,7 @@ def main() -> None:
     print(info)
     print(table.to_string(index=False))
     print("median of 30 s windows per spell:", [
-        [round(statistics.median(w.rate), 3) for _, w in p.groupby(p.t // 30)]
-        for _, p in rates.groupby("phase")])
+        p.groupby(p.t // 30).rate.median().round(3).tolist() for _, p in rates.groupby("phase")])
 
 
 if __name__ == "__main__":

@@ -52,8 +52,8 @@ def probe_rate(threads: int) -> float:
 @functools.cache
 def speed_probe() -> float:
     """Seconds per 10,000 training images per model of the probe's population on the CPU at
-    :func:`pruneaudit.runtime.choose_threads`'s count (a build's): the median of nine trainings
-    (``REPEATS``, each ``probe_rate``); measured once per process."""
+    :func:`pruneaudit.runtime.choose_threads`'s count (a build's): the median of ``REPEATS``
+    trainings (each ``probe_rate``); measured once per process."""
     from pruneaudit import runtime
 
     threads = runtime.choose_threads()[0]
