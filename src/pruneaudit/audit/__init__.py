@@ -26,7 +26,7 @@ _HOMES: dict[str, str] = {
         "bounded",
     ),
     **dict.fromkeys(
-        ("COMPARABILITIES", "Claim", "register"),
+        ("COMPARABILITIES", "Claim", "Setting", "derived_kind", "register"),
         "claims",
     ),
     **dict.fromkeys(

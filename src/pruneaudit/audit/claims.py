@@ -15,6 +15,12 @@ value and its noise, the margin with its reason, whether the page states it firs
   never a headline;
 - ``not comparable`` and ``not testable``, each with its reason.
 
+Comparability is derived, never chosen (:func:`derived_kind`): a claim of kind ``same`` or
+``analogue`` declares the paper's :class:`Setting` (dataset, model family, compression,
+quantity) and ours (the study's dataset, model and compression, with the quantity this row
+computes). Only a match is ``same``; any difference makes the row an analogue at most, and
+:func:`problems` names a claim whose kind disagrees with its settings.
+
 A change to a claim's quantity, comparability, margin or paper value after it was declared is
 recorded in ``data/claims_changelog.csv`` (:func:`changelog`): the date, the reason, whether our
 estimate had been seen, and the verdict before and after. :func:`unlogged` names every claim
@@ -27,7 +33,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
@@ -57,6 +63,31 @@ CHANGELOG_COLUMNS = (
     "date", "study", "claim", "fingerprint", "estimate_seen", "verdict_before",
     "verdict_after", "reason",
 )
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Where a number is measured: its dataset, model family, compression and quantity (short
+    names, compared exactly: ``MNIST``, ``LeNet``, ``global magnitude pruning``, ``worst-writer
+    accuracy drop``)."""
+
+    dataset: str
+    model: str
+    compression: str
+    quantity: str
+
+    def differences(self, other: Setting) -> list[str]:
+        """The fields in which ``other`` differs from this setting, as ``field: ours vs
+        other``."""
+        return [f"{f}: {getattr(self, f)!r} vs {getattr(other, f)!r}"
+                for f in ("dataset", "model", "compression", "quantity")
+                if getattr(self, f) != getattr(other, f)]
+
+
+def derived_kind(paper: Setting, ours: Setting) -> str:
+    """The comparability the settings allow: ``same`` when they match in every field, else
+    ``analogue`` (the paper's quantity carried to another task at most)."""
+    return SAME if not ours.differences(paper) else ANALOGUE
 
 
 @dataclass(frozen=True)
@@ -102,6 +133,11 @@ class Claim:
     equivalence: bool = False
     #: The study (a notebook name) that declares it: set by :func:`register`.
     study: str = ""
+    #: Where the paper measured its number (required for ``same`` and ``analogue``).
+    paper_setting: Setting | None = None
+    #: Where we measure ours: the study's setting with this row's quantity (required for
+    #: ``same`` and ``analogue``).
+    our_setting: Setting | None = None
 
     @property
     def negligible(self) -> float | None:
@@ -149,7 +185,25 @@ def problems(claim: Claim) -> list[str]:
         said.append("give the paper's value or the side (+1 or -1) the claim expects")
     if claim.smallest is not None and not claim.smallest > 0:
         said.append("smallest must be > 0")
-    return said
+    return said + setting_problems(claim, required=False)
+
+
+def setting_problems(claim: Claim, *, required: bool = True) -> list[str]:
+    """Where ``claim``'s kind disagrees with its settings (:func:`derived_kind`): a ``same`` or
+    ``analogue`` claim declares both settings (unless not ``required``), and is ``same``
+    exactly when they match."""
+    if claim.comparability not in HEADLINE_KINDS:
+        return []
+    if claim.paper_setting is None or claim.our_setting is None:
+        return [f"a {claim.comparability!r} claim declares the paper's setting and ours"] \
+            if required else []
+    kind = derived_kind(claim.paper_setting, claim.our_setting)
+    if kind == claim.comparability:
+        return []
+    if kind == SAME:
+        return ["the settings match: the claim is the paper's own quantity ('same')"]
+    apart = "; ".join(claim.our_setting.differences(claim.paper_setting))
+    return [f"declared 'same' but the settings differ ({apart}): an analogue at most"]
 
 
 def register(study: str, claims: Iterable[Claim]) -> Mapping[str, Claim]:
@@ -171,6 +225,8 @@ def fingerprint(claim: Claim) -> str:
     """A short hash of the fields whose change must be logged (:data:`LOGGED_FIELDS`)."""
 
     def plain(value: object) -> object:
+        if isinstance(value, Setting):
+            return asdict(value)
         return round(value, 12) if isinstance(value, float) and math.isfinite(value) else value
 
     fields = {f: plain(getattr(claim, f)) for f in LOGGED_FIELDS}
