@@ -229,6 +229,8 @@ __all__ = [
     "JSON_KEYS",
     "COMPARABILITIES",
     "Claim",
+    "Setting",
+    "derived_kind",
     "register",
     "Estimate",
     "judge",
