@@ -42,7 +42,7 @@ def test_worked_example_of_the_methods_page():
     assert audit.verdict(-0.40, -0.31, -0.19, **kw) == audit.LARGER  # wholly beyond
     assert audit.verdict(-0.45, -0.05, -0.19, **kw) == audit.SIZE_UNCLEAR  # wide, holds -0.19
     assert audit.verdict(-0.30, 0.02, -0.19, **kw) == audit.INCONCLUSIVE  # holds 0 and band
-    assert audit.verdict(-0.04, 0.03, -0.19, **kw) == audit.NOT_REPRODUCED  # absent (+-0.05)
+    assert audit.verdict(-0.04, 0.03, -0.19, **kw) == audit.EFFECT_ABSENT  # inside +-0.05
 
 
 def test_a_wide_interval_holding_the_papers_value_is_never_reproduced():
@@ -95,7 +95,7 @@ def test_direction_only_rows_have_no_band_and_absent_needs_the_smallest_effect()
     row = audit.judge(_claim(None, side=1), audit.Estimate(0.2, 0.1, 0.3, "b"))
     assert row.verdict == audit.REPRODUCED and row.paper_band is None and row.margin is None
     near = audit.judge(_claim(None, side=1, smallest=0.05), audit.Estimate(0.0, -0.01, 0.01, "b"))
-    assert (near.direction, near.verdict) == (audit.ABSENT, audit.NOT_REPRODUCED)
+    assert (near.direction, near.verdict) == (audit.ABSENT, audit.EFFECT_ABSENT)
     unsure = audit.judge(_claim(None, side=1), audit.Estimate(0.0, -0.01, 0.01, "b"))
     assert (unsure.direction, unsure.verdict) == (R.CANT_TELL, audit.INCONCLUSIVE)
 
@@ -130,14 +130,17 @@ def test_a_narrower_interval_inside_a_reproduced_one_stays_reproduced(
     a, b, paper, margin, se, cut_low, cut_high
 ):
     """Cutting at most 15/32 from each end keeps a width: a zero-width interval is "can't tell"
-    whatever holds it (``audit.rules``), which hypothesis found when both cuts met."""
+    whatever holds it (``audit.rules``), which hypothesis found when both cuts met. Negligible
+    first: an inner interval wholly inside the negligible band (+-margin) is negligible."""
     low, high = sorted((a, b))
     kw = {"paper_se": se, "margin": margin}
     if audit.verdict(low, high, paper, **kw) != audit.REPRODUCED:
         return
     width = high - low
     inner = (low + width * cut_low / 32, high - width * cut_high / 32)
-    assert audit.verdict(*inner, paper, **kw) == audit.REPRODUCED
+    negligible = -margin < inner[0] and inner[1] < margin
+    assert audit.verdict(*inner, paper, **kw) == (
+        audit.EFFECT_ABSENT if negligible else audit.REPRODUCED)
 
 
 @given(ends, ends, papers, parts, parts)
@@ -149,23 +152,37 @@ def test_reproduced_only_inside_the_band_and_sized_only_outside_it(a, b, paper, 
         assert band_low <= low and high <= band_high
     if said in (audit.SMALLER, audit.LARGER):
         assert high < band_low or low > band_high
-    if said == audit.SIZE_UNCLEAR:
+    if said == audit.SIZE_UNCLEAR and not band_low <= 0 <= band_high:
         assert not (band_low <= low and high <= band_high)
         assert not (high < band_low or low > band_high)
+    if band_low <= 0 <= band_high:  # a band that holds the null confirms no size
+        assert said != audit.REPRODUCED
 
 
 @given(ends, ends, papers, parts, parts, st.integers(1, 16).map(lambda k: k / 16))
 def test_a_wider_band_never_takes_reproduced_away(a, b, paper, margin, se, more):
+    """Unless the wider band comes to hold the null (no size then confirms the paper) or its
+    wider margin makes the interval negligible."""
     low, high = sorted((a, b))
     if audit.verdict(low, high, paper, paper_se=se, margin=margin) == audit.REPRODUCED:
-        assert audit.verdict(low, high, paper, paper_se=se, margin=margin + more) == (
-            audit.REPRODUCED)
+        wider = audit.verdict(low, high, paper, paper_se=se, margin=margin + more)
+        band_low, band_high = audit.paper_band(paper, se, margin + more)
+        if band_low <= 0 <= band_high:
+            assert wider in (audit.SIZE_UNCLEAR, audit.EFFECT_ABSENT)
+        elif -(margin + more) < low and high < margin + more:
+            assert wider == audit.EFFECT_ABSENT
+        else:
+            assert wider == audit.REPRODUCED
 
 
 @given(ends, ends, papers, parts)
 def test_the_direction_does_not_depend_on_the_band_once_the_null_is_excluded(a, b, paper, se):
+    """Outside the negligible band; wholly inside it, the effect is negligible whatever its
+    sign (negligible first)."""
     low, high = sorted((a, b))
     side = 1 if paper > 0 else -1
     narrow = R.direction_of(low, high, side=side, negligible=None)
+    inside = -1.0 < low and high < 1.0
     if narrow != R.CANT_TELL:
-        assert R.direction_of(low, high, side=side, negligible=1.0) == narrow
+        assert R.direction_of(low, high, side=side, negligible=1.0) == (
+            R.ABSENT if inside else narrow)

@@ -112,7 +112,8 @@ def test_direction_and_size_make_the_verdict():
         (1.3, 1.8): (R.PAPERS_SIDE, R.SIZE_LARGER, audit.LARGER),
         (-0.5, 1.5): (R.CANT_TELL, R.CANT_TELL, audit.INCONCLUSIVE),
         (-0.5, 0.5): (R.CANT_TELL, R.SIZE_SMALLER, audit.NOT_REPRODUCED),
-        (-0.2, 0.2): (R.ABSENT, R.SIZE_SMALLER, audit.NOT_REPRODUCED),
+        (-0.2, 0.2): (R.ABSENT, R.SIZE_SMALLER, audit.EFFECT_ABSENT),
+        (0.05, 0.2): (R.ABSENT, R.SIZE_SMALLER, audit.EFFECT_ABSENT),
         (-1.5, -0.5): (audit.OPPOSITE, R.SIZE_SMALLER, audit.OPPOSITE),
     }
     for (low, high), (direction, size, said) in cases.items():

@@ -85,7 +85,7 @@ def test_counts_name_the_words_of_analogue_and_beyond_rows():
     assert (analogue.verdict, beyond.verdict, absent.verdict) == (
         audit.SAME_DIRECTION, audit.PRESENT, audit.EFFECT_ABSENT)
     assert audit.verdict_counts([analogue, beyond, absent]) == (
-        "3 findings. Found: 1 same direction, 1 absent, 1 present. How firm: 3 firm.")
+        "3 findings. Found: 1 same direction, 1 negligible, 1 present. How firm: 3 firm.")
 
 
 def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile():
@@ -144,3 +144,32 @@ def test_headlines_are_the_claims_marked_so():
     assert [r.claim for r in rows] == ["D4.1", "D4.10", "D4.1 trend", "D4.5"]
     assert audit.judge(claims["D4.1"], audit.Estimate(2.5, 2.4, 2.6, "b"),
                        name="D4.1 at 70%").headline
+
+
+def test_one_estimate_one_row():
+    """Two rows printing one estimate and interval are named; a zero-width interval and a row
+    of its own numbers are not."""
+    first = _judged("a", 2.5, 2.4, 2.6, margin=0.3)
+    again = _judged("again", 2.5, 2.4, 2.6, margin=0.3)
+    own = _judged("own", 2.5, 2.4, 2.7, margin=0.3)
+    flat = [_judged(k, 0.0, 0.0, 0.0) for k in ("f1", "f2")]
+    assert audit.repeated_estimates([first, again, own, *flat, _untestable()]) == [("a", "again")]
+    assert audit.repeated_estimates([first, own]) == []
+
+
+def test_a_row_carries_its_claims_fingerprint_and_negligible_band(tmp_path):
+    from pruneaudit.audit.claims import fingerprint
+
+    claim = audit.register("99_test", [_claim("n", 1.0, margin=0.25)])["n"]
+    row = audit.judge(claim, audit.Estimate(0.0, -0.1, 0.1, "b", df=9))
+    assert (row.fingerprint, row.negligible) == (fingerprint(claim), 0.25)
+    assert row.verdict == audit.EFFECT_ABSENT  # wholly inside (-0.25, 0.25)
+    path = audit.write_findings_json([row], tmp_path / "x.findings.json")
+    item = json.loads(path.read_text())[0]
+    assert (item["fingerprint"], item["negligible"]) == (fingerprint(claim), 0.25)
+
+
+def test_a_build_written_before_the_negligible_first_rule_reads_absent_as_negligible():
+    item = {"finding": "x", "verdict": "absent", "direction": "absent", "alternative": "absent"}
+    row = audit.from_json(item)
+    assert (row.verdict, row.direction, row.alternative) == (audit.EFFECT_ABSENT,) * 3

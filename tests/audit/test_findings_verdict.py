@@ -36,7 +36,9 @@ def _claim(paper: float | None, **kw) -> Claim:
         (1.3, 1.8, audit.LARGER),  # excludes 0, wholly above the band
         (-0.5, 1.5, audit.INCONCLUSIVE),  # contains both 0 and the band
         (-0.5, 0.5, audit.NOT_REPRODUCED),  # contains 0, wholly below the band
-        (-0.2, 0.2, audit.NOT_REPRODUCED),  # inside the negligible band (-0.25, 0.25): absent
+        (-0.2, 0.2, audit.EFFECT_ABSENT),  # wholly inside the negligible band (-0.25, 0.25)
+        (0.05, 0.2, audit.EFFECT_ABSENT),  # excludes 0, but negligible first
+        (-0.2, -0.05, audit.EFFECT_ABSENT),  # on the other side, negligible all the same
         (-1.5, -0.5, audit.OPPOSITE),  # excludes 0 on the other side
         (math.nan, math.nan, audit.INCONCLUSIVE),  # no interval: too few units
     ],
@@ -69,7 +71,8 @@ def test_direction_only_findings_need_a_smallest_effect_to_say_no():
     assert audit.verdict(0.01, 3.0, None, direction=1) == audit.REPRODUCED  # wide: still there
     assert audit.verdict(-0.1, 0.3, None, direction=1) == audit.INCONCLUSIVE
     assert audit.verdict(-0.1, 0.03, None, direction=1, smallest=0.05) == audit.NOT_REPRODUCED
-    assert audit.verdict(-0.04, 0.03, None, direction=1, smallest=0.05) == audit.NOT_REPRODUCED
+    assert audit.verdict(-0.04, 0.03, None, direction=1, smallest=0.05) == audit.EFFECT_ABSENT
+    assert audit.verdict(0.01, 0.04, None, direction=1, smallest=0.05) == audit.EFFECT_ABSENT
     assert audit.verdict(-0.1, 0.3, None, direction=1, smallest=0.05) == audit.INCONCLUSIVE
     assert audit.verdict(-0.3, -0.1, None, direction=1) == audit.OPPOSITE
     with pytest.raises(PruneAuditError, match="direction"):
@@ -119,14 +122,18 @@ def test_exactly_one_region_of_the_scale_holds(a, b, paper, margin):
     toward_null = side * (high if side > 0 else low) < side * (band_low if side > 0 else band_high)
     excludes_null = side * low > 0 if side > 0 else side * high > 0
     absent = margin > 0 and -margin < low and high < margin
+    null_in_band = band_low <= 0 <= band_high
     opposite = (high < 0) if side > 0 else (low > 0)
-    assert (said == audit.OPPOSITE) == opposite
-    assert (said == audit.REPRODUCED) == (excludes_null and inside_band)
-    undecided = not excludes_null and not opposite
-    assert (said == audit.NOT_REPRODUCED) == (undecided and (absent or toward_null))
-    assert (said == audit.INCONCLUSIVE) == (undecided and not absent and not toward_null)
+    assert (said == audit.EFFECT_ABSENT) == absent  # negligible first, whatever the sign
+    assert (said == audit.OPPOSITE) == (opposite and not absent)
+    assert (said == audit.REPRODUCED) == (
+        excludes_null and inside_band and not absent and not null_in_band)
+    undecided = not excludes_null and not opposite and not absent
+    assert (said == audit.NOT_REPRODUCED) == (undecided and toward_null)
+    assert (said == audit.INCONCLUSIVE) == (undecided and not toward_null)
     sizes = (audit.SMALLER, audit.LARGER, audit.SIZE_UNCLEAR)
-    assert (said in sizes) == (excludes_null and not inside_band)
+    assert (said in sizes) == (
+        excludes_null and not absent and (not inside_band or null_in_band))
 
 
 def test_power_matches_a_brute_force_simulation():

@@ -502,6 +502,7 @@ def test_smoke_findings_follow_their_claims(smoke_book):
     ``reproduced`` row's interval leaves it; an ``analogue`` says a direction only; a ``beyond``
     row never uses a word that compares with the paper and is never a headline."""
     from pruneaudit import audit
+    from pruneaudit.audit.claims import fingerprint
     from pruneaudit.book.profiles import study_module
 
     analogue = (audit.SAME_DIRECTION, audit.OPPOSITE, audit.EFFECT_ABSENT, audit.INCONCLUSIVE)
@@ -511,8 +512,12 @@ def test_smoke_findings_follow_their_claims(smoke_book):
         rows = json.loads(path.read_text())
         declared = study_module(path.name.split(".")[0]).claims()
         assert {r["claim"] for r in rows} == set(declared), path.name  # a claim may have cells
+        # one estimate, one row
+        assert not audit.repeated_estimates([audit.from_json(r) for r in rows]), path.name
         for row in rows:
             kind, said = row["comparability"], (path.name, row["claim"], row["verdict"])
+            # the verdict traces to the claim it used
+            assert row["fingerprint"] == fingerprint(declared[row["claim"]]), said
             # as declared, or untested by this build's parameters (e.g. unequal budgets)
             assert kind in (declared[row["claim"]].comparability, "not comparable",
                             "not testable"), said

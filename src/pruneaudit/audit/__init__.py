@@ -42,7 +42,8 @@ _HOMES: dict[str, str] = {
     ),
     **dict.fromkeys(
         ("JSON_KEYS", "UNTESTED", "Estimate", "Finding", "findings_frame", "from_json",
-         "is_borderline", "judge", "summary_text", "untested", "verdict_counts", "verdict_label",
+         "is_borderline", "judge", "repeated_estimates", "summary_text", "untested",
+         "verdict_counts", "verdict_label",
          "write_findings_json"),
         "findings",
     ),
@@ -234,6 +235,7 @@ __all__ = [
     "register",
     "Estimate",
     "judge",
+    "repeated_estimates",
     "untested",
     "published",
     "Published",

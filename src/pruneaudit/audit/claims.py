@@ -1,4 +1,4 @@
-"""Claims: what each study tests, declared from the papers' text before any estimate is seen.
+"""Claims: what each study tests, declared from the papers' text; every change dated and logged.
 
 A :class:`Claim` is one row of a study's findings table, declared in the study's own
 ``claims.py``: the paper's sentence and source, the quantity exactly as computed, the paper's

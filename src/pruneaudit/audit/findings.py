@@ -34,6 +34,7 @@ from pruneaudit.audit.claims import (
     SAME,
     UNITS,
     Claim,
+    fingerprint,
 )
 from pruneaudit.audit.intervals import (
     paper_se_from_sd,
@@ -66,8 +67,12 @@ JSON_KEYS = (
     "finding", "claim", "comparability", "paper", "ours", "ci_low", "ci_high", "verdict",
     "source", "power", "unit", "definition", "basis", "units", "needed", "direction", "size",
     "stability", "direction_stability", "alternative", "paper_se", "headline", "firm_at",
-    "paper_band", "margin", "margin_reason", "paper_units", "between_sd",
+    "paper_band", "margin", "margin_reason", "paper_units", "between_sd", "fingerprint",
+    "negligible",
 )
+#: Words of builds written before the negligible-first rule (``absent`` is ``negligible``: an
+#: interval wholly inside the negligible band, which the old rule checked after the sides).
+LEGACY_WORDS = {"absent": R.EFFECT_ABSENT}
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,11 @@ class Finding:
     between_sd: float | None = None
     claim: str = ""  # the claim's id and comparability (pruneaudit.audit.claims)
     comparability: str = ""
+    #: The claim's fingerprint when the row was judged (:func:`pruneaudit.audit.claims.
+    #: fingerprint`): the verdict traces to the claim it used.
+    fingerprint: str = ""
+    #: The half-width of the negligible band around the null the verdict used (None: none).
+    negligible: float | None = None
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
@@ -198,7 +208,8 @@ def _row(claim: Claim, est: Estimate | None, verdict: str, **fields) -> Finding:
         fields.pop("name", None) or claim.name, claim.paper, *numbers, verdict, claim.source,
         unit=claim.unit, claim=claim.id, comparability=claim.comparability,
         definition=fields.pop("definition", None) or claim.quantity,
-        headline=claim.headline, **fields,
+        headline=claim.headline, fingerprint=fingerprint(claim),
+        negligible=None if claim.equivalence else claim.negligible, **fields,
     )
 
 
@@ -356,6 +367,9 @@ def from_json(item: dict) -> Finding:
     """A :class:`Finding` from one object of ``<notebook>.findings.json`` (keys it does not
     know are left out; missing ones take their defaults)."""
     known = {k: v for k, v in item.items() if k in JSON_KEYS}
+    for key in ("verdict", "direction", "alternative"):
+        if known.get(key) in LEGACY_WORDS:
+            known[key] = LEGACY_WORDS[known[key]]
     for key in ("paper_band",):
         if known.get(key) is not None:
             known[key] = tuple(known[key])
@@ -381,6 +395,26 @@ def write_findings_json(rows: Sequence[Finding], path: str | os.PathLike) -> Pat
     tmp.write_text(json.dumps(items, indent=1, allow_nan=False) + "\n")
     os.replace(tmp, path)
     return path
+
+
+def repeated_estimates(rows: Sequence[Finding]) -> list[tuple[str, str]]:
+    """The pairs of rows (by claim id, else name) that print one estimate twice: the same
+    estimate and interval of positive width (one estimate, one row: a derived row carries its
+    own number). Zero-width intervals say nothing and are left out."""
+    seen: dict[tuple[float, float, float], str] = {}
+    pairs = []
+    for row in rows:
+        if row.ours is None or row.ci_low is None or row.ci_high is None:
+            continue
+        if not R.has_width(row.ci_low, row.ci_high):
+            continue
+        key = (round(row.ours, 12), round(row.ci_low, 12), round(row.ci_high, 12))
+        name = row.claim or row.finding
+        if key in seen:
+            pairs.append((seen[key], name))
+        else:
+            seen[key] = name
+    return pairs
 
 
 def is_borderline(row: Finding) -> bool:

@@ -1,9 +1,11 @@
 """Verdict rules: is the effect there (direction), how large against the paper's band (size),
 and the verdict each kind of claim may give.
 
-- *direction* (:func:`direction_of`): ``paper's side`` when the interval excludes the null on the
-  paper's side, ``opposite`` on the other side, ``absent`` when it lies inside the negligible band
-  around the null (the claim's margin, or its smallest effect of interest), else ``can't tell``;
+- *direction* (:func:`direction_of`), negligible first (an equivalence test in Lakens' sense):
+  ``negligible`` when the interval lies wholly inside the negligible band around the null (the
+  claim's smallest effect of interest, or its margin), whatever its sign; otherwise ``paper's
+  side`` when it excludes the null on the paper's side, ``opposite`` on the other side, else
+  ``can't tell``;
 - *size* (:func:`size_of`) against the *paper's band* (:func:`paper_band`): the values a
   replication of the paper itself could give, ``P ± (q * paper_se + margin)``. ``about the
   paper's`` only when our whole interval lies inside the band (an equivalence test, two
@@ -12,13 +14,14 @@ and the verdict each kind of claim may give.
 
 A claim of kind ``same`` (:mod:`pruneaudit.audit.claims`) gets the paper's verdict
 (:func:`verdict_rule`): ``reproduced`` = paper's side and about the paper's size (for a finding
-stated only as a direction, the paper's side suffices); ``same direction, smaller`` / ``larger``
-/ ``size can't tell``; ``not reproduced`` = absent, or direction undecided and the interval wholly
-below the band; ``inconclusive`` otherwise; ``opposite``. An ``analogue`` (the paper's quantity
-carried to another task) gets direction words only (:func:`direction_rule`): ``same direction``,
-``opposite``, ``absent``, ``inconclusive`` (can't tell). A ``beyond`` claim (our own question)
-is judged against its own null in words that never compare with the paper
-(:func:`direction_rule`): ``present``, ``other sign``, ``absent``, ``inconclusive``. A claim of no
+stated only as a direction, the paper's side suffices; never when the paper's band itself
+contains the null, which no size can then confirm); ``same direction, smaller`` / ``larger`` /
+``size can't tell``; ``negligible``; ``not reproduced`` = direction undecided and the interval
+wholly below the band; ``inconclusive`` otherwise; ``opposite``. An ``analogue`` (the paper's
+quantity carried to another task) gets direction words only (:func:`direction_rule`): ``same
+direction``, ``opposite``, ``negligible``, ``inconclusive`` (can't tell). A ``beyond`` claim (our
+own question) is judged against its own null in words that never compare with the paper
+(:func:`direction_rule`): ``present``, ``other sign``, ``negligible``, ``inconclusive``. A claim of no
 material difference gets :func:`equivalence_rule`. Every rule says ``inconclusive`` for an
 interval that is not finite or has no width (zero width says nothing of a replication).
 
@@ -53,8 +56,8 @@ NOT_COMPARABLE = "not comparable here"
 #: An analogue's answer (the paper's quantity on another task): the effect is on the paper's
 #: side; no size is judged.
 SAME_DIRECTION = "same direction"
-#: An analogue's or our own question's answer: the interval lies inside the negligible band.
-EFFECT_ABSENT = "absent"
+#: The interval lies wholly inside the negligible band around the null, whatever its sign.
+EFFECT_ABSENT = "negligible"
 #: Our own question's answers (a ``beyond`` claim, judged against its own null, never the
 #: paper's): the effect is there on the side we asked about, or on the other.
 PRESENT = "present"
@@ -72,7 +75,7 @@ NO_MARGIN = "no margin stated in advance: the band is the paper's own spread alo
 UNTESTED = (NOT_TESTABLE, NOT_COMPARABLE)
 #: Answers to "is the effect there, on the paper's side?" (:func:`direction_of`).
 PAPERS_SIDE = "paper's side"
-ABSENT = "absent"
+ABSENT = "negligible"
 CANT_TELL = "can't tell"
 DIRECTIONS = (PAPERS_SIDE, ABSENT, CANT_TELL, OPPOSITE)
 #: Answers to "how large, against the paper's band?" (:func:`size_of`; empty: no number).
@@ -134,8 +137,8 @@ def _directions(
     low, high = np.minimum(a, b), np.maximum(a, b)  # distances from the null, paper's side > 0
     small = negligible is not None and negligible > 0
     absent = (-negligible < low) & (high < negligible) if small else np.zeros(low.shape, bool)
-    codes = [DIRECTIONS.index(d) for d in (PAPERS_SIDE, OPPOSITE, ABSENT)]
-    return np.select([low > 0, high < 0, absent], codes, DIRECTIONS.index(CANT_TELL))
+    codes = [DIRECTIONS.index(d) for d in (ABSENT, PAPERS_SIDE, OPPOSITE)]
+    return np.select([absent, low > 0, high < 0], codes, DIRECTIONS.index(CANT_TELL))
 
 
 def _sizes(
@@ -191,19 +194,19 @@ def direction_of(
     ci_low: float, ci_high: float, *, side: int, null: float = 0.0,
     negligible: float | None = None,
 ) -> str:
-    """Is the effect there, on the paper's ``side`` (+1 or -1) of ``null``? ``paper's side``
-    when the interval excludes the null on that side, ``opposite`` on the other, ``absent`` when
-    it lies inside ``(null - negligible, null + negligible)``, else ``can't tell`` (also when
-    there is no interval)."""
+    """Is the effect there, on the paper's ``side`` (+1 or -1) of ``null``? Negligible first:
+    ``negligible`` when the interval lies wholly inside ``(null - negligible, null +
+    negligible)``, whatever its sign; else ``paper's side`` when it excludes the null on that
+    side, ``opposite`` on the other, else ``can't tell`` (also when there is no interval)."""
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return CANT_TELL
     low, high = _oriented(ci_low, ci_high, side, null)
+    if negligible is not None and negligible > 0 and -negligible < low and high < negligible:
+        return ABSENT
     if low > 0:
         return PAPERS_SIDE
     if high < 0:
         return OPPOSITE
-    if negligible is not None and negligible > 0 and -negligible < low and high < negligible:
-        return ABSENT
     return CANT_TELL
 
 
@@ -231,19 +234,23 @@ def size_of(
     return CANT_TELL
 
 
-def combined(direction: str, size: str, *, has_paper: bool) -> str:
+def combined(direction: str, size: str, *, has_paper: bool, null_in_band: bool = False) -> str:
     """The verdict (module doc) of a direction and a size: on the paper's side, *reproduced*
     about the paper's size (or when only a direction is stated), else *same direction, smaller
-    / larger / size can't tell*; *absent* is *not reproduced*; an undecided direction is *not
-    reproduced* when the interval lies wholly below the band, else *inconclusive*."""
+    / larger / size can't tell* (always *size can't tell* when the paper's band contains the
+    null: no size then confirms the paper); *negligible* stays *negligible*; an undecided
+    direction is *not reproduced* when the interval lies wholly below the band, else
+    *inconclusive*."""
     if direction == OPPOSITE:
         return OPPOSITE
+    if direction == ABSENT:
+        return EFFECT_ABSENT
     if direction == PAPERS_SIDE:
+        if null_in_band:
+            return SIZE_UNCLEAR
         if not has_paper or size == ABOUT:
             return REPRODUCED
         return {SIZE_SMALLER: SMALLER, SIZE_LARGER: LARGER}.get(size, SIZE_UNCLEAR)
-    if direction == ABSENT:
-        return NOT_REPRODUCED
     return NOT_REPRODUCED if size == SIZE_SMALLER else INCONCLUSIVE
 
 
@@ -278,15 +285,16 @@ def verdict_rule(
         raise PruneAuditError(f"smallest must be > 0, got {smallest!r}")
     band = _band(paper, side, null, smallest, paper_se, margin)
     negligible = smallest if smallest is not None else (margin or None)
+    null_in_band = band is not None and min(band) <= null <= max(band)
 
     def rule(ci_low: float, ci_high: float) -> str:
         if not has_width(ci_low, ci_high):
             return INCONCLUSIVE
         said = direction_of(ci_low, ci_high, side=int(side), null=null, negligible=negligible)
         size = size_of(ci_low, ci_high, band, side=int(side))
-        return combined(said, size, has_paper=paper is not None)
+        return combined(said, size, has_paper=paper is not None, null_in_band=null_in_band)
 
-    table = _verdict_table(paper is not None)
+    table = _verdict_table(paper is not None, null_in_band)
 
     def many(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
         return table[_directions(lows, highs, side, null, negligible),
@@ -296,9 +304,10 @@ def verdict_rule(
 
 
 @cache
-def _verdict_table(has_paper: bool) -> np.ndarray:
+def _verdict_table(has_paper: bool, null_in_band: bool) -> np.ndarray:
     """:func:`combined` of every direction and size: indices into :data:`VERDICTS`."""
-    return np.array([[VERDICTS.index(combined(d, z, has_paper=has_paper)) for z in SIZES]
+    return np.array([[VERDICTS.index(combined(d, z, has_paper=has_paper,
+                                              null_in_band=null_in_band)) for z in SIZES]
                      for d in DIRECTIONS])
 
 
@@ -320,7 +329,7 @@ def verdict(
     smallest effect of interest (an absolute distance from the null), if any. ``paper_se`` (the
     paper's own standard error) and ``margin`` (fixed in advance) make the paper's band
     (:func:`paper_band`); ``margin`` (or ``smallest``) is also the negligible band around the
-    null that makes the effect *absent*. Without either, the band is the paper's point and no
+    null that makes the effect *negligible*. Without either, the band is the paper's point and no
     interval of positive width is *reproduced*.
     """
     return verdict_rule(
@@ -344,8 +353,8 @@ def direction_rule(
     words: dict[str, str], side: int, *, null: float = 0.0, negligible: float | None = None
 ) -> Rule:
     """The rule that answers with ``words[direction_of(...)]`` (:data:`ANALOGUE_WORDS` or
-    :data:`BEYOND_WORDS`): a direction only, on ``side`` (+1 or -1) of ``null``, ``absent``
-    inside ``negligible``; ``inconclusive`` without an interval of positive width."""
+    :data:`BEYOND_WORDS`): a direction only, on ``side`` (+1 or -1) of ``null``, ``negligible``
+    wholly inside ``negligible``; ``inconclusive`` without an interval of positive width."""
     if side not in (1, -1):
         raise PruneAuditError(f"a direction rule needs a side of +1 or -1, got {side!r}")
 
