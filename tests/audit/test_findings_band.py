@@ -182,7 +182,7 @@ def test_the_direction_does_not_depend_on_the_band_once_the_null_is_excluded(a, 
     low, high = sorted((a, b))
     side = 1 if paper > 0 else -1
     narrow = R.direction_of(low, high, side=side, negligible=None)
-    inside = -1.0 < low and high < 1.0
+    inside = low > -1.0 and high < 1.0
     if narrow != R.CANT_TELL:
         assert R.direction_of(low, high, side=side, negligible=1.0) == (
             R.ABSENT if inside else narrow)
