@@ -22,8 +22,9 @@ quantity carried to another task) gets direction words only (:func:`direction_ru
 direction``, ``opposite``, ``negligible``, ``inconclusive`` (can't tell). A ``beyond`` claim (our
 own question) is judged against its own null in words that never compare with the paper
 (:func:`direction_rule`): ``present``, ``other sign``, ``negligible``, ``inconclusive``. A
-claim of no material difference gets :func:`equivalence_rule`. Every rule says ``inconclusive`` for an
-interval that is not finite or has no width (zero width says nothing of a replication).
+claim of no material difference gets :func:`equivalence_rule`. Every rule says
+``inconclusive`` for an interval that is not finite or has no width (zero width says nothing of
+a replication).
 
 Formulas: the book's methods page, section *Findings and verdicts*.
 """
