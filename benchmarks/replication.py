@@ -40,8 +40,9 @@ nothing: from the committed builds of each profile it recomputes
 (smoke), and ``stability_calibration.md``: per study and in all, and per band of the first
 build's stability (0.80-0.95, >= 0.95, all), over every ordered pair of builds, how many rows
 firm in the first keep their verdict in the second, beside the mean of their stabilities
-(:func:`pruneaudit.audit.between_builds.keep_by_band`); rows whose estimate no build can change
-(:data:`FIXED`) are left out. Where a profile has builds made after the claims and the
+(:func:`pruneaudit.audit.between_builds.keep_by_band`); rows whose estimate and interval are
+equal in every committed build (:func:`pruneaudit.audit.between_builds.fixed_rows`, found from
+the builds) are left out. Where a profile has builds made after the claims and the
 stability's model were fixed (:data:`OUT_OF_SAMPLE`), it also counts the pairs with those builds
 alone (``stability_calibration_out_of_sample.csv``). It writes nothing under ``src/``: the
 package's between-build spreads are its own data.
@@ -114,9 +115,6 @@ def _label(offset: int) -> str:
 BUILDS = OUT / "builds"
 #: The calibration each profile's builds make (``--report``).
 CALIBRATIONS = {"quick": "stability_calibration.csv", "smoke": "stability_calibration_smoke.csv"}
-#: Rows whose estimate no build can change (a property of the test set, not of the models):
-#: left out of the calibration, which would otherwise count them as kept every time.
-FIXED = ("02_qmnist_writers D2.5 tilt",)
 #: Builds made after the claims and the stability's model were fixed (29 Nov): their pairs are
 #: out of sample for the predicted keep rate, and ``--report`` also counts them alone. +6000 and
 #: +7000 were declared on 1 Dec, before any of their findings was read, as that day's only
@@ -140,8 +138,9 @@ def report() -> int:
              "kept their verdict in the second, beside the mean stability (the predicted keep "
              "rate). `keep_low`-`keep_high`: the exact 95% interval of the keep rate, counting "
              "the pairs as independent; they are not (a row enters every pair of builds), so the "
-             "true uncertainty is wider. Left out as estimates no build can change: "
-             f"{', '.join(FIXED)}.", ""]
+             "true uncertainty is wider. Left out: rows whose estimate and interval are equal "
+             "in every build of the profile (no seed set changes them), found from the builds.",
+             ""]
     for profile, name in CALIBRATIONS.items():
         root = BUILDS / profile
         builds = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -151,12 +150,14 @@ def report() -> int:
             (OUT / name).unlink(missing_ok=True)
             continue
         frame = BB.json_builds(root)
-        table = BB.keep_by_band(frame, FIXED)
+        fixed = BB.fixed_rows(frame)
+        table = BB.keep_by_band(frame, fixed)
         table.to_csv(OUT / name, index=False)
-        lines += [f"Builds: {', '.join(builds)} ({name}):", "", table.to_markdown(index=False), ""]
+        lines += [f"Builds: {', '.join(builds)} ({name}). Left out as fixed ({len(fixed)}): "
+                  f"{', '.join(fixed) or 'none'}.", "", table.to_markdown(index=False), ""]
         new = [b for b in OUT_OF_SAMPLE.get(profile, ()) if b in builds]
         if new:
-            fresh = BB.keep_by_band(frame, FIXED, involving=new)
+            fresh = BB.keep_by_band(frame, fixed, involving=new)
             fresh.to_csv(OUT / out_of_sample_csv(profile), index=False)
             lines += [f"Only the pairs with {', '.join(new)}, made after the claims and the "
                       f"stability's model were fixed (out of sample; "

@@ -23,7 +23,8 @@ def test_committed_calibration_is_recomputed_from_the_committed_builds(profile: 
     if new:
         tables.append((new, replication.out_of_sample_csv(profile)))
     for involving, name in tables:
-        table = between_builds.keep_by_band(frame, replication.FIXED, involving=involving)
+        table = between_builds.keep_by_band(frame, between_builds.fixed_rows(frame),
+                                            involving=involving)
         committed = pd.read_csv(replication.OUT / name)
         recomputed = pd.read_csv(io.StringIO(table.to_csv(index=False)))
         pd.testing.assert_frame_equal(recomputed, committed, obj=name)

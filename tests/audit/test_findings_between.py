@@ -296,3 +296,21 @@ def test_keep_by_band_involving_counts_only_the_pairs_with_those_builds():
     assert counts(["C"]) == (4, 0)
     assert counts(["A"]) == (4, 2)
     assert counts(["Z"]) == (0, 0)
+
+
+def test_fixed_rows_are_found_from_the_builds():
+    """A row is fixed when its estimate and interval are equal in every build that holds it (two
+    at least); a row that moves in one build, or that one build alone holds, is not."""
+    def row(build, claim, ours, low, high):
+        return {"study": "s", "claim": claim, "build": build, "ours": ours, "ci_low": low,
+                "ci_high": high}
+
+    frame = pd.DataFrame([
+        row("a", "same", 0.5, 0.4, 0.6), row("b", "same", 0.5, 0.4, 0.6),
+        row("c", "same", 0.5, 0.4, 0.6),
+        row("a", "moves", 0.5, 0.4, 0.6), row("b", "moves", 0.5, 0.4, 0.61),
+        row("a", "alone", 0.1, 0.0, 0.2),
+        row("a", "untested", math.nan, math.nan, math.nan),
+        row("b", "untested", math.nan, math.nan, math.nan),
+    ])
+    assert BB.fixed_rows(frame) == ["s same"]

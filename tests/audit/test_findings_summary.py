@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
+
 from pruneaudit import audit
 from pruneaudit.audit import rules as R
 from pruneaudit.audit.claims import NOT_COMPARABLE, NOT_TESTABLE, Claim
+from pruneaudit.errors import PruneAuditError
 
 
 def _claim(ident: str, paper: float | None = 2.5, **kw) -> Claim:
@@ -173,3 +176,19 @@ def test_a_build_written_before_the_negligible_first_rule_reads_absent_as_neglig
     item = {"finding": "x", "verdict": "absent", "direction": "absent", "alternative": "absent"}
     row = audit.from_json(item)
     assert (row.verdict, row.direction, row.alternative) == (audit.EFFECT_ABSENT,) * 3
+
+
+@pytest.mark.parametrize("df", [None, 4.0])
+def test_a_row_judged_again_under_its_own_claim_is_the_same_row(tmp_path, df):
+    """Through the findings JSON and back, a row rejudged under the claim that made it is that
+    row (its stability recomputed exactly from the recorded units, df and spread)."""
+    claim = audit.register("99_test", [_claim("r", 1.0, margin=0.25)])["r"]
+    row = audit.judge(claim, audit.Estimate(0.8, 0.55, 1.05, "b", df=df, units=5))
+    path = audit.write_findings_json([row], tmp_path / "r.findings.json")
+    back = audit.from_json(json.loads(path.read_text())[0])
+    assert audit.rejudge(back, claim) == row
+    wider = replace(claim, smallest=1.2)  # a negligible band (-1.2, 1.2) holds the interval
+    assert audit.rejudge(back, wider).verdict == audit.EFFECT_ABSENT
+    old = {k: v for k, v in json.loads(path.read_text())[0].items() if k != "df"}
+    with pytest.raises(PruneAuditError, match="degrees of freedom"):
+        audit.rejudge(audit.from_json(old), claim)

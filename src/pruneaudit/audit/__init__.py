@@ -42,7 +42,7 @@ _HOMES: dict[str, str] = {
     ),
     **dict.fromkeys(
         ("JSON_KEYS", "UNTESTED", "Estimate", "Finding", "findings_frame", "from_json",
-         "is_borderline", "judge", "repeated_estimates", "summary_text", "untested",
+         "is_borderline", "judge", "rejudge", "repeated_estimates", "summary_text", "untested",
          "verdict_counts", "verdict_label",
          "write_findings_json"),
         "findings",
@@ -236,6 +236,7 @@ __all__ = [
     "Estimate",
     "judge",
     "repeated_estimates",
+    "rejudge",
     "untested",
     "published",
     "Published",

@@ -332,6 +332,21 @@ def json_builds(root: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*BUILD_COLUMNS, "claim"])
 
 
+def fixed_rows(frame: pd.DataFrame) -> list[str]:
+    """The rows (``study claim``) whose estimate and interval are equal in every build of
+    ``frame`` (:func:`json_builds`) that holds them, in two builds at least: estimates no seed
+    set changes (a property of the test set, or of rows no build's models move), which a
+    calibration would otherwise count as kept every time. Found from the builds, not listed."""
+    known = frame.dropna(subset=["ours", "ci_low", "ci_high"])
+    keyed = known.assign(row=known.study + " " + known.claim.fillna(""))
+    fixed = []
+    for row, group in keyed.groupby("row", sort=True):
+        numbers = group[["ours", "ci_low", "ci_high"]].round(12).drop_duplicates()
+        if group.build.nunique() >= 2 and len(numbers) == 1:
+            fixed.append(row)
+    return fixed
+
+
 def keep_by_band(
     frame: pd.DataFrame, fixed: Sequence[str] = (), involving: Sequence[str] = ()
 ) -> pd.DataFrame:

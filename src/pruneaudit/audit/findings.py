@@ -68,7 +68,7 @@ JSON_KEYS = (
     "source", "power", "unit", "definition", "basis", "units", "needed", "direction", "size",
     "stability", "direction_stability", "alternative", "paper_se", "headline", "firm_at",
     "paper_band", "margin", "margin_reason", "paper_units", "between_sd", "fingerprint",
-    "negligible",
+    "negligible", "df",
 )
 #: Words of builds written before the negligible-first rule (``absent`` is ``negligible``: an
 #: interval wholly inside the negligible band, which the old rule checked after the sides).
@@ -155,6 +155,9 @@ class Finding:
     fingerprint: str = ""
     #: The half-width of the negligible band around the null the verdict used (None: none).
     negligible: float | None = None
+    #: Degrees of freedom of the interval's t (None: normal or bootstrap), so that the row can be
+    #: judged again exactly (:func:`rejudge`); NaN in a build written before they were recorded.
+    df: float | None = None
 
     def __post_init__(self) -> None:
         check_choice("verdict", self.verdict, VERDICTS)
@@ -256,8 +259,25 @@ def judge(claim: Claim, est: Estimate, *, name: str | None = None,
                 if est.n is not None else None),
         direction=_direction(claim, est), size=size, paper_se=_plain(paper_se),
         paper_band=band, margin=margin, margin_reason=reason,
-        paper_units=claim.paper_units if band is not None else None, **steady,
+        paper_units=claim.paper_units if band is not None else None, df=est.df, **steady,
     )
+
+
+def rejudge(row: Finding, claim: Claim) -> Finding:
+    """``row`` (a committed build's, :func:`from_json`) judged again under ``claim`` and the
+    rules of now: the same estimate, interval, units, degrees of freedom and between-build
+    spread, so that a build made under older claims or rules reads as it would today. Rows
+    this build left untested stay as they are; an error for a row written before its degrees of
+    freedom were recorded (its stability could not be recomputed exactly)."""
+    if row.verdict in UNTESTED or row.ours is None:
+        return row
+    if row.df is not None and math.isnan(row.df):
+        raise PruneAuditError(
+            f"{row.claim or row.finding}: this build was written before findings recorded their "
+            "degrees of freedom, so its stability cannot be recomputed; rebuild it")
+    est = Estimate(row.ours, row.ci_low, row.ci_high, row.basis, df=row.df, units=row.units,
+                   between=row.between_sd)
+    return judge(claim, est, name=row.finding, definition=row.definition)
 
 
 def _stabilities(claim: Claim, est: Estimate, rule: R.Rule) -> dict[str, object]:
@@ -365,7 +385,8 @@ def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
 
 def from_json(item: dict) -> Finding:
     """A :class:`Finding` from one object of ``<notebook>.findings.json`` (keys it does not
-    know are left out; missing ones take their defaults)."""
+    know are left out; missing ones take their defaults, but a missing ``df`` is NaN: not
+    recorded)."""
     known = {k: v for k, v in item.items() if k in JSON_KEYS}
     for key in ("verdict", "direction", "alternative"):
         if known.get(key) in LEGACY_WORDS:
@@ -373,7 +394,8 @@ def from_json(item: dict) -> Finding:
     for key in ("paper_band",):
         if known.get(key) is not None:
             known[key] = tuple(known[key])
-    base = {"paper": None, "ours": None, "ci_low": None, "ci_high": None, "source": ""}
+    base = {"paper": None, "ours": None, "ci_low": None, "ci_high": None, "source": "",
+            "df": math.nan}
     return Finding(**{**base, **known})
 
 
