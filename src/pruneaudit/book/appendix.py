@@ -32,6 +32,12 @@ Measurements of the package (training, population training, evaluation, replicat
 studies, the stability of their verdicts), written by the scripts in `benchmarks/` to
 `benchmarks/out/` and gathered here by `python -m pruneaudit.book.appendix`. Each says where
 and how it was measured.
+
+The replication reports below are records of their day: their verdicts are in the words and
+under the claims and rules of the day they were made. Since 5 Dec 2026 an interval wholly inside
+a row's negligible band reads *negligible* before any direction (it read *absent*, or a side,
+before), and rows are judged under the claims' current settings; the study pages and the
+pooled page are computed under today's.
 """
 
 
