@@ -157,9 +157,10 @@ def test_the_package_reads_its_between_build_ratios_by_study():
     assert "all" in set(table.study)
     ratios = table.set_index("study").ratio
     for study in table.study:
-        assert S.between_ratio_of_study(study) == ratios[study]
+        widened = ratios[study] * S.WIDENED.get(study, 1.0)
+        assert S.between_ratio_of_study(study) == pytest.approx(widened)
         if study != "all":  # a notebook's NN_ prefix names it too
-            assert S.between_ratio_of_study(study[:3]) == ratios[study]
+            assert S.between_ratio_of_study(study[:3]) == pytest.approx(widened)
     assert S.between_ratio_of_study("99_no_such_study") == ratios["all"]
     se = interval_se(-1.0, 1.0)
     assert S.between_sd("05_robustness", -1.0, 1.0) == pytest.approx(
@@ -181,6 +182,7 @@ def test_a_finding_takes_the_between_build_spread_of_its_claims_study(monkeypatc
     table = pd.DataFrame({"study": ["05_robustness", "all"], "ratio": [0.64, 0.0],
                           "pairs": [32, 149], "builds": [4, 5]})
     monkeypatch.setattr(S, "_between_table", lambda: table)
+    monkeypatch.setattr(S, "WIDENED", {"05_robustness": 1.0})
     fields = {"says": "the paper says so", "source": "test", "quantity": "a test quantity",
               "comparability": "same", "paper": PAPER, "paper_noise": "test", "margin": MARGIN,
               "margin_reason": "a test margin"}
@@ -197,6 +199,15 @@ def test_a_finding_takes_the_between_build_spread_of_its_claims_study(monkeypatc
     # an estimate's own between-build spread comes first
     own = audit.judge(claim, replace(est, between=0.16))
     assert own.between_sd == 0.16 and own.stability == pytest.approx(steady)
+
+
+def test_a_widened_study_multiplies_its_ratio_and_no_other(monkeypatch):
+    table = pd.DataFrame({"study": ["05_robustness", "all"], "ratio": [0.5, 0.1],
+                          "pairs": [12, 149], "builds": [2, 5]})
+    monkeypatch.setattr(S, "_between_table", lambda: table)
+    monkeypatch.setattr(S, "WIDENED", {"05_robustness": 3.0})
+    assert S.between_ratio_of_study("05_") == pytest.approx(1.5)
+    assert S.between_ratio_of_study("01_population_ols") == pytest.approx(0.1)
 
 
 def test_a_claim_of_no_study_takes_the_pooled_ratio(monkeypatch):

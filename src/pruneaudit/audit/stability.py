@@ -232,14 +232,27 @@ def _between_table() -> pd.DataFrame:
         return pd.read_csv(f)
 
 
+#: Studies whose estimated between-build variance ratio is widened by a factor, because the
+#: calibration found their stabilities over-confident. Study 5: its out-of-sample 0.80-0.95 band
+#: kept 37 of 50 pairs (0.74) where 0.895 was predicted in the committed quick builds judged under
+#: the claims and rules of 5 Dec 2026; 3.5 is the smallest factor on a grid of 0.5 that brings it
+#: within 5 points (54 of 62, 0.871 against 0.896; ``benchmarks/rejudge_builds.py``). It was
+#: chosen on those builds, so only a later build tests it out of sample.
+WIDENED = {"05_robustness": 3.5}
+
+
 def between_ratio_of_study(study: str) -> float:
     """The between-build variance ratio of the study ``study`` (a notebook name, or its
-    ``NN_`` prefix), else the pooled ``all``; 0 when the table has neither."""
+    ``NN_`` prefix), else the pooled ``all``; 0 when the table has neither; times the study's
+    :data:`WIDENED` factor."""
     table = _between_table()
     mine = table[table.study.str.startswith(study)] if study else table.iloc[:0]
     if len(mine) == 0:
         mine = table[table.study == "all"]
-    return max(float(mine.ratio.iloc[0]), 0.0) if len(mine) else 0.0
+    if not len(mine):
+        return 0.0
+    widen = WIDENED.get(str(mine.study.iloc[0]), 1.0)
+    return max(float(mine.ratio.iloc[0]), 0.0) * widen
 
 
 def between_sd(study: str, ci_low: float, ci_high: float, *, df: float | None = None) -> float:
