@@ -185,7 +185,7 @@ def problems(claim: Claim) -> list[str]:
         said.append("give the paper's value or the side (+1 or -1) the claim expects")
     if claim.smallest is not None and not claim.smallest > 0:
         said.append("smallest must be > 0")
-    return said + setting_problems(claim, required=False)
+    return said + setting_problems(claim)
 
 
 def setting_problems(claim: Claim, *, required: bool = True) -> list[str]:

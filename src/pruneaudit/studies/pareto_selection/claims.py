@@ -15,14 +15,19 @@ not chosen on is our own question (``beyond``), never a headline.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
 from pruneaudit import audit
-from pruneaudit.audit.claims import ANALOGUE, BEYOND, NOT_COMPARABLE, Claim
+from pruneaudit.audit.claims import ANALOGUE, BEYOND, NOT_COMPARABLE, Claim, Setting
 
 from .params import SOURCE, STUDY
 
 NOTEBOOK = "03_pareto_selection"
+#: Where P selects (AlexNet on MNIST) and where we do (the default parameters, :mod:`~.params`:
+#: LeNet); each claim adds its quantity (:func:`settings`).
+P_SETTING = Setting("MNIST", "AlexNet", "structured pruning", "")
+OURS = Setting("MNIST", "LeNet", "structured pruning", "")
 #: D3.1's smallest effect of interest: one technique more than the null of a single one.
 ONE_MORE_TECHNIQUE = 1.0
 #: D3.3's smallest effect of interest: unfairness (max − min, a fraction) rising by 0.1 from no
@@ -48,6 +53,13 @@ HELD_OUT_WHY = (
 )
 
 
+def settings(quantity: str) -> dict[str, Setting]:
+    """A claim's ``paper_setting`` and ``our_setting``: P's and ours with the row's
+    ``quantity``."""
+    return {"paper_setting": replace(P_SETTING, quantity=quantity),
+            "our_setting": replace(OURS, quantity=quantity)}
+
+
 @cache
 def claims() -> Mapping[str, Claim]:
     """Study 3's claims by id: D3.1, D3.2 (P's pick), our held-out question beside it, D3.3."""
@@ -59,7 +71,8 @@ def claims() -> Mapping[str, Claim]:
               quantity="mean over seeds of the number of techniques on the (sparsity, max − "
               "min unfairness) frontier of each seed's candidates; null: one technique",
               comparability=ANALOGUE, why=LENET_WHY, null=1.0, side=1,
-              smallest=ONE_MORE_TECHNIQUE, headline=True),
+              smallest=ONE_MORE_TECHNIQUE, headline=True,
+              **settings("techniques on the Pareto frontier")),
         Claim("D3.2", f"D3.2 the fairness pick's sparsity, below the sparsest candidate (P: "
               f"{pick.value})",
               says="With fairness weighted 100x sparsity, the selected point is at around 68% "
@@ -86,5 +99,5 @@ def claims() -> Mapping[str, Claim]:
               quantity="mean over pruning series of the least-squares slope of max − min class "
               "accuracy on sparsity (pruned rounds)",
               comparability=ANALOGUE, why=LENET_WHY, side=1, smallest=SMALLEST_SLOPE,
-              unit="points"),
+              unit="points", **settings("unfairness slope on sparsity")),
     ])
