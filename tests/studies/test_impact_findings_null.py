@@ -51,7 +51,7 @@ def _passing(rows, counts: Counter, keys) -> None:
 def test_class_group_and_trend_rows_fail_under_the_null():
     rng = np.random.default_rng(0)
     counts: Counter = Counter()
-    keys = {"D4.1", "D4.2", "D4.4", "D4.9 writers", "D4.11 writers", "D4.1 trend", "D4.3 trend",
+    keys = {"D4.1", "D4.2", "B4.9 writers", "B4.11 writers", "D4.1 trend", "D4.3 trend",
             "D4.6 trend"}
     for draw in range(DRAWS):
         y, wrong = _task(rng, 160)
@@ -76,7 +76,7 @@ def test_pie_and_cie_gaps_fail_when_no_example_is_harder():
     as any other for both populations: members voting at chance."""
     rng = np.random.default_rng(1)
     counts: Counter = Counter()
-    keys = {"D4.5", "D4.10", "D4.5 excess", "D4.10 excess", "D4.10 step excess"}
+    keys = {"D4.5", "D4.10", "B4.5 excess", "B4.10 excess", "B4.10 step excess"}
     for draw in range(DRAWS):
         y, _ = _task(rng, 200)
         base, noise = rng.integers(0, C, (2, 6, y.size))
@@ -93,7 +93,7 @@ def test_no_disagreement_gives_no_pie_share():
     rows = {_key(r): r for r in impact.exemplar_findings(y, one, one.copy(), C, n_perm=19,
                                                          n_boot=49)}
     assert rows["D4.3"].ours == 0 and rows["D4.3"].verdict in audit.FAILING
-    assert rows["D4.3 per error"].ours == 0 and rows["D4.3 per error"].verdict in audit.FAILING
+    assert rows["B4.3 per error"].ours == 0 and rows["B4.3 per error"].verdict in audit.FAILING
 
 
 def _verdicts(rows) -> dict[str, str]:
@@ -119,13 +119,13 @@ def test_pies_of_h1s_share_and_hardness_are_reproduced():
     verdicts = _verdicts(rows)
     for key in ("D4.3", "D4.5", "D4.6"):  # the papers' raw quantities, in direction words
         assert verdicts[key] == audit.SAME_DIRECTION, rows
-    assert verdicts["D4.5 excess"] == audit.PRESENT  # our own question, in its own words
+    assert verdicts["B4.5 excess"] == audit.PRESENT  # our own question, in its own words
     by = {r.claim: r for r in rows}
     assert by["D4.6"].comparability == "analogue" and "derived" in by["D4.6"].definition
-    assert by["D4.3"].paper == pytest.approx(0.1027) and by["D4.3 per error"].paper is None
+    assert by["D4.3"].paper == pytest.approx(0.1027) and by["B4.3 per error"].paper is None
     assert by["D4.5"].paper == pytest.approx((39.81 - 76.75) / 100)
     assert by["D4.5"].paper_band is None and not by["D4.5"].size  # an analogue has no size
-    assert verdicts["D4.9 writers"] == audit.NOT_TESTABLE  # no groups given
+    assert verdicts["B4.9 writers"] == audit.NOT_TESTABLE  # no groups given
     # D4.6 is an identity of D4.3's share s and D4.5's raw gap: -s / (1 - s) x gap
     stat = stats4.exemplar_statistic(y, None, None, 80, 0)(
         audit.vote_counts(base, C), audit.vote_counts(comp, C))
@@ -134,6 +134,19 @@ def test_pies_of_h1s_share_and_hardness_are_reproduced():
     assert by["D4.6"].ours == pytest.approx(stat[2])
     dense_error = 1 - (base == y[None]).mean()
     assert stat[0] == pytest.approx(s / dense_error)
+
+
+def test_d410_compares_with_the_dense_top1():
+    """H2's reference is the non-compressed baseline. By hand: 10 digits, dense members all right,
+    pruned members wrong on digit 0 only: the Taxicab top 10% is digit 0 (score 2, the others
+    0), so D4.10 = 0 (pruned on it) - 1 (dense on all) = -1 (pruned on all would give -0.9)."""
+    y = np.arange(10) % C
+    dense = np.tile(y, (4, 1))
+    pruned = dense.copy()
+    pruned[:, 0] = (y[0] + 1) % C
+    stat = stats4.exemplar_statistic(y, None, None, 80, 0)(
+        audit.vote_counts(dense, C), audit.vote_counts(pruned, C))
+    assert stat[3] == pytest.approx(-1.0)
 
 
 def test_cie_accuracy_beyond_selection_is_reproduced():
@@ -150,7 +163,7 @@ def test_cie_accuracy_beyond_selection_is_reproduced():
                                     _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
                                     n_boot=99)
     verdicts = _verdicts(rows)
-    assert verdicts["D4.10 excess"] == verdicts["D4.10 step excess"] == audit.PRESENT, rows
+    assert verdicts["B4.10 excess"] == verdicts["B4.10 step excess"] == audit.PRESENT, rows
     by = {r.claim: r for r in rows}
     assert by["D4.10"].direction == by["D4.10 step"].direction == PAPERS_SIDE
     assert by["D4.10"].verdict == audit.SAME_DIRECTION
@@ -164,7 +177,7 @@ def test_cie_accuracy_beyond_selection_is_reproduced():
                                     _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
                                     n_boot=99)
     by = {r.claim: r for r in rows}
-    step, beyond = by["D4.10 step"], by["D4.10 step excess"]
+    step, beyond = by["D4.10 step"], by["B4.10 step excess"]
     assert step.ci_high < 0 and beyond.verdict in audit.FAILING, beyond  # raw, none beyond
 
 
@@ -178,7 +191,7 @@ def test_forgetting_the_harder_series_reproduces_the_group_rows():
                                     _members(rng, 8, pc, y, wrong), C, groups, n_perm=19,
                                     n_boot=99)
     verdicts = _verdicts(rows)
-    assert verdicts["D4.9 writers"] == verdicts["D4.11 writers"] == audit.PRESENT, rows
+    assert verdicts["B4.9 writers"] == verdicts["B4.11 writers"] == audit.PRESENT, rows
 
 
 def test_growing_harm_reproduces_the_trends():
@@ -275,7 +288,7 @@ def test_d411_over_index_averages_the_ties_and_is_not_widened():
     pb = np.where(groups == "hsf4", 0.90, 0.95)
     base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pb - 0.03, y, wrong)
     rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9, n_boot=49)
-    row = next(r for r in rows if r.claim == "D4.11 writers")
+    row = next(r for r in rows if r.claim == "B4.11 writers")
     b, v = audit.vote_counts(base, C), audit.vote_counts(comp, C)
     taxicab = np.abs(b / 8 - v / 8).sum(axis=1)
     weights = stats4.tie_averaged_membership(taxicab, 400)
@@ -286,4 +299,4 @@ def test_d411_over_index_averages_the_ties_and_is_not_widened():
     for seed in (0, 5):  # no random tie-break enters it
         again = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9,
                                          n_boot=49, seed=seed)
-        assert next(r for r in again if r.claim == "D4.11 writers").ours == row.ours
+        assert next(r for r in again if r.claim == "B4.11 writers").ours == row.ours

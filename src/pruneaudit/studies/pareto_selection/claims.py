@@ -1,5 +1,5 @@
-"""Study 3's claims (P, section 4.2 and Figs. 3-4), declared from P's text before any estimate
-(:mod:`pruneaudit.audit.claims`).
+"""Study 3's claims (P, section 4.2 and Figs. 3-4), declared from P's text
+(:mod:`pruneaudit.audit.claims`; when each was declared or last changed: the claims changelog).
 
 P prunes AlexNet on MNIST with the four structured techniques (20 rounds of 30 epochs, both
 treatments, six seeds averaged per point), keeps the networks of at least 98% accuracy and picks
@@ -62,14 +62,16 @@ def settings(quantity: str) -> dict[str, Setting]:
 
 @cache
 def claims() -> Mapping[str, Claim]:
-    """Study 3's claims by id: D3.1, D3.2 (P's pick), our held-out question beside it, D3.3."""
+    """Study 3's claims by id: D3.1, D3.2 (P's pick), our held-out question beside it (B3.2),
+    D3.3."""
     pick = audit.lookup(STUDY, "sparsity")  # P's selected point, read from Fig. 4a
     return audit.register(NOTEBOOK, [
         Claim("D3.1", "D3.1 Pareto set spans more than one technique",
               says="Among AlexNet/MNIST structured-pruned nets with accuracy >= 98%, the "
               "sparsity-fairness Pareto set spans more than one technique", source=SOURCE,
-              quantity="mean over seeds of the number of techniques on the (sparsity, max − "
-              "min unfairness) frontier of each seed's candidates; null: one technique",
+              quantity="the number of techniques on the (sparsity, max − min unfairness) "
+              "frontier of the candidates averaged over seeds (P: each point the mean of six "
+              "networks); null: one technique",
               comparability=ANALOGUE, why=LENET_WHY, null=1.0, side=1,
               smallest=ONE_MORE_TECHNIQUE, headline=True,
               **settings("techniques on the Pareto frontier")),
@@ -84,8 +86,8 @@ def claims() -> Mapping[str, Claim]:
               paper_units=6, margin=0.04,
               margin_reason="half of one pruning iteration's step in sparsity near P's pick "
               "(59.0% -> 67.2% -> 73.8%); P's point is the mean of 6 seeds", unit="percent"),
-        Claim("D3.2 held out", "D3.2 (ours, beyond P's claim) the fairness pick is fairer than "
-              "the sparsest net, held out",
+        Claim("B3.2 held out", "B3.2 ours: the fairness pick is fairer than the sparsest net, "
+              "held out",
               says="beside D3.2 (the selected point is not the sparsest feasible net): is the "
               "fairness pick fairer than the sparsest candidate on a seed it was not chosen on?",
               source=SOURCE,
