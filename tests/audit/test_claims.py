@@ -305,6 +305,8 @@ def test_an_analogue_claim_of_no_difference_is_refused():
 @pytest.mark.parametrize(("field", "value"), [
     ("quantity", "ours, computed another way"), ("comparability", C.ANALOGUE), ("paper", 1.1),
     ("margin", 0.05), ("paper_se", 0.01), ("null", 0.5), ("equivalence", True),
+    ("headline", True), ("paper_setting", ELSEWHERE),
+    ("our_setting", replace(PAPERS, quantity="another")),
 ])
 def test_the_fingerprint_follows_what_a_verdict_rests_on(field, value):
     claim = _claim()
@@ -314,7 +316,7 @@ def test_the_fingerprint_follows_what_a_verdict_rests_on(field, value):
 def test_the_fingerprint_ignores_the_words_around_the_claim():
     claim = _claim()
     same = replace(claim, says="the paper says it otherwise", name="X1 renamed", source="p. 2",
-                   why="reworded", margin_reason="another reason", headline=True, study=STUDY)
+                   why="reworded", margin_reason="another reason", study=STUDY)
     assert C.fingerprint(same) == C.fingerprint(claim)
     assert re.fullmatch(r"[0-9a-f]{12}", C.fingerprint(claim))
     # a float's last bits do not move it

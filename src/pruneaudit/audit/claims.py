@@ -21,10 +21,10 @@ quantity) and ours (the study's dataset, model and compression, with the quantit
 computes). Only a match is ``same``; any difference makes the row an analogue at most, and
 :func:`problems` names a claim whose kind disagrees with its settings.
 
-A change to a claim's quantity, comparability, margin or paper value after it was declared is
-recorded in ``data/claims_changelog.csv`` (:func:`changelog`): the date, the reason, whether our
-estimate had been seen, and the verdict before and after. :func:`unlogged` names every claim
-whose current :func:`fingerprint` no entry records (a test keeps it empty).
+A change to a claim's quantity, comparability, margin, paper value, headline or settings after
+it was declared is recorded in ``data/claims_changelog.csv`` (:func:`changelog`): the date, the
+reason, whether our estimate had been seen, and the verdict before and after. :func:`unlogged`
+names every claim whose current :func:`fingerprint` no entry records (a test keeps it empty).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ UNITS = ("", "percent", "points", "ratio")
 #: The fields a change to which must be logged (:func:`fingerprint`).
 LOGGED_FIELDS = (
     "quantity", "comparability", "paper", "paper_se", "paper_units", "margin", "null", "side",
-    "smallest", "equivalence",
+    "smallest", "equivalence", "headline", "paper_setting", "our_setting",
 )
 #: Columns of ``data/claims_changelog.csv``.
 CHANGELOG_COLUMNS = (
