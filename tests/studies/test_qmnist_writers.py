@@ -217,7 +217,8 @@ def test_tiny_real_study(data_root, tmp_path):
     assert top == pytest.approx(s.correct_pruned.mean())
     rows = qw.findings(s, n_resamples=99)
     assert [r.finding[:4] for r in rows][:3] == ["D2.1", "D2.2", "D2.2"]
-    assert {r.finding[:4] for r in rows} == {"D2.1", "D2.2", "D2.3", "D2.4", "D2.5", "D2.6"}
+    assert {r.finding[:4] for r in rows} == {"D2.1", "D2.2", "B2.2", "D2.3", "D2.4", "D2.5",
+                                             "D2.6"}
     assert all(r.verdict in audit.VERDICTS for r in rows)
     t1 = table1(s, n_resamples=99)
     assert len(t1) == 16 and t1[t1["group"] == "hsf1"]["ours"].isna().all()
