@@ -96,7 +96,8 @@ class Claim:
     (``points`` and ``percent`` as shares: 0.05 is five points)."""
 
     #: Its key, unique in the study: the paper's finding (``D4.5``), then a word when the
-    #: finding has several rows (``D4.5 excess``, ``D2.3 hsf0``).
+    #: finding has several rows (``D2.3 hsf0``); our own question beside a finding takes a
+    #: ``B`` in place of the ``D`` (``B4.5 excess``), so that no id names two findings.
     id: str
     #: The row's name as the page prints it.
     name: str
