@@ -22,6 +22,9 @@ from pruneaudit.errors import PruneAuditError
 S = importlib.import_module("pruneaudit.audit.stability")
 
 STUDY = "99_test"
+#: Where a test paper measures, and another task (an analogue's).
+PAPERS = C.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+ELSEWHERE = replace(PAPERS, dataset="ImageNet", model="ResNet-50")
 ANALOGUE_VERDICTS = (audit.SAME_DIRECTION, audit.OPPOSITE, audit.EFFECT_ABSENT,
                      audit.INCONCLUSIVE)
 BEYOND_VERDICTS = (audit.PRESENT, audit.OTHER_SIGN, audit.EFFECT_ABSENT, audit.INCONCLUSIVE)
@@ -29,14 +32,17 @@ BEYOND_VERDICTS = (audit.PRESENT, audit.OTHER_SIGN, audit.EFFECT_ABSENT, audit.I
 
 def _claim(ident: str = "X1", comparability: str = C.SAME, **kw) -> C.Claim:
     """A complete test claim of ``comparability`` (a paper value of 1.0 with its noise and a
-    zero margin for ``same``; a reason for every other kind), with ``kw`` over it."""
+    zero margin for ``same``, in the paper's setting; for ``analogue``, on another task; a
+    reason for every other kind), with ``kw`` over it."""
     fields: dict = {"says": "the paper says so", "source": "test",
                     "quantity": "ours, as the paper computes it"}
     if comparability == C.SAME:
         fields.update(paper=1.0, paper_noise="none stated", margin=0.0,
-                      margin_reason="none: the band is the paper's point")
+                      margin_reason="none: the band is the paper's point",
+                      paper_setting=PAPERS, our_setting=PAPERS)
     elif comparability == C.ANALOGUE:
-        fields.update(paper=1.0, why="the paper's quantity on another task")
+        fields.update(paper=1.0, why="the paper's quantity on another task",
+                      paper_setting=ELSEWHERE, our_setting=PAPERS)
     elif comparability == C.BEYOND:
         fields.update(side=1, why="our own question beside the paper's")
     else:
@@ -115,6 +121,60 @@ def test_register_refuses_a_repeated_id_and_lists_every_problem_at_once():
     _refused([_claim("R1"), _claim("R1", paper=2.0)], "R1: declared twice")
     _refused([_claim("P1", says=""), _claim("P2", C.BEYOND, paper=1.0)],
              "P1: no says", "P2: a 'beyond' claim is our own question")
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_a_kind_follows_from_the_settings():
+    assert C.derived_kind(PAPERS, PAPERS) == C.SAME
+    assert C.derived_kind(ELSEWHERE, PAPERS) == C.ANALOGUE
+    for field in ("dataset", "model", "compression", "quantity"):
+        assert C.derived_kind(replace(PAPERS, **{field: "other"}), PAPERS) == C.ANALOGUE
+    assert PAPERS.differences(ELSEWHERE) == ["dataset: 'QMNIST' vs 'ImageNet'",
+                                             "model: 'LeNet' vs 'ResNet-50'"]
+
+
+def test_register_refuses_a_same_claim_on_another_task():
+    _refused(_claim("S1", paper_setting=ELSEWHERE),
+             "S1: declared 'same' but the settings differ (dataset: 'QMNIST' vs 'ImageNet'; "
+             "model: 'LeNet' vs 'ResNet-50'): an analogue at most")
+    # the quantity alone differing is enough: not the paper's quantity
+    _refused(_claim("S2", our_setting=replace(PAPERS, quantity="an excess over a null")),
+             "S2: declared 'same' but the settings differ (quantity:")
+
+
+def test_register_refuses_an_analogue_whose_settings_match():
+    _refused(_claim("A1", C.ANALOGUE, paper_setting=PAPERS),
+             "A1: the settings match: the claim is the paper's own quantity ('same')")
+
+
+@pytest.mark.parametrize("kind", C.HEADLINE_KINDS)
+@pytest.mark.parametrize("missing", ["paper_setting", "our_setting"])
+def test_register_refuses_a_claim_of_the_papers_quantity_without_its_settings(kind, missing):
+    _refused(_claim("W1", kind, **{missing: None}),
+             f"W1: a '{kind}' claim declares the paper's setting and ours")
+
+
+@pytest.mark.parametrize("kind", [C.BEYOND, C.NOT_COMPARABLE, C.NOT_TESTABLE])
+def test_other_kinds_need_no_settings(kind):
+    assert _registered(_claim("O1", kind)).paper_setting is None
+    assert C.setting_problems(_claim("O1", kind, paper_setting=ELSEWHERE,
+                                     our_setting=PAPERS)) == []
+
+
+def test_every_studys_claims_pass_the_settings_check():
+    """Every registered claim of every study: a ``same`` row matches the paper's setting, an
+    ``analogue`` differs from it, and both declare it."""
+    from pruneaudit.studies import claims_log
+
+    claims = claims_log.all_claims()
+    assert claims
+    for claim in claims:
+        assert C.setting_problems(claim, required=True) == [], (claim.study, claim.id)
+        if claim.comparability in C.HEADLINE_KINDS:
+            kind = C.derived_kind(claim.paper_setting, claim.our_setting)
+            assert kind == claim.comparability, (claim.study, claim.id)
 
 
 def test_a_claim_of_no_difference_needs_its_margin():
@@ -245,6 +305,8 @@ def test_an_analogue_claim_of_no_difference_is_refused():
 @pytest.mark.parametrize(("field", "value"), [
     ("quantity", "ours, computed another way"), ("comparability", C.ANALOGUE), ("paper", 1.1),
     ("margin", 0.05), ("paper_se", 0.01), ("null", 0.5), ("equivalence", True),
+    ("headline", True), ("paper_setting", ELSEWHERE),
+    ("our_setting", replace(PAPERS, quantity="another")),
 ])
 def test_the_fingerprint_follows_what_a_verdict_rests_on(field, value):
     claim = _claim()
@@ -254,7 +316,7 @@ def test_the_fingerprint_follows_what_a_verdict_rests_on(field, value):
 def test_the_fingerprint_ignores_the_words_around_the_claim():
     claim = _claim()
     same = replace(claim, says="the paper says it otherwise", name="X1 renamed", source="p. 2",
-                   why="reworded", margin_reason="another reason", headline=True, study=STUDY)
+                   why="reworded", margin_reason="another reason", study=STUDY)
     assert C.fingerprint(same) == C.fingerprint(claim)
     assert re.fullmatch(r"[0-9a-f]{12}", C.fingerprint(claim))
     # a float's last bits do not move it

@@ -20,12 +20,25 @@ from pruneaudit.studies import claims_log
 Q = stats.norm.ppf(0.975)
 
 
+#: Where a test paper measures; an analogue's paper measured on another task.
+HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+
+
+def _settings(kind: str) -> dict:
+    """The settings a claim of ``kind`` declares: the same for ``same``, another dataset for an
+    analogue (other kinds declare none)."""
+    paper = HERE if kind != "analogue" else replace(HERE, dataset="ImageNet")
+    return {"paper_setting": paper, "our_setting": HERE}
+
+
 def _claim(paper: float | None, **kw) -> Claim:
     """A claim of the paper's quantity (``same``) with the paper's value ``paper``."""
     fields = {"says": "the paper says so", "source": "test", "quantity": "a test quantity",
               "comparability": "same", "paper": paper, "paper_noise": "test",
               "margin_reason": "a test margin"}
-    return audit.register("99_test", [Claim("X1", "X1 a test row", **{**fields, **kw})])["X1"]
+    merged = {**fields, **kw}
+    claim = Claim("X1", "X1 a test row", **{**_settings(merged["comparability"]), **merged})
+    return audit.register("99_test", [claim])["X1"]
 
 
 def test_worked_example_of_the_methods_page():

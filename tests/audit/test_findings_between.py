@@ -19,6 +19,17 @@ from pruneaudit.audit.intervals import interval_se
 
 #: The module (``pruneaudit.audit.stability`` as an attribute is the function of that name).
 S = importlib.import_module("pruneaudit.audit.stability")
+
+
+#: Where a test paper measures; an analogue's paper measured on another task.
+HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+
+
+def _settings(kind: str) -> dict:
+    """The settings a claim of ``kind`` declares: the same for ``same``, another dataset for an
+    analogue (other kinds declare none)."""
+    paper = HERE if kind != "analogue" else replace(HERE, dataset="ImageNet")
+    return {"paper_setting": paper, "our_setting": HERE}
 Q = stats.norm.ppf(0.975)
 PAPER, MARGIN = 1.0, 0.5
 
@@ -185,7 +196,7 @@ def test_a_finding_takes_the_between_build_spread_of_its_claims_study(monkeypatc
     monkeypatch.setattr(S, "WIDENED", {"05_robustness": 1.0})
     fields = {"says": "the paper says so", "source": "test", "quantity": "a test quantity",
               "comparability": "same", "paper": PAPER, "paper_noise": "test", "margin": MARGIN,
-              "margin_reason": "a test margin"}
+              "margin_reason": "a test margin", **_settings("same")}
     est = audit.Estimate(0.9, 0.9 - Q * 0.2, 0.9 + Q * 0.2, "b")
     rows = {}
     for study in ("05_robustness", "99_test"):

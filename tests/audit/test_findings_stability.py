@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,10 +19,21 @@ from pruneaudit.audit import between_builds as BB
 from pruneaudit.audit import rules as R
 from pruneaudit.audit.claims import Claim
 from pruneaudit.audit.published import printed_se
-from pruneaudit.studies.compression_impact.claims import claims as study4_claims
+from pruneaudit.studies.qmnist_writers.claims import claims as study2_claims
 
 #: The module (``pruneaudit.audit.stability`` as an attribute is the function of that name).
 S = importlib.import_module("pruneaudit.audit.stability")
+
+
+#: Where a test paper measures; an analogue's paper measured on another task.
+HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+
+
+def _settings(kind: str) -> dict:
+    """The settings a claim of ``kind`` declares: the same for ``same``, another dataset for an
+    analogue (other kinds declare none)."""
+    paper = HERE if kind != "analogue" else replace(HERE, dataset="ImageNet")
+    return {"paper_setting": paper, "our_setting": HERE}
 
 
 def _claim(paper: float | None, **kw) -> Claim:
@@ -30,7 +42,9 @@ def _claim(paper: float | None, **kw) -> Claim:
     fields = {"says": "the paper says so", "source": "s", "quantity": "a test quantity",
               "comparability": "same", "paper": paper, "paper_noise": "test", "margin": 0.0,
               "margin_reason": "none: the band is the paper's own spread"}
-    return audit.register("99_test", [Claim("X1", "X1 a test row", **{**fields, **kw})])["X1"]
+    merged = {**fields, **kw}
+    claim = Claim("X1", "X1 a test row", **{**_settings(merged["comparability"]), **merged})
+    return audit.register("99_test", [claim])["X1"]
 
 
 def _row(ours: float, low: float, high: float, paper: float | None, *, df: float | None = None,
@@ -150,12 +164,12 @@ def test_without_a_printed_spread_the_papers_se_scales_ours_to_its_units():
     one = _row(-0.15, -0.15 - q * 0.02, -0.15 + q * 0.02, -0.19, df=15, margin=0.0,
                paper_units=1)
     assert one.paper_se == pytest.approx(0.02 * 4)
-    # A study's claim carries its margin and the paper's units: D4.5 rests on H1's 30 models.
-    claim = study4_claims()["D4.5"]
-    gap = audit.judge(claim, audit.Estimate(-0.4, -0.45, -0.35, "members", df=15))
-    assert (gap.margin, gap.paper_units) == (claim.margin, 30) and gap.margin_reason
-    assert gap.paper_se == pytest.approx(0.1 / (2 * q) * math.sqrt(16 / 30))
-    assert (gap.claim, gap.headline, gap.unit) == ("D4.5", claim.headline, claim.unit)
+    # A study's claim carries its margin and the paper's units: D2.1 rests on P's 6 replicates.
+    claim = study2_claims()["D2.1"]
+    gap = audit.judge(claim, audit.Estimate(-0.15, -0.2, -0.1, "seeds", df=15))
+    assert (gap.margin, gap.paper_units) == (claim.margin, 6) and gap.margin_reason
+    assert gap.paper_se == pytest.approx(0.1 / (2 * q) * math.sqrt(16 / 6))
+    assert (gap.claim, gap.headline, gap.unit) == ("D2.1", claim.headline, claim.unit)
 
 
 def test_printed_standard_errors_are_read_from_the_published_table():

@@ -13,6 +13,16 @@ from pruneaudit.audit import rules as R
 from pruneaudit.audit.claims import NOT_COMPARABLE, NOT_TESTABLE, Claim
 from pruneaudit.errors import PruneAuditError
 
+#: Where a test paper measures; an analogue's paper measured on another task.
+HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+
+
+def _settings(kind: str) -> dict:
+    """The settings a claim of ``kind`` declares: the same for ``same``, another dataset for an
+    analogue (other kinds declare none)."""
+    paper = HERE if kind != "analogue" else replace(HERE, dataset="ImageNet")
+    return {"paper_setting": paper, "our_setting": HERE}
+
 
 def _claim(ident: str, paper: float | None = 2.5, **kw) -> Claim:
     """A claim of the paper's quantity (``same``); without a margin given, the band is the
@@ -20,7 +30,8 @@ def _claim(ident: str, paper: float | None = 2.5, **kw) -> Claim:
     fields = {"says": "the paper says so", "source": "s", "quantity": "a test quantity",
               "comparability": "same", "paper": paper, "paper_noise": "test", "margin": 0.0,
               "margin_reason": "none: the band is the paper's own spread"}
-    return Claim(ident, f"{ident} a test row", **{**fields, **kw})
+    merged = {**fields, **kw}
+    return Claim(ident, f"{ident} a test row", **{**_settings(merged["comparability"]), **merged})
 
 
 def _judged(ident: str, ours: float, low: float, high: float, paper: float | None = 2.5, *,

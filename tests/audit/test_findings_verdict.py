@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,16 @@ from pruneaudit.audit import intervals as I
 from pruneaudit.audit.claims import NOT_TESTABLE, Claim
 from pruneaudit.errors import PruneAuditError
 
+#: Where a test paper measures; an analogue's paper measured on another task.
+HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+
+
+def _settings(kind: str) -> dict:
+    """The settings a claim of ``kind`` declares: the same for ``same``, another dataset for an
+    analogue (other kinds declare none)."""
+    paper = HERE if kind != "analogue" else replace(HERE, dataset="ImageNet")
+    return {"paper_setting": paper, "our_setting": HERE}
+
 
 def _claim(paper: float | None, **kw) -> Claim:
     """A claim of the paper's quantity (``same``); without a margin given, the band is the
@@ -22,7 +33,8 @@ def _claim(paper: float | None, **kw) -> Claim:
     fields = {"says": "the paper says so", "source": "s", "quantity": "a test quantity",
               "comparability": "same", "paper": paper, "paper_noise": "test", "margin": 0.0,
               "margin_reason": "none: the band is the paper's own spread"}
-    return Claim("X1", "X1 a test row", **{**fields, **kw})
+    merged = {**fields, **kw}
+    return Claim("X1", "X1 a test row", **{**_settings(merged["comparability"]), **merged})
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,24 @@ from pruneaudit.audit.claims import NOT_TESTABLE, SAME, Claim
 from pruneaudit.book import answer, findings_table, wording
 from pruneaudit.book.notebook import Page
 
+#: Where a test paper measures; an analogue's paper measured on another task.
+HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
+
+
+def _settings(kind: str) -> dict:
+    """The settings a claim of ``kind`` declares: the same for ``same``, another dataset for an
+    analogue (other kinds declare none)."""
+    paper = HERE if kind != "analogue" else replace(HERE, dataset="ImageNet")
+    return {"paper_setting": paper, "our_setting": HERE}
+
 
 def _claim(name: str, comparability: str = SAME, **kw) -> Claim:
     """A claim whose id is the name's first word (``D4.5``)."""
     fields = dict(says="the paper says so", source="H1; Table 6", quantity="a test quantity",
                   comparability=comparability, paper=-0.3694, paper_noise="30 models",
                   margin=0.0, margin_reason="none: the band is the paper's own spread")
-    return Claim(name.split()[0], name, **{**fields, **kw})
+    merged = {**fields, **kw}
+    return Claim(name.split()[0], name, **{**_settings(merged["comparability"]), **merged})
 
 
 def _row(name: str = "D4.5 PIE accuracy minus all", *, headline: bool = False,

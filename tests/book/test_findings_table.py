@@ -233,8 +233,9 @@ def test_study_1_findings_page_shows_no_raw_float_or_model_term():
 
 
 def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
-    """Study 4's exemplar rows on a simulated task (``same`` rows with the papers' bands,
-    ``beyond`` rows in their own words) read as the book writes numbers, each with its claim."""
+    """Study 4's exemplar rows on a simulated task (``analogue`` rows in direction words, a
+    ``not comparable`` row, ``beyond`` rows in their own words) read as the book writes numbers,
+    each with its claim."""
     import numpy as np
     from studies.test_impact_findings_null import C, _members, _task
 
@@ -249,7 +250,7 @@ def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
     groups = np.repeat(["hsf0", "hsf4"], y.size // 2)
     rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=19, n_boot=99)
     kinds = {r.comparability for r in rows}
-    assert {"same", "beyond"} <= kinds
+    assert {"analogue", "not comparable", "beyond"} <= kinds
     page = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "d"}, 60.0)
     page += ft.table_html(rows)
     text = _visible(page)

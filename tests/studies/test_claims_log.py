@@ -1,5 +1,6 @@
 """The claims of every study are declared once, complete, and every change to what a verdict
-rests on (quantity, comparability, margin, paper value) is in the changelog."""
+rests on (quantity, comparability, margin, paper value, headline, settings) is in the
+changelog."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from pruneaudit.studies import qmnist_writers as qw
 from pruneaudit.studies.qmnist_writers import collapse_mixture as mixture
 from pruneaudit.studies.qmnist_writers.findings import (
     class_findings,
+    collapse_excess_finding,
     collapse_finding,
     equivalence_power,
     group_drops_finding,
@@ -216,7 +217,8 @@ def test_tiny_real_study(data_root, tmp_path):
     assert top == pytest.approx(s.correct_pruned.mean())
     rows = qw.findings(s, n_resamples=99)
     assert [r.finding[:4] for r in rows][:3] == ["D2.1", "D2.2", "D2.2"]
-    assert {r.finding[:4] for r in rows} == {"D2.1", "D2.2", "D2.3", "D2.4", "D2.5", "D2.6"}
+    assert {r.finding[:4] for r in rows} == {"D2.1", "D2.2", "B2.2", "D2.3", "D2.4", "D2.5",
+                                             "D2.6"}
     assert all(r.verdict in audit.VERDICTS for r in rows)
     t1 = table1(s, n_resamples=99)
     assert len(t1) == 16 and t1[t1["group"] == "hsf1"]["ours"].isna().all()
@@ -496,38 +498,62 @@ def test_d22_group_drops_similar_null_and_effect():
 
 @pytest.mark.slow
 def test_d22_collapse_null_and_paper_size_effect():
+    """The excess over a second dense model fails under the null; a writer falling to about
+    47.7% in every seed gives P's raw drop ("reproduced") and an excess ("present")."""
     def null(rng):
         _, _, _, p = _sim_writers(rng)
-        return collapse_finding(_observe(rng, p, k=6), _observe(rng, p, k=6))
+        return collapse_excess_finding(_observe(rng, p, k=6), _observe(rng, p, k=6))
 
-    def effect(rng):
+    def effect(rng, finding=collapse_finding):
         _, _, _, p = _sim_writers(rng)
         dense = _observe(rng, p, k=6)
         pruned = _observe(rng, p - 0.05, k=6)
-        for k in range(6):  # one writer at 100% falls to 47.7% in every seed
+        for k in range(6):  # one writer at 100% falls to about 47.7% in every seed
             w = int(np.flatnonzero(dense[k] == 1.0)[0])
-            pruned[k, w] = 0.477
-        return collapse_finding(dense, pruned)
+            pruned[k, w] = 0.477 + rng.normal(0, 0.05)
+        return finding(dense, pruned)
 
     assert _failing(_verdicts(null)) >= 0.95
     assert _share(_verdicts(effect), audit.REPRODUCED) >= 0.9
+    excess = _verdicts(lambda rng: effect(rng, collapse_excess_finding))
+    assert _share(excess, audit.PRESENT) >= 0.9
 
 
-def test_d22_collapse_is_a_direction_beyond_a_second_dense_model():
-    """P's writer 469 (100% -> 47.7%) is one writer of one seed: the row claims its direction
-    only (no paper value, no band), ten points beyond what a second dense model gives."""
-    dense = np.array([[1.0, 1.0, 0.9], [1.0, 0.95, 1.0], [0.9, 1.0, 1.0], [1.0, 1.0, 1.0]])
-    pruned = np.array([[0.4, 0.9, 0.8], [0.5, 0.9, 0.9], [0.8, 0.3, 0.9], [0.6, 0.5, 0.4]])
-    row = collapse_finding(dense, pruned)
-    beyond = worst_writer_drops(dense, pruned) - worst_writer_drops(dense, np.roll(dense, -1, 0))
+DENSE = np.array([[1.0, 1.0, 0.9], [1.0, 0.95, 1.0], [0.9, 1.0, 1.0], [1.0, 1.0, 1.0]])
+PRUNED = np.array([[0.4, 0.9, 0.8], [0.5, 0.9, 0.9], [0.8, 0.3, 0.9], [0.6, 0.5, 0.4]])
+
+
+def test_d22_collapse_is_ps_raw_worst_writer_drop():
+    """P's writer 469 (100% -> 47.7%, seed 0): the raw worst drop per seed among the writers the
+    dense model gets wholly right, mean over seeds, against P's -0.523 with a band that holds
+    one seed's noise (P's number is one seed's)."""
+    row = collapse_finding(DENSE, PRUNED)
+    worst = np.array([-0.6, -0.5, -0.7, -0.6])  # by hand: each seed's worst perfect writer
+    assert np.allclose(worst_writer_drops(DENSE, PRUNED), worst)
+    assert row.ours == pytest.approx(-0.6)
+    assert (row.ci_low, row.ci_high) == pytest.approx(audit.mean_interval(worst)[1:])
+    assert row.claim == "D2.2 writer" and row.comparability == "same" and row.headline
+    assert row.paper == pytest.approx(0.477 - 1.0) and row.paper_units == 1
+    assert row.paper_se == pytest.approx(np.std(worst, ddof=1))  # one seed's spread
+    low, high = row.paper_band
+    assert low < -0.523 < high and row.size
+    claim = qw.claims()["D2.2 writer"]
+    assert claim.margin == 0.13 and "47.7%" in claim.says
+    assert row.verdict == audit.REPRODUCED  # -0.6 [-0.73, -0.47] inside P's band
+
+
+def test_b22_excess_is_our_question_beyond_a_second_dense_model():
+    """How far the worst drop exceeds a second dense model's: our own question (``beyond``),
+    ten points from the null its smallest effect."""
+    row = collapse_excess_finding(DENSE, PRUNED)
+    beyond = worst_writer_drops(DENSE, PRUNED) - worst_writer_drops(DENSE, np.roll(DENSE, -1, 0))
     assert row.ours == pytest.approx(beyond.mean())
     assert (row.ci_low, row.ci_high) == pytest.approx(audit.mean_interval(beyond)[1:])
-    assert row.claim == "D2.2 writer" and row.comparability == "same" and row.headline
-    assert row.paper is None and row.paper_band is None and row.paper_se is None
-    assert not row.size and row.finding.startswith("D2.2 a writer the dense model gets right")
-    claim = qw.claims()["D2.2 writer"]
-    assert (claim.side, claim.smallest) == (-1, 0.1) and "47.7%" in claim.says
-    assert row.verdict == audit.REPRODUCED  # the drop is beyond chance, on P's side
+    assert row.claim == "B2.2 writer excess" and row.comparability == "beyond"
+    assert row.paper is None and row.paper_band is None and not row.headline
+    claim = qw.claims()["B2.2 writer excess"]
+    assert (claim.side, claim.smallest) == (-1, 0.1)
+    assert row.verdict == audit.PRESENT  # the drop is beyond chance
 
 
 def _tilt_case(rng, before, after, k=2):
@@ -673,9 +699,11 @@ def test_claims_are_ps_quantities_with_the_headlines_first():
     """P's own task: every testable row is ``same``; D2.3 and D2.4 rest on one model."""
     table = qw.claims()
     assert [c.id for c in table.values() if c.headline] == ["D2.1", "D2.2 writer"]
-    assert {c.comparability for c in table.values()} == {"same", "not testable"}
+    assert {c.comparability for c in table.values()} == {"same", "not testable", "beyond"}
     assert [c.id for c in table.values() if c.comparability == "not testable"] == [
         "D2.3 hsf1", "D2.5 distance"]
+    assert [c.id for c in table.values() if c.comparability == "beyond"] == [
+        "B2.2 writer excess"]
     assert table["D2.1"].paper == -0.19 and table["D2.1"].paper_units == 6
     assert table["D2.2"].equivalence and table["D2.2"].margin == 0.5
     for key in ("D2.3 hsf0", "D2.3 hsf4", "D2.3 all", "D2.4 unpruned", "D2.4 pruned"):

@@ -21,10 +21,10 @@ quantity) and ours (the study's dataset, model and compression, with the quantit
 computes). Only a match is ``same``; any difference makes the row an analogue at most, and
 :func:`problems` names a claim whose kind disagrees with its settings.
 
-A change to a claim's quantity, comparability, margin or paper value after it was declared is
-recorded in ``data/claims_changelog.csv`` (:func:`changelog`): the date, the reason, whether our
-estimate had been seen, and the verdict before and after. :func:`unlogged` names every claim
-whose current :func:`fingerprint` no entry records (a test keeps it empty).
+A change to a claim's quantity, comparability, margin, paper value, headline or settings after
+it was declared is recorded in ``data/claims_changelog.csv`` (:func:`changelog`): the date, the
+reason, whether our estimate had been seen, and the verdict before and after. :func:`unlogged`
+names every claim whose current :func:`fingerprint` no entry records (a test keeps it empty).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ UNITS = ("", "percent", "points", "ratio")
 #: The fields a change to which must be logged (:func:`fingerprint`).
 LOGGED_FIELDS = (
     "quantity", "comparability", "paper", "paper_se", "paper_units", "margin", "null", "side",
-    "smallest", "equivalence",
+    "smallest", "equivalence", "headline", "paper_setting", "our_setting",
 )
 #: Columns of ``data/claims_changelog.csv``.
 CHANGELOG_COLUMNS = (
@@ -96,7 +96,8 @@ class Claim:
     (``points`` and ``percent`` as shares: 0.05 is five points)."""
 
     #: Its key, unique in the study: the paper's finding (``D4.5``), then a word when the
-    #: finding has several rows (``D4.5 excess``, ``D2.3 hsf0``).
+    #: finding has several rows (``D2.3 hsf0``); our own question beside a finding takes a
+    #: ``B`` in place of the ``D`` (``B4.5 excess``), so that no id names two findings.
     id: str
     #: The row's name as the page prints it.
     name: str
@@ -185,7 +186,7 @@ def problems(claim: Claim) -> list[str]:
         said.append("give the paper's value or the side (+1 or -1) the claim expects")
     if claim.smallest is not None and not claim.smallest > 0:
         said.append("smallest must be > 0")
-    return said + setting_problems(claim, required=False)
+    return said + setting_problems(claim)
 
 
 def setting_problems(claim: Claim, *, required: bool = True) -> list[str]:

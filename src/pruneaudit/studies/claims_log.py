@@ -1,7 +1,7 @@
 """Every study's claims and the record of changes made to them after they were declared.
 
 ``python -m pruneaudit.studies.claims_log`` lists the claims whose quantity, comparability,
-margin or paper value changed without an entry in the package's changelog
+margin, paper value, headline or settings changed without an entry in the package's changelog
 (``pruneaudit/audit/data/claims_changelog.csv``, :mod:`pruneaudit.audit.claims`) and exits 1
 when there are any. ``--log REASON --seen yes|no [--verdicts FILE]`` appends one entry per such
 claim (today's date; ``--verdicts``: a CSV ``claim,verdict_before,verdict_after`` of the quick

@@ -4,14 +4,15 @@
 bootstrap and re-split weights), every number the PIE and CIE findings rest on, so that one
 bootstrap over the members and one dense-vs-dense re-split null serve them all.
 
-The over-index (D4.11 analogue) is taken over the Taxicab CIE set of H2's Fig. 2, the examples
-above the 80th percentile of the Taxicab score. Most examples score 0 (both populations
-unanimous on one label), so the set is filled by examples tied at its boundary score, which H2
-breaks at random. Instead of one random fill, the over-index is its exact average over all
-fills (:func:`tie_averaged_membership`): an example above the boundary score is in the set, one
-tied at it is in with probability ``m / t`` (``m`` places left for ``t`` tied examples), one
-below is out. The set's size is fixed, so the average of a group's share over the fills is its
-weighted share. :func:`tie_fill_sd` is the spread one random fill would add (hypergeometric).
+The over-index (B4.11, our question beside D4.11) is taken over the Taxicab CIE set of H2's Fig.
+2, the examples above the 80th percentile of the Taxicab score. Most examples score 0 (both
+populations unanimous on one label), so the set is filled by examples tied at its boundary
+score, which H2 breaks at random. Instead of one random fill, the over-index is its exact
+average over all fills (:func:`tie_averaged_membership`): an example above the boundary score is
+in the set, one tied at it is in with probability ``m / t`` (``m`` places left for ``t`` tied
+examples), one below is out. The set's size is fixed, so the average of a group's share over the
+fills is its weighted share. :func:`tie_fill_sd` is the spread one random fill would add
+(hypergeometric).
 """
 
 from __future__ import annotations
@@ -65,10 +66,11 @@ def exemplar_statistic(
     """The vote statistics of the PIE and CIE findings as one function of two vote arrays
     ``(N, C)``: PIE share over the dense members' mean error rate (D4.3); dense mean-member
     top-1 on the PIEs minus on all (D4.5), and on the non-PIEs minus on all (D4.6); compressed
-    mean-member top-1 on the Taxicab top 10% minus on all, and on the top 1% minus the top 10%
+    mean-member top-1 on the Taxicab top 10% minus the dense mean-member top-1 on all (H2's
+    reference, the non-compressed baseline), and compressed top-1 on the top 1% minus the top 10%
     (D4.10; ties broken at random by ``seed``, as H2); with ``groups``, the relative error rise
-    of group ``hard`` minus the others' mean (D4.9), and its tie-averaged over-index minus 1 in
-    the Taxicab ``over_q``-percentile set (D4.11, module doc); then the PIE share itself."""
+    of group ``hard`` minus the others' mean (B4.9), and its tie-averaged over-index minus 1 in
+    the Taxicab ``over_q``-percentile set (B4.11, module doc); then the PIE share itself."""
     y = np.asarray(labels)
     rows = np.arange(y.size)
     tiebreak = np.random.default_rng(seed).permutation(y.size)  # top_percentile's tie-break
@@ -93,7 +95,7 @@ def exemplar_statistic(
         out = [pie.mean() / dense_error if dense_error > 0 else np.nan,
                rb[pie].mean() - rb.mean() if pie.any() else np.nan,
                rb[~pie].mean() - rb.mean() if (~pie).any() else np.nan,
-               rv[top10].mean() - rv.mean(),
+               rv[top10].mean() - rb.mean(),
                rv[top1].mean() - rv[top10].mean()]
         if groups is not None:
             def rise(mask: np.ndarray) -> float:

@@ -5,8 +5,9 @@ accuracy where the paper's "All" is a mean over models; modal labels with H1's t
 pruned level nearest H1's t = 90% (:func:`~pruneaudit.studies.compression_impact.tables.
 headline_variant`); rows are built by claim id and shown in the claims' order:
 
-- class tests (D4.1 and D4.4: Clopper-Pearson over the classes; D4.2: Student t over the classes
-  of the per-class difference of significance indicators, df = C - 1);
+- class tests (D4.1: Clopper-Pearson over the classes; D4.2: Student t over the classes of the
+  per-class difference of significance indicators, df = C - 1; D4.4 compares two tasks and is
+  not testable on one);
 - PIE and CIE statistics (:mod:`~pruneaudit.studies.compression_impact.exemplar_statistics`):
   the statistic with a bootstrap over the population members
   (:meth:`pruneaudit.audit.MemberVotes.bootstrap`: dense and compressed members drawn with
@@ -14,13 +15,14 @@ headline_variant`); rows are built by claim id and shown in the claims' order:
   has noisier modal labels, so its PIE share is biased upwards and percentile intervals can miss
   the estimate: the interval is the estimate plus or minus 1.96 bootstrap standard errors, on a
   scale that respects the statistic's bound (:func:`pruneaudit.audit.bounded_interval`);
-- the selection-based gaps (D4.5, D4.10 and its step) are judged raw, as the papers print them;
-  their excess over the balanced dense-vs-dense re-split null
+- the selection-based gaps (D4.5, D4.10 against the dense top-1 as H2's baseline, and its step,
+  not comparable) are taken raw, as the papers print them; their excess over the balanced
+  dense-vs-dense re-split null
   (:meth:`pruneaudit.audit.MemberVotes.permutation_null`, interval by inverting that test:
-  :func:`pruneaudit.audit.shift_interval`) is our own question, a ``beyond`` row;
+  :func:`pruneaudit.audit.shift_interval`) is our own question, a ``beyond`` row (B4.x);
 - trends over sparsity (D4.1, D4.3, D4.6 "grow with t"): Spearman's rank correlation of the
   statistic with the level (:mod:`~.trends`);
-- the writer-series rows (D4.9 at the level nearest H2's 95%, D4.11) are our own questions: H2's
+- the writer-series rows (B4.9 at the level nearest H2's 95%, B4.11) are our own questions: H2's
   groups are CelebA attributes, absent offline.
 """
 
@@ -75,12 +77,11 @@ def class_findings(
     num_classes: int,
     alpha: float = 0.05,
 ) -> list[audit.Finding]:
-    """D4.1, D4.2 and D4.4 from H1's per-class Welch t-tests of one pruned population (and one
+    """D4.1 and D4.2 from H1's per-class Welch t-tests of one pruned population (and one
     quantized one) against the dense population.
 
-    D4.1 and D4.4: the share of classes significantly impacted, Clopper-Pearson over the
-    classes, against the null share ``alpha``; D4.1 (H1's 1,000 ImageNet classes) is an
-    analogue, D4.4 (H1's CIFAR-10, also 10 classes) the same quantity. D4.2 (an analogue): per
+    D4.1: the share of classes significantly impacted, Clopper-Pearson over the classes, against
+    the null share ``alpha`` (an analogue of H1's 1,000 ImageNet classes). D4.2 (an analogue): per
     class, significant under pruning minus under dynamic int8 (else the first of
     :data:`D42_SCHEMES` run), mean over the classes with its Student-t interval (df = C - 1).
     """
@@ -88,7 +89,7 @@ def class_findings(
     sig = _significant(labels, baseline_preds, pruned_preds, num_classes, alpha)
     share = audit.Estimate(*audit.share_interval(int(sig.sum()), sig.size),
                            f"Clopper-Pearson over the {sig.size} classes; null = alpha = {alpha}")
-    rows = [audit.judge(table["D4.1"], share), audit.judge(table["D4.4"], share)]
+    rows = [audit.judge(table["D4.1"], share)]
     scheme = next((s for s in D42_SCHEMES if s in quantized_preds), None)
     if scheme is None:
         return rows + [audit.untested(table["D4.2"],
@@ -158,12 +159,12 @@ def exemplar_findings(
     n_boot: int = 199,
     seed: int = 0,
 ) -> list[audit.Finding]:
-    """D4.3, D4.5, D4.6 and D4.10 (raw, with their ``beyond`` rows) and the writer-series
-    questions beside D4.9 and D4.11 (:func:`exemplar_statistic`; module docstring), all on
-    ``pruned_preds``. ``hard``: the group named in advance as the one expected to be harder;
-    None picks the group the observed dense population errs on most, a choice made on the same
-    data that the intervals do not account for. The D4.11 CIE set is H2's Fig. 2 one, the
-    Taxicab scores above the 80th percentile, its boundary ties averaged over."""
+    """D4.3, D4.5, D4.6 and D4.10 (raw, with their ``beyond`` rows) and the writer-series questions
+    beside D4.9 and D4.11 (B4.9, B4.11; :func:`exemplar_statistic`, module docstring), all
+    on ``pruned_preds``. ``hard``: the group named in advance as the one expected to be
+    harder; None picks the group the observed dense population errs on most, a choice made
+    on the same data that the intervals do not account for. The D4.11 CIE set is H2's Fig. 2
+    one, the Taxicab scores above the 80th percentile, its boundary ties averaged over."""
     y = np.asarray(labels)
     groups, hard = _hard_group(y, baseline_preds, groups, hard)
     over_q = _over_q()
@@ -175,17 +176,17 @@ def exemplar_findings(
                  n_perm)
     rows = [
         make.measured(len(observed) - 1, "D4.3", scale="share"),
-        make.measured(0, "D4.3 per error", scale="positive"),
-        make.measured(1, "D4.5"), make.excess(1, "D4.5 excess"),
+        make.measured(0, "B4.3 per error", scale="positive"),
+        make.measured(1, "D4.5"), make.excess(1, "B4.5 excess"),
         make.measured(2, "D4.6"),
         make.measured(3, "D4.10"), make.measured(4, "D4.10 step"),
-        make.excess(3, "D4.10 excess"), make.excess(4, "D4.10 step excess"),
+        make.excess(3, "B4.10 excess"), make.excess(4, "B4.10 step excess"),
     ]
     table = claims()
     if groups is None:
         why = "the test examples hold fewer than two groups (writer series)"
         return rows + [audit.untested(table[c], why=why)
-                       for c in ("D4.9 writers", "D4.11 writers", "D4.11 writers excess")]
+                       for c in ("B4.9 writers", "B4.11 writers", "B4.11 writers excess")]
     b, v = (exemplars.vote_counts(p, num_classes) for p in (baseline_preds, pruned_preds))
     taxicab = np.abs(b / b[0].sum() - v / v[0].sum()).sum(axis=1)
     in_hard = np.asarray(groups) == hard
@@ -193,9 +194,9 @@ def exemplar_findings(
     caveat = (f"; the CIE set's boundary ties averaged over exactly (one random fill would move "
               f"the over-index by {spread:.3f}, one standard deviation)")
     named = f" ({hard})"
-    rise = make.measured(5, "D4.9 writers")
-    over = make.measured(6, "D4.11 writers", scale="relative", caveat=caveat)
-    beyond = make.excess(6, "D4.11 writers excess")
+    rise = make.measured(5, "B4.9 writers")
+    over = make.measured(6, "B4.11 writers", scale="relative", caveat=caveat)
+    beyond = make.excess(6, "B4.11 writers excess")
     return rows + [_named(r, named) for r in (rise, over, beyond)]
 
 
@@ -218,7 +219,7 @@ def _rise_at(
     observed, draws = votes.bootstrap(stat, n_boot=n_boot, seed=seed)
     make = _Rows(observed, draws, np.empty((0, observed.size)),
                  min(len(baseline_preds), len(pruned_preds)), n_boot, 0)
-    return _named(make.measured(5, "D4.9 writers"), f" ({hard})")
+    return _named(make.measured(5, "B4.9 writers"), f" ({hard})")
 
 
 def _named(row: audit.Finding, suffix: str) -> audit.Finding:
@@ -261,7 +262,8 @@ def runs_findings(
     """Every claim of :func:`~.claims.claims`, in its order: the class rows, the PIE and CIE rows
     (:func:`exemplar_findings` with ``hard=hard_group``) and the trends over all pruned levels
     for the pruned population nearest t = 90%; D4.9's writer row at the level nearest H2's 95%
-    (:data:`H2_GROUP_LEVEL`); the claims this page cannot test, with their reasons. Each
+    (:data:`H2_GROUP_LEVEL`); the claims this page cannot test (D4.4 among them), with their
+    reasons. Each
     population's members in seed order (:func:`by_seed`)."""
     top = headline_variant(runs)
     y, base, comp = runs.baseline.labels, by_seed(runs.baseline), by_seed(top.population)
@@ -280,7 +282,7 @@ def runs_findings(
     if groups is not None and at95 is not None and at95 != top.level:
         rise = _rise_at(y, base, pruned[at95], runs.num_classes, groups, hard_group, n_boot,
                         seed)
-        rows = [r for r in rows if r.claim != "D4.9 writers"] + [rise]
+        rows = [r for r in rows if r.claim != "B4.9 writers"] + [rise]
     by_claim = {r.claim: r for r in rows}
     return [by_claim.get(c) or audit.untested(claims()[c]) for c in claims()]
 

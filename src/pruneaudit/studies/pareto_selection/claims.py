@@ -1,5 +1,5 @@
-"""Study 3's claims (P, section 4.2 and Figs. 3-4), declared from P's text before any estimate
-(:mod:`pruneaudit.audit.claims`).
+"""Study 3's claims (P, section 4.2 and Figs. 3-4), declared from P's text
+(:mod:`pruneaudit.audit.claims`; when each was declared or last changed: the claims changelog).
 
 P prunes AlexNet on MNIST with the four structured techniques (20 rounds of 30 epochs, both
 treatments, six seeds averaged per point), keeps the networks of at least 98% accuracy and picks
@@ -15,14 +15,19 @@ not chosen on is our own question (``beyond``), never a headline.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
 from pruneaudit import audit
-from pruneaudit.audit.claims import ANALOGUE, BEYOND, NOT_COMPARABLE, Claim
+from pruneaudit.audit.claims import ANALOGUE, BEYOND, NOT_COMPARABLE, Claim, Setting
 
 from .params import SOURCE, STUDY
 
 NOTEBOOK = "03_pareto_selection"
+#: Where P selects (AlexNet on MNIST) and where we do (the default parameters, :mod:`~.params`:
+#: LeNet); each claim adds its quantity (:func:`settings`).
+P_SETTING = Setting("MNIST", "AlexNet", "structured pruning", "")
+OURS = Setting("MNIST", "LeNet", "structured pruning", "")
 #: D3.1's smallest effect of interest: one technique more than the null of a single one.
 ONE_MORE_TECHNIQUE = 1.0
 #: D3.3's smallest effect of interest: unfairness (max − min, a fraction) rising by 0.1 from no
@@ -48,18 +53,28 @@ HELD_OUT_WHY = (
 )
 
 
+def settings(quantity: str) -> dict[str, Setting]:
+    """A claim's ``paper_setting`` and ``our_setting``: P's and ours with the row's
+    ``quantity``."""
+    return {"paper_setting": replace(P_SETTING, quantity=quantity),
+            "our_setting": replace(OURS, quantity=quantity)}
+
+
 @cache
 def claims() -> Mapping[str, Claim]:
-    """Study 3's claims by id: D3.1, D3.2 (P's pick), our held-out question beside it, D3.3."""
+    """Study 3's claims by id: D3.1, D3.2 (P's pick), our held-out question beside it (B3.2),
+    D3.3."""
     pick = audit.lookup(STUDY, "sparsity")  # P's selected point, read from Fig. 4a
     return audit.register(NOTEBOOK, [
         Claim("D3.1", "D3.1 Pareto set spans more than one technique",
               says="Among AlexNet/MNIST structured-pruned nets with accuracy >= 98%, the "
               "sparsity-fairness Pareto set spans more than one technique", source=SOURCE,
-              quantity="mean over seeds of the number of techniques on the (sparsity, max − "
-              "min unfairness) frontier of each seed's candidates; null: one technique",
+              quantity="the number of techniques on the (sparsity, max − min unfairness) "
+              "frontier of the candidates averaged over seeds (P: each point the mean of six "
+              "networks); null: one technique",
               comparability=ANALOGUE, why=LENET_WHY, null=1.0, side=1,
-              smallest=ONE_MORE_TECHNIQUE, headline=True),
+              smallest=ONE_MORE_TECHNIQUE, headline=True,
+              **settings("techniques on the Pareto frontier")),
         Claim("D3.2", f"D3.2 the fairness pick's sparsity, below the sparsest candidate (P: "
               f"{pick.value})",
               says="With fairness weighted 100x sparsity, the selected point is at around 68% "
@@ -71,8 +86,8 @@ def claims() -> Mapping[str, Claim]:
               paper_units=6, margin=0.04,
               margin_reason="half of one pruning iteration's step in sparsity near P's pick "
               "(59.0% -> 67.2% -> 73.8%); P's point is the mean of 6 seeds", unit="percent"),
-        Claim("D3.2 held out", "D3.2 (ours, beyond P's claim) the fairness pick is fairer than "
-              "the sparsest net, held out",
+        Claim("B3.2 held out", "B3.2 ours: the fairness pick is fairer than the sparsest net, "
+              "held out",
               says="beside D3.2 (the selected point is not the sparsest feasible net): is the "
               "fairness pick fairer than the sparsest candidate on a seed it was not chosen on?",
               source=SOURCE,
@@ -86,5 +101,5 @@ def claims() -> Mapping[str, Claim]:
               quantity="mean over pruning series of the least-squares slope of max − min class "
               "accuracy on sparsity (pruned rounds)",
               comparability=ANALOGUE, why=LENET_WHY, side=1, smallest=SMALLEST_SLOPE,
-              unit="points"),
+              unit="points", **settings("unfairness slope on sparsity")),
     ])

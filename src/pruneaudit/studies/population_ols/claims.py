@@ -17,14 +17,21 @@ decides that from the parameters and says why.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
 from pruneaudit import audit
-from pruneaudit.audit.claims import ANALOGUE, Claim
+from pruneaudit.audit.claims import ANALOGUE, Claim, Setting
 
 from .params import STUDY
 
 NOTEBOOK = "01_population_ols"
+#: Where P fits its Eq. 2 (its whole population) and where we do (the default parameters,
+#: :mod:`~.params`); each claim adds its quantity (:func:`settings`).
+P_SETTING = Setting("P's 8 datasets", "LeNet, AlexNet, VGG11, ResNet18",
+                    "7 pruning techniques, finetune or rewind", "")
+OURS = Setting("MNIST, Fashion-MNIST, KMNIST", "LeNet",
+               "4 of P's pruning techniques, finetune or rewind", "")
 #: D1.3's null: P's claim is that the fit explains *most* of the variance, more than half (an
 #: adjusted R² above 0 says only that it explains some, which no fit of this size can fail).
 R2_NULL = 0.5
@@ -49,6 +56,13 @@ SPREAD_WHY = (
 QUARTER = "about a quarter of P's {}; the negligible band around the null"
 
 
+def settings(quantity: str) -> dict[str, Setting]:
+    """A claim's ``paper_setting`` and ``our_setting``: P's and ours with the row's
+    ``quantity``."""
+    return {"paper_setting": replace(P_SETTING, quantity=quantity),
+            "our_setting": replace(OURS, quantity=quantity)}
+
+
 def _coef(ident: str, name: str, metric: str, says: str, margin: float, reason: str,
           headline: bool = False) -> Claim:
     """The claim on one of P's App. D coefficients (``metric``: P's term)."""
@@ -59,6 +73,7 @@ def _coef(ident: str, name: str, metric: str, says: str, margin: float, reason: 
         paper=paper.number, paper_se=paper.se,
         paper_noise=f"printed std err {paper.se:g} (HAC, 3 lags) on 949,298 class rows",
         margin=margin, margin_reason=reason, headline=headline,
+        **settings(f"Eq. 2 coefficient of {metric}"),
     )
 
 
@@ -87,7 +102,7 @@ def _regression_claims() -> list[Claim]:
               paper_noise="no standard error printed; 949,298 class rows", margin=0.05,
               margin_reason="five points of explained variance: P's claim is that the fit "
               "explains most of it (0.753); the negligible band around the null",
-              null=R2_NULL),
+              null=R2_NULL, **settings("adjusted R² of Eq. 2")),
         _coef("D1.4", "D1.4 pre-pruning class accuracy a0 dominates (main effect)", "accuracy0",
               d14, 0.25, QUARTER.format("1.14")),
         _coef("D1.4 e^sparsity", "D1.4 a0 effect shrinks with e^sparsity",
@@ -111,5 +126,5 @@ def claims() -> Mapping[str, Claim]:
               "to the last round, averaged over techniques per dense model, per imbalance "
               "factor and treatment",
               comparability=ANALOGUE, why=SPREAD_WHY, side=1, smallest=SPREAD_SMALLEST,
-              unit="points"),
+              unit="points", **settings("change of the max − min class-accuracy gap")),
     ])

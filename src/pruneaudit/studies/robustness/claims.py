@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
 
 from pruneaudit import audit
-from pruneaudit.audit.claims import ANALOGUE, Claim
+from pruneaudit.audit.claims import ANALOGUE, Claim, Setting
 
 NOTEBOOK = "05_robustness"
 #: H1's numbers for this study in the package's table of published values.
@@ -52,6 +53,23 @@ NATURAL_WHY = (
     "wrong, a base the sizes do not share; LeNet on digits, a ratio of pooled means"
 )
 H1_UNITS = "5 models per level (H1, App. D)"
+#: Where H1 measures (ResNet-50 on ImageNet-C and ImageNet-A) and where we do (Study 4's LeNet
+#: populations on QMNIST digits, corrupted or naturally hard); each claim adds its quantity.
+H1_CORRUPTED = Setting("ImageNet-C", "ResNet-50", "gradual magnitude pruning", "")
+H1_NATURAL = Setting("ImageNet-A", "ResNet-50", "gradual magnitude pruning", "")
+OURS_CORRUPTED = Setting("corrupted QMNIST", "LeNet", "gradual magnitude pruning", "")
+OURS_NATURAL = Setting("QMNIST digits a dense population gets wrong", "LeNet",
+                       "gradual magnitude pruning", "")
+#: H1's relative top-1 (the mean of per-corruption ratios) and ours (a ratio of pooled means).
+H1_RATIO, OUR_RATIO = "mean of per-corruption relative top-1", "relative pooled top-1"
+
+
+def settings(paper: Setting, ours: Setting, quantity: str, our_quantity: str | None = None
+             ) -> dict[str, Setting]:
+    """A claim's ``paper_setting`` and ``our_setting``: ``paper`` and ``ours`` with the row's
+    ``quantity`` (``our_quantity`` where ours is computed otherwise)."""
+    return {"paper_setting": replace(paper, quantity=quantity),
+            "our_setting": replace(ours, quantity=our_quantity or quantity)}
 
 
 @functools.cache
@@ -92,12 +110,14 @@ def _natural_claims() -> list[Claim]:
               quantity="pruned / dense members' mean top-1 - 1 on the digits a dense reference "
               "population gets wrong, at the level nearest 90%; H1: -59.80% on ImageNet-A at "
               "t = 90%", comparability=ANALOGUE, why=NATURAL_WHY, side=-1,
-              smallest=SMALLEST_NATURAL, unit="percent", headline=True),
+              smallest=SMALLEST_NATURAL, unit="percent", headline=True,
+              **settings(H1_NATURAL, OURS_NATURAL, "relative top-1")),
         Claim("D5.1 trend", "D5.1 trend: natural-adversarial top-1 falls with sparsity",
               says=says, source=nat.source,
               quantity="Spearman rho of the natural-adversarial population-mean top-1 with t "
               "(dense included); H1's -4.04 ... -59.80 give rho = -1", comparability=ANALOGUE,
-              why=NATURAL_WHY, side=-1, smallest=SMALLEST_RHO, unit="ratio"),
+              why=NATURAL_WHY, side=-1, smallest=SMALLEST_RHO, unit="ratio",
+              **settings(H1_NATURAL, OURS_NATURAL, "rank correlation of top-1 with t")),
     ]
 
 
@@ -115,19 +135,21 @@ def _corruption_claims() -> list[Claim]:
               "ImageNet-C corruptions' ratios at t = 90%", comparability=ANALOGUE,
               why=ANALOGUE_WHY, paper=h1_mean(0.9), paper_noise=H1_UNITS, paper_units=5,
               margin=0.04, margin_reason=quarter.format("-15.5%"), unit="percent",
-              headline=True),
+              headline=True, **settings(H1_CORRUPTED, OURS_CORRUPTED, H1_RATIO, OUR_RATIO)),
         Claim("D5.2 share", "D5.2 share of corruptions that lose top-1 at the level nearest 90%",
               says=says, source=source,
               quantity="corruptions where the pruned population-mean top-1 (mean over "
               "severities) is below the dense one / all; null 0.5 (each as likely to gain as "
               "to lose); H1: 12 of 12", comparability=ANALOGUE, why=ANALOGUE_WHY, paper=1.0,
-              margin=0.1, margin_reason=share, null=0.5, unit="percent"),
+              margin=0.1, margin_reason=share, null=0.5, unit="percent",
+              **settings(H1_CORRUPTED, OURS_CORRUPTED, "share of corruptions losing top-1")),
         Claim("D5.2 share more", "D5.2 share of corruptions that lose more at the level nearest "
               "90% than at 70%", says=says, source=source,
               quantity="corruptions where the headline level's population-mean top-1 is below "
               "the 70% one's / all; null 0.5; H1: 12 of 12", comparability=ANALOGUE,
               why=ANALOGUE_WHY, paper=1.0, margin=0.1, margin_reason=share, null=0.5,
-              unit="percent"),
+              unit="percent", **settings(H1_CORRUPTED, OURS_CORRUPTED,
+                                         "share of corruptions losing more at 90% than 70%")),
         Claim("D5.2 beyond clean", "D5.2 relative top-1 lost under corruption beyond the clean "
               "loss at the level nearest 90%", says=says + " (H1's clean top-1 moves only "
               "76.68 -> 72.60 at t = 90%, Table 2)", source=f"{source} minus H1; Table 2",
@@ -135,7 +157,9 @@ def _corruption_claims() -> list[Claim]:
               "set; H1: mean ImageNet-C change minus the clean change at t = 90%",
               comparability=ANALOGUE, why=ANALOGUE_WHY, paper=h1_mean(0.9) - h1_clean(),
               paper_noise=H1_UNITS, paper_units=5, margin=0.025,
-              margin_reason=quarter.format("-10.2%"), unit="points"),
+              margin_reason=quarter.format("-10.2%"), unit="points",
+              **settings(H1_CORRUPTED, OURS_CORRUPTED, f"{H1_RATIO} minus clean",
+                         f"{OUR_RATIO} minus clean")),
         Claim("D5.3", "D5.3 noise minus other corruptions, relative top-1 at the level nearest "
               "90%", says="At 90%, noise is worst (impulse -40.12, shot -29.71, gaussian "
               "-27.64); the mildest are elastic -7.50, brightness -7.74 and jpeg -7.88",
@@ -145,7 +169,9 @@ def _corruption_claims() -> list[Claim]:
               paper=h1_mean(0.9, NOISE) - h1_mean(0.9, [c for c in H1_CORRUPTIONS
                                                         if c not in NOISE]),
               paper_noise=H1_UNITS, paper_units=5, margin=0.06,
-              margin_reason=quarter.format("-22.6 points"), unit="points"),
+              margin_reason=quarter.format("-22.6 points"), unit="points",
+              **settings(H1_CORRUPTED, OURS_CORRUPTED, f"{H1_RATIO}, noise minus others",
+                         f"{OUR_RATIO}, noise minus others")),
         Claim("D5.4", "D5.4 relative top-1 under corruption, the level nearest 90% minus 70%",
               says="At 70%, drops are modest (contrast -2.26 to impulse -10.24), so "
               "amplification concentrates at high sparsity", source=source,
@@ -153,7 +179,9 @@ def _corruption_claims() -> list[Claim]:
               "(each over the dense mean); H1: mean of 12 ImageNet-C corruptions, 90% minus 70%",
               comparability=ANALOGUE, why=ANALOGUE_WHY, paper=h1_mean(0.9) - h1_mean(0.7),
               paper_noise=H1_UNITS, paper_units=5, margin=0.025,
-              margin_reason=quarter.format("-10.3 points"), unit="points"),
+              margin_reason=quarter.format("-10.3 points"), unit="points",
+              **settings(H1_CORRUPTED, OURS_CORRUPTED, f"{H1_RATIO}, 90% minus 70%",
+                         f"{OUR_RATIO}, 90% minus 70%")),
     ]
 
 

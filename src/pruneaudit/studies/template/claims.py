@@ -2,7 +2,10 @@
 
 A study declares here, once, every row its findings table shows: the paper's sentence and
 source, the quantity as computed, the paper's value and its noise, the margin and its reason,
-the headline rows, and the comparability that decides the words a verdict may use. The findings
+the headline rows, and the comparability that decides the words a verdict may use. It declares
+its own setting once (:data:`OURS`: dataset, model, compression); a ``same`` or ``analogue``
+claim then names the paper's setting and ours with its quantity (``paper_setting``,
+``our_setting``), and is ``same`` only when the two match. The findings
 build each row by its id (:func:`pruneaudit.audit.judge`); a change to a claim's quantity,
 comparability, margin or paper value needs an entry in the package's claims changelog.
 """
@@ -10,12 +13,15 @@ comparability, margin or paper value needs an entry in the package's claims chan
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
 from pruneaudit import audit
-from pruneaudit.audit.claims import BEYOND, Claim
+from pruneaudit.audit.claims import BEYOND, Claim, Setting
 
 STUDY = "00_template"
+#: Where the template measures (:mod:`~.params`): LeNets on MNIST, magnitude pruning.
+OURS = Setting("MNIST", "LeNet", "magnitude pruning", "")
 
 
 @cache
@@ -29,5 +35,6 @@ def claims() -> Mapping[str, Claim]:
             quantity="mean over classes of accuracy at the last iteration minus the first",
             comparability=BEYOND, why="the template has no paper: its question is its own",
             unit="points", side=-1, smallest=0.05,
+            our_setting=replace(OURS, quantity="mean class accuracy change"),
         ),
     ])
