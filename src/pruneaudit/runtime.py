@@ -7,10 +7,10 @@ and :func:`pruneaudit.book.compute.run_studies` create one and make it the proce
 :func:`current` (created on first use from the environment when nobody made one). This is the
 only module that calls ``torch.set_num_threads``; it writes no environment variable.
 
-- **Device and precision**: :func:`pruneaudit.config.device_setting` and
-  :func:`~pruneaudit.config.precision_setting` take an explicit value, else the runtime's
-  (:meth:`Runtime.settings` changes them for a block), else ``$PRUNEAUDIT_DEVICE`` /
-  ``$PRUNEAUDIT_PRECISION``.
+- **Device and precision**: :func:`device_setting` and :func:`precision_setting` take an
+  explicit value, else the runtime's (:meth:`Runtime.settings` changes them for a block), else
+  ``$PRUNEAUDIT_DEVICE`` / ``$PRUNEAUDIT_PRECISION`` (:mod:`pruneaudit.config`, which checks
+  them and reads the environment); :func:`set_device` sets the runtime's device.
 - **Threads**: :meth:`Runtime.start` sets torch's thread count to the cores this process may
   use (:func:`usable_cores`: its CPU affinity, never a count that a moment's load picked), or
   ``$PRUNEAUDIT_THREADS``; while the runtime follows the free cores, the population trainer
@@ -385,6 +385,27 @@ def activated(runtime: Runtime) -> Iterator[Runtime]:
         use(previous)
 
 
+def device_setting(value: str | None = None) -> str:
+    """The device setting: ``value`` if given, else the process's runtime's (:func:`current`),
+    else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by :func:`pruneaudit.config.
+    device_setting`."""
+    return config.device_setting(value if value is not None else current().device)
+
+
+def precision_setting(value: str | None = None) -> str:
+    """The training precision: ``value`` if given, else the process's runtime's, else
+    ``$PRUNEAUDIT_PRECISION``, else ``fp32``; checked by :func:`pruneaudit.config.
+    precision_setting`."""
+    return config.precision_setting(value if value is not None else current().precision)
+
+
+def set_device(value: str) -> str:
+    """Make ``value`` (checked) the device of this process's runtime (:func:`current`); return
+    it."""
+    setting = current().device = config.device_setting(value)
+    return setting
+
+
 def bar(iterable: Any = None, **kwargs: Any) -> Any:
     """The current runtime's progress bar (:meth:`Runtime.bar`)."""
     return current().bar(iterable, **kwargs)
@@ -402,9 +423,12 @@ __all__ = [
     "bar",
     "choose_threads",
     "current",
+    "device_setting",
     "fixed_threads",
     "free_threads",
     "own_busy_seconds",
+    "precision_setting",
+    "set_device",
     "system_busy_seconds",
     "threads_at",
     "usable_cores",

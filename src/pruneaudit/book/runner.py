@@ -554,9 +554,3 @@ def _cuda() -> bool:
 
     return torch.cuda.is_available()
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The book's command line, ``python -m pruneaudit.book`` (:func:`pruneaudit.cli.main`)."""
-    from pruneaudit import cli
-
-    return cli.main(argv, prog="python -m pruneaudit.book")
