@@ -81,14 +81,15 @@ def test_device_and_precision_come_from_the_runtime_then_the_environment(monkeyp
     monkeypatch.setenv(config.DEVICE_ENV, "cpu")
     monkeypatch.delenv(config.PRECISION_ENV, raising=False)
     process = runtime.Runtime(device="cuda:1")
-    assert config.device_setting() == "cpu"
+    assert runtime.device_setting() == "cpu"
     with runtime.activated(process):
-        assert config.device_setting() == "cuda:1" and config.precision_setting() == "fp32"
+        assert runtime.device_setting() == "cuda:1" and runtime.precision_setting() == "fp32"
         with process.settings(device="auto", precision="bf16"):
-            assert config.device_setting() == "auto" and config.precision_setting() == "bf16"
-        assert config.device_setting() == "cuda:1"
-        assert config.device_setting("cpu") == "cpu"  # a value given wins
-    assert config.device_setting() == "cpu"
+            assert runtime.device_setting() == "auto" and runtime.precision_setting() == "bf16"
+        assert runtime.device_setting() == "cuda:1"
+        assert runtime.device_setting("cpu") == "cpu"  # a value given wins
+    assert runtime.device_setting() == "cpu"
+    assert config.device_setting() == "cpu"  # config's: the value, else the environment
     with pytest.raises(PruneAuditError, match="device must be auto, cpu, cuda or cuda:N"):
         runtime.Runtime(device="gpu")
 
@@ -96,7 +97,7 @@ def test_device_and_precision_come_from_the_runtime_then_the_environment(monkeyp
 def test_set_device_changes_the_runtime_not_the_environment(monkeypatch) -> None:
     monkeypatch.delenv(config.DEVICE_ENV, raising=False)
     with runtime.activated(runtime.Runtime()):
-        assert config.set_device("cpu") == "cpu" == config.device_setting()
+        assert runtime.set_device("cpu") == "cpu" == runtime.device_setting()
     assert config.DEVICE_ENV not in __import__("os").environ
 
 
@@ -158,5 +159,5 @@ def test_setup_makes_the_kernels_runtime_from_the_record_and_patches_no_tqdm(
     assert runtime.current() is page.runtime and page.runtime.follow
     assert page.runtime.progress_file == tmp_path / "progress" and torch.get_num_threads() == 1
     assert (page.page_dir, page.notebook) == (tmp_path, name)
-    assert page.runtime.device == page.params.device == config.device_setting()
+    assert page.runtime.device == page.params.device == runtime.device_setting()
     assert "Profile smoke, overrides: none, built d." in capsys.readouterr().out

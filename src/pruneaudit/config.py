@@ -8,11 +8,12 @@ working directory.
   else ``$PRUNEAUDIT_DATA``), else ``<repo>/data``, else the sibling ``<repo>/../shared/data``
   where the project's offline copy lives. Without a setting, a dataset is read from the first of
   the two folders that holds it (:func:`data_roots`, :func:`dataset_root`).
-- **Device** and **precision** of training: the value given, else the process's runtime's
-  (:mod:`pruneaudit.runtime`, which ``book.setup`` and ``compute`` make from a page's
-  ``device`` parameter), else ``$PRUNEAUDIT_DEVICE`` / ``$PRUNEAUDIT_PRECISION``, else ``auto``
-  / ``fp32`` (:func:`device_setting`, :func:`precision_setting`). Nothing here writes the
-  environment.
+- **Device** and **precision** of training: the value given, else ``$PRUNEAUDIT_DEVICE`` /
+  ``$PRUNEAUDIT_PRECISION``, else ``auto`` / ``fp32``, checked (:func:`device_setting`,
+  :func:`precision_setting`); the process's runtime's setting comes before the environment's
+  in :func:`pruneaudit.runtime.device_setting` and :func:`~pruneaudit.runtime.
+  precision_setting`, which the code below the runtime reads. Nothing here writes the
+  environment, and this module imports no other of the package but :mod:`pruneaudit.errors`.
 - **Results store**: the setting (``root=`` / the ``store`` parameter, else
   ``$PRUNEAUDIT_STORE``), else ``<repo>/results``.
 """
@@ -22,6 +23,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+
+from pruneaudit.errors import PruneAuditError
 
 #: Bump when a change to training, pruning or evaluation changes results (part of every run key).
 PROTOCOL_VERSION = "1"
@@ -80,16 +83,10 @@ def _setting(
     valid: Callable[[str], bool],
     expected: str,
 ) -> str:
-    """``value`` if given, else the process runtime's setting ``name``, else ``$env``, else
-    ``default``, stripped; an error naming the ``expected`` values unless ``valid(setting)``."""
-    if value is None:
-        from pruneaudit import runtime
-
-        value = getattr(runtime.current(), name)
+    """``value`` if given, else ``$env``, else ``default``, stripped; an error naming the
+    ``expected`` values unless ``valid(setting)``."""
     setting = (value if value is not None else os.environ.get(env, default)).strip()
     if not valid(setting):
-        from pruneaudit.errors import PruneAuditError
-
         raise PruneAuditError(f"{name} must be {expected}, got {setting!r}")
     return setting
 
@@ -102,8 +99,8 @@ def _is_device(setting: str) -> bool:
 
 
 def device_setting(value: str | None = None) -> str:
-    """The device setting: ``value`` if given, else the runtime's, else ``$PRUNEAUDIT_DEVICE``,
-    else ``auto``.
+    """The device setting: ``value`` if given, else ``$PRUNEAUDIT_DEVICE``, else ``auto`` (the
+    process's runtime's comes first in :func:`pruneaudit.runtime.device_setting`).
 
     One of ``auto`` (CUDA when available, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     """
@@ -112,18 +109,9 @@ def device_setting(value: str | None = None) -> str:
     )
 
 
-def set_device(value: str) -> str:
-    """Make ``value`` (checked by :func:`device_setting`) the device of this process's runtime
-    (:func:`pruneaudit.runtime.current`); return it."""
-    from pruneaudit import runtime
-
-    setting = runtime.current().device = device_setting(value)
-    return setting
-
-
 def precision_setting(value: str | None = None) -> str:
-    """The training precision: ``value`` if given, else the runtime's, else
-    ``$PRUNEAUDIT_PRECISION``, else ``fp32``.
+    """The training precision: ``value`` if given, else ``$PRUNEAUDIT_PRECISION``, else ``fp32``
+    (the process's runtime's comes first in :func:`pruneaudit.runtime.precision_setting`).
 
     ``fp32`` (float32 throughout, TF32 off) or ``bf16`` (bfloat16 autocast of the forward pass
     on CUDA; parameters, gradients and updates stay float32; refused on the CPU).
@@ -131,4 +119,3 @@ def precision_setting(value: str | None = None) -> str:
     return _setting(
         "precision", PRECISION_ENV, "fp32", value, PRECISIONS.__contains__, " or ".join(PRECISIONS)
     )
-

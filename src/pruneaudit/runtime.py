@@ -7,12 +7,13 @@ and :func:`pruneaudit.book.compute.run_studies` create one and make it the proce
 :func:`current` (created on first use from the environment when nobody made one). This is the
 only module that calls ``torch.set_num_threads``; it writes no environment variable.
 
-- **Device and precision**: :func:`pruneaudit.config.device_setting` and
-  :func:`~pruneaudit.config.precision_setting` take an explicit value, else the runtime's
-  (:meth:`Runtime.settings` changes them for a block), else ``$PRUNEAUDIT_DEVICE`` /
-  ``$PRUNEAUDIT_PRECISION``.
-- **Threads**: :meth:`Runtime.start` sets torch's thread count to the cores free now (or
-  ``$PRUNEAUDIT_THREADS``); while the runtime follows the free cores, the population trainer
+- **Device and precision**: :func:`device_setting` and :func:`precision_setting` take an
+  explicit value, else the runtime's (:meth:`Runtime.settings` changes them for a block), else
+  ``$PRUNEAUDIT_DEVICE`` / ``$PRUNEAUDIT_PRECISION`` (:mod:`pruneaudit.config`, which checks
+  them and reads the environment); :func:`set_device` sets the runtime's device.
+- **Threads**: :meth:`Runtime.start` sets torch's thread count to the cores this process may
+  use (:func:`usable_cores`: its CPU affinity, never a count that a moment's load picked), or
+  ``$PRUNEAUDIT_THREADS``; while the runtime follows the free cores, the population trainer
   trains each population at the cores free since the previous one (:meth:`Runtime.
   population_threads`, restored after the population), and work whose bits depend on the count
   (a single model's training, evaluation, quantization) runs at the *steady* count: the fixed
@@ -54,8 +55,6 @@ THREADS_ENV = "PRUNEAUDIT_THREADS"
 KERNEL_ENV = "PRUNEAUDIT_KERNEL"
 #: Seconds a reading of the free cores spans at least while following them.
 MIN_WINDOW = 2.0
-#: Seconds of the first reading of the free cores (:func:`~pruneaudit.runtime.others_busy`).
-START_WINDOW = 0.5
 
 
 # ------------------------------------------------------------------------------ free cores
@@ -72,6 +71,15 @@ def fixed_threads(setting: str | None = None) -> int | None:
             f"{THREADS_ENV} must be a positive integer (torch threads), got {setting!r}"
         )
     return int(setting)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (``os.sched_getaffinity``, where the
+    system has one), else ``os.cpu_count()``; at least 1."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def free_threads(cores: int, load: float) -> int:
@@ -119,7 +127,7 @@ class FreeCores:
     min_window: float = MIN_WINDOW
 
     def __post_init__(self) -> None:
-        self.cores = self.cores or os.cpu_count() or 1
+        self.cores = self.cores or usable_cores()
         self._last = self._read()
 
     def _read(self) -> tuple[float, float, float]:
@@ -142,33 +150,17 @@ class FreeCores:
         return None if load is None else free_threads(self.cores, load)
 
 
-def others_busy(window: float = START_WINDOW) -> float:
-    """Cores that processes other than this one and its parent and children kept busy over the
-    next ``window`` seconds (one :class:`FreeCores` reading)."""
-    reader = FreeCores(clock=time.monotonic, min_window=0.0)
-    time.sleep(window)
-    load = reader.load()
-    return 0.0 if load is None else load
-
-
-def choose_threads(
-    setting: str | None = None, cores: int | None = None, load: float | None = None
-) -> tuple[int, str]:
-    """torch's thread count and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``) when given,
-    else the cores free: ``cores - load`` rounded, between 1 and cores, where ``load``
-    (default :func:`~pruneaudit.runtime.others_busy`, over half a second) is the cores other
-    processes keep busy now: an idle machine gets every core, also right after an install (the
-    load average, which lags by minutes, is not used)."""
+def choose_threads(setting: str | None = None, cores: int | None = None) -> tuple[int, str]:
+    """torch's thread count at a start and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``)
+    when given, else every core this process may use (``cores``, default
+    :func:`usable_cores`). A moment's load is never read here: another process busy at the start
+    does not drop a 2-core build to one thread for good (while following the free cores, the
+    trainer reads them over :data:`MIN_WINDOW` seconds or more before each population)."""
     fixed = fixed_threads(setting if setting is not None else os.environ.get(THREADS_ENV, ""))
     if fixed is not None:
         return fixed, f"set by {THREADS_ENV}"
-    cores = cores if cores is not None else os.cpu_count() or 1
-    load = load if load is not None else others_busy()
-    free = free_threads(cores, load)
-    return free, (
-        f"{cores} cores, other processes busy {load:.1f} cores now: {free} free "
-        f"(set {THREADS_ENV} to choose)"
-    )
+    cores = cores if cores is not None else usable_cores()
+    return cores, f"the {cores} cores this process may use; {THREADS_ENV}=N sets another count"
 
 
 @contextlib.contextmanager
@@ -270,10 +262,10 @@ class KernelRecord:
 @dataclass
 class Runtime:
     """The process's settings: device and precision (None: the environment's setting), torch
-    threads (``threads``: a fixed count, None: the free cores), whether the population trainer
-    follows the free cores, and where progress bars go (``progress_file`` None: tqdm's own
-    output). ``steady`` is the thread count of work whose bits depend on it (default: the fixed
-    count, else torch's count when the runtime is created)."""
+    threads (``threads``: a fixed count, None: :func:`choose_threads`'s), whether the
+    population trainer follows the free cores, and where progress bars go (``progress_file``
+    None: tqdm's own output). ``steady`` is the thread count of work whose bits depend on it
+    (default: the fixed count, else torch's count when the runtime is created)."""
 
     device: str | None = None
     precision: str | None = None
@@ -296,15 +288,14 @@ class Runtime:
 
             self.steady = self.threads or torch.get_num_threads()
 
-    def start(self, load: float | None = None) -> tuple[int, str]:
-        """Set torch's thread count to the fixed count, else the cores free now (``load``:
-        the cores others keep busy, default one reading over half a second); from now on,
-        where the runtime follows the free cores, read them before each population. Returns
-        the count and why."""
+    def start(self) -> tuple[int, str]:
+        """Set torch's thread count to the fixed count, else every core this process may use
+        (:func:`choose_threads`); from now on, where the runtime follows the free cores, read
+        them before each population. Returns the count and why."""
         if self.threads is not None:
             count, why = self.threads, f"set by {THREADS_ENV} or the build"
         else:
-            count, why = choose_threads("", load=load)
+            count, why = choose_threads("")
         _set_threads(count)
         if self.follow and self.reader is None:
             self.reader = FreeCores()
@@ -394,6 +385,27 @@ def activated(runtime: Runtime) -> Iterator[Runtime]:
         use(previous)
 
 
+def device_setting(value: str | None = None) -> str:
+    """The device setting: ``value`` if given, else the process's runtime's (:func:`current`),
+    else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by :func:`pruneaudit.config.
+    device_setting`."""
+    return config.device_setting(value if value is not None else current().device)
+
+
+def precision_setting(value: str | None = None) -> str:
+    """The training precision: ``value`` if given, else the process's runtime's, else
+    ``$PRUNEAUDIT_PRECISION``, else ``fp32``; checked by :func:`pruneaudit.config.
+    precision_setting`."""
+    return config.precision_setting(value if value is not None else current().precision)
+
+
+def set_device(value: str) -> str:
+    """Make ``value`` (checked) the device of this process's runtime (:func:`current`); return
+    it."""
+    setting = current().device = config.device_setting(value)
+    return setting
+
+
 def bar(iterable: Any = None, **kwargs: Any) -> Any:
     """The current runtime's progress bar (:meth:`Runtime.bar`)."""
     return current().bar(iterable, **kwargs)
@@ -411,11 +423,14 @@ __all__ = [
     "bar",
     "choose_threads",
     "current",
+    "device_setting",
     "fixed_threads",
     "free_threads",
-    "others_busy",
     "own_busy_seconds",
+    "precision_setting",
+    "set_device",
     "system_busy_seconds",
     "threads_at",
+    "usable_cores",
     "use",
 ]

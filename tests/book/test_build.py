@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from pruneaudit import book, timing
+from pruneaudit.book import plan as book_plan
 from pruneaudit.book import runner
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 from pruneaudit.errors import PruneAuditError
@@ -286,12 +287,17 @@ def test_timings_and_expected_duration(tmp_path: Path) -> None:
     rows = book.load_timings(tmp_path)
     assert [(r["profile"], r["seconds"]) for r in rows] == [("quick", 120.0), ("smoke", 5.0)]
     said = book.expected_duration(tmp_path, "quick", ["01_a", "02_b"])
-    assert said == "profile quick: expected about 2.0 min from the last build's timings " \
-        "(plus 02_b: not timed yet)"
+    assert said == "profile quick: expected at least 2.0 min, the sum of the lines below " \
+        "(the last build's timings; plus 02_b, jupyter-book: not timed yet)"
+    book.record_timing(tmp_path, "quick", "jupyter-book", 30.0)
+    assert book.expected_duration(tmp_path, "quick", ["01_a"]) == (
+        "profile quick: expected about 2.5 min, the sum of the lines below (the last build's "
+        "timings)")
     book.record_timing(tmp_path, "quick", "01_a", 30.0, new_runs=0)
     assert book.load_timings(tmp_path)[0]["new_runs"] == 0
-    assert book.expected_duration(tmp_path, "quick", ["01_a"]).endswith(
-        "(01_a stored no new run then: longer if runs must train)")
+    each = book_plan.expectations(tmp_path, "quick", ["01_a"])
+    assert each["01_a"].text() == ("about 0.5 min (the last build's time; it stored no new run "
+                                   "then: longer if runs must train)")
 
 
 def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) -> None:
@@ -302,10 +308,12 @@ def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) 
     stated = book.profile_measurement(profile)
     assert stated == {"01_a": 60.0, "jupyter-book": 30.0}
     said = book.expected_duration(tmp_path, "quick", ["01_a"], stated)
-    assert said.startswith("profile quick: expected about 1.5 min from the profile's stated")
+    assert said == ("profile quick: expected about 1.5 min, the sum of the lines below (the "
+                    "profile's stated cold build)")
     book.record_timing(tmp_path, "quick", "01_a", 120.0)  # recorded timings come first
-    assert "2.0 min from the last build's timings" in book.expected_duration(
-        tmp_path, "quick", ["01_a"], stated)
+    assert book.expected_duration(tmp_path, "quick", ["01_a"], stated) == (
+        "profile quick: expected about 2.5 min, the sum of the lines below (the last build's "
+        "timings; the profile's stated cold build)")  # 01_a's 120 s timed, the pages' 30 stated
     profile.write_text("measured:\n  01_a: soon\n")
     with pytest.raises(PruneAuditError, match="'measured' must map notebook names to seconds"):
         book.profile_measurement(profile)
@@ -321,11 +329,12 @@ def test_the_stated_measurement_names_its_machine_where_it_is_not_this_one(
     assert read.measured_on == "Chip A, AVX-512, 2 cores" and set(read.sections) == {"01_a"}
     monkeypatch.setattr(timing, "machine", lambda: "Chip B, AVX2, 2 cores")
     said = book.expected_duration(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
-    assert said.endswith("; it ran on Chip A, AVX-512, 2 cores, this is Chip B, AVX2, 2 cores: "
-                         "expect another time")
+    assert said.endswith("(the profile's stated cold build (it ran on Chip A, AVX-512, 2 cores, "
+                         "this is Chip B, AVX2, 2 cores: expect another time); plus "
+                         "jupyter-book: not timed yet)")
     monkeypatch.setattr(timing, "machine", lambda: "Chip A, AVX-512, 2 cores")
     said = book.expected_duration(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
-    assert said.endswith("(a cold build; no timings recorded here yet)")
+    assert said.endswith("(the profile's stated cold build; plus jupyter-book: not timed yet)")
     profile.write_text("measured_on: [1, 2]\n")
     with pytest.raises(PruneAuditError, match="'measured_on' must name a machine in words"):
         book.Profile.read(profile)
@@ -349,10 +358,10 @@ def test_the_stated_measurement_is_scaled_by_the_speed_probes(
     seconds, said = plan.expected(tmp_path, "quick", ["01_a"], read.measured, read.measured_on,
                                   read.measured_probe)
     assert seconds == pytest.approx(180.0)
-    assert said == ("profile quick: expected about 3.0 min: the profile's stated cold build "
-                    "(1.5 min on Chip A, AVX-512, 2 cores) times this machine's speed probe "
-                    "(0.400 against 0.200 s per 10k images per model; no timings recorded "
-                    "here yet)")
+    assert said == ("profile quick: expected about 3.0 min, the sum of the lines below (the "
+                    "profile's stated cold build (1.5 min on Chip A, AVX-512, 2 cores) times "
+                    "this machine's speed probe (0.400 against 0.200 s per 10k images per "
+                    "model))")
     template = tmp_path / "t.yml"
     template.write_text("measured_probe: 0.2\nmeasured:\n  00_template: 60\n  jupyter-book: 30\n"
                         "00_template: {}\n")

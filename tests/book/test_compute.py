@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pruneaudit import config
+from pruneaudit import cli, config, runtime
 from pruneaudit.book import compute, runner
 from pruneaudit.book.paths import REPO
 from pruneaudit.book.profiles import Profile
@@ -124,7 +124,7 @@ def test_build_from_imported_light_results_trains_nothing(
 
     monkeypatch.setattr(runner.subprocess, "run", no_html)
     out = tmp_path / "book"
-    status = runner.main(["build", "--profile", "smoke", "--only", STUDY, "-p", f"store={target}",
+    status = cli.main(["build", "--profile", "smoke", "--only", STUDY, "-p", f"store={target}",
                           "--import", str(archive), "--path-output", str(out)])
     said = capsys.readouterr()
     assert status == 0, said.err
@@ -143,7 +143,7 @@ def _capture(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object, str]]:
 
     def fake(name: str):
         def run(params, store, *, progress=True):
-            seen.append((name, params, config.device_setting()))
+            seen.append((name, params, runtime.device_setting()))
         return None if name == "00_template" else run
 
     monkeypatch.setattr(compute, "study_run", fake)
@@ -175,7 +175,7 @@ def test_device_option_is_the_device_parameter(monkeypatch, capsys, tmp_path):
     ((_, params, device),) = seen
     assert params.device == "cpu" == device
     assert config.DEVICE_ENV not in os.environ  # the setting is the runtime's, not the process's
-    assert config.device_setting() == "auto"  # the study's device, then restored
+    assert runtime.device_setting() == "auto"  # the study's device, then restored
     out = capsys.readouterr().out
     assert f"computed {STUDY} (" in out and "computed 1 study in" in out
 
@@ -212,11 +212,11 @@ def test_bad_input_is_one_line_error(args, message, monkeypatch, capsys):
 
 def test_runner_command_line_has_compute_and_build_import(monkeypatch, capsys, tmp_path):
     seen = _capture(monkeypatch)
-    assert runner.main(["compute", "--profile", "smoke", "--only", STUDY,
+    assert cli.main(["compute", "--profile", "smoke", "--only", STUDY,
                         "-p", f"store={tmp_path}"]) == 0
     assert [name for name, *_ in seen] == [STUDY]
     missing = tmp_path / "missing.zip"
-    assert runner.main(["build", "--profile", "smoke", "--only", STUDY, "--import", str(missing),
+    assert cli.main(["build", "--profile", "smoke", "--only", STUDY, "--import", str(missing),
                         "--path-output", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: results archive") and "does not exist" in err

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pruneaudit import book
+from pruneaudit import book, cli
 from pruneaudit.book import profiles, runner
 from pruneaudit.book.profiles import Profile
 from pruneaudit.errors import PruneAuditError
@@ -153,7 +153,7 @@ def test_command_line_hands_one_profile_with_the_replication(
     monkeypatch.setattr(runner, "run_notebook", fake_run)
     argv = ["run", "05_robustness", "--profile", "smoke", "--seed-offset", "1000",
             "-p", "05_robustness.reference_seeds=[7, 8]"]
-    assert runner.main(argv) == 0
+    assert cli.main(argv) == 0
     [profile] = handed
     assert profile.label == "smoke"
     assert profile.overrides["04_compression_impact.seeds"] == [1000, 1001, 1002]

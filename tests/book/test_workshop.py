@@ -2,7 +2,7 @@
 
 Each exercise is a ``{exercise}`` block labelled ``ws-N``; its ``{solution}`` block holds the
 terminal lines (``.venv/bin/python -m pruneaudit.book run NAME --profile smoke -p ...``), which
-are given to the runner's command line (:func:`pruneaudit.book.runner.main`): the same parsing,
+are given to the runner's command line (:func:`pruneaudit.cli.main`): the same parsing,
 profile, overrides and checks. Only the kernel is left out: the notebook's execution is the
 smoke book's test, so here the study runs in this process from the checked parameters the
 kernel would build (:meth:`~pruneaudit.book.profiles.Profile.study_params`), on one temporary
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pruneaudit import config
+from pruneaudit import cli, config
 from pruneaudit.audit.findings import findings_frame
 from pruneaudit.book import runner
 from pruneaudit.book.paths import BOOK
@@ -115,7 +115,7 @@ class Workshop:
         assert "--profile" in argv and argv[argv.index("--profile") + 1] in PROFILES, argv
         self._result = None
         before, start = len(self.store.keys()), time.perf_counter()
-        status = runner.main(argv)
+        status = cli.main(argv)
         ran = Ran(status, self._result, len(self.store.keys()) - before,
                   time.perf_counter() - start)
         print(f"{shlex.join(argv)}: {ran.new_runs} new runs in {ran.seconds:.0f} s")  # with -s

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pruneaudit import config
+from pruneaudit import config, runtime
 from pruneaudit.cli import main
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, run_grid
@@ -20,7 +20,7 @@ SEEN: list[str | None] = []
 
 def recording_task(spec: RunSpec, store_root: str, data_root: str) -> str:
     """Saves a made-up run after noting the device setting it ran under."""
-    SEEN.append(config.device_setting())
+    SEEN.append(runtime.device_setting())
     labels = np.arange(10)
     table = pd.DataFrame({"class": labels, "accuracy": 1.0, "n": 1})
     preds = pd.DataFrame({"index": labels, "label": labels, "prediction": labels})
@@ -63,7 +63,7 @@ def test_device_plugin_sets_each_worker_by_index(monkeypatch):
     plugin = DevicePlugin(["cuda:0", "cuda:1", "cuda:2"])
     for name, expected in [(0, "cuda:0"), (2, "cuda:2"), (4, "cuda:1"), ("tcp-x", "cuda:0")]:
         plugin.setup(_FakeWorker(name))
-        assert config.device_setting() == expected  # the worker's runtime's device
+        assert runtime.device_setting() == expected  # the worker's runtime's device
     with pytest.raises(PruneAuditError, match="device must be"):
         DevicePlugin(["gpu0"])
 
@@ -74,7 +74,7 @@ def test_local_runner_runs_tasks_with_the_device_and_restores_it(tmp_path, monke
     specs = [RunSpec("mnist", "lenet", seed=s) for s in (0, 1)]
     report = run_grid(specs, recording_task, tmp_path, progress=False, device="cpu")
     assert report.ok and SEEN == ["cpu", "cpu"]
-    assert config.device_setting() == "auto"
+    assert runtime.device_setting() == "auto"
     with pytest.raises(PruneAuditError, match="device must be"):
         run_grid(specs, recording_task, tmp_path, progress=False, device="tpu")
 
@@ -89,7 +89,7 @@ def test_dask_workers_get_their_own_device():
         dashboard_address=None,
     ) as cluster, Client(cluster) as client:
         client.register_plugin(DevicePlugin(["cuda:0", "cuda:1"]))
-        seen = client.run(lambda: config.device_setting())  # the worker runtime's device
+        seen = client.run(lambda: runtime.device_setting())  # the worker runtime's device
         names = {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
     assert {name: seen[addr] for name, addr in names.items()} == {0: "cuda:0", 1: "cuda:1"}
 

@@ -41,7 +41,7 @@ _HOMES: dict[str, str] = {
     "load_timings": "pages",
     **dict.fromkeys(
         ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook", "run_job",
-         "record_timing", "expected_duration", "check_same_build", "build", "main"),
+         "record_timing", "expected_duration", "check_same_build", "build"),
         "runner",
     ),
     **dict.fromkeys(("Computed", "run_studies"), "compute"),
@@ -67,7 +67,7 @@ __all__ = [
     # runner
     "strip_widgets", "build_stamp", "add_banner",
     "read_stamp", "run_notebook", "run_job", "record_timing", "load_timings", "expected_duration",
-    "check_same_build", "build", "main",
+    "check_same_build", "build",
     # compute
     "Computed", "run_studies",
 ]

@@ -91,7 +91,7 @@ def run_studies(
     names = profile.check(notebooks)
     stream = stream if stream is not None else sys.stdout
     say = (lambda text: print(text, file=stream, flush=True)) if progress else (lambda text: None)
-    for line in profile.plan(names).lines()[:-1] if progress else []:  # what each will train
+    for line in profile.plan(names).study_lines() if progress else []:  # what each will train
         say(line)
     todo = [(name, study_run(name)) for name in names]
     process = runtime.Runtime(threads=runtime.fixed_threads(), follow=True)

@@ -11,9 +11,9 @@ Runner side: :class:`Monitor` prints, per notebook, which code cell runs out of 
 (papermill's ``on_cell_start`` hook) and tails the progress file: on a terminal one status line
 rewritten in place, in a log (not a tty) plain lines.
 
-Threads: :func:`choose_threads` (:func:`pruneaudit.runtime.choose_threads`) picks torch's thread
-count from the cores actually free unless ``$PRUNEAUDIT_THREADS`` sets it; that is the count a
-kernel starts with, and the trainer then re-reads the free cores before each population
+Threads: :func:`choose_threads` (:func:`pruneaudit.runtime.choose_threads`) sets torch's thread
+count to the cores this process may use unless ``$PRUNEAUDIT_THREADS`` sets it; that is the
+count a kernel starts with, and the trainer then re-reads the free cores before each population
 (:class:`pruneaudit.runtime.Runtime`).
 """
 

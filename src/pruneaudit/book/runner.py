@@ -496,12 +496,11 @@ def build(
 def run_plan(plan: BuildPlan, studies: Path, *, progress: bool = True, jobs: int = 1) -> None:
     """Execute the notebooks of ``plan`` into ``studies`` (up to ``jobs`` at once, each after
     those it reads) and record each one's duration (:func:`record_timing`); print the plan's
-    lines and the torch threads first when ``progress``."""
-    threads, why = book_progress.choose_threads()
+    lines first when ``progress`` (:meth:`~pruneaudit.book.plan.BuildPlan.lines`: the expected
+    duration and torch's threads, then each notebook's expected minutes, which add up to it)."""
     say = print if progress else (lambda *a, **k: None)
-    for line in plan.lines()[:-1] if progress else []:
+    for line in plan.lines() if progress else []:
         say(line, flush=True)
-    say(f"{plan.expected}; torch threads {threads} ({why})", flush=True)
     probe = probe_here()  # measured once per process: the plan's, where it scaled the duration
 
     def timed(name: str) -> tuple[float, int | None, dict[str, float] | None]:
@@ -555,9 +554,3 @@ def _cuda() -> bool:
 
     return torch.cuda.is_available()
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The book's command line, ``python -m pruneaudit.book`` (:func:`pruneaudit.cli.main`)."""
-    from pruneaudit import cli
-
-    return cli.main(argv, prog="python -m pruneaudit.book")

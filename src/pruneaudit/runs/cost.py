@@ -183,16 +183,20 @@ class StudyCost:
     seconds: float
     source: str
 
-    def text(self) -> str:
-        """``12 populations, 48 models, 96 model-epochs, 48 evaluations, about 3.2 min``."""
+    def counts(self) -> str:
+        """``12 populations, 48 models, 96 model-epochs, 48 evaluations``."""
         populations = "? populations" if self.populations is None else (
             f"{self.populations} population{'s' * (self.populations != 1)}")
+        return (f"{populations}, {self.models} models, {self.model_epochs} model-epochs, "
+                f"{self.evaluations} evaluations")
+
+    def text(self) -> str:
+        """:meth:`counts`, then the training's minutes: ``..., about 3.2 min of training``."""
         minutes = self.seconds / 60
         minutes = ("minutes unknown (no training rate)" if math.isnan(minutes)
                    else f"{'about' if minutes >= 0.1 else 'under'} {max(minutes, 0.1):.1f} min "
                    f"of training ({self.source} rate)")
-        return (f"{populations}, {self.models} models, {self.model_epochs} model-epochs, "
-                f"{self.evaluations} evaluations, {minutes}")
+        return f"{self.counts()}, {minutes}"
 
 
 def study_cost(

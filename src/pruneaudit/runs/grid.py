@@ -11,7 +11,7 @@ package version (checked by each task; run keys do not contain it). A failing ta
 with its configuration and traceback and does not stop the others. Killing the runner at any
 moment loses at most the runs in flight: running the grid again executes only the missing runs.
 
-Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) is the
+Devices: ``device`` (default: the setting, :func:`pruneaudit.runtime.device_setting`) is the
 device setting of every task. For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a
 setting of ``auto`` or ``cuda``, the runner starts one worker per GPU (unless ``n_workers`` says
 otherwise) and a worker plugin gives worker i the device ``cuda:(i mod G)``
@@ -273,7 +273,7 @@ def run_grid(
     device setting of the tasks (default: this process's setting); see the module docstring for
     one Dask worker per GPU.
     """
-    device = config.device_setting(device)
+    device = runtime.device_setting(device)
     executor = check_choice("executor", executor, EXECUTORS)
     if scheduler_address is not None and executor != "dask":
         raise PruneAuditError("scheduler_address needs executor='dask'")
@@ -333,7 +333,7 @@ def worker_devices(setting: str, n_workers: int | None, gpus: int) -> list[str]:
     ``cuda:(i mod gpus)``; ``cuda:N``: every worker on it; ``cpu`` or ``auto`` without GPUs: the
     CPU, ``n_workers`` default the CPU count. Returns one entry per worker.
     """
-    setting = config.device_setting(setting)
+    setting = runtime.device_setting(setting)
     if setting in ("auto", "cuda") and gpus > 0:
         return [f"cuda:{i % gpus}" for i in range(n_workers or gpus)]
     if setting.startswith("cuda") and gpus == 0:

@@ -11,7 +11,7 @@ from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from pruneaudit import config
+from pruneaudit import config, runtime
 
 
 class DevicePlugin(WorkerPlugin):
@@ -27,4 +27,4 @@ class DevicePlugin(WorkerPlugin):
     def setup(self, worker: Any) -> None:
         text = str(worker.name)
         index = int(text) if text.isdigit() else 0
-        config.set_device(self.devices[index % len(self.devices)])
+        runtime.set_device(self.devices[index % len(self.devices)])

@@ -139,10 +139,10 @@ class StudyParams:
 
     def _precision_rule(self) -> None:
         """The precision setting is ``fp32`` or ``bf16``, and ``bf16`` runs on a CUDA device."""
-        from pruneaudit import config
+        from pruneaudit import config, runtime
         from pruneaudit.training.device import resolve_device
 
-        if config.precision_setting() == "bf16":
+        if runtime.precision_setting() == "bf16":
             device = resolve_device(self.device)
             if device.type != "cuda":
                 raise PruneAuditError(

@@ -2,7 +2,8 @@
 the float precision choice on CUDA, and the environment recorded with every stored run.
 
 The setting (``auto``, ``cpu``, ``cuda``, ``cuda:N``) comes from
-:func:`pruneaudit.config.device_setting` (argument, else ``$PRUNEAUDIT_DEVICE``, else ``auto``);
+:func:`pruneaudit.runtime.device_setting` (argument, else the process runtime's, else
+``$PRUNEAUDIT_DEVICE``, else ``auto``);
 ``auto`` is the first CUDA device when one is available, else the CPU.
 
 Placement: the trainers and evaluators move a run's images and labels to the device once
@@ -20,7 +21,7 @@ tolerance (as on the CPU), which TF32 rounding would exceed. LeNet-size models a
 kernel launches rather than arithmetic, so the expected cost of full float32 is small; this has
 not been measured here (no GPU was available when it was written).
 
-Mixed precision (:func:`autocast`): the setting ``precision`` (:func:`pruneaudit.config.
+Mixed precision (:func:`autocast`): the setting ``precision`` (:func:`pruneaudit.runtime.
 precision_setting`: ``fp32``, the default, or ``bf16``) runs the forward pass of training under
 bfloat16 autocast on CUDA; parameters, gradients, the loss and the SGD update stay float32, and
 evaluation is float32 in both. ``bf16`` is refused on the CPU (one error naming the fix): CPU
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from pruneaudit import __version__, config
+from pruneaudit import __version__, config, runtime
 from pruneaudit.errors import PruneAuditError
 
 if TYPE_CHECKING:
@@ -47,7 +48,8 @@ if TYPE_CHECKING:
 
 
 def resolve_device(value: str | torch.device | None = None) -> torch.device:
-    """The ``torch.device`` of a device setting (default: :func:`config.device_setting`).
+    """The ``torch.device`` of a device setting (default:
+    :func:`pruneaudit.runtime.device_setting`).
 
     ``auto``: ``cuda`` when ``torch.cuda.is_available()``, else ``cpu``. ``cuda`` or ``cuda:N``
     without CUDA (or N out of range) is a :class:`~pruneaudit.errors.PruneAuditError` naming the
@@ -55,7 +57,7 @@ def resolve_device(value: str | torch.device | None = None) -> torch.device:
     """
     if isinstance(value, torch.device):
         value = str(value)
-    setting = config.device_setting(value)
+    setting = runtime.device_setting(value)
     if setting == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if setting == "cpu":
@@ -117,7 +119,7 @@ def autocast(precision: str | None, device: torch.device) -> contextlib.Abstract
     """The context of a training step in ``precision`` (default: the setting) on ``device``:
     nothing for ``fp32``; bfloat16 autocast for ``bf16`` on CUDA (without autocast's weight
     cache, which CUDA graph capture does not allow). ``bf16`` on the CPU raises."""
-    setting = config.precision_setting(precision)
+    setting = runtime.precision_setting(precision)
     if setting == "fp32":
         return contextlib.nullcontext()
     if device.type != "cuda":
@@ -158,7 +160,7 @@ def environment(device: str | torch.device | None = None) -> dict[str, Any]:
         "device": dev.type,
         "device_name": name or platform.machine(),
         "tf32": False,
-        "precision": config.precision_setting(),
+        "precision": runtime.precision_setting(),
         "torch": torch.__version__,
         "cuda": torch.version.cuda if dev.type == "cuda" else None,
         "cudnn": torch.backends.cudnn.version() if dev.type == "cuda" else None,

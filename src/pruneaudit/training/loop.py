@@ -210,7 +210,7 @@ def train(
     restored afterwards (the model comes back in the standard contiguous format). Batches are
     indexed straight from the uint8 tensors: no DataLoader, no per-image work.
 
-    Device: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) runs the
+    Device: ``device`` (default: the setting, :func:`pruneaudit.runtime.device_setting`) runs the
     steps; the data moves there once, augmentation runs there, the random draws stay on the CPU
     generator (same draws on every device), and the model returns to its own device at the end.
     ``precision`` (default: the setting): ``fp32``, or ``bf16`` autocast of the forward pass on

@@ -50,7 +50,7 @@ Speed settings (what each sets; the measurements behind them, and the settings n
   in that layout);
 * pool-before-ReLU (above).
 
-Devices: ``device`` (default: the setting, :func:`pruneaudit.config.device_setting`) holds the
+Devices: ``device`` (default: the setting, :func:`pruneaudit.runtime.device_setting`) holds the
 stacked parameters, the data (moved once) and the per-epoch draws (made by the members' CPU
 generators, then moved once per epoch); the member modules stay where they are (the CPU) and
 receive their weights at the end, so step hooks such as a GradualPruner act on CPU modules as
@@ -106,7 +106,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from pruneaudit import config, runtime
+from pruneaudit import runtime
 from pruneaudit.compress import copy_model
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError
@@ -277,12 +277,12 @@ def train_packed(
     (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
     CPU; ``True`` on the CPU runs the graph path's static-buffer step without capture (same
     results, no speed-up: a check of its arithmetic). ``precision`` (default: the setting,
-    :func:`pruneaudit.config.precision_setting`): ``fp32`` or ``bf16`` autocast on CUDA.
+    :func:`pruneaudit.runtime.precision_setting`): ``fp32`` or ``bf16`` autocast on CUDA.
     """
     dev = resolve_device(device)
     use_graphs = _graphs_setting(graphs, dev)
     autocast(precision, dev)  # bf16 on the CPU: one clear error before any work
-    precision = config.precision_setting(precision)
+    precision = runtime.precision_setting(precision)
     if not parts:
         raise PruneAuditError("a packed population needs at least one part, got none")
     checked = [_checked_part(p) for p in parts]
