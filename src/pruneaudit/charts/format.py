@@ -134,7 +134,7 @@ AXIS_TITLES: dict[str, str] = {
     "technique": "Pruning technique",
     "kind": "Kind of compression",
     "variant": "Compressed population",
-    "level_name": "Population",
+    "level_name": "Population (dense or pruned)",
     "series": "Writer series",
     "source": "Source of the value",
     "unfairness_max_min": "Best − worst class accuracy (percentage points)",

@@ -181,9 +181,8 @@ TOP1_CHANGE, PIE_SHARE = "Change in top-1 accuracy (points)", "PIEs (% of test d
 
 
 def _span(values: pd.Series) -> str:
-    """``values`` as one number or as ``lowest to highest`` (:func:`~pruneaudit.charts.format.
-    number`)."""
-    low, high = fmt.number(values.min()), fmt.number(values.max())
+    """``values`` as one number or as ``lowest to highest``, one decimal each."""
+    low, high = fmt.fixed(values.min(), 1), fmt.fixed(values.max(), 1)
     return low if low == high else f"{low} to {high}"
 
 

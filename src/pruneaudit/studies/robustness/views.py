@@ -117,7 +117,7 @@ def key_figure(result: Result) -> alt.Chart:
     bars = alt.Chart(table).mark_bar().add_params(pick).encode(
         opacity=opacity,
         x=alt.X("relative_change_pct:Q", title="Relative change in top-1 accuracy vs dense (%)"),
-        y=alt.Y("corruption:N", sort="x", title="Corruption",
+        y=alt.Y("corruption:N", sort="x", title="Corruption of the test set",
                 axis=alt.Axis(labelExpr=READABLE_NAME)),
         color=charts.colour("level_name", list(table["level_name"])),
         yOffset="level_name:N",
