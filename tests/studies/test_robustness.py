@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from chart_style import check
 
 from pruneaudit import audit, data, training
 from pruneaudit import runs as runs_module
@@ -325,7 +326,7 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
     table = h1_corruption_table(relative_robustness(runs)).set_index("corruption")
     assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
     assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
-    robust.key_figure(result).to_dict()
+    check(robust.key_figure(result), severity_view(result), corruption_explorer(result))
     for view in (protocol_view, severity_view,
                  corruption_table_view, natural_view):
         assert view(result) is not None, view.__name__
