@@ -10,6 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
+import vl_convert
 from chart_style import check, meanings, problems, seen_distance
 
 from pruneaudit import charts
@@ -147,3 +148,12 @@ def test_the_study_4_key_title_states_its_numbers() -> None:
         "(compressed and dense populations disagree)")
     one = pd.DataFrame({"top1_change": [-0.004], "pie_share": [0.021]})
     assert key_title(one).startswith("Top-1 accuracy changes by \u22120.4 points; 2.1% of")
+
+
+def test_writer_series_legends_say_who_wrote_them() -> None:
+    frame = _frames()["writers"]
+    spec = charts.group_scatter(frame, x="abs_tilt", y="accuracy", group="series").to_dict()
+    expr = spec["layer"][0]["encoding"]["color"]["legend"]["labelExpr"]
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=charts.vega_lite_version())
+    assert "hsf4 (high-school students)" in svg and "hsf0 (NIST employees)" in svg
+    assert expr.endswith(": datum.label")  # any other series by its own name

@@ -9,6 +9,7 @@ the palette as every scale's default.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 
 import altair as alt
@@ -38,7 +39,17 @@ def colour(field: str, values: Sequence[object], **kwargs: object) -> alt.Color:
     """A nominal colour of ``field`` in the book's palette: each value keeps its colour in every
     chart (:func:`pruneaudit.charts.palette.scale`)."""
     kwargs.setdefault("title", fmt.axis_title(field))
+    if field in fmt.LEGEND_LABELS and "legend" not in kwargs:
+        kwargs["legend"] = alt.Legend(labelExpr=legend_labels(fmt.LEGEND_LABELS[field]))
     return alt.Color(f"{field}:N", scale=alt.Scale(**palette.scale(field, values)), **kwargs)
+
+
+def legend_labels(labels: dict[str, str]) -> str:
+    """A Vega expression showing each legend label by ``labels`` (others as they are)."""
+    expr = "datum.label"
+    for value, label in reversed(labels.items()):
+        expr = f"datum.label === {json.dumps(value)} ? {json.dumps(label)} : {expr}"
+    return expr
 
 
 def legend_pick(field: str, on: float = 0.9, off: float = 0.12) -> tuple[alt.Parameter, dict]:

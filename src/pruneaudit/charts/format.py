@@ -128,6 +128,7 @@ AXIS_TITLES: dict[str, str] = {
     "class": "Digit class",
     "class_name": "Digit class",
     "digit": "Digit class",
+    "label": "Class (label index)",
     "iteration": "Pruning iteration (0 = unpruned)",
     "level": "Pruning level (share of weights removed)",
     "severity": "Corruption severity (0 = clean)",
@@ -157,6 +158,11 @@ AXIS_TITLES: dict[str, str] = {
     "absolute_recall_difference": "Change in recall, compressed − dense (percentage points)",
     "normalized_difference": "Relative change, compressed vs dense (%)",
     "configuration": "Technique / treatment / imbalance factor",
+}
+#: Values a legend shows with words beside their code (QMNIST's writer series, METHODS.md).
+LEGEND_LABELS: dict[str, dict[str, str]] = {
+    "series": {"hsf0": "hsf0 (NIST employees)", "hsf1": "hsf1 (NIST employees)",
+               "hsf4": "hsf4 (high-school students)", "all": "all digits"},
 }
 #: Columns holding fractions (accuracies, shares and their differences): their axes read in %.
 PERCENT_AXES = frozenset({
@@ -510,8 +516,7 @@ JS_FORMAT = _JS_FORMAT.replace("RAW_CORE", _RAW_CORE)
 __all__ = [
     "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "P_FLOOR", "LABELS", "WORDS",
     "RAW_FLOAT", "MODEL_TERM", "POWER_OF_TEN", "power_value", "plain_powers",
-    "JS_FORMAT", "AXIS_TITLES", "PERCENT_AXES", "axis_title", "header", "term", "number",
-    "places", "fixed", "same_precision",
-    "interval_columns", "sign",
+    "JS_FORMAT", "AXIS_TITLES", "LEGEND_LABELS", "PERCENT_AXES", "axis_title", "header", "term",
+    "number", "places", "fixed", "same_precision", "interval_columns", "sign",
     "percent", "points", "pvalue", "yes_no", "clean_text", "cell", "readable_titles",
 ]

@@ -87,7 +87,7 @@ SCHEMES = frozenset({SEQUENTIAL, DIVERGING})
 
 #: The field names whose colour means each group (a view names its columns accordingly).
 MEANINGS: dict[str, str] = {
-    "class": "class", "class_name": "class", "digit": "class",
+    "class": "class", "class_name": "class", "digit": "class", "label": "class",
     "kind": "kind",
     "variant": "population", "level_name": "population", "population": "population",
     "series": "series",

@@ -99,8 +99,8 @@ def subgroup_view(result: Result) -> alt.Chart:
     p, runs = result.params, result.runs
     sub = subgroup_metrics(runs, p.group, [headline_variant(runs).name], p.subgroup_reduce)
     metric = sub["metric"].map(lambda m: METRICS.get(m, fmt.header(m)))
-    cells = sub.assign(**{SUBGROUP_CELL.format(fmt.axis_title(p.group)): sub["group"] + " · "
-                          + metric})
+    group = sub["group"].str.removeprefix(f"{p.group}=")  # "series=hsf4": "hsf4"
+    cells = sub.assign(**{SUBGROUP_CELL.format(fmt.axis_title(p.group)): group + " · " + metric})
     return charts.heatmap(cells, x=SUBGROUP_CELL.format(fmt.axis_title(p.group)),
                           y="variant", color="normalized_difference",
                           tooltip=["baseline", "compressed", "n"],

@@ -121,7 +121,8 @@ def class_figure(result: Result) -> alt.LayerChart:
         result.classes, p.appendix_dataset, model, p.appendix_technique, p.appendix_treatment
     )
     return charts.accuracy_curves(
-        curves.rename(columns={"a0": "unpruned_accuracy"}),
+        curves.rename(columns={"a0": "unpruned_accuracy", "class": "label"}),  # not only digits
+        series="label",
         color="unpruned_accuracy",
         tooltip=["iteration"],
         title=f"Figure 4. Accuracy of each class vs sparsity ({p.appendix_dataset}, {model}, "
