@@ -55,7 +55,7 @@ def test_a_value_keeps_its_colour_whatever_else_the_chart_shows() -> None:
         "quantization": palette.KINDS["quantization"], "pruning": palette.KINDS["pruning"]}
     # populations: dense blue, the sparsest pruned level vermillion (the pruning colour)
     levels = palette.colours("level_name", ["pruned 50%", "dense", "pruned 90%"])
-    assert levels == {"pruned 50%": "#E69F00", "dense": "#0072B2", "pruned 90%": "#D55E00"}
+    assert levels == {"pruned 50%": "#CC79A7", "dense": "#0072B2", "pruned 90%": "#D55E00"}
     assert palette.colours("variant", ["pruned 90%", "float16"]) == {
         "pruned 90%": "#D55E00", "float16": "#009E73"}
     assert palette.colours("series", ["hsf4", "all"]) == {"hsf4": "#D55E00", "all": "#000000"}
@@ -156,4 +156,8 @@ def test_writer_series_legends_say_who_wrote_them() -> None:
     expr = spec["layer"][0]["encoding"]["color"]["legend"]["labelExpr"]
     svg = vl_convert.vegalite_to_svg(spec, vl_version=charts.vega_lite_version())
     assert "hsf4 (high-school students)" in svg and "hsf0 (NIST employees)" in svg
-    assert expr.endswith(": datum.label")  # any other series by its own name
+    assert expr.endswith(": replace(datum.label, /_/g, ' ')")  # others: their own name
+    cands = charts.pareto_chart(_frames()["cands"].assign(technique="l2_structured"),
+                                y="unfairness_max_min")
+    assert "l2 structured" in vl_convert.vegalite_to_svg(cands.to_dict(),
+                                                         vl_version=charts.vega_lite_version())

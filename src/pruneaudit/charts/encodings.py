@@ -39,14 +39,18 @@ def colour(field: str, values: Sequence[object], **kwargs: object) -> alt.Color:
     """A nominal colour of ``field`` in the book's palette: each value keeps its colour in every
     chart (:func:`pruneaudit.charts.palette.scale`)."""
     kwargs.setdefault("title", fmt.axis_title(field))
-    if field in fmt.LEGEND_LABELS and "legend" not in kwargs:
-        kwargs["legend"] = alt.Legend(labelExpr=legend_labels(fmt.LEGEND_LABELS[field]))
+    if "legend" not in kwargs:  # codes with words beside them, underscores as spaces
+        kwargs["legend"] = alt.Legend(labelExpr=legend_labels(fmt.LEGEND_LABELS.get(field, {})))
+    elif isinstance(kwargs["legend"], alt.Legend) and kwargs["legend"].labelExpr is alt.Undefined:
+        kwargs["legend"] = kwargs["legend"].copy()
+        kwargs["legend"].labelExpr = legend_labels(fmt.LEGEND_LABELS.get(field, {}))
     return alt.Color(f"{field}:N", scale=alt.Scale(**palette.scale(field, values)), **kwargs)
 
 
 def legend_labels(labels: dict[str, str]) -> str:
-    """A Vega expression showing each legend label by ``labels`` (others as they are)."""
-    expr = "datum.label"
+    """A Vega expression showing each legend label by ``labels`` (others with their underscores
+    as spaces: ``l2_structured``: ``l2 structured``)."""
+    expr = "replace(datum.label, /_/g, ' ')"
     for value, label in reversed(labels.items()):
         expr = f"datum.label === {json.dumps(value)} ? {json.dumps(label)} : {expr}"
     return expr

@@ -52,8 +52,9 @@ CLASS_SHAPES: tuple[str, ...] = (
 #: Kinds of compression (and the dense reference they are compared with).
 KINDS: dict[str, str] = {"dense": _C["blue"], "pruning": _C["vermillion"],
                          "quantization": _C["bluish green"]}
-#: Pruned populations, from the sparsest down: the sparsest has the pruning colour.
-PRUNED_LEVELS: tuple[str, ...] = (_C["vermillion"], _C["orange"], _C["reddish purple"],
+#: Pruned populations, from the sparsest down: the sparsest has the pruning colour, the next
+#: reddish purple (vermillion and orange are close under deuteranopia).
+PRUNED_LEVELS: tuple[str, ...] = (_C["vermillion"], _C["reddish purple"], _C["orange"],
                                   _C["yellow"])
 #: Quantized populations, by scheme name in order: the first has the quantization colour.
 QUANTIZED: tuple[str, ...] = (_C["bluish green"], _C["sky blue"])
