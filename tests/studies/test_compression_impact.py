@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from chart_style import check
 
 from pruneaudit import audit, compress, data, training
 from pruneaudit.errors import PruneAuditError
@@ -43,6 +44,7 @@ from pruneaudit.studies.compression_impact.views import (
     class_table_view,
     gallery_chart,
     gallery_explorer,
+    key_title,
     over_index_view,
     pie_table_view,
     protocol_view,
@@ -362,7 +364,10 @@ def test_protocol_table_states_the_training_rate(runs, impact_params, tmp_path):
     assert "reference" in rate.text()
     ours = runs_cost.training_cost(3 * 2 * 1, len(runs.train), rate.seconds_per_10k)
     assert protocol.loc["training hours at that rate", "this page"] == f"{ours.hours:.2f}"
-    impact.key_figure(result).to_dict()
+    key = check(impact.key_figure(result))[0]
+    assert key["title"] == key_title(summary(runs, params.alpha))  # its numbers, stated
+    check(class_change_view(result), recall_view(result), subgroup_view(result),
+          gallery_explorer(result), gallery_chart(result, "pruned 90%"))
     for view in (protocol_view, class_table_view, class_change_view,
                  recall_view, pie_table_view, cie_view,
                  subgroup_view, over_index_view):

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from chart_style import check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -389,6 +390,7 @@ def test_protocol_and_views():
         (ps.views.unfairness_chart(result), "Figure 3."),
     ):
         assert chart.to_dict()["title"].startswith(figure)
+        check(chart)  # the book's palette, text and titles
 
 
 def _points(rows) -> pd.DataFrame:

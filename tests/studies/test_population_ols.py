@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from chart_style import check
 
 from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
@@ -491,6 +492,8 @@ def test_views_tables_and_figures():
         po.views.spread_figure(result),
     ):
         assert chart.to_dict()["title"].startswith("Figure ")
+    check(po.key_figure(result), po.views.fit_heatmap(result), po.views.residual_figure(result),
+          po.views.class_figure(result), po.views.spread_figure(result))
 
 
 def test_grid_costs_at_the_store_rates(data_root, tmp_path):

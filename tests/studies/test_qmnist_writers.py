@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from chart_style import check
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -252,6 +253,7 @@ def test_tiny_real_study(data_root, tmp_path):
     ]
     assert len(figures) == 4 + len(qw.frames.STAGES) + len(qw.frames.PROPERTIES)
     assert all(f.to_dict().get("title") for f in figures)
+    check(*figures, qw.views.writer_explorer(s))  # the book's palette, text and titles
     most_hurt = qw.views.explorer_writers(s, params.n_hurt)
     assert qw.views.writer_explorer(s).to_dict() == qw.views.writer_explorer(s, most_hurt).to_dict()
 

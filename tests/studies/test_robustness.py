@@ -3,9 +3,12 @@ and one tiny run through the store."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
+from chart_style import check
 
 from pruneaudit import audit, data, training
 from pruneaudit import runs as runs_module
@@ -131,6 +134,11 @@ def test_corruption_examples(data_root):
     assert frame.iloc[0]["caption"] == "clean"
     with pytest.raises(PruneAuditError, match="index must be in 0..2"):
         corruption_examples(test, 3, ["fog"], [1])
+    # Figure 2: the drop-down names the corruption, each caption its severity
+    page = SimpleNamespace(params=_params(example_index=1), runs=SimpleNamespace(test=test))
+    spec = check(examples_view(page))[0]
+    captions = [row["caption"] for row in next(iter(spec["datasets"].values()))]
+    assert captions == ["clean", "severity 1", "severity 2", "severity 1", "severity 2"]
 
 
 def test_natural_adversarial_subset(runs):
@@ -325,7 +333,8 @@ def test_page_findings_numbers_and_helpers(runs, impact_params):
     table = h1_corruption_table(relative_robustness(runs)).set_index("corruption")
     assert table.loc["fog", "H1 ImageNet-C t = 0.9"] == pytest.approx(-10.41)
     assert np.isnan(table.loc["rotate", "H1 ImageNet-C t = 0.9"])  # not in ImageNet-C
-    robust.key_figure(result).to_dict()
+    check(robust.key_figure(result), severity_view(result), corruption_explorer(result))
     for view in (protocol_view, severity_view,
                  corruption_table_view, natural_view):
         assert view(result) is not None, view.__name__
+

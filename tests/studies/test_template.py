@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from chart_style import check
 
 from pruneaudit import audit, runs, training
 from pruneaudit.errors import PruneAuditError
@@ -102,6 +103,7 @@ def test_charts_have_an_explorer() -> None:
     spec = template.views.class_view(result).to_dict()
     assert spec["params"][0]["bind"]["input"] == "select"
     assert template.key_figure(result).to_dict()["layer"]
+    check(template.key_figure(result), template.views.class_view(result))
 
 
 def test_protocol_and_cost() -> None:

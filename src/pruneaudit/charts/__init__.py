@@ -1,6 +1,8 @@
 """Altair charts rendered offline (Vega bundle from ``_static``).
 
 - :mod:`~pruneaudit.charts.format`: how every number and name reaches a reader.
+- :mod:`~pruneaudit.charts.palette`: the book's one palette (Okabe-Ito), one colour per meaning,
+  and its text sizes (the Altair theme ``pruneaudit``, enabled with the figures).
 - :mod:`~pruneaudit.charts.images`: images as PNG data URLs (:func:`image_data_url`).
 - :mod:`~pruneaudit.charts.figures`: the chart builders, tables and the offline renderer.
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from pruneaudit.charts import format
+from pruneaudit.charts import format, palette
 from pruneaudit.charts.images import image_data_url
 
 #: Public names of :mod:`~pruneaudit.charts.figures`, imported from it on first use;
@@ -24,11 +26,14 @@ _FIGURES = frozenset({
     "vega_bundle", "bundle_versions", "chart_html", "offline_renderer", "enable_offline",
     "show_widget", "accuracy_curves", "group_scatter", "pareto_chart", "group_histograms",
     "heatmap", "bar_chart", "dropdown_view", "image_gallery", "ReaderTable", "key_chart",
-    "KEY_META", "legend_pick",
+    "KEY_META", "legend_pick", "colour", "book_theme",
 })
 
 __all__ = [
     "format",
+    "palette",
+    "colour",
+    "book_theme",
     "table",
     "SCROLL_CUE",
     "RENDERER",

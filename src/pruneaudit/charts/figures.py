@@ -30,6 +30,12 @@ import altair as alt
 import pandas as pd
 
 from pruneaudit.charts import format as fmt
+from pruneaudit.charts import palette
+from pruneaudit.charts.encodings import axis_channel
+from pruneaudit.charts.encodings import book_theme as book_theme
+from pruneaudit.charts.encodings import colour as colour
+from pruneaudit.charts.encodings import legend_pick as legend_pick
+from pruneaudit.charts.encodings import slider as range_slider
 from pruneaudit.charts.fitting import FIT_JS, READABLE_JS, REFITS, SHRINK
 from pruneaudit.charts.tables import SCROLL_CUE as SCROLL_CUE
 from pruneaudit.charts.tables import ReaderTable as ReaderTable
@@ -227,25 +233,6 @@ def _require(df: pd.DataFrame, columns: Sequence[str | None]) -> None:
     check_frame("chart data", df, columns, allow_empty=True)
 
 
-def legend_pick(field: str, on: float = 0.9, off: float = 0.12) -> tuple[alt.Parameter, dict]:
-    """A point selection of ``field`` bound to the legend, and the opacity it gives the marks:
-    clicking a legend entry highlights that entry's marks (``on``) and fades the others
-    (``off``); clicking it again, or shift-clicking more, as Vega-Lite does. Add the selection to
-    one layer (``add_params``); encode ``opacity`` with the condition in every layer it fades."""
-    pick = alt.selection_point(fields=[field], bind="legend")
-    return pick, alt.condition(pick, alt.value(on), alt.value(off))
-
-
-def _slider(name: str, values: pd.Series, value: float | None, step: float | None, label: str):
-    lo, hi = float(values.min()), float(values.max())
-    step = step if step is not None else (hi - lo) / 100 or 1.0
-    return alt.param(
-        name=name,
-        value=float(value if value is not None else lo),
-        bind=alt.binding_range(min=lo, max=hi, step=step, name=label),
-    )
-
-
 def accuracy_curves(
     df: pd.DataFrame,
     *,
@@ -268,18 +255,25 @@ def accuracy_curves(
     _require(df, [x, y, series, color, *tooltip])
     data = df[list(dict.fromkeys([x, y, series, *([color] if color else []), *tooltip]))]
     pick = alt.selection_point(fields=[series], **({"bind": "legend"} if color is None else {}))
-    colour = (
-        alt.Color(f"{series}:N", title=fmt.header(series))
+    colours = (
+        colour(series, list(data[series]))
         if color is None
-        else alt.Color(f"{color}:Q", title=fmt.header(color), scale=alt.Scale(scheme="viridis"))
+        else alt.Color(f"{color}:Q", title=fmt.axis_title(color),
+                       scale=alt.Scale(scheme=palette.SEQUENTIAL),
+                       legend=alt.Legend(format="%") if color in fmt.PERCENT_AXES else {})
     )
     tips = [f"{series}:N", f"{x}:Q", f"{y}:Q"]  # numbers by the book's formatter (paText)
     tips += [f"{t}" for t in tooltip]
+    shape = {}
+    if palette.MEANINGS.get(series) == "class":  # classes told by shape too, not colour alone
+        shape = {"shape": alt.Shape(f"{series}:N", title=fmt.axis_title(series),
+                                    scale=alt.Scale(**palette.shapes(list(data[series]))))}
     base = alt.Chart(data).encode(
-        x=alt.X(f"{x}:Q", title=fmt.header(x)),
-        y=alt.Y(f"{y}:Q", title=fmt.header(y), scale=alt.Scale(zero=False)),
-        color=colour,
+        x=alt.X(**axis_channel(x)),
+        y=alt.Y(**axis_channel(y, scale=alt.Scale(zero=False))),
+        color=colours,
         detail=f"{series}:N",
+        **shape,
     )
     lines = (
         base.mark_line(point=True)
@@ -288,12 +282,12 @@ def accuracy_curves(
     )
     layers: list[alt.Chart] = [lines]
     if slider:
-        at = _slider(f"{x}_at", data[x], slider_value, None, f"{fmt.header(x)} ")
+        at = range_slider(f"{x}_at", data[x], slider_value, None, f"{fmt.axis_title(x)} ")
         rule = (
             alt.Chart(pd.DataFrame({"one": [1]}))
             .transform_calculate(at=at.name)
-            .mark_rule(color="gray", strokeDash=[4, 3])
-            .encode(x=alt.X("at:Q", title=fmt.header(x)))
+            .mark_rule(color=palette.REFERENCE, strokeDash=[4, 3])
+            .encode(x=alt.X(**axis_channel(x, field="at")))
         )
         nearest = (
             base.transform_calculate(distance=f"abs(datum[{x!r}] - {at.name})")
@@ -327,9 +321,9 @@ def group_scatter(
     pick = alt.selection_point(fields=[group], bind="legend")
     highlight = alt.condition(pick, alt.value(0.85), alt.value(0.1))
     base = alt.Chart(data).encode(
-        x=alt.X(f"{x}:Q", title=fmt.header(x), scale=alt.Scale(zero=False)),
-        y=alt.Y(f"{y}:Q", title=fmt.header(y), scale=alt.Scale(zero=False)),
-        color=alt.Color(f"{group}:N", title=fmt.header(group)),
+        x=alt.X(**axis_channel(x, scale=alt.Scale(zero=False))),
+        y=alt.Y(**axis_channel(y, scale=alt.Scale(zero=False))),
+        color=colour(group, list(data[group])),
     )
     tips = [f"{t}" for t in dict.fromkeys([*tooltip, group, x, y])]
     layers: list[alt.Chart] = [
@@ -347,8 +341,8 @@ def group_scatter(
         line = pd.DataFrame({x: [lo, hi], y: [lo, hi]})
         layers.append(
             alt.Chart(line)
-            .mark_line(color="gray", strokeDash=[4, 3])
-            .encode(x=f"{x}:Q", y=f"{y}:Q")
+            .mark_line(color=palette.REFERENCE, strokeDash=[4, 3])
+            .encode(x=alt.X(**axis_channel(x)), y=alt.Y(**axis_channel(y)))
         )
     return alt.layer(*layers).properties(title=title, width=420, height=380)
 
@@ -382,20 +376,21 @@ def pareto_chart(
         bind=alt.binding_range(min=0, max=1, step=step, name="fairness weight w "),
     )
     tips = [f"{t}" for t in dict.fromkeys([label, x, y, *tooltip])]
-    enc = {"x": alt.X(f"{x}:Q", title=fmt.header(x)), "y": alt.Y(f"{y}:Q", title=fmt.header(y))}
+    enc = {"x": alt.X(**axis_channel(x)), "y": alt.Y(**axis_channel(y))}
     pick, opacity = legend_pick(label, on=0.7, off=0.08)
     points = (
         alt.Chart(data)
         .mark_circle(size=60)
-        .encode(**enc, color=alt.Color(f"{label}:N", title=fmt.header(label),
-                                       legend=alt.Legend(orient="bottom", columns=2)),
+        .encode(**enc, color=colour(label, list(data[label]),
+                                    legend=alt.Legend(orient="bottom", columns=2)),
                 tooltip=tips, opacity=opacity)
         .add_params(w, pick)
     )
     front = (
         alt.Chart(data)
         .transform_filter(f"datum[{frontier!r}]")
-        .mark_line(color="black", strokeDash=[5, 3], point=alt.OverlayMarkDef(color="black"))
+        .mark_line(color=palette.ANNOTATION, strokeDash=[5, 3],
+                   point=alt.OverlayMarkDef(color=palette.ANNOTATION))
         .encode(**enc, order=alt.Order(f"{x}:Q"))
     )
     chosen = (
@@ -407,13 +402,13 @@ def pareto_chart(
         )
         .transform_filter("datum.rank == 1")
     )
-    marker = chosen.mark_point(size=400, shape="diamond", filled=False, strokeWidth=3, color="red")
-    marker = marker.encode(**enc, tooltip=[*tips, "value:Q"])
+    marker = chosen.mark_point(size=400, shape="diamond", filled=False, strokeWidth=3,
+                               color=palette.ANNOTATION).encode(**enc, tooltip=[*tips, "value:Q"])
     # the pick's name beside it, on the side with room (never past the plot's right edge)
     right = f"scale('x', datum[{x!r}]) > width / 2"
     text = chosen.mark_text(
         dx=alt.expr(f"{right} ? -12 : 12"), dy=-12, align=alt.expr(f"{right} ? 'right' : 'left'"),
-        color="red",
+        color=palette.ANNOTATION, fontWeight="bold",
     ).encode(**enc, text=f"{label}:N")
     return alt.layer(points, front, marker.properties(name=SELECTED), text).properties(
         title=title, width=520, height=360
@@ -435,11 +430,13 @@ def group_histograms(
         .transform_calculate(share="datum.n / datum.total")
         .mark_bar(binSpacing=0)
         .encode(
-            x=alt.X("bin_start:Q", title=fmt.header(value), bin="binned"),
-            y=alt.Y("share:Q", title="share of group", stack=None),
-            color=alt.Color(f"{group}:N", title=fmt.header(group)),
+            x=alt.X(**axis_channel(value, field="bin_start", bin="binned")),
+            y=alt.Y("share:Q", title="Share of the group (%)", stack=None,
+                    axis=alt.Axis(format="%")),
+            color=colour(group, list(data[group])),
             opacity=alt.condition(pick, alt.value(0.55), alt.value(0.05)),
-            tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", title=fmt.header(value)), "n:Q"],
+            tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", title=fmt.axis_title(value)),
+                     "n:Q"],
         )
         .add_params(pick)
         .properties(title=title, width=420, height=260)
@@ -458,16 +455,17 @@ def heatmap(
     data = df[list(dict.fromkeys([x, y, color, *tooltip]))]
     values = pd.to_numeric(data[color], errors="coerce")
     if values.min() < 0 < values.max():
-        scale = alt.Scale(scheme="blueorange", domainMid=0)
+        scale = alt.Scale(scheme=palette.DIVERGING, domainMid=0)
     else:
-        scale = alt.Scale(scheme="viridis")
+        scale = alt.Scale(scheme=palette.SEQUENTIAL)
     return (
         alt.Chart(data)
         .mark_rect()
         .encode(
-            x=alt.X(f"{x}:O", title=fmt.header(x)),
-            y=alt.Y(f"{y}:O", title=fmt.header(y)),
-            color=alt.Color(f"{color}:Q", title=fmt.header(color), scale=scale),
+            x=alt.X(**axis_channel(x, "O")),
+            y=alt.Y(**axis_channel(y, "O")),
+            color=alt.Color(f"{color}:Q", title=fmt.axis_title(color), scale=scale,
+                            legend=alt.Legend(format="%") if color in fmt.PERCENT_AXES else {}),
             tooltip=[f"{t}" for t in dict.fromkeys([x, y, color, *tooltip])],
         )
         .properties(title=title)
@@ -488,14 +486,14 @@ def bar_chart(
     _require(df, [x, y, color, *tooltip])
     data = df[list(dict.fromkeys([x, y, *([color] if color else []), *tooltip]))]
     enc: dict = {
-        "x": alt.X(f"{x}:N", title=fmt.header(x)),
-        "y": alt.Y(f"{y}:Q", title=fmt.header(y)),
+        "x": alt.X(**axis_channel(x, "N")),
+        "y": alt.Y(**axis_channel(y)),
         "tooltip": [f"{t}" for t in dict.fromkeys([x, y, *([color] if color else []), *tooltip])],
     }
     chart = alt.Chart(data).mark_bar()
     if color:
         pick, opacity = legend_pick(color, off=0.2)
-        enc |= {"color": alt.Color(f"{color}:N", title=fmt.header(color)), "xOffset": f"{color}:N",
+        enc |= {"color": colour(color, list(data[color])), "xOffset": f"{color}:N",
                 "opacity": opacity}
         chart = chart.add_params(pick)
     return chart.encode(**enc).properties(title=title)
@@ -545,7 +543,8 @@ def image_gallery(
     pics = grid.mark_image(width=cell * 0.7, height=cell * 0.7).encode(
         x=x, y=y_img, url=f"{image}:N", tooltip=tips
     )
-    text = grid.mark_text(baseline="top", lineBreak="\n", fontSize=10, dy=cell * 0.38).encode(
+    text = grid.mark_text(baseline="top", lineBreak="\n", fontSize=palette.MIN_FONT,
+                          dy=cell * 0.38).encode(
         x=x, y=y_img, text=f"{caption}:N"
     )
     return alt.layer(pics, text).properties(

@@ -20,13 +20,15 @@ all. A chart drawn while hidden (in a closed ``<details>``) is checked again whe
 from __future__ import annotations
 
 from pruneaudit.charts import format as fmt
+from pruneaudit.charts.palette import TITLE_FONT
 
 #: Room kept beside a stacked view for its axis labels and title, px.
 AXIS_ROOM = 80
 #: A box narrower than this (px) gets its chart drawn for its width before the first drawing.
 FIT_BELOW = 600
-#: Width of a title's character before drawing, px (Vega's 13 px bold title font, generous).
-TITLE_CHAR = 7.5
+#: Width of a title's character before drawing, px (the book's bold title font,
+#: :data:`~pruneaudit.charts.palette.TITLE_FONT` px, at 0.58 of its size: generous).
+TITLE_CHAR = round(0.58 * TITLE_FONT, 1)
 #: How many times a chart is drawn again to fit its box, each time this share narrower.
 REFITS, SHRINK = 3, 0.8
 

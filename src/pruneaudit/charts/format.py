@@ -16,6 +16,9 @@
 - :func:`percent`, :func:`points`, :func:`pvalue`, :func:`yes_no`, :func:`sign`: shares in %,
   differences of shares in percentage points, p-values (``< 0.001``, else two significant
   digits), booleans, signs (``+`` / ``−`` / ``0``).
+- :func:`axis_title`: a column as a chart's axis or legend title, words with the unit
+  (:data:`AXIS_TITLES`: ``abs_tilt`` -> ``Mean absolute tilt of the writer's digits (columns per
+  row)``); fractions' axes read in % (:data:`PERCENT_AXES`).
 - :func:`term`: a model term as statsmodels names it as a reader label
   (``np.exp(sparsity):accuracy0`` -> ``e^sparsity × accuracy0``, ``C(treatment)[T.rewind]``
   -> ``treatment = rewind``).
@@ -115,6 +118,60 @@ WORDS: dict[str, str] = {
     "hsf0": "hsf0",
     "hsf4": "hsf4",
 }
+#: How a chart names a column on an axis or legend: words, with the unit (:func:`axis_title`).
+#: A view whose column means something more specific names it in prose (``"Change in top-1
+#: accuracy (points)"``), which is its own title.
+AXIS_TITLES: dict[str, str] = {
+    "sparsity": "Sparsity (% of weights removed)",
+    "accuracy": "Top-1 accuracy (%)",
+    "recall": "Recall (%)",
+    "class": "Digit class",
+    "class_name": "Digit class",
+    "digit": "Digit class",
+    "label": "Class (label index)",
+    "iteration": "Pruning iteration (0 = unpruned)",
+    "level": "Pruning level (% of weights removed)",
+    "severity": "Corruption severity (0 = clean)",
+    "technique": "Pruning technique",
+    "kind": "Kind of compression",
+    "variant": "Compressed population",
+    "level_name": "Population (dense or pruned)",
+    "series": "Writer series",
+    "source": "Source of the value",
+    "unfairness_max_min": "Best − worst class accuracy (percentage points)",
+    "unfairness_mean_min": "Mean − worst class accuracy (percentage points)",
+    "spread": "Best − worst class accuracy (percentage points)",
+    "unpruned_accuracy": "Class accuracy before pruning (%)",
+    "accuracy_unpruned": "Writer accuracy before pruning (%)",
+    "accuracy_pruned": "Writer accuracy after pruning (%)",
+    "accuracy_change": "Change in writer accuracy (percentage points)",
+    "tilt": "Mean tilt of the writer's digits (columns per row)",
+    "abs_tilt": "Mean absolute tilt of the writer's digits (columns per row)",
+    "mean_activation": "Mean pixel value of the writer's digits (0–255)",
+    "distance_to_class_mean": ("Mean Euclidean distance to the class's mean training digit "
+                               "(pixel values)"),
+    "n": "Digits (count)",
+    "target": "Class accuracy, measured (%)",
+    "predicted": "Class accuracy, predicted (%)",
+    "residual": "Residual: measured − predicted accuracy (percentage points)",
+    "count": "Class-accuracy observations (count)",
+    "share": "Share of the measured-accuracy bin (%)",
+    "absolute_recall_difference": "Change in recall, compressed − dense (percentage points)",
+    "normalized_difference": "Relative change, compressed vs dense (%)",
+    "configuration": "Technique / treatment / imbalance factor",
+}
+#: Values a legend shows with words beside their code (QMNIST's writer series, METHODS.md).
+LEGEND_LABELS: dict[str, dict[str, str]] = {
+    "series": {"hsf0": "hsf0 (NIST employees)", "hsf1": "hsf1 (NIST employees)",
+               "hsf4": "hsf4 (high-school students)", "all": "all digits"},
+}
+#: Columns holding fractions (accuracies, shares and their differences): their axes read in %.
+PERCENT_AXES = frozenset({
+    "sparsity", "accuracy", "recall", "unfairness_max_min", "unfairness_mean_min", "spread",
+    "unpruned_accuracy", "accuracy_unpruned", "accuracy_pruned", "accuracy_change", "target",
+    "predicted", "residual", "share", "level", "absolute_recall_difference",
+    "normalized_difference",
+})
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: A hyphen used as the minus sign of a number (not in ``2026-11-20``, ``top-1``, ``K-1``).
 _HYPHEN_MINUS = re.compile(r"(?<![\w.\-+/])-(?=\.?\d)")
@@ -180,6 +237,13 @@ def header(name: object) -> str:
     if " " in text or "_" not in text:
         return WORDS.get(text, text)
     return " ".join(WORDS.get(word.lower(), word) for word in text.split("_") if word)
+
+
+def axis_title(name: object) -> str:
+    """A column as an axis or legend title: :data:`AXIS_TITLES` (words with the unit), a name
+    that is already prose (has a space) as it is, else :func:`header`."""
+    text = str(name)
+    return AXIS_TITLES.get(text) or (text if " " in text else header(text))
 
 
 def _missing(value: object) -> bool:
@@ -453,7 +517,7 @@ JS_FORMAT = _JS_FORMAT.replace("RAW_CORE", _RAW_CORE)
 __all__ = [
     "DIGITS", "MINUS", "MAX_PLACES", "MISSING", "TINY", "HUGE", "P_FLOOR", "LABELS", "WORDS",
     "RAW_FLOAT", "MODEL_TERM", "POWER_OF_TEN", "power_value", "plain_powers",
-    "JS_FORMAT", "header", "term", "number", "places", "fixed", "same_precision",
-    "interval_columns", "sign",
+    "JS_FORMAT", "AXIS_TITLES", "LEGEND_LABELS", "PERCENT_AXES", "axis_title", "header", "term",
+    "number", "places", "fixed", "same_precision", "interval_columns", "sign",
     "percent", "points", "pvalue", "yes_no", "clean_text", "cell", "readable_titles",
 ]

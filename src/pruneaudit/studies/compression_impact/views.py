@@ -11,6 +11,7 @@ import altair as alt
 import pandas as pd
 
 from pruneaudit import charts
+from pruneaudit.charts import format as fmt
 from pruneaudit.errors import check_choice
 from pruneaudit.studies.compression_impact.protocol import protocol_table
 from pruneaudit.studies.compression_impact.published import cie_table, h1_class_table, h1_pie_table
@@ -34,6 +35,12 @@ __all__ = [
 ]
 
 
+#: H2's sub-group metrics as a reader names them.
+METRICS = {"error_rate": "error rate", "fpr": "false-positive rate", "fnr": "false-negative rate"}
+#: Figure 4's x axis: a group of ``params.group`` and a metric.
+SUBGROUP_CELL = "{} and metric"
+
+
 def protocol_view(result: Result) -> object:
     """Table 1: the published protocol beside this page's, with the training hours."""
     return charts.table(protocol_table(result).reset_index(),
@@ -55,17 +62,17 @@ def class_change_view(result: Result) -> alt.Chart:
     return charts.heatmap(class_tests(result.runs, result.params.alpha), x="class_name",
                           y="variant", color="absolute_recall_difference",
                           tooltip=["p", "p_bh", "significant"],
-                          title="Figure 2. Recall change of each class vs the dense population "
-                          "(fraction; hover for the p-value)")
+                          title="Figure 2. Change in each class's recall, compressed vs dense "
+                          "population (hover for the p-value)")
 
 
 def recall_view(result: Result) -> alt.Chart:
     """Figure 3: per-class recall against measured sparsity."""
     return charts.accuracy_curves(recall_curves(result.runs), x="sparsity", y="recall",
                                   series="class_name", tooltip=["level"],
-                                  title="Figure 3. Per-class recall vs measured sparsity (mean "
-                                  "over members); the slider marks each class at the nearest "
-                                  "sparsity")
+                                  title="Figure 3. Recall of each digit class vs measured "
+                                  "sparsity (mean over members); the slider marks each class at "
+                                  "the nearest sparsity")
 
 
 def pie_table_view(result: Result) -> object:
@@ -91,12 +98,14 @@ def subgroup_view(result: Result) -> alt.Chart:
     """Figure 4: H2's sub-group metrics per ``params.group`` for the headline pruned level."""
     p, runs = result.params, result.runs
     sub = subgroup_metrics(runs, p.group, [headline_variant(runs).name], p.subgroup_reduce)
-    return charts.heatmap(sub.assign(cell=sub["group"] + " · " + sub["metric"]), x="cell",
+    metric = sub["metric"].map(lambda m: METRICS.get(m, fmt.header(m)))
+    group = sub["group"].str.removeprefix(f"{p.group}=")  # "series=hsf4": "hsf4"
+    cells = sub.assign(**{SUBGROUP_CELL.format(fmt.axis_title(p.group)): group + " · " + metric})
+    return charts.heatmap(cells, x=SUBGROUP_CELL.format(fmt.axis_title(p.group)),
                           y="variant", color="normalized_difference",
                           tooltip=["baseline", "compressed", "n"],
-                          title=["Figure 4. Normalized difference,",
-                                 "(compressed − baseline) / baseline,",
-                                 "per series and metric"])
+                          title=["Figure 4. Relative change of each sub-group's error rates,",
+                                 "(compressed − dense) / dense, per group and metric"])
 
 
 def over_index_view(result: Result) -> object:
@@ -159,22 +168,40 @@ def gallery_explorer(result: Result, columns: int = 6) -> alt.LayerChart:
     tips = [t for t in keep if t not in ("image",)]
     pics = base.mark_image(width=cell * 0.7, height=cell * 0.7).encode(
         x=x, y=y, url="image:N", tooltip=tips)
-    text = base.mark_text(baseline="top", lineBreak="\n", fontSize=10, dy=cell * 0.38).encode(
+    text = base.mark_text(baseline="top", lineBreak="\n", fontSize=charts.palette.MIN_FONT,
+                          dy=cell * 0.38).encode(
         x=x, y=y, text="caption:N")
     return alt.layer(pics, text).properties(
         title="PIEs by pruned level and true class (caption: true / baseline / compressed "
         "modal label)", width=columns * cell, height=rows * int(cell * 1.5))
 
 
+#: The key figure's two panels, each a measure with its unit.
+TOP1_CHANGE, PIE_SHARE = "Change in top-1 accuracy (points)", "PIEs (% of test digits)"
+
+
+def _span(values: pd.Series) -> str:
+    """``values`` as one number or as ``lowest to highest``, one decimal each."""
+    low, high = fmt.fixed(values.min(), 1), fmt.fixed(values.max(), 1)
+    return low if low == high else f"{low} to {high}"
+
+
+def key_title(table: pd.DataFrame) -> str:
+    """The key figure's title, stating its own numbers: the span of the top-1 changes (points)
+    and of the PIE shares (% of test digits) over the variants of ``table`` (:func:`summary`)."""
+    return (f"Top-1 accuracy changes by {_span(100 * table['top1_change'])} points; "
+            f"{_span(100 * table['pie_share'])}% of test digits are PIEs (compressed and dense "
+            "populations disagree)")
+
+
 def key_figure(result: Result) -> alt.Chart:
-    """The page's key figure: top-1 change against the share of PIEs and the count of
-    significantly impacted classes per variant (top-line accuracy hides the class-level and
-    example-level impact; significance at ``params.alpha``)."""
+    """The page's key figure: top-1 change against the share of PIEs per variant, coloured by
+    kind of compression, each panel on its own scale; the title states both spans
+    (:func:`key_title`; significance at ``params.alpha``)."""
     table = summary(result.runs, result.params.alpha)
-    table["top-1 change (points)"] = 100 * table["top1_change"]
-    table["PIEs (% of test)"] = 100 * table["pie_share"]
-    long = table.melt(id_vars=["variant", "kind"],
-                      value_vars=["top-1 change (points)", "PIEs (% of test)"],
+    table[TOP1_CHANGE] = 100 * table["top1_change"]
+    table[PIE_SHARE] = 100 * table["pie_share"]
+    long = table.melt(id_vars=["variant", "kind"], value_vars=[TOP1_CHANGE, PIE_SHARE],
                       var_name="measure", value_name="value")
     pick, opacity = charts.legend_pick("kind", off=0.2)
     return charts.key_chart(
@@ -182,16 +209,15 @@ def key_figure(result: Result) -> alt.Chart:
         .mark_bar()
         .add_params(pick)
         .encode(
-            x=alt.X("variant:N", sort=list(table["variant"]), title=None),
+            x=alt.X("variant:N", sort=list(table["variant"]), title="Compressed population"),
             y=alt.Y("value:Q", title=None),
-            color=alt.Color("kind:N", title="kind of compression"),
+            color=charts.colour("kind", list(long["kind"])),
             opacity=opacity,
-            column=alt.Column("measure:N", title=None),
+            column=alt.Column("measure:N", title=None, sort=[TOP1_CHANGE, PIE_SHARE]),
             tooltip=["variant", "measure", "value:Q"],
         )
-        .properties(width=260, height=220,
-                    title="Top-1 barely moves while the compressed and dense populations "
-                    "disagree on a share of the test examples")
+        .resolve_scale(y="independent")
+        .properties(width=260, height=220, title=key_title(table))
     )
 
 

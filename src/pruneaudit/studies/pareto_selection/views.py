@@ -73,8 +73,9 @@ def frontier_chart(result: Result, mean_min: bool = False) -> alt.LayerChart:
         frontier="pareto_mean_min" if mean_min else "pareto",
         tooltip=["label", "accuracy", other],
         weight=chart_weight(p.fairness_weight, p.sparsity_weight),
-        title=f"Figure {2 if mean_min else 1}. Candidates: sparsity vs unfairness "
-        f"({'mean' if mean_min else 'max'} − min)",
+        title=f"Figure {2 if mean_min else 1}. Each candidate's sparsity and "
+        f"{'mean' if mean_min else 'best'} − worst class accuracy; dashed: the Pareto-optimal "
+        "ones, diamond: the pick",
     )
 
 
@@ -83,5 +84,6 @@ def unfairness_chart(result: Result) -> alt.LayerChart:
     lines = result.points[result.points["iteration"] > 0]
     return charts.accuracy_curves(
         lines, y=UNFAIRNESS, series="technique", tooltip=["iteration", "accuracy"], slider=False,
-        title="Figure 3. Unfairness (max − min, seed mean) vs sparsity",
+        title="Figure 3. Best − worst class accuracy (mean over seeds) vs sparsity, per "
+        "technique",
     )

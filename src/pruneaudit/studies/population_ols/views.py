@@ -17,6 +17,9 @@ from .fits import comparison_table, hypothesis_table
 from .protocol import protocol_table
 from .run import Result
 
+#: How the coefficient explorer names P's printed values.
+PAPER = "P (App. D)"
+
 # --------------------------------------------------------------------------- tables
 
 
@@ -84,23 +87,28 @@ def key_figure(result: Result) -> alt.LayerChart:
 
 def fit_heatmap(result: Result) -> alt.Chart:
     """Figure 2: predicted vs target of the cross-term OLS, share of each target bin."""
+    bins = predicted_vs_target_bins(result.fits.ols_cross, bins=20)
+    bins[["target", "predicted"]] = (100 * bins[["target", "predicted"]]).round(1)  # in %
     return charts.heatmap(
-        predicted_vs_target_bins(result.fits.ols_cross, bins=20),
+        bins,
         x="target",
         y="predicted",
         color="share",
         tooltip=["count"],
-        title="Figure 2. OLS (cross terms): predicted vs target, share of each target bin",
+        title="Figure 2. OLS (cross terms): predicted vs measured class accuracy, share of "
+        "each measured-accuracy bin",
     )
 
 
 def residual_figure(result: Result) -> alt.Chart:
     """Figure 3: histogram of the cross-term OLS residuals."""
+    bars = residual_bars(result.fits.ols_cross, bins=24)
+    bars["residual"] = (100 * bars["residual"]).round(1)  # in percentage points
     return charts.bar_chart(
-        residual_bars(result.fits.ols_cross, bins=24),
+        bars,
         x="residual",
         y="count",
-        title="Figure 3. OLS residuals (target − predicted)",
+        title="Figure 3. OLS residuals: measured − predicted class accuracy",
     )
 
 
@@ -113,11 +121,13 @@ def class_figure(result: Result) -> alt.LayerChart:
         result.classes, p.appendix_dataset, model, p.appendix_technique, p.appendix_treatment
     )
     return charts.accuracy_curves(
-        curves.rename(columns={"a0": "unpruned_accuracy"}),
+        curves.rename(columns={"a0": "unpruned_accuracy", "class": "label"}),  # not only digits
+        series="label",
         color="unpruned_accuracy",
         tooltip=["iteration"],
-        title=f"Figure 4. {p.appendix_dataset}, {model}, {p.appendix_technique} / "
-        f"{p.appendix_treatment}",
+        title=f"Figure 4. Accuracy of each class vs sparsity ({p.appendix_dataset}, {model}, "
+        f"{p.appendix_technique} / {p.appendix_treatment}), coloured by its accuracy before "
+        "pruning",
     )
 
 
@@ -126,12 +136,14 @@ def spread_figure(result: Result) -> alt.LayerChart:
     p = result.params
     model = p.models[0]
     return charts.accuracy_curves(
-        spread_curves(result.classes, p.appendix_dataset, model),
+        spread_curves(result.classes, p.appendix_dataset, model).rename(
+            columns={"series": "configuration"}),
         y="spread",
-        series="series",
+        series="configuration",
         tooltip=["iteration", "accuracy"],
         slider=False,
-        title=f"Figure 5. Max − min class accuracy vs sparsity, {p.appendix_dataset}, {model}",
+        title=f"Figure 5. Best − worst class accuracy vs sparsity ({p.appendix_dataset}, "
+        f"{model}), per configuration",
     )
 
 
@@ -142,7 +154,7 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
     long = pd.concat(
         [
             table.assign(source="ours", coef=table["ours"]),
-            table.assign(source="P (App. D)", coef=table["paper"], ci_low=np.nan, ci_high=np.nan),
+            table.assign(source=PAPER, coef=table["paper"], ci_low=np.nan, ci_high=np.nan),
         ],
         ignore_index=True,
     )[["paper_term", "source", "coef", "ci_low", "ci_high"]]
@@ -152,15 +164,15 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
     )
     base = alt.Chart(long).transform_filter("term == 'all' || datum.paper_term == term")
     y = alt.Y("paper_term:N", title=None, sort=list(table["paper_term"]))
-    title = "coefficient (ours: 95% interval)"
+    title = "OLS coefficient (class accuracy per unit of the term; ours with its 95% interval)"
     chosen, opacity = charts.legend_pick("source")
     dots = base.mark_point(filled=True, size=70).add_params(chosen).encode(
         x=alt.X("coef:Q", title=title),
         y=y,
         opacity=opacity,
-        color=alt.Color("source:N", scale=alt.Scale(range=["#1f77b4", "#d62728"]),
-                        legend=alt.Legend(orient="bottom")),
-        shape=alt.Shape("source:N", scale=alt.Scale(range=["circle", "diamond"]),
+        color=charts.colour("source", list(long["source"]), legend=alt.Legend(orient="bottom")),
+        shape=alt.Shape("source:N", title=fmt.axis_title("source"),
+                        scale=alt.Scale(domain=["ours", PAPER], range=["circle", "diamond"]),
                         legend=alt.Legend(orient="bottom")),
         tooltip=[
             "paper_term",
@@ -176,7 +188,8 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
         .encode(x=alt.X("ci_low:Q", title=title), x2=alt.X2("ci_high:Q", title=title), y=y,
                 opacity=opacity)
     )
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[3, 3]).encode(
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(
+        strokeDash=[3, 3], color=charts.palette.REFERENCE).encode(
         x=alt.X("x:Q", title=title))
     return (
         (zero + bars + dots)

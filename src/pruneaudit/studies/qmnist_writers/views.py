@@ -11,6 +11,7 @@ import altair as alt
 from pandas.io.formats.style import Styler
 
 from pruneaudit import charts
+from pruneaudit.charts import format as fmt
 
 from .findings import table1
 from .frames import (
@@ -109,6 +110,11 @@ def curve_view(result: Result) -> Styler:
 # --------------------------------------------------------------------------- figures
 
 
+def _lower(text: str) -> str:
+    """``text`` with its first letter in lower case (a title inside a sentence)."""
+    return text[:1].lower() + text[1:]
+
+
 def _pct(x: float, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f}%"
 
@@ -118,8 +124,8 @@ def key_figure(result: Result) -> alt.LayerChart:
     return charts.key_chart(charts.group_scatter(
         result.writers, x="accuracy_unpruned", y="accuracy_pruned", group="series",
         tooltip=["writer", "n", "accuracy_change"], diagonal=True,
-        title=f"Writer accuracy: iteration {result.pruned_iteration} "
-        f"({_pct(result.sparsity.mean())} sparse) vs unpruned",
+        title=f"Each writer's accuracy after pruning (iteration {result.pruned_iteration}, "
+        f"{_pct(result.sparsity.mean())} of weights removed) against before; dashed: no change",
     ))
 
 
@@ -152,9 +158,10 @@ def writer_explorer(
         .transform_filter(f"datum.who == {param} || datum.who == 'all digits'")
         .mark_line(point=True)
         .encode(
-            x=alt.X("sparsity:Q", title="sparsity", axis=alt.Axis(format="%")),
-            y=alt.Y("accuracy:Q", title="accuracy (mean over seeds)", axis=alt.Axis(format="%")),
-            color=alt.Color("series:N", title="writer / all digits"),
+            x=alt.X("sparsity:Q", title=fmt.axis_title("sparsity"), axis=alt.Axis(format="%")),
+            y=alt.Y("accuracy:Q", title="Accuracy, mean over seeds (%)",
+                    axis=alt.Axis(format="%")),
+            color=charts.colour("series", list(traj["series"])),
             opacity=opacity,
             detail="who:N",
             tooltip=["who", "iteration", alt.Tooltip("sparsity:Q", format=".1%"),
@@ -173,7 +180,8 @@ def tilt_figures(result: Result) -> list[alt.LayerChart]:
     return [
         charts.group_scatter(long[long.stage == stage], x="abs_tilt", y="accuracy",
                              group="series", tooltip=["writer"],
-                             title=f"Writer accuracy vs mean |tilt|: {stage}")
+                             title=f"Writer accuracy vs the mean absolute tilt of the writer's "
+                             f"digits, {stage}")
         for stage in STAGES
     ]
 
@@ -184,7 +192,8 @@ def class_figure(result: Result) -> alt.LayerChart:
     return charts.accuracy_curves(
         class_curves(result.classes), x="iteration", color="unpruned_accuracy",
         tooltip=["sparsity"], slider_value=float(result.pruned_iteration),
-        title="Per-class test accuracy vs pruning iteration (mean over seeds)",
+        title="Test accuracy of each digit class at each pruning iteration (mean over seeds), "
+        "coloured by its accuracy before pruning",
     )
 
 
@@ -193,7 +202,7 @@ def training_figure(result: Result) -> alt.Chart:
     return charts.bar_chart(
         train_class_histogram(result.pool, result.train_idx), x="class", y="n",
         color="series", tooltip=["share_of_class"],
-        title="Training digits per class and series (first seed's split)",
+        title="Training digits of each class, per writer series (first seed's split)",
     )
 
 
@@ -204,7 +213,8 @@ def property_figures(result: Result) -> list[alt.LayerChart]:
     return [
         charts.group_scatter(result.writers, x=prop, y="accuracy_change", group="series",
                              tooltip=["writer", "accuracy_unpruned", "accuracy_pruned"],
-                             title=f"accuracy change vs {prop} (one point per writer)")
+                             title=f"Change in writer accuracy vs {_lower(fmt.axis_title(prop))} "
+                             "(one point per writer)")
         for prop in PROPERTIES
     ]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import altair as alt
 
 from pruneaudit import charts
+from pruneaudit.charts import format as fmt
 from pruneaudit.studies.robustness.frames import (
     CLEAN,
     accuracy_by_severity,
@@ -16,6 +17,10 @@ from pruneaudit.studies.robustness.frames import (
 from pruneaudit.studies.robustness.protocol import protocol_table
 from pruneaudit.studies.robustness.run import Result
 from pruneaudit.studies.robustness.tables import h1_corruption_table
+
+#: A Vega expression that shows a corruption's name with spaces (``gaussian_noise``: ``gaussian
+#: noise``).
+READABLE_NAME = "replace(datum.label, /_/g, ' ')"
 
 __all__ = [
     "key_figure", "corruption_explorer", "protocol_view", "examples_view", "severity_view",
@@ -35,6 +40,9 @@ def examples_view(result: Result) -> alt.Chart:
     p = result.params
     frame = corruption_examples(result.runs.test, p.example_index, p.corruption_names,
                                 p.severities, p.corruption_seed)
+    frame["caption"] = [  # the drop-down names the corruption
+        "clean" if name == CLEAN else f"severity {s}"
+        for name, s in zip(frame["corruption"], frame["severity"], strict=True)]
     return charts.image_gallery(frame, category="corruption", columns=6,
                                 title=f"Figure 2. Test digit {p.example_index} under each "
                                 "corruption and severity (pick a corruption)")
@@ -44,8 +52,8 @@ def severity_view(result: Result) -> alt.Chart:
     """Figure 3: top-1 averaged over the corruptions against severity, per population."""
     return charts.accuracy_curves(accuracy_by_severity(result.runs), x="severity", y="accuracy",
                                   series="level_name", slider=False,
-                                  title="Figure 3. Top-1 averaged over the corruptions vs "
-                                  "severity (0 = clean)")
+                                  title="Figure 3. Top-1 accuracy of each population, averaged "
+                                  "over the corruptions, vs severity (0 = clean)")
 
 
 def corruption_table_view(result: Result) -> object:
@@ -83,9 +91,10 @@ def corruption_explorer(result: Result) -> alt.LayerChart:
     pick, opacity = charts.legend_pick("test set")
     base = alt.Chart(long).encode(
         opacity=opacity,
-        x=alt.X("level:Q", title="pruning level t"),
-        y=alt.Y("top-1:Q", title="population-mean top-1", scale=alt.Scale(zero=False)),
-        color=alt.Color("test set:N"),
+        x=alt.X("level:Q", title=fmt.axis_title("level"), axis=alt.Axis(format="%")),
+        y=alt.Y("top-1:Q", title="Top-1 accuracy, mean over members (%)",
+                scale=alt.Scale(zero=False), axis=alt.Axis(format="%")),
+        color=charts.colour("test set", list(long["test set"]), title="Test set"),
         tooltip=["level_name", "corruption", "severity", "test set",
                  alt.Tooltip("top-1:Q", format=".1%")],
     )
@@ -96,7 +105,8 @@ def corruption_explorer(result: Result) -> alt.LayerChart:
                                  name="severity_shown")
     return chart.properties(
         width=420, height=260,
-        title="Top-1 vs pruning level on one corrupted test set (pick corruption, severity)")
+        title="Top-1 accuracy vs pruning level on the clean and one corrupted test set (pick "
+        "the corruption and severity)")
 
 
 def key_figure(result: Result) -> alt.Chart:
@@ -106,12 +116,14 @@ def key_figure(result: Result) -> alt.Chart:
     pick, opacity = charts.legend_pick("level_name", off=0.2)
     bars = alt.Chart(table).mark_bar().add_params(pick).encode(
         opacity=opacity,
-        x=alt.X("relative_change_pct:Q", title="relative top-1 change vs dense (%)"),
-        y=alt.Y("corruption:N", sort="x", title=None),
-        color=alt.Color("level_name:N", title="population"),
+        x=alt.X("relative_change_pct:Q", title="Relative change in top-1 accuracy vs dense (%)"),
+        y=alt.Y("corruption:N", sort="x", title="Corruption of the test set",
+                axis=alt.Axis(labelExpr=READABLE_NAME)),
+        color=charts.colour("level_name", list(table["level_name"])),
         yOffset="level_name:N",
         tooltip=["corruption", "level_name", "relative_change_pct:Q", "clean_change_pct:Q"],
     )
     rows = table["corruption"].nunique() * max(1, table["level_name"].nunique())
     return charts.key_chart(bars).properties(width=420, height=22 * rows // 2 + 60,
-        title="Pruned vs dense top-1 under each corruption (mean over severities)")
+        title="Relative change in top-1 accuracy of each pruned population vs dense, per "
+        "corruption (mean over severities)")

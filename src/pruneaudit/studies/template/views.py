@@ -7,6 +7,7 @@ import altair as alt
 from pandas.io.formats.style import Styler
 
 from pruneaudit import charts
+from pruneaudit.charts import format as fmt
 
 from .protocol import protocol_table
 from .run import Result
@@ -15,7 +16,8 @@ from .run import Result
 def key_figure(result: Result) -> alt.LayerChart:
     """The template's key figure: accuracy curves with the sparsity slider."""
     return charts.key_chart(charts.accuracy_curves(
-        result.curves, tooltip=["iteration"], title="Per-digit accuracy, mean over members"
+        result.curves, tooltip=["iteration"],
+        title="Accuracy of each digit class vs sparsity (mean over members)"
     ))
 
 
@@ -26,11 +28,13 @@ def class_view(result: Result) -> alt.Chart:
         alt.Chart(curves)
         .mark_bar()
         .encode(
-            x=alt.X("iteration:O", title="pruning iteration"),
-            y=alt.Y("accuracy:Q", title="accuracy", scale=alt.Scale(zero=False)),
+            x=alt.X("iteration:O", title=fmt.axis_title("iteration")),
+            y=alt.Y("accuracy:Q", title=fmt.axis_title("accuracy"), scale=alt.Scale(zero=False),
+                    axis=alt.Axis(format="%")),
             tooltip=["class", "iteration", alt.Tooltip("accuracy:Q", format=".1%")],
         )
-        .properties(title="One class across the pruning iterations", width=420, height=240)
+        .properties(title="Accuracy of one digit class at each pruning iteration", width=420,
+                    height=240)
     )
     return charts.dropdown_view(chart, "class", sorted(curves["class"].unique()), label="class")
 
