@@ -73,3 +73,7 @@ def test_write_config_without_a_repository_turns_the_buttons_off(tmp_path: Path)
     assert config["repository"]["url"] == ""
     assert re.fullmatch(r"launch buttons off: no git remote origin .*", line)
     assert "\n" not in line
+    committed = yaml.safe_load((REPO / "_config.yml").read_text())
+    committed["launch_buttons"] = {}
+    assert config == committed  # the rest read back as written ("off" stays a string)
+    assert config["execute"]["execute_notebooks"] == "off"
