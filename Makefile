@@ -9,19 +9,32 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: setup browser book test test-slow lint bench live publish
 
-# PyPI's torch is a CUDA build: a new .venv takes about 6.6 GB. Before the first install the free
-# disk is checked, so that a full disk stops here with one line instead of inside pip's install.
-INSTALL_NEEDS_MB ?= 8000
+# PyPI's torch is a CUDA build: a new .venv takes about 6.6 GB. TORCH=cpu (`make setup TORCH=cpu`)
+# installs torch and torchvision, at pyproject.toml's versions, from PyTorch's CPU index
+# (TORCH_INDEX) first, then the rest from PyPI: no CUDA libraries (nvidia 3.2 GB and triton
+# 0.9 GB of the 6.6), for a laptop without a GPU. TORCH_INDEX=<url> names another index.
+TORCH ?=
+ifneq ($(filter-out cpu,$(TORCH)),)
+$(error TORCH=$(TORCH): the one choice is TORCH=cpu (PyTorch's CPU wheels); leave it out for PyPI's torch)
+endif
+TORCH_INDEX ?= $(if $(TORCH),https://download.pytorch.org/whl/cpu)
+TORCH_PINS := $(shell grep -oE '"torch(vision)?==[^"]+"' pyproject.toml)
+# Before the first install the free disk is checked, so that a full disk stops here with one line
+# instead of inside pip's install: 8,000 MB for PyPI's torch, 3,500 from TORCH_INDEX (the 6.6 GB
+# less the CUDA libraries is 2.6 GB with the CUDA torch itself, 1.2 GB, still in it).
+INSTALL_NEEDS_MB ?= $(if $(TORCH_INDEX),3500,8000)
+TORCH_BUILD := $(if $(TORCH_INDEX),torch from $(TORCH_INDEX),PyPI's torch is a CUDA build; TORCH=cpu needs less)
 VENV_DISK := $(dir $(abspath $(VENV)))
 
 $(STAMP): pyproject.toml
 	@test -d $(VENV)/lib/python3*/site-packages/torch 2>/dev/null || { \
 	  free=$$(df -Pm $(VENV_DISK) | awk 'NR==2 {print $$4}'); \
 	  test "$$free" -ge $(INSTALL_NEEDS_MB) || { echo "only $$free MB of disk free at $(VENV_DISK); \
-	installing $(VENV) needs about $(INSTALL_NEEDS_MB) MB (PyPI's torch is a CUDA build): free some \
+	installing $(VENV) needs about $(INSTALL_NEEDS_MB) MB ($(TORCH_BUILD)): free some \
 	disk, or set VENV=<a path on a larger disk>" >&2; exit 1; }; }
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(if $(TORCH_INDEX),$(PY) -m pip install -q --index-url $(TORCH_INDEX) $(TORCH_PINS))
 	$(PY) -m pip install -q -e ".[book,dev]"
 	@# rfc3987-syntax (jupyter-events asks for jsonschema[format-nongpl]) builds 38 parsers at
 	@# every import of jsonschema (altair, nbformat): about a second in each kernel, build and

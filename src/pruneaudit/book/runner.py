@@ -45,6 +45,7 @@ from pruneaudit.book import parallel
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets
 from pruneaudit.book.banner import banner_text
+from pruneaudit.book.launch import origin_url, write_config
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS, phases_path
 from pruneaudit.book.plan import (
@@ -486,7 +487,9 @@ def build(
         say(f"not in this build (no executed notebook yet): {', '.join(dropped)}")
     pages = [p.stem for p in studies.glob("*.ipynb") if "." not in p.stem]
     check_same_build(studies, pages, plan.stamp, allow_mixed=allow_mixed)
-    seconds = _jupyter_book(source, output, toc)
+    config = output / "_build" / "_config.yml"  # with the launch buttons' repository, if any
+    say(write_config(source, config, origin_url()))
+    seconds = _jupyter_book(source, output, toc, config)
     if execute:  # the pages' assembly, shown by the next build
         record_timing(studies, str(plan.stamp["profile"]), JUPYTER_BOOK, seconds,
                       probe=probe_here())
@@ -513,12 +516,13 @@ def run_plan(plan: BuildPlan, studies: Path, *, progress: bool = True, jobs: int
         say(f"executed {name} ({seconds:.1f} s)", flush=True)
 
 
-def _jupyter_book(source: Path, output: Path, toc: Path) -> float:
-    """Render the book of ``source`` into ``output/_build/html`` with ``toc``; its seconds, or
-    one error quoting the build's warnings and errors."""
+def _jupyter_book(source: Path, output: Path, toc: Path, config: Path) -> float:
+    """Render the book of ``source`` into ``output/_build/html`` with ``toc`` and ``config``;
+    its seconds, or one error quoting the build's warnings and errors."""
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(source)]
-    command += ["--warningiserror", "--path-output", str(output), "--toc", str(toc)]
+    command += ["--warningiserror", "--path-output", str(output), "--toc", str(toc),
+                "--config", str(config)]
     # autodoc (book/api.md) documents the package that runs this build, wherever it is installed
     src = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
