@@ -70,13 +70,15 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
 
 # The benchmarks write only under benchmarks/out/; package commands then read it into the
-# package's data (measured GPU hours) and the book (Benchmarks appendix, paper-cost fragment).
+# package's data (measured GPU hours) and the book (Benchmarks appendix, paper-cost fragment,
+# the page pooling the committed quick builds).
 bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
 	$(PY) benchmarks/step_profile.py
 	$(PY) benchmarks/stability_width.py --save benchmarks/out/stability_width.md
 	$(PY) -m pruneaudit.runs.gpu_rates benchmarks/out/gpu_training_cuda_costs.csv
 	$(PY) -m pruneaudit.book.appendix benchmarks/out
+	$(PY) -m pruneaudit.book.pooled benchmarks/out/builds/quick
 
 # Workshops: JupyterLab on 127.0.0.1 over copies of nbs/ in live/ (git-ignored), results store
 # shared with `make book`. LIVE_ARGS="--port 8890 --fresh --no-browser" passes options.
