@@ -195,3 +195,15 @@ def test_the_answer_box_says_each_line_once_with_a_legend() -> None:
     assert box.count("rests on 20 clusters") == 1
     assert 'class="pa-answer-legend"' in box and "<b>Holds here</b>" in box
     assert box.count('class="pa-verdict') == 2
+
+
+def test_a_chip_links_to_the_glossary_or_without_one_to_the_methods_legend(monkeypatch) -> None:
+    monkeypatch.setattr(wording, "has_glossary", lambda: True)
+    assert wording.definition_link("can't tell yet") == "../glossary.html#term-can-t-tell-yet"
+    assert "Glossary</a>" in wording.legend_line(["negligible"])
+    monkeypatch.setattr(wording, "has_glossary", lambda: False)
+    assert wording.definition_link("can't tell yet") == (
+        "../methods_audit.html#verdict-can-t-tell-yet")
+    assert wording.definition_link("negligible", "glossary.html") == (
+        "methods_audit.html#verdict-negligible")
+    assert "Glossary" not in wording.legend_line(["negligible"])

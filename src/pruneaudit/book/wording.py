@@ -143,11 +143,27 @@ def tooltip(verdict: str) -> str:
     return f"{word}: {WORD_MEANS[word]}{extra}"
 
 
+def has_glossary() -> bool:
+    """Whether the book has its glossary page (``book/glossary.md``)."""
+    from pruneaudit.book.paths import BOOK
+
+    return (BOOK / "glossary.md").is_file()
+
+
+def definition_link(word: str, page: str = LEGEND_PAGE) -> str:
+    """Where ``word`` is defined: its glossary entry on ``page`` (``../glossary.html#term-
+    holds-here``); without a glossary page in the book, its entry in the methods page's legend
+    (``../methods_audit.html#verdict-holds-here``), so that no link is dead."""
+    if page.endswith("glossary.html") and not has_glossary():
+        return f"{page.removesuffix('glossary.html')}methods_audit.html#verdict-{slug(word)}"
+    return f"{page}#{glossary_anchor(word)}"
+
+
 def chip_html(verdict: str, page: str = LEGEND_PAGE) -> str:
     """``verdict`` as its reader's word on a coloured label (class ``pa-verdict``): a link to
-    the word's glossary entry on ``page``, with its meaning as a tooltip."""
+    the word's definition (:func:`definition_link`), with its meaning as a tooltip."""
     word = word_of(verdict)
-    return (f'<a class="pa-verdict pa-v-{slug(word)}" href="{page}#{anchor(word)}" '
+    return (f'<a class="pa-verdict pa-v-{slug(word)}" href="{definition_link(word, page)}" '
             f'title="{html.escape(tooltip(verdict))}">{html.escape(word)}</a>')
 
 
@@ -155,6 +171,8 @@ def legend_line(words: Sequence[str] = WORDS, page: str = LEGEND_PAGE) -> str:
     """Each of ``words`` defined where it first appears (HTML), one short sentence each."""
     said = [f"<b>{html.escape(w.capitalize())}</b>: {html.escape(WORD_MEANS[w])}."
             for w in dict.fromkeys(map(word_of, words))]
+    if page.endswith("glossary.html") and not has_glossary():
+        return " ".join(said)
     return " ".join(said) + f' <a href="{page}">Glossary</a>.'
 
 
@@ -368,5 +386,6 @@ __all__ = [
     "HOLDS_HERE", "DOES_NOT_HOLD", "NEGLIGIBLE", "CANT_TELL_YET", "NOT_TESTABLE_HERE",
     "Said", "said", "finding_sentence", "agree_text", "numbers", "name_of", "plain_name",
     "stability_words", "chip_html", "tooltip", "legend_line", "inline_html", "slug", "anchor",
-    "glossary_anchor", "word_of", "is_derived", "is_paper", "counted", "counts_text", "detail",
+    "glossary_anchor", "definition_link", "has_glossary", "word_of", "is_derived", "is_paper",
+    "counted", "counts_text", "detail",
 ]
