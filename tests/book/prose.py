@@ -17,9 +17,8 @@ from bs4 import BeautifulSoup
 #: The most words of a sentence.
 MOST_WORDS = 30
 #: What is not prose: code, math, scripts, styles, chart and widget output, tables' cells.
-SKIP = ("pre", "code", "script", "style", "svg", "math", "mjx-container", "table", "figure",
-        "img", "nav", "form")
-SKIP_CLASSES = ("math", "cell_input", "vega-embed", "pruneaudit-chart", "jupyter-widgets",
+SKIP = ("pre", "code", "script", "style", "svg", "table", "figure", "img", "nav", "form")
+SKIP_CLASSES = ("cell_input", "vega-embed", "pruneaudit-chart", "jupyter-widgets",
                 "output_png", "bd-toc", "headerlink")
 #: Where a sentence ends: ., ! or ? then space and a capital, a quote, a bracket or a digit.
 _END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*\u2212\u2014])")
@@ -38,6 +37,8 @@ def _main(soup: BeautifulSoup):
 def page_prose(html: str) -> list[str]:
     """The prose blocks of a page (module doc), each as one line of text."""
     main = _main(_soup(html))
+    for tag in [*main.find_all(["math", "mjx-container"]), *main.find_all(class_="math")]:
+        tag.replace_with("X")  # a formula reads as one word
     for tag in main.find_all(SKIP):
         tag.decompose()
     for cls in SKIP_CLASSES:
@@ -77,8 +78,14 @@ def long_sentences(html: str, most: int = MOST_WORDS) -> list[str]:
     return [s for b in page_prose(html) for s in sentences(b) if words(s) > most]
 
 
+def _plain_quotes(text: str) -> str:
+    return " ".join(text.replace("\u2019", "'").split())
+
+
 def verdict_chips(html: str) -> list[tuple[str, str]]:
-    """Each verdict label of the page (class ``pa-verdict``): its text and its tooltip."""
+    """Each verdict label of the page (class ``pa-verdict``): its text and its tooltip, with
+    typographic apostrophes read as plain ones (Sphinx's smart quotes turn ``can't`` into
+    ``can’t`` in Markdown, never in a notebook's HTML output: one word either way)."""
     main = _main(_soup(html))
-    return [(" ".join(t.get_text(" ").split()), t.get("title", ""))
+    return [(_plain_quotes(t.get_text(" ")), _plain_quotes(t.get("title", "")))
             for t in main.find_all(class_="pa-verdict")]
