@@ -230,3 +230,10 @@ def test_the_box_puts_the_cost_in_its_details_not_in_the_sentence() -> None:
     assert cost == [html.escape(answer.firming_cost(row, 600.0, "quick"))]
     assert "About 20 seeds (this build: 8)" in cost[0] and "the quick profile took 10 min" in box
     assert box.index("pa-cost") > box.index("<details")
+
+
+def test_a_row_without_an_estimate_says_so_and_shows_no_empty_number() -> None:
+    row = replace(_row("D2.2 writer collapses", headline=True), ours=float("nan"),
+                  ci_low=float("nan"), ci_high=float("nan"))
+    said = answer.box_sentence(row)
+    assert said.endswith("(no estimate).") and " pts)" not in said

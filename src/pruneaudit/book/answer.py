@@ -62,7 +62,7 @@ def box_sentence(row: Finding) -> str:
     replication would agree about 8 times in 10.`` Too long, the size words go, then the
     agreement (it stays in the details), then :func:`pruneaudit.book.wording.finding_sentence`."""
     name, word = wording.name_of(row), f"*{wording.word_of(row.verdict)}*"
-    if row.verdict in audit_rules.UNTESTED or row.ours is None:
+    if row.verdict in audit_rules.UNTESTED or not wording._finite(row.ours):
         return wording.finding_sentence(row)
     extra = wording.detail(row)
     numbers = wording.numbers(row, interval=False)
