@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -375,3 +376,11 @@ def test_rerun_fragment(tmp_path: Path) -> None:
     for key, value in smoke.items():
         row = next(line for line in table if line.startswith(f"| {key} |"))
         assert row.split(" | ")[2] == pages._value(value)
+
+
+def test_the_methods_legend_defines_the_five_words_with_tooltips() -> None:
+    text = front.verdicts_text()
+    for word in wording.WORDS:
+        assert f'id="verdict-{wording.slug(word)}"' in text
+        assert f'title="{html.escape(wording.tooltip(word))}">{html.escape(word)}</span>' in text
+    assert "*same direction, size can't tell*" in text  # each internal verdict under its word

@@ -291,7 +291,8 @@ def verdicts_text() -> str:
                           for v in covered)
         items.append(
             f'- <span id="verdict-{wording.slug(word)}"></span><span class="pa-verdict '
-            f'pa-v-{wording.slug(word)}">{html.escape(word)}</span>: '
+            f'pa-v-{wording.slug(word)}" title="{html.escape(wording.tooltip(word))}">'
+            f"{html.escape(word)}</span>: "
             f"{wording.WORD_MEANS[word]}. Internal verdicts: {rules}.")
     return "\n".join(items) + "\n"
 
