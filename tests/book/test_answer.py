@@ -65,13 +65,24 @@ def test_an_analogue_may_be_a_headline_in_its_own_words() -> None:
 def test_without_marks_the_first_testable_row_is_the_headline() -> None:
     rows = [_untestable(), _row("D4.2 b"), _row("D4.3 c")]
     assert [r.finding for r in answer.headline_findings(rows)] == ["D4.2 b"]
-    assert answer.headline_findings([_untestable()]) == [_untestable()]
+    assert answer.headline_findings([_untestable()]) == []  # not a paper row that counts
     assert answer.headline_findings([]) == []
 
 
+def test_a_beyond_or_derived_row_is_never_a_headline() -> None:
+    beyond = _claim("D4.5 excess", "beyond", why="our own", paper=None, paper_noise="",
+                    margin=None, margin_reason="", side=-1, smallest=0.05, headline=False)
+    ours = audit.judge(audit.register("99_test", [beyond])["D4.5"],
+                       audit.Estimate(-0.401, -0.440, -0.362, "b"))
+    derived = replace(_row("D4.6 lift (derived)"), headline=True)
+    marked = _row("D4.5 gap", headline=True)
+    assert answer.headline_findings([ours, derived, marked]) == [marked]
+    assert answer.headline_findings([ours, derived]) == []
+
+
 def test_inline_markdown_becomes_escaped_html() -> None:
-    assert answer.markdown_inline("**D1.1** a < b: *reproduced*, *other*") == (
-        f"<b>D1.1</b> a &lt; b: {wording.chip_html('reproduced')}, <i>other</i>"
+    assert answer.markdown_inline("**Name** a < b: *holds here*, *other*") == (
+        f"<b>Name</b> a &lt; b: {wording.chip_html('holds here')}, <i>other</i>"
     )
     assert answer.markdown_inline("no marks") == "no marks"
 
@@ -98,18 +109,31 @@ def test_the_box_states_the_headline_the_counts_and_the_build() -> None:
     rows = [_row("D4.1 classes"), headline, _untestable()]
     box = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "today"})
     assert box.startswith('<div class="admonition tip pa-answer">')
-    said = re.findall(r'<span class="pa-sentence">(.*?)</span> <span class="pa-firm">', box)
-    assert said == [answer.markdown_inline(wording.said(headline).found)]
-    assert said[0].startswith("<b>D4.5</b> PIE accuracy minus all: <a class=\"pa-verdict")
-    assert answer.markdown_inline(wording.said(headline).firm) in box
-    assert html.escape(audit.verdict_counts(rows)) in box and "3 findings." in box
-    assert wording.legend_line() in box
+    said = re.findall(r'<span class="pa-sentence">(.*?)</span>', box)
+    assert said == [answer.markdown_inline(answer.box_sentence(headline))]
+    assert said[0].startswith('<b>PIE accuracy minus all</b>: <a class="pa-verdict')
+    assert "a replication would agree about" in said[0]  # how sure, in the same sentence
+    assert "D4.5" not in box.split("<details")[0]  # the id sits in the folded details
+    assert '<a href="../methods_audit.html#finding-d4-5">D4.5</a>' in box
+    assert html.escape(wording.counts_text(rows)) in box and "2 paper findings" in box
+    assert wording.legend_line(["holds here"]) in box
     assert "Profile smoke, built today." in box
+
+
+def test_the_box_answers_in_at_most_two_sentences_of_at_most_thirty_words() -> None:
+    rows = [_row(f"D4.{i} a rather long name of a finding with many words in it today",
+                 headline=True) for i in (1, 2, 3)]
+    box = answer.answer_html(rows, None)
+    said = re.findall(r'<span class="pa-sentence">(.*?)</span>', box)
+    assert len(said) == 2
+    for sentence in said:
+        plain = html.unescape(re.sub(r"<[^>]+>", "", sentence))
+        assert len(plain.split()) <= wording.SENTENCE_WORDS and re.search(r"\d", plain)
 
 
 def test_a_box_without_findings_says_so() -> None:
     box = answer.answer_html([], None)
-    assert "No findings on this page." in box and "<li>" not in box
+    assert "No paper finding on this page." in box and "pa-sentence" not in box
 
 
 def _page(tmp_path: Path | None = None) -> Page:
@@ -153,14 +177,15 @@ def _borderline(basis: str, units: int, firm_at: int | None) -> audit.Finding:
 def test_firming_cost_names_the_units_and_scales_the_measured_time() -> None:
     row = _borderline("Student t over 8 seeds", 8, 20)
     assert answer.firming_cost(row, 600.0, "quick") == (
-        "To make it firm: about 20 seeds (this build: 8), about 2.5\u00d7 this study's "
-        "computation, roughly 25 min on 2 CPU cores (the quick profile took 10 min)."
+        "About 20 seeds (this build: 8) would make a replication agree 8 times in 10, about "
+        "2.5\u00d7 this study's computation: roughly 25 min on 2 CPU cores (the quick profile "
+        "took 10 min)."
     )
     assert answer.firming_cost(row, None, None).endswith("computation.")  # nothing measured
     members = _borderline("Welch interval over the members (16 pruned and 16 dense models)", 16,
                           40)
     assert answer.firming_cost(members, 60.0, "smoke").startswith(
-        "To make it firm: about 40 dense models (this build: 16), about 2.5\u00d7")
+        "About 40 dense models (this build: 16) would make a replication agree")
 
 
 def test_firming_cost_is_empty_for_firm_rows() -> None:
@@ -186,8 +211,8 @@ def test_rows_on_classes_or_clusters_say_no_budget_raises_them(basis, units, res
                                                                 instead) -> None:
     row = _borderline(basis, units, 1_123)
     said = answer.firming_cost(row, 60.0, "quick")
-    assert said == (f"It rests on {rests_on}, which no budget raises (more seeds cannot make it "
-                    f"firm); {instead} would.")
+    assert said == (f"It rests on {rests_on}, which no budget raises (more seeds cannot settle "
+                    f"it); {instead} would.")
     assert "min" not in said and "\u00d7" not in said and "1,123" not in said  # no cost offered
 
 
@@ -196,21 +221,30 @@ def test_a_share_over_the_task_classes_says_so_without_a_unit_count() -> None:
     row = replace(_row(basis="Clopper-Pearson over the 10 classes; null = alpha = 0.05"),
                   units=None, firm_at=None, stability=0.6, alternative="inconclusive")
     assert answer.firming_cost(row, 60.0, "quick") == (
-        "It rests on 10 classes, which no budget raises (more seeds cannot make it firm); "
+        "It rests on 10 classes, which no budget raises (more seeds cannot settle it); "
         "another task with more classes would.")
 
 
 def test_units_of_unknown_kind_get_no_cost() -> None:
     row = _borderline("a statistic of its own", 6, 20)
     said = answer.firming_cost(row, 600.0, "quick")
-    assert said == "About 20 units (this build: 6) would make it firm if the estimate held."
+    assert said == ("About 20 units (this build: 6) would make a replication agree 8 times in 10 "
+                    "if the estimate held.")
 
 
-def test_the_box_puts_the_cost_on_its_own_line_under_the_sentence() -> None:
+def test_the_box_puts_the_cost_in_its_details_not_in_the_sentence() -> None:
     row = replace(_borderline("Student t over 8 seeds", 8, 20), headline=True)
     box = answer.answer_html([row], {"profile": "quick", "overrides": {}, "date": "d"}, 600.0)
     sentence = re.findall(r'<span class="pa-sentence">(.*?)</span>', box)[0]
     assert not re.search(r"\b(seeds|min)\b", sentence)  # the sentence names no cost
-    cost = re.findall(r'<span class="pa-cost">(.*?)</span>', box)
+    cost = re.findall(r'<p class="pa-cost">(.*?)</p>', box)
     assert cost == [html.escape(answer.firming_cost(row, 600.0, "quick"))]
-    assert "about 20 seeds (this build: 8)" in cost[0] and "the quick profile took 10 min" in box
+    assert "About 20 seeds (this build: 8)" in cost[0] and "the quick profile took 10 min" in box
+    assert box.index("pa-cost") > box.index("<details")
+
+
+def test_a_row_without_an_estimate_says_so_and_shows_no_empty_number() -> None:
+    row = replace(_row("D2.2 writer collapses", headline=True), ours=float("nan"),
+                  ci_low=float("nan"), ci_high=float("nan"))
+    said = answer.box_sentence(row)
+    assert said.endswith("(no estimate).") and " pts)" not in said

@@ -108,10 +108,11 @@ def test_the_units_are_named_from_the_basis(basis, units, word, bought):
 def test_what_makes_a_row_firm_names_its_units():
     seeds = _row(basis="Student t over 8 seeds", units=8, firm_at=20)
     assert ft.firm_text(seeds) == (
-        "about 20 seeds (this build: 8) would make it firm if the estimate held")
+        "about 20 seeds (this build: 8) would make a replication agree 8 times in 10 if the "
+        "estimate held")
     classes = _row(basis="Clopper-Pearson over the 10 classes", units=10, firm_at=40)
     assert ft.firm_text(classes) == (
-        "it rests on 10 classes, which no budget raises (more seeds cannot make it firm); "
+        "it rests on 10 classes, which no budget raises (more seeds cannot settle it); "
         "another task with more classes would")
     assert ft.firm_text(_row()) == ""
 
@@ -133,18 +134,20 @@ def test_table_has_one_row_and_one_details_row_per_finding_and_a_legend():
     assert f"<b>Claim D4.7:</b> {html.escape(ft.COMPARABILITY_SAID['not testable'])}" in page
     assert "Beyond dense-vs-dense noise" not in page
     assert f"<b>The paper's band:</b> {M}42.0 to {M}32.0 pts (margin 3.0 pts: three points)" in page
-    assert "power 0.91" in page and "about 40 members (this build: 16) would make it firm" in page
+    assert "power 0.91" in page and "about 40 members (this build: 16) would make a" in page
     assert '<a href="../intro.html">H1</a>; Table 6' in page
-    assert '<a href="../methods_audit.html#finding-d4-5">D4.5</a>' in page
-    for verdict in audit.VERDICTS:  # every verdict has its label in the legend, with a tooltip
-        assert f'pa-v-{wording.slug(verdict)}" href="../methods_audit.html#verdict-' in page
-        assert f'title="{html.escape(wording.tooltip(verdict))}"' in page
+    # the id sits in the row's folded details, never in its name cell
+    assert '<b>Id:</b> <a href="../methods_audit.html#finding-d4-5">D4.5</a>' in page
+    assert '<td data-label="Finding">PIE accuracy minus all</td>' in page
+    assert wording.chip_html(F.REPRODUCED) in page and wording.chip_html(F.NOT_TESTABLE) in page
+    legend = page.split('class="pa-legend"')[1]
+    assert "<b>Holds here</b>" in legend and "<b>Not testable here</b>" in legend
+    assert "<b>Can't tell yet</b>" not in legend  # only the words the table uses
     assert '<td data-label="Effect there?">yes</td>' in page
     assert "<th>Power</th>" not in page  # power is in the details, beside what it means
-    assert 'borderline:</span> <a class="pa-verdict pa-v-reproduced"' in page
-    assert "borderline: a replication keeps this 60% of the time" in page
-    assert set(ft.MEANING) == set(audit.VERDICTS) == set(wording.VERDICT_SAID)
-    assert all(ft.MEANING[v].startswith(wording.VERDICT_SAID[v]) for v in audit.VERDICTS)
+    assert "borderline" not in page and "firm" not in page.replace("confirm", "")
+    assert "a replication would agree about 6 times in 10" in page
+    assert set(ft.MEANING) == set(audit.VERDICTS)
     assert set(ft.COMPARABILITY_SAID) == set(COMPARABILITIES)
 
 
@@ -161,7 +164,12 @@ def test_the_details_say_an_analogue_or_beyond_claim_in_its_own_words():
     assert "The paper's band" not in page  # neither has one
     absent = _row(comparability="beyond", verdict=F.EFFECT_ABSENT, direction=F.ABSENT, size="",
                   paper=None, stability=0.6, alternative=F.PRESENT)
-    assert ft.sentence(absent).endswith("otherwise it says *present*.")
+    assert ft.sentence(absent).endswith(
+        "*negligible* (ours \u221240.1 pts [\u221244.0, \u221236.2]). A replication would agree "
+        "about 6 times in 10.")
+    # our own questions sit under their own heading, after the paper's rows
+    assert page.index("Our own questions") > page.index("Claim D4.1:")
+    assert page.index("Our own questions") < page.index("Claim D4.5 excess:")
     # a row without a claim (an old findings file) shows no claim line
     assert "<b>Claim" not in ft.table_html([_row(claim="", comparability="")])
 

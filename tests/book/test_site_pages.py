@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -62,11 +63,13 @@ def studies(tmp_path: Path) -> Path:
 
 
 def _said(row: audit.Finding) -> str:
-    """A finding as the front page says it: the answer box's two sentences (labels linked to
-    the legend), each on its line."""
-    said = wording.said(row)
-    lines = [wording.inline_html(s, "methods_audit.html") for s in (said.found, said.firm) if s]
-    return "<br>".join(lines[:1] + [f'<span class="pa-firm">{x}</span>' for x in lines[1:]])
+    """A headline row as the front page's table says it: its sentence, jargon in plain words,
+    the word linked to the glossary."""
+    return wording.inline_html(wording.finding_sentence(row, plain=True), "glossary.html")
+
+
+def _table_row(text: str, name: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("| **") and name in line)
 
 
 def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
@@ -75,14 +78,13 @@ def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
     assert text.index("Study 2") < text.index("05_shift")
     assert ("**{doc}`Study 2 </book/studies/02_writers>`**<br>Pruning costs little. Is the loss "
             "spread evenly over writers, or not?") in text
-    assert "**Answers.**" not in text and "Headline:" not in text  # the answer is said once
     assert "```{image} /book/studies/02_writers.key.svg" in text
     assert ":width:" not in text  # drawn size, never wider than the column (reader.css)
     # 05_shift: no executed notebook, so no link and no figure; one finding counted.
-    row = next(line for line in text.splitlines() if line.startswith("| **05_shift**"))
+    row = _table_row(text, "05_shift")
     assert "{doc}" not in row and "05_shift.key.svg" not in text
-    shift = pages.read_findings(studies / "05_shift.findings.json")
-    assert audit.verdict_counts(shift) in row and "Found: 1 same direction, smaller." in row
+    assert "1 paper finding: 1 holds here." in row
+    assert not re.search(r"\bD\d+\.\d+", text)  # no finding id anywhere on the front page
 
 
 def test_front_page_summary_table(studies: Path) -> None:
@@ -90,18 +92,14 @@ def test_front_page_summary_table(studies: Path) -> None:
     nb.metadata["pruneaudit"] = {"profile": "smoke", "date": "2026-11-20 10:00 UTC"}
     nbformat.write(nb, studies / "02_writers.ipynb")
     text = pages.write_front_page(studies).read_text()
-    table = text[: text.index(front.IDS_SENTENCE)]
-    assert "| Study | Headline answer | Verdict |" in table
-    row = next(line for line in table.splitlines() if line.startswith("| **{doc}"))
-    study, answer, verdict = row.strip("| ").split(" | ")
-    assert "<br>Pruning costs little. Is the loss spread evenly over writers, or not?<br>" in study
+    assert "| Study | The answer here | How sure |" in text
+    study, said, sure = _table_row(text, "{doc}").strip("| ").split(" | ")
+    assert "<br>Pruning costs little. Is the loss spread evenly over writers, or not?" in study
     rows = pages.read_findings(studies / "02_writers.findings.json")
-    assert answer == _said(rows[0])  # the answer box's sentences, not a second text
-    assert verdict.startswith(wording.chip_html("reproduced", "methods_audit.html"))
-    assert verdict.endswith(f"{audit.verdict_counts(rows)}</span>")
+    assert said == _said(rows[0])  # the first testable paper row, as its study page says it
+    assert sure.endswith("3 paper findings: 2 hold here, 1 does not hold here.</span>")
     # two builds differ (05_shift records none): each study names its own
-    assert "(smoke, 2026-11-20 10:00 UTC)" in table and "(build not recorded)" in table
-    assert "D*study*.*number*" in text  # the ids explained once
+    assert "(smoke, 2026-11-20 10:00 UTC)" in text and "(build not recorded)" in text
 
 
 def test_front_page_says_a_smoke_build_is_no_evidence(studies: Path) -> None:
@@ -115,13 +113,14 @@ def test_front_page_says_a_smoke_build_is_no_evidence(studies: Path) -> None:
     head = text[: text.index("| Study |")]
     assert head.startswith("Computed by the smoke build of 2026-11-20 10:00 UTC.")
     assert "pipeline" in head and "not evidence" in head
+    assert front.SMOKE_NOTE in (studies / front.OVERALL).read_text()
     assert "(smoke, " not in text  # one build: said once, above the table
-    for profile in ("quick",):
-        for name in ("02_writers", "05_shift"):
-            nb = nbformat.read(studies / f"{name}.ipynb", as_version=4)
-            nb.metadata["pruneaudit"]["profile"] = profile
-            nbformat.write(nb, studies / f"{name}.ipynb")
-        assert "not evidence" not in pages.write_front_page(studies).read_text()
+    for name in ("02_writers", "05_shift"):
+        nb = nbformat.read(studies / f"{name}.ipynb", as_version=4)
+        nb.metadata["pruneaudit"]["profile"] = "quick"
+        nbformat.write(nb, studies / f"{name}.ipynb")
+    assert "not evidence" not in pages.write_front_page(studies).read_text()
+    assert front.SMOKE_NOTE not in (studies / front.OVERALL).read_text()
 
 
 def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
@@ -129,8 +128,8 @@ def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("reproduced"), marked])
     _findings(studies / "05_shift.findings.json", [marked])
     text = pages.write_front_page(studies).read_text()
-    assert "<b>D2.2</b> gap" in text and "pa-v-not-reproduced" in text
-    assert "<b>D2.1</b> spread" not in text
+    assert "<b>Gap</b>" in text and "pa-v-does-not-hold-here" in text
+    assert "<b>Spread</b>" not in text
 
 
 def test_front_page_changes_with_the_results(studies: Path) -> None:
@@ -138,7 +137,73 @@ def test_front_page_changes_with_the_results(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
     text = pages.write_front_page(studies).read_text()
     assert text != before
-    assert "1 finding. Found: 1 not reproduced." in text and "pa-v-not-reproduced" in text
+    assert "1 paper finding: 1 does not hold here." in text
+
+
+def test_front_page_counts_only_paper_rows_and_says_ours_apart(studies: Path) -> None:
+    """A ``beyond`` row never counts for a paper nor answers a study; it has its own section,
+    in its own words. A derived row is shown on its page, never counted."""
+    paper = _row("reproduced") | {"comparability": "same", "headline": True}
+    ours = _row("other sign", finding="B2.2 excess") | {"comparability": "beyond",
+                                                        "headline": True}
+    derived = _row("absent", finding="D2.3 lift (derived)") | {"comparability": "same"}
+    _findings(studies / "02_writers.findings.json", [ours, paper, derived])
+    text = pages.write_front_page(studies).read_text()
+    row = _table_row(text, "{doc}")
+    assert "<b>Spread</b>" in row and "<b>Excess</b>" not in row
+    assert "1 paper finding: 1 holds here." in row
+    section = text[text.index("## Our own questions"):]
+    assert "<b>Excess</b>" in section and "pa-v-does-not-hold-here" in section
+    assert "Lift" not in text
+
+
+def test_one_id_one_meaning_the_front_page_and_the_study_page_agree(studies: Path) -> None:
+    """Each row's chip, sentence and count read its one verdict, on both pages (the old front
+    page listed an id as firm when another row under the same id was)."""
+    from pruneaudit.book import answer
+
+    head = _row("inconclusive", finding="D5.2 relative top-1") | {
+        "comparability": "same", "headline": True, "stability": 0.7}
+    share = _row("reproduced", finding="D5.2 share") | {"comparability": "same",
+                                                         "stability": 0.99}
+    _findings(studies / "05_shift.findings.json", [head, share])
+    text = pages.write_front_page(studies).read_text()
+    rows = pages.read_findings(studies / "05_shift.findings.json")
+    box = answer.answer_html(rows, None)
+    front_row = _table_row(text, "05_shift")
+    for said in (front_row, box):
+        assert "pa-v-can-t-tell-yet" in said and "Relative" in said
+        assert "2 paper findings: 1 holds here, 1 can&#x27;t tell yet." in said
+        assert "A replication would agree about 7 times in 10" in said.replace(
+            "; a replication", ". A replication")
+    assert "pa-v-holds-here" not in front_row.split("<br>")[0]
+
+
+def test_first_screen_speaks_plainly_with_numbers_from_the_build(studies: Path) -> None:
+    facts = {"sparsity": 0.9, "top1_change_points": -2.5, "dense_top1": 0.97, "pies": 120,
+             "pie_share": 0.012, "test_digits": 10000, "dense_on_pies": 0.6,
+             "pruned_on_pies": 0.25,
+             "quantized": [{"scheme": "static_int8", "said": "8-bit integers",
+                            "top1_change_points": 0.1, "pie_share": 0.004}],
+             "forgotten": [{"image": "data:image/png;base64,AA", "caption": "a 4, read as 9"}],
+             "ordinary": [{"image": "data:image/png;base64,BB", "caption": "a 4, kept"}]}
+    (studies / "04_impact.front.json").write_text(json.dumps(facts))
+    pages.write_front_page(studies)
+    first = (studies / front.OVERALL).read_text()
+    said = re.findall(r"<p>(.*?)</p>", first)
+    assert 3 <= len(said) <= 5
+    assert all(len(s.split()) <= 30 for s in said)
+    assert ("pruning a digit classifier to 90% zero weights changed its accuracy by \u22122.5 "
+            "points on average, from 97%.") in said[1]
+    assert "on the 1.2% of test digits whose answer pruning changed" in said[2]
+    assert "right 25% of the time, against 60% before" in said[2]
+    assert "8-bit integers" in said[3] and "+0.1 points" in said[3] and "0.4% of digits" in said[3]
+    assert 'alt="a 4, read as 9"' in first and 'alt="a 4, kept"' in first
+    assert not re.search(r"\bD\d+\.\d+|PIE|CIE|top-1", first)
+    facts["top1_change_points"] = -7.25
+    (studies / "04_impact.front.json").write_text(json.dumps(facts))
+    pages.write_front_page(studies)
+    assert "\u22127.2 points" in (studies / front.OVERALL).read_text()  # read, not written
 
 
 def test_question_keeps_math_whole(tmp_path: Path) -> None:
@@ -168,35 +233,17 @@ def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
 
 
 def test_front_page_headline_without_a_paper_value_or_a_test(studies: Path) -> None:
-    """A direction-only headline and a not-testable one are stated by the answer box's sentence
-    with their verdicts."""
+    """A direction-only headline is stated by its sentence; a row with no paper comparability
+    (not testable) is no headline and the study says it has no paper finding yet."""
     direction = _row("reproduced") | {"paper": None}
     untestable = {"finding": "D5.4 CelebA", "verdict": "not testable here",
-                  "basis": "no images here"}
+                  "basis": "no images here", "comparability": "not testable"}
     _findings(studies / "02_writers.findings.json", [direction])
     _findings(studies / "05_shift.findings.json", [untestable])
     text = pages.write_front_page(studies).read_text()
-    for name, row in (("02_writers", direction), ("05_shift", untestable)):
-        said = _said(audit.from_json(row))
-        line = next(x for x in text.splitlines() if x.startswith("| **") and name in x)
-        assert f"| {said} |" in line
-    assert "pa-v-not-testable-here" in text and "1 finding. Found: 1 not testable here." in text
-
-
-def test_answer_counts_firm_and_borderline_apart(studies: Path) -> None:
-    """The front page counts verdicts with the findings table's one writer
-    (audit.verdict_counts): a borderline row is not counted as its verdict."""
-    shaky = _row("reproduced", finding="D2.2 gap") | {"stability": 0.6,
-                                                      "alternative": "inconclusive"}
-    untestable = {"finding": "D2.3 x", "verdict": "not testable here", "basis": "offline"}
-    _findings(studies / "02_writers.findings.json", [_row("reproduced"), shaky, untestable])
-    text = pages.write_front_page(studies).read_text()
-    rows = pages.read_findings(studies / "02_writers.findings.json")
-    assert [r.stability for r in rows] == [None, 0.6, None]
-    said = ("3 findings. Found: 2 reproduced, 1 not testable here. How firm: 1 borderline, "
-            "1 without an interval to tell.")
-    assert said == audit.verdict_counts(rows)
-    assert f'<span class="pa-counts">{said}</span> |' in text
+    line = _table_row(text, "02_writers")
+    assert f"| {_said(audit.from_json(direction))} |" in line
+    assert "| No paper finding yet. |" in _table_row(text, "05_shift")
 
 
 def test_a_row_that_is_not_a_finding_is_one_error(studies: Path) -> None:
@@ -301,6 +348,13 @@ def test_finding_ids() -> None:
     assert finding_ids.link("D4.1") == "../methods_audit.html#finding-d4-1"
     with pytest.raises(PruneAuditError, match="not a finding id"):
         finding_ids.anchor("D4")
+    # our own questions beside a paper's claim have their own letter, never the paper's id
+    assert finding_ids.finding_id("B4.5 excess: the gap") == "B4.5"
+    assert finding_ids.anchor("B4.5") == "finding-b4-5" != finding_ids.anchor("D4.5")
+    assert finding_ids.split_id("D4.5 dense gap") == ("D4.5", "dense gap")
+    assert finding_ids.split_id("spread") == ("", "spread")
+    assert sorted(["B4.5", "D4.10", "D4.5"], key=finding_ids.sort_key) == ["D4.5", "B4.5",
+                                                                           "D4.10"]
 
 
 def test_rerun_fragment(tmp_path: Path) -> None:
@@ -322,3 +376,11 @@ def test_rerun_fragment(tmp_path: Path) -> None:
     for key, value in smoke.items():
         row = next(line for line in table if line.startswith(f"| {key} |"))
         assert row.split(" | ")[2] == pages._value(value)
+
+
+def test_the_methods_legend_defines_the_five_words_with_tooltips() -> None:
+    text = front.verdicts_text()
+    for word in wording.WORDS:
+        assert f'id="verdict-{wording.slug(word)}"' in text
+        assert f'title="{html.escape(wording.tooltip(word))}">{html.escape(word)}</span>' in text
+    assert "*same direction, size can't tell*" in text  # each internal verdict under its word

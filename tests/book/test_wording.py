@@ -1,6 +1,6 @@
-"""The book's one way to say a finding: hand cases of each sentence, and every verdict word
-against every band of stability (firm, borderline, unknown), with each likeliest other verdict,
-interval and unit: short, never cut, numbers with their unit, an open question never sized."""
+"""The book's one way to say a finding: the one table of five reader's words, hand cases of
+each sentence, and every verdict against every stability, interval and unit: short, numbers
+with their unit, no id, no tier word, an open question never sized."""
 
 from __future__ import annotations
 
@@ -28,32 +28,37 @@ def _row(**kw) -> audit.Finding:
     return audit.Finding(**{**base, **kw})
 
 
+def test_one_table_maps_every_verdict_onto_five_words() -> None:
+    assert set(wording.READER_WORD) >= set(audit.VERDICTS)
+    assert set(wording.READER_WORD.values()) == set(wording.WORDS) and len(wording.WORDS) == 5
+    by_hand = {F.SIZE_UNCLEAR: "holds here", F.SAME_DIRECTION: "holds here",
+               F.PRESENT: "holds here", F.OTHER_SIGN: "does not hold here",
+               F.NOT_REPRODUCED: "does not hold here", F.EFFECT_ABSENT: "negligible",
+               F.INCONCLUSIVE: "can't tell yet", F.NOT_COMPARABLE: "not testable here",
+               "negligible": "negligible"}
+    assert {v: wording.READER_WORD[v] for v in by_hand} == by_hand
+    for word in wording.WORDS:
+        assert wording.WORD_MEANS[word] and len(wording.WORD_MEANS[word].split()) <= 20
+
+
 def test_sentences_by_hand() -> None:
     said = wording.said(_row())
     assert said.found == (
-        f"**D4.5** PIE accuracy minus all: *reproduced*, the effect is there, as large as the "
-        f"paper's (ours {M}40.1 pts [{M}44.0, {M}36.2]; the paper's {M}36.9 pts).")
-    assert said.firm == "A replication keeps this verdict 93% of the time."
-    smaller = _row(verdict=F.SMALLER, size=F.SIZE_SMALLER, stability=0.62,
-                   alternative=F.REPRODUCED, ci_low=-0.30, ci_high=-0.20, ours=-0.25)
-    assert wording.said(smaller).firm == (
-        "A replication keeps this verdict 62% of the time; otherwise it says *reproduced*.")
-    # an open question: no size verdict, never "could say reproduced"; what more data could show
+        f"**PIE accuracy minus all**: *holds here*, as large as the paper's (ours {M}40.1 pts "
+        f"[{M}44.0, {M}36.2]; the paper's {M}36.9 pts).")
+    assert said.firm == "A replication would agree about 9 times in 10."
+    unclear = _row(verdict=F.SIZE_UNCLEAR, size=F.CANT_TELL, stability=0.62)
+    assert ": *holds here*, size against the paper's unclear (ours" in wording.said(
+        unclear).found  # its size said in words
+    assert wording.said(unclear).firm == "A replication would agree about 6 times in 10."
     topline = _row(finding="D2.1 test accuracy falls (pruned − dense)", paper=-0.19,
                    ours=0.012, ci_low=-0.114, ci_high=0.080, verdict=F.INCONCLUSIVE,
-                   direction=F.CANT_TELL, size=F.CANT_TELL, stability=0.6,
-                   alternative=F.REPRODUCED)
+                   direction=F.CANT_TELL, size=F.CANT_TELL, stability=0.6)
     assert wording.said(topline).text == (
-        "**D2.1** test accuracy falls: *inconclusive*, this build cannot tell whether the effect "
-        f"is there (ours 1.2 pts [{M}11.4, 8.0]; the paper's {M}19.0 pts). A replication stays "
-        "undecided 60% of the time and might find it there.")
-    steady = _row(verdict=F.INCONCLUSIVE, direction=F.CANT_TELL, size=F.CANT_TELL,
-                  stability=0.97, ours=-0.05, ci_low=-0.11, ci_high=0.004)
-    assert wording.said(steady).firm == (
-        "A replication stays undecided 97% of the time: more units are needed to tell.")
-    assert wording.stability_words(steady) == (
-        "stays undecided: a replication keeps this 97% of the time")  # never "firm"
-    assert wording.stability_words(_row()) == "firm: a replication keeps this 93% of the time"
+        f"**Test accuracy falls**: *can't tell yet* (ours 1.2 pts [{M}11.4, 8.0]; the paper's "
+        f"{M}19.0 pts). A replication would agree about 6 times in 10.")
+    assert wording.stability_words(_row()) == "a replication would agree about 9 times in 10"
+    assert wording.stability_words(_row(stability=None)) == "\u2014"
 
 
 def test_counts_say_what_they_count_and_percents_keep_their_unit() -> None:
@@ -74,31 +79,42 @@ def test_claims_of_no_difference_and_rows_that_cannot_be_compared_or_tested() ->
     same = _row(finding="D2.2 group-level drops are similar: (a − b) / c", paper=None, ours=0.12,
                 ci_low=-0.2, ci_high=0.4, direction="", size="", margin=0.5, unit="")
     assert wording.said(same).found == (
-        "**D2.2** group-level drops are similar: *reproduced*, no material difference, as the "
-        f"paper says (ours 0.12 [{M}0.20, 0.40]; margin ±0.50).")
+        "**Group-level drops are similar**: *holds here*, no material difference, as the "
+        f"paper says (ours 0.12 [{M}0.20, 0.40]).")
     other = _row(verdict=F.NOT_COMPARABLE, size="", stability=None, basis="another footing")
     assert wording.said(other).text == (
-        "**D4.5** PIE accuracy minus all: *not comparable here*, our quantity is not the "
-        f"paper's, so no verdict (ours {M}40.1 pts [{M}44.0, {M}36.2]).")
+        "**PIE accuracy minus all**: *not testable here*: another footing.")
     gone = audit.Finding("D4.7 CelebA", None, None, None, None, F.NOT_TESTABLE, "H2",
                          basis="no images offline")
-    assert wording.said(gone).text == "**D4.7** CelebA: *not testable here*, no images offline."
+    assert wording.said(gone).text == "**CelebA**: *not testable here*: no images offline."
 
 
-def test_a_long_name_is_never_cut() -> None:
-    long = _row(finding="D4.4 share of classes significantly impacted on a 10-class task "
-                "(H1: CIFAR-10)", unit="percent", paper=0.2, ours=0.0, ci_low=0.0,
-                ci_high=0.31, verdict=F.INCONCLUSIVE, direction=F.CANT_TELL, size=F.CANT_TELL)
-    found = wording.said(long).found
-    assert found.startswith(
-        "**D4.4** share of classes significantly impacted on a 10-class task: *inconclusive*")
-    assert "\u2026" not in found
-    longer = _row(finding="D9.9 " + " ".join(f"w{i}" for i in range(24)))
+def test_a_long_name_is_cut_at_a_word_to_keep_the_sentence_short() -> None:
+    longer = _row(finding="D9.9 " + " ".join(f"w{i}" for i in range(40)))
     found = wording.said(longer).found
-    assert "w23: *reproduced* (ours" in found  # the meaning gives way, never the name
+    assert found.startswith("**W0 w1") and "\u2026**: *holds here*" in found
+    assert len(found.split()) <= wording.SENTENCE_WORDS
 
 
-# Every verdict word against every band of stability, each other verdict, interval and unit.
+def test_plain_names_leave_the_jargon_for_the_front_page() -> None:
+    row = _row(finding="D4.5 ours: dense top-1 on PIEs minus on all (raw)")
+    assert wording.plain_name(row) == "Dense top-1 on PIEs minus on all"
+    assert wording.plain_name(row, plain=True) == "Dense accuracy on forgotten digits minus on all"
+
+
+def test_only_paper_rows_count_and_a_derived_row_never_does() -> None:
+    rows = [_row(), _row(finding="D4.6 lift (derived)", verdict=F.EFFECT_ABSENT),
+            _row(finding="B4.5 excess", comparability="beyond", verdict=F.OTHER_SIGN),
+            _row(finding="D4.4 share", comparability="analogue", verdict=F.INCONCLUSIVE),
+            _row(finding="D4.8 human", comparability="not testable", verdict=F.NOT_TESTABLE)]
+    assert wording.is_derived(rows[1]) and not wording.is_derived(rows[0])
+    assert wording.counted(rows) == [rows[0], rows[3]]
+    assert wording.counts_text(rows) == "2 paper findings: 1 holds here, 1 can't tell yet."
+    two = [_row(), _row(claim="D4.1")]
+    assert wording.counts_text(two) == "2 paper findings: 2 hold here."
+
+
+# Every verdict against every stability, interval and unit.
 _STABILITY = (0.95, 0.55, None)
 _INTERVALS = (
     (-0.0401, -0.0902, 0.0123),  # crosses the null
@@ -113,72 +129,81 @@ _DIRECTION = {F.REPRODUCED: F.PAPERS_SIDE, F.SMALLER: F.PAPERS_SIDE, F.LARGER: F
               F.SIZE_UNCLEAR: F.PAPERS_SIDE, F.SAME_DIRECTION: F.PAPERS_SIDE,
               F.PRESENT: F.PAPERS_SIDE, F.OPPOSITE: F.OPPOSITE, F.OTHER_SIGN: F.OPPOSITE,
               F.EFFECT_ABSENT: F.ABSENT, F.NOT_REPRODUCED: F.ABSENT}
-_OPEN_SIZES = re.compile(r"smaller|larger|as large as|\breproduced\b")
+_OPEN_SIZES = re.compile(r"smaller|larger|as large as")
 _NUMBER = re.compile(rf"(?<![\w.]){M}?\d[\d,]*(?:\.(\d+))?(?![\w.])")
+_TIERS = re.compile(r"\b(firm|borderline|reproduced|inconclusive)\b")
 
 
 def _rows(verdict: str, stability: float | None):
-    for other, ends, unit, paper in itertools.product(
-            ("", *audit.VERDICTS), _INTERVALS, _UNITS, (-0.3694, None)):
-        if other in (verdict, *audit.UNTESTED):
-            continue
-        yield _row(finding=_NAME, verdict=verdict, stability=stability, alternative=other,
+    for ends, unit, paper in itertools.product(_INTERVALS, _UNITS, (-0.3694, None)):
+        yield _row(finding=_NAME, verdict=verdict, stability=stability,
                    direction=_DIRECTION.get(verdict, F.CANT_TELL), size="", paper=paper,
                    ours=ends[0], ci_low=ends[1], ci_high=ends[2], unit=unit,
                    basis="no images offline; more words")
 
 
-@pytest.mark.parametrize("stability", _STABILITY, ids=("firm", "borderline", "unknown"))
+@pytest.mark.parametrize("stability", _STABILITY, ids=("sure", "shaky", "unknown"))
 @pytest.mark.parametrize("verdict", audit.VERDICTS)
 def test_every_verdict_at_every_stability_reads(verdict: str, stability: float | None) -> None:
+    word = wording.READER_WORD[verdict]
     for row in _rows(verdict, stability):
         said = wording.said(row)
-        name = wording.name_of(row)
-        assert said.found.startswith(f"{name}: *{verdict}*"), said.found  # never cut
+        assert said.found.startswith(f"{wording.name_of(row)}: *{word}*"), said.found
         assert len(said.found.split()) <= wording.SENTENCE_WORDS, said.found
-        assert "firm" not in said.text and "\u2026" not in said.text, said.text
-        assert said.found != said.firm
+        assert not _TIERS.search(said.text) and "D2.1" not in said.text, said.text
         assert not fmt.RAW_FLOAT.search(said.text) and "-" not in said.text.replace(
             "pruned − dense", ""), said.text
         if verdict in audit.UNTESTED or stability is None:
             assert said.firm == "", said.firm
             continue
-        assert f"{stability:.0%} of the time" in said.firm, said.firm
-        if verdict in (F.INCONCLUSIVE, F.SIZE_UNCLEAR):  # an open question is never sized
-            assert not _OPEN_SIZES.search(said.found.split(": ", 1)[1].split("(ours")[0])
-            if verdict == F.INCONCLUSIVE:
-                assert "reproduced" not in said.firm and "could say" not in said.firm
-            if stability < audit.STABLE and row.alternative:
-                assert " might find " in said.firm, said.firm
-        claim = said.found.split(": ", 1)[1]
-        numbers = claim.split("; margin")[0]
+        assert said.firm == f"A replication would agree about {round(10 * stability)} times in 10."
+        if verdict == F.INCONCLUSIVE:  # an open question is never sized
+            assert not _OPEN_SIZES.search(said.found.split("(ours")[0])
+        numbers = said.found.split(": ", 1)[1]
         places = {m.group(1) and len(m.group(1)) or 0 for m in _NUMBER.finditer(numbers)
                   if not re.fullmatch(rf"{M}?0", m.group(0))}
         assert len(places) <= 1, said.found  # ours, its interval and the paper's: one precision
-        if row.unit in ("percent", "points"):
+        if row.unit in ("percent", "points") and math.isfinite(row.ours):
             suffix = "%" if row.unit == "percent" else " pts"
             assert re.search(rf"ours {M}?[\d.,]+{re.escape(suffix)}", said.found), said.found
 
 
-def test_every_verdict_has_its_words_a_tooltip_and_a_legend_anchor() -> None:
+def test_every_verdict_shows_its_word_with_a_tooltip_and_a_glossary_link() -> None:
     for verdict in audit.VERDICTS:
-        chip = wording.chip_html(verdict, "m.html")
-        assert f'href="m.html#verdict-{wording.slug(verdict)}"' in chip
+        word = wording.READER_WORD[verdict]
+        chip = wording.chip_html(verdict, "g.html")
+        assert f">{html.escape(word)}</a>" in chip
+        assert f'href="g.html#{wording.glossary_anchor(word)}"' in chip
         assert f'title="{html.escape(wording.tooltip(verdict))}"' in chip
-        assert wording.VERDICT_SAID[verdict] in wording.tooltip(verdict)
-    text = wording.inline_html("**D1.1** a < b: *inconclusive*; *other*")
-    assert text.startswith("<b>D1.1</b> a &lt; b: <a class=\"pa-verdict pa-v-inconclusive\"")
+        assert wording.WORD_MEANS[word] in wording.tooltip(verdict)
+    assert wording.glossary_anchor("can't tell yet") == "term-can-t-tell-yet"
+    assert wording.glossary_anchor("PIE") == "term-PIE"
+    text = wording.inline_html("**Name** a < b: *can't tell yet*; *other*")
+    assert text.startswith('<b>Name</b> a &lt; b: <a class="pa-verdict pa-v-can-t-tell-yet"')
     assert text.endswith("; <i>other</i>")
+    legend = wording.legend_line(["holds here", F.INCONCLUSIVE, "holds here"])
+    assert legend.count("<b>") == 2 and "<b>Holds here</b>" in legend
 
 
 def test_the_answer_box_says_each_line_once_with_a_legend() -> None:
     rows = [_row(finding=f"D1.{i} coefficient", basis="20 clusters, 320 rows", units=20,
-                 stability=0.6 + i / 100, alternative=F.SMALLER, headline=True, ours=-0.4 + i / 100)
-            for i in (1, 2)]
+                 stability=0.6 + i / 100, headline=True, ours=-0.4 + i / 100) for i in (1, 2)]
     box = answer.answer_html(rows, None)
     plain = html.unescape(re.sub(r"<[^>]+>", " ", box))
     said = [s.strip() for s in re.split(r"(?<=[.:]) ", plain) if len(s.split()) > 3]
     assert len(said) == len(set(said)), said  # no sentence twice
     assert box.count("rests on 20 clusters") == 1
-    assert 'class="pa-answer-legend"' in box and "#verdict-words" in box
-    assert box.count('class="pa-verdict') >= 2
+    assert 'class="pa-answer-legend"' in box and "<b>Holds here</b>" in box
+    assert box.count('class="pa-verdict') == 2
+
+
+def test_a_chip_links_to_the_glossary_or_without_one_to_the_methods_legend(monkeypatch) -> None:
+    monkeypatch.setattr(wording, "has_glossary", lambda: True)
+    assert wording.definition_link("can't tell yet") == "../glossary.html#term-can-t-tell-yet"
+    assert "Glossary</a>" in wording.legend_line(["negligible"])
+    monkeypatch.setattr(wording, "has_glossary", lambda: False)
+    assert wording.definition_link("can't tell yet") == (
+        "../methods_audit.html#verdict-can-t-tell-yet")
+    assert wording.definition_link("negligible", "glossary.html") == (
+        "methods_audit.html#verdict-negligible")
+    assert "Glossary" not in wording.legend_line(["negligible"])

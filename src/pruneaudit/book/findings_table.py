@@ -2,7 +2,7 @@
 
 - :func:`sentence`: a finding in sentences, the same in the answer box, the findings table
   and the front page (:func:`pruneaudit.book.wording.said`: what was found, in the verdict's
-  own words with our number and the paper's, then how firm).
+  own words with our number and the paper's, then how sure).
 - :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval
   in one cell, direction first, size second, verdict as a coloured label with its stability)
   and, under each, a ``<details>`` row with the sentence, the definition, what the interval is
@@ -102,8 +102,10 @@ RULE = {
     OTHER_SIGN: "our own question, beside the paper's: our interval excludes its own null on "
     "the other side",
 }
-#: What each verdict means (the legends): its plain words, then how it is decided.
-MEANING = {v: f"{VERDICT_SAID[v]} ({RULE[v]})" for v in VERDICTS}
+#: What each internal verdict means (the methods legend): its plain words, then how it is
+#: decided.
+MEANING = {v: f"{VERDICT_SAID.get(v, v)} ({RULE.get(v, 'the methods page says how')})"
+           for v in VERDICTS}
 #: What each comparability means (:mod:`pruneaudit.audit.claims`), in the details of a row.
 COMPARABILITY_SAID = {
     "same": "the paper's quantity, computed the paper's way: the paper's verdict",
@@ -247,13 +249,12 @@ def budget_text(row: Finding) -> str:
 
 def short_name(row: Finding) -> tuple[str, str]:
     """The finding's id (``D4.5``, or empty) and the rest of its name."""
-    match = re.match(r"(D\d+\.\d+)\s*(.*)", row.finding)
-    return (match.group(1), match.group(2)) if match else ("", row.finding)
+    return finding_ids.split_id(row.finding)
 
 
 def sentence(row: Finding) -> str:
     """The finding in sentences (Markdown), the same in the answer box, this table and the
-    front page: what was found, then how firm (:func:`pruneaudit.book.wording.said`)."""
+    front page: what was found, then how sure (:func:`pruneaudit.book.wording.said`)."""
     return wording.said(row).text
 
 
@@ -267,7 +268,7 @@ def sentences(rows: Sequence[Finding]) -> str:
 
 def stability_text(row: Finding) -> str:
     """The stability in words with its number (:func:`pruneaudit.book.wording.stability_words`):
-    ``firm: a replication keeps this 93% of the time``; ``—`` when unknown."""
+    ``a replication would agree about 9 times in 10``; ``—`` when unknown."""
     return wording.stability_words(row)
 
 
@@ -276,19 +277,12 @@ def _label(verdict: str, page: str = wording.LEGEND_PAGE) -> str:
 
 
 def verdict_html(row: Finding, page: str = wording.LEGEND_PAGE) -> str:
-    """The verdict cell: the coloured label (a link to its definition on ``page``, its meaning
-    as a tooltip), or for a borderline row both labels it sits between; then its stability in
-    words."""
-    if audit_findings.is_borderline(row) and row.alternative:
-        labels = (
-            f'<span class="pa-borderline">borderline:</span> {_label(row.verdict, page)} / '
-            f"{_label(row.alternative, page)}"
-        )
-    else:
-        labels = _label(row.verdict, page)
+    """The verdict cell: the reader's word as a coloured label (a link to its glossary entry,
+    its meaning as a tooltip), then how often a replication would agree."""
+    label = _label(row.verdict, page)
     if not _finite(row.stability):
-        return labels
-    return f'{labels}<br><span class="pa-stability">{html.escape(stability_text(row))}</span>'
+        return label
+    return f'{label}<br><span class="pa-stability">{html.escape(stability_text(row))}</span>'
 
 
 def source_html(source: str) -> str:
@@ -319,6 +313,12 @@ def band_text(row: Finding) -> str:
 
 def _details(row: Finding) -> str:
     parts = [wording.inline_html(sentence(row))]
+    ident = short_name(row)[0]
+    if ident:
+        parts.append(f'<b>Id:</b> <a href="{finding_ids.link(ident)}">{html.escape(ident)}</a>'
+                     f"; internal verdict: {html.escape(row.verdict)}")
+    if wording.is_derived(row):
+        parts.append("<b>Derived</b> from other rows: shown, not counted as a finding")
     if row.definition:
         parts.append(f"<b>Definition:</b> {html.escape(fmt.clean_text(row.definition))}")
     if row.basis:
@@ -351,36 +351,47 @@ def _details(row: Finding) -> str:
 
 
 def firm_text(row: Finding) -> str:
-    """What would make a borderline row firm, named by its units: ``about 142 seeds (this
-    build: 16) would make it firm if the estimate held`` (empty without ``firm_at``), or for
-    units no budget raises (the task's classes, (dataset, class) clusters) that more
-    computation cannot and what would."""
+    """What would make a replication agree more often with a shaky row, named by its units:
+    ``about 142 seeds (this build: 16) would make a replication agree 8 times in 10 if the
+    estimate held`` (empty without ``firm_at``), or for units no budget raises (the task's
+    classes, (dataset, class) clusters) that more computation cannot and what would."""
     units = units_of(row)
     if units.bought is False and units.count is not None:
         return (f"it rests on {units.count:,} {units.word}, which no budget raises (more seeds "
-                f"cannot make it firm); {units.instead} would")
+                f"cannot settle it); {units.instead} would")
     if row.firm_at is None or row.units is None:
         return ""
-    return (f"about {row.firm_at:,} {units.word} (this build: {row.units:,}) would make it "
-            "firm if the estimate held")
+    return (f"about {row.firm_at:,} {units.word} (this build: {row.units:,}) would make a "
+            f"replication agree {round(10 * STABLE)} times in 10 if the estimate held")
 
 
 def table_html(rows: Sequence[Finding]) -> str:
-    """The findings table (HTML) with a details row under each finding and a verdict legend."""
+    """The findings table (HTML): the paper's rows, then our own questions (``beyond``) under
+    their own heading; a details row under each finding holds its id and how it is computed;
+    a legend of the five words follows."""
+    paper = [r for r in rows if r.comparability != "beyond"]
+    ours = [r for r in rows if r.comparability == "beyond"]
+    parts = [_table(paper)] if paper else []
+    if ours:
+        parts.append('<p class="pa-own-questions"><b>Our own questions</b>, beside the '
+                     "papers' (they never count for a paper):</p>" + _table(ours))
+    words = sorted({wording.word_of(r.verdict) for r in rows}, key=wording.WORDS.index)
+    return ('<div class="pa-findings">' + "".join(parts)
+            + f'<p class="pa-legend">{wording.legend_line(words)}</p></div>')
+
+
+def _table(rows: Sequence[Finding]) -> str:
     head = (
         "<thead><tr><th>Finding</th><th>Paper</th><th>Ours [95% interval]</th>"
-        "<th>Effect there?</th><th>Size vs paper</th><th>Verdict</th></tr>"
+        "<th>Effect there?</th><th>Size vs paper</th><th>Answer</th></tr>"
         "</thead>"
     )
     body = []
     for row in rows:
-        ident, label = short_name(row)
         direction = html.escape(DIRECTION_LABELS.get(row.direction, ""))
-        name = (
-            f'<a href="{finding_ids.link(ident)}">{html.escape(ident)}</a> {html.escape(label)}'
-            if ident
-            else html.escape(label)
-        )
+        name = html.escape(wording.plain_name(row))
+        if wording.is_derived(row):
+            name += " (derived: not counted)"
         body.append(
             "<tr class=\"pa-row\">"
             f'<td data-label="Finding">{name}</td>'
@@ -388,34 +399,34 @@ def table_html(rows: Sequence[Finding]) -> str:
             f'<td data-label="Ours [95% interval]">{html.escape(ours_text(row))}</td>'
             f'<td data-label="Effect there?">{direction}</td>'
             f'<td data-label="Size vs paper">{html.escape(SIZE_LABELS.get(row.size, ""))}</td>'
-            f'<td data-label="Verdict">{verdict_html(row)}</td></tr>'
+            f'<td data-label="Answer">{verdict_html(row)}</td></tr>'
         )
         body.append(
-            '<tr class="pa-details"><td colspan="6"><details><summary>In plain words, and '
-            f"how this row is computed</summary>{_details(row)}</details></td></tr>"
+            '<tr class="pa-details"><td colspan="6"><details><summary>Details: id, '
+            f"definition, interval</summary>{_details(row)}</details></td></tr>"
         )
-    legend = " ".join(
-        f"{_label(v)} {html.escape(MEANING[v])}." for v in VERDICTS
-    ) + (
-        f" <b>Firm</b>: a replication with as many units (another seed set, another device) "
-        f"keeps the verdict at least {STABLE:.0%} of the time; <b>borderline</b>: less often "
-        "(the row names both verdicts it sits between); an undecided verdict that a "
-        "replication would keep <b>stays undecided</b>."
-    )
-    return (
-        '<div class="pa-findings"><table class="pa-findings-table">'
-        f"{head}<tbody>{''.join(body)}</tbody></table>"
-        f'<p class="pa-legend">{legend}</p></div>'
-    )
+    return (f'<table class="pa-findings-table">{head}<tbody>{"".join(body)}</tbody>'
+            "</table>")
 
 
 def method_note() -> str:
-    """The short note under the table: how verdicts are read, with the methods link."""
+    """The short note above the table: how its answers are read, with the methods link."""
     return (
-        "How to read it: first, is the effect there on the paper's side (our 95% interval "
-        "excludes no effect)? Then its size against the paper's band (the values a replication "
-        "of the paper could give): *reproduced* needs our whole interval inside it. *Firm* or "
-        "*borderline* says whether a replication with as many units would keep the verdict; "
-        "each row's details give its band, power and what more units would settle. Details: "
-        f"[methods, Findings and verdicts]({METHODS_LINK})."
+        "How to read it: each row asks whether the paper's effect shows in our 95% interval. "
+        "The answer is one of five words; hover one for its meaning. "
+        f"Details: [methods, Findings and verdicts]({METHODS_LINK})."
     )
+
+
+def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
+    """One short paragraph under the table: the counts in the five words
+    (:func:`pruneaudit.book.wording.counts_text`) and, for a smoke build, that its agreement
+    figures over-state how sure it is."""
+    text = wording.counts_text(rows)
+    ours = [r for r in rows if r.comparability == "beyond"]
+    if ours:
+        text += f" {len(ours)} more rows answer our own questions."
+    if profile == "smoke" and any(r.stability is not None for r in rows):
+        text += (" This is a smoke build with one to three models per population. "
+                 "Its agreement figures over-state how sure it is.")
+    return text

@@ -1,16 +1,17 @@
 """The front page's fragments, computed at build time from what the executed notebooks wrote.
 
-- :func:`write_front_page`: ``_overall.md``, the overall answer on the first screen
-  (:func:`pruneaudit.book.answer.overall_html`: what holds, what does not and what this build
-  cannot tell, across the studies, with the verdict counts, the one-line legend and a linked
-  line per study), and ``_front.md``, the studies at a glance: the build that computed them, a
-  summary table (each study's question, headline sentences and verdicts) and the key figures
-  as thumbnails that open their studies.
-- :func:`write_verdicts_page`: ``_verdicts.md``, the methods page's legend of the verdict words
-  (one anchor per verdict, the target of every coloured label's link).
+- :func:`write_front_page`: ``_overall.md``, the first screen (:func:`overall_html`): three to
+  five plain sentences on what pruning and quantization did in this build, with numbers and
+  units, beside a strip of real digits the pruned models forget and ordinary ones
+  (:mod:`pruneaudit.book.front_examples`, saved by Study 4's page); and ``_front.md``: one row
+  per study (its question, the plain answer and how sure we are), the paper findings counted,
+  our own questions in their own short section, and the key figures as thumbnails.
+- :func:`write_verdicts_page`: ``_verdicts.md``, the methods page's legend of the five words
+  and the internal verdicts each covers.
 
-Both read ``<notebook>.findings.json`` (written by ``Page.show_findings``) and the executed
-notebook's ``metadata.pruneaudit``; :func:`pruneaudit.book.pages.prepare_pages` writes them.
+Only rows that speak for a paper (``same``/``analogue``, never a derived row) are counted or
+stated as answers (:func:`pruneaudit.book.wording.counted`); every chip, count and sentence
+about a row reads from that row's one verdict, as its study page does.
 """
 
 from __future__ import annotations
@@ -18,17 +19,16 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pruneaudit.audit.findings import Finding, verdict_counts
+from pruneaudit.audit.findings import Finding
 from pruneaudit.audit.rules import VERDICTS
-from pruneaudit.audit.stability import STABLE
-from pruneaudit.book import wording
-from pruneaudit.book.answer import StudyAnswer, headline_findings, overall_html
+from pruneaudit.book import front_examples, wording
+from pruneaudit.book.answer import headline_findings
 from pruneaudit.book.banner import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
-from pruneaudit.book.findings_table import RULE, verdict_html
+from pruneaudit.book.findings_table import RULE
 from pruneaudit.book.pages import (
     FRONT,
     SITE_STUDIES,
@@ -40,21 +40,21 @@ from pruneaudit.book.pages import (
     read_findings,
 )
 from pruneaudit.book.paths import STUDIES
+from pruneaudit.charts import format as fmt
 
 OVERALL = "_overall.md"
 VERDICTS_PAGE = "_verdicts.md"
-#: Where the front page (``book/intro``) finds the study pages and the legend.
+#: Where the front page (``book/intro``) finds the study pages and the glossary.
 STUDY_LINK = "studies/{name}.html"
-LEGEND_FROM_FRONT = "methods_audit.html"
-#: What the overall answer says first of a smoke build (the build sentence says more).
-SMOKE_NOTE = "Smoke build: a pipeline check, not evidence."
-#: The sentence that says what a finding id is (front page).
-IDS_SENTENCE = (
-    "Each finding has an id, D*study*.*number* (D4.5 is Study 4's fifth finding taken from a "
-    "paper); it links to its definition in {doc}`methods_audit`, section *Findings by id*."
-)
-#: The front page's summary table: its columns (the headline answer gets the space).
-SUMMARY_HEADS = ("Study", "Headline answer", "Verdict")
+GLOSSARY_FROM_FRONT = "glossary.html"
+LEGEND_FROM_FRONT = GLOSSARY_FROM_FRONT
+#: What the first screen says first of a smoke build.
+SMOKE_NOTE = "Smoke build: a pipeline check on tiny data, not evidence."
+#: The front page's table of studies: its columns.
+SUMMARY_HEADS = ("Study", "The answer here", "How sure")
+#: The class of the first screen's answer and of its strip of digits.
+OVERALL_CLASS = "pa-overall"
+STRIP_CLASS = "pa-strip"
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,79 @@ def read_studies(studies_dir: Path) -> list[Study]:
     return studies
 
 
+# --------------------------------------------------------------------------- the first screen
+
+
+def _points(value: float) -> str:
+    """``−45.1 points`` / ``+0.1 points`` (signed, one decimal)."""
+    return fmt.points(value / 100).replace(" pts", " points")
+
+
+def plain_sentences(facts: Mapping[str, object]) -> list[str]:
+    """The first screen's sentences from Study 4's saved numbers
+    (:func:`pruneaudit.book.front_examples.front_facts`): what pruning and quantization do, to
+    which digits, and by how much, with units. Every number is read from ``facts``."""
+    sparsity = fmt.percent(float(facts["sparsity"]), 0)
+    said = [
+        "Pruning sets most of a network's weights to zero; quantization stores them in fewer "
+        "bits. Both shrink a classifier.",
+        f"In this build, pruning a digit classifier to {sparsity} zero weights changed its "
+        f"accuracy by {_points(float(facts['top1_change_points']))} on average, from "
+        f"{fmt.percent(float(facts['dense_top1']), 0)}.",
+        f"The loss is not spread evenly: on the {fmt.percent(float(facts['pie_share']), 1)} of "
+        "test digits whose answer pruning changed, the pruned models were right "
+        f"{fmt.percent(float(facts['pruned_on_pies']), 0)} of the time, against "
+        f"{fmt.percent(float(facts['dense_on_pies']), 0)} before.",
+    ]
+    quantized = list(facts.get("quantized") or [])
+    if quantized:
+        q = max(quantized, key=lambda x: float(x["pie_share"]))
+        said.append(f"Storing the weights as {q['said']} instead changed accuracy by "
+                    f"{_points(float(q['top1_change_points']))} and the answer on "
+                    f"{fmt.percent(float(q['pie_share']), 1)} of digits.")
+    return said
+
+
+def strip_html(facts: Mapping[str, object]) -> str:
+    """The strip of real digits (class :data:`STRIP_CLASS`): those the pruned models forget
+    (the dense models right, the pruned wrong), then ordinary ones of the same classes that
+    both keep, each captioned."""
+    def row(title: str, items: Sequence[Mapping[str, str]]) -> str:
+        cells = "".join(
+            f'<figure><img src="{html.escape(i["image"])}" alt="{html.escape(i["caption"])}" '
+            f'width="56" height="56"><figcaption>{html.escape(i["caption"])}</figcaption>'
+            "</figure>" for i in items)
+        return f'<p class="pa-strip-title">{html.escape(title)}</p><div>{cells}</div>'
+
+    forgotten = list(facts.get("forgotten") or [])
+    ordinary = list(facts.get("ordinary") or [])
+    if not forgotten:
+        return ""
+    parts = [row("Digits the pruned models forget", forgotten)]
+    if ordinary:
+        parts.append(row("Ordinary digits, kept", ordinary))
+    return f'<div class="{STRIP_CLASS}">{"".join(parts)}</div>'
+
+
+def overall_html(facts: Mapping[str, object] | None, note: str = "") -> str:
+    """The first screen (class :data:`OVERALL_CLASS`): ``note`` (a smoke build says so), the
+    plain sentences (:func:`plain_sentences`) and the strip beside them (:func:`strip_html`);
+    without Study 4's numbers, that they are not in this build."""
+    if facts is None:
+        text = ("<p>This build has no Study 4 numbers yet: the studies below answer one "
+                "question each.</p>")
+        strip = ""
+    else:
+        text = "".join(f"<p>{html.escape(s)}</p>" for s in plain_sentences(facts))
+        strip = strip_html(facts)
+    note_html = f'<p class="pa-overall-note"><b>{html.escape(note)}</b></p>' if note else ""
+    return (f'<div class="{OVERALL_CLASS}"><div class="pa-overall-said">{note_html}{text}'
+            f"</div>{strip}</div>")
+
+
+# --------------------------------------------------------------------------- the studies
+
+
 def _study_cell(study: Study) -> str:
     """The study column: a link named "Study N" (else the page's title) and its question."""
     link = (f"{{doc}}`{study.label} <{SITE_STUDIES}/{study.name}>`" if study.linked
@@ -107,9 +180,8 @@ def _study_cell(study: Study) -> str:
 
 
 def _build_sentence(stamps: Sequence[dict]) -> str:
-    """Which build computed the table: one profile and date for all studies, else per study
-    (each study's cell then names its own); with the smoke profile, that its numbers are a
-    pipeline check, not evidence."""
+    """Which build computed the table: one profile and date for all studies, else per study;
+    with the smoke profile, that its numbers are a pipeline check, not evidence."""
     said = {(_profile_name(s.get("profile")), str(s.get("date", ""))) for s in stamps if s}
     if not said:
         text = "The build that computed these rows is not recorded."
@@ -123,31 +195,48 @@ def _build_sentence(stamps: Sequence[dict]) -> str:
     return text
 
 
-def _said(row: Finding) -> str:
-    """A headline finding as the answer box says it, each sentence on its own line: what was
-    found, then how firm (class ``pa-firm``)."""
-    said = wording.said(row)
-    found = wording.inline_html(said.found, LEGEND_FROM_FRONT)
-    if not said.firm:
-        return found
-    firm = wording.inline_html(said.firm, LEGEND_FROM_FRONT)
-    return f'{found}<br><span class="pa-firm">{firm}</span>'
+def _answer_cell(rows: Sequence[Finding]) -> str:
+    heads = headline_findings(rows)
+    said = [wording.inline_html(wording.finding_sentence(r, plain=True), GLOSSARY_FROM_FRONT)
+            for r in heads]
+    return "<br>".join(said) or "No paper finding yet."
+
+
+def _sure_cell(rows: Sequence[Finding]) -> str:
+    heads = headline_findings(rows)
+    said = [wording.agree_text(r) or "Not measured." for r in heads]
+    counts = f'<span class="pa-counts">{html.escape(wording.counts_text(rows))}</span>'
+    return "<br>".join(map(html.escape, said)) + f"<br>{counts}"
 
 
 def _row_of(study: Study, mixed: bool) -> str:
-    """The summary table's line of one study: its cell, its headline sentences (as the answer
-    box says them, verdicts as labels with their tooltips) and its headline verdicts."""
-    headline = headline_findings(study.rows)
-    answer = "<br>".join(_said(r) for r in headline) or "none yet"
-    verdict = "<br>".join(verdict_html(r, LEGEND_FROM_FRONT) for r in headline) or "none yet"
-    if study.rows:
-        verdict += f'<br><span class="pa-counts">{verdict_counts(study.rows)}</span>'
+    """The table's line of one study: its question, the plain answer of its headline rows
+    (the answer box's words) and how sure, with its paper findings counted."""
     cell = _study_cell(study)
     if mixed:  # each study names its build
         built = (f"{_profile_name(study.stamp.get('profile'))}, {study.stamp.get('date', '')}"
                  if study.stamp else "build not recorded")
         cell += f"<br>({built})"
-    return f"| {_cell(cell)} | {_cell(answer)} | {_cell(verdict)} |"
+    cells = (cell, _answer_cell(study.rows), _sure_cell(study.rows))
+    return "| " + " | ".join(map(_cell, cells)) + " |"
+
+
+def own_questions(studies: Sequence[Study]) -> str:
+    """The short section on our own questions (``beyond`` rows), in their own words: one line
+    each, never counted for a paper; empty without any."""
+    lines = []
+    for study in studies:
+        for row in study.rows:
+            if row.comparability != "beyond":
+                continue
+            text = " ".join(filter(None, (wording.finding_sentence(row, plain=True),
+                                          wording.agree_text(row))))
+            said = wording.inline_html(text, GLOSSARY_FROM_FRONT)
+            lines.append(f"- {study.label}: {said}")
+    if not lines:
+        return ""
+    return ("\n## Our own questions\n\nBeside the papers' claims, we asked a few questions of "
+            "our own. They never count for a paper.\n\n" + "\n".join(lines) + "\n")
 
 
 def _thumbnail(study: Study) -> str:
@@ -161,15 +250,8 @@ def _thumbnail(study: Study) -> str:
 
 
 def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
-    """Write ``<studies_dir>/_overall.md`` and ``<studies_dir>/_front.md`` (module doc);
-    return the path of ``_front.md``.
-
-    ``_front.md``: which build computed it (smoke: a pipeline check, not evidence), then the
-    summary table, one line per study in name order (a link when the executed notebook
-    ``<name>.ipynb`` is there, its question in a few words, the sentences of each headline row
-    as the page's answer box says them and its verdicts with the page's verdict counts), the
-    sentence on the ids, and the key figures ``<name>.key.svg`` as linked thumbnails.
-    """
+    """Write ``<studies_dir>/_overall.md`` (:func:`overall_html`) and ``<studies_dir>/_front.md``
+    (module doc); return the path of ``_front.md``."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
     studies = read_studies(studies_dir)
@@ -180,39 +262,38 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
         return _write(studies_dir / FRONT, none)
     stamps = [s.stamp for s in studies]
     smoke = any(_profile_name(s.get("profile")) == PIPELINE_CHECK_PROFILE for s in stamps if s)
-    answers = [StudyAnswer(s.label, s.short, STUDY_LINK.format(name=s.name) if s.linked else "",
-                           s.rows) for s in studies]
-    note = SMOKE_NOTE if smoke else ""
-    _write(studies_dir / OVERALL, overall_html(answers, LEGEND_FROM_FRONT, note) + "\n")
+    facts = front_examples.read_facts(studies_dir)
+    _write(studies_dir / OVERALL, overall_html(facts, SMOKE_NOTE if smoke else "") + "\n")
     mixed = len({(_profile_name(s.get("profile")), s.get("date")) for s in stamps}) > 1
     table = ["| " + " | ".join(SUMMARY_HEADS) + " |", "|---|---|---|"]
     table += [_row_of(s, mixed) for s in studies]
+    rows = [r for s in studies for r in s.rows]
+    words = sorted({wording.word_of(r.verdict) for r in rows}, key=wording.WORDS.index)
     text = (f"{_build_sentence(stamps)}\n\n:::{{container}} pa-summary\n" + "\n".join(table)
-            + f"\n:::\n\n{IDS_SENTENCE}\n")
+            + f"\n:::\n\nAcross the studies, {wording.counts_text(rows)}\n\n"
+            f'<p class="pa-answer-legend">{wording.legend_line(words, GLOSSARY_FROM_FRONT)}'
+            "</p>\n" + own_questions(studies))
     thumbs = [_thumbnail(s) for s in studies if s.key_figure]
     if thumbs:
-        text += ("\n### Key figures\n\nEach opens its study, where it is drawn for the screen's "
-                 "width and shows its values under the pointer.\n\n::::{container} pa-thumbs\n"
+        text += ("\n## Key figures\n\nEach opens its study.\n\n::::{container} pa-thumbs\n"
                  + "\n".join(thumbs) + "::::\n")
     return _write(studies_dir / FRONT, text)
 
 
 def verdicts_text() -> str:
-    """The legend of the verdict words (Markdown with HTML anchors): each verdict's label,
-    plain words and rule (:data:`pruneaudit.book.wording.VERDICT_SAID`,
-    :data:`pruneaudit.book.findings_table.RULE`), then *firm* and *borderline*."""
-    items = [
-        f'- <span id="{wording.anchor(v)}"></span><span class="pa-verdict pa-v-{wording.slug(v)}">'
-        f"{html.escape(v)}</span>: {wording.VERDICT_SAID[v]} ({RULE[v]})." for v in VERDICTS
-    ]
-    items += [
-        f'- <span id="verdict-firm"></span>**firm**: a replication with as many units (another '
-        f"seed set, another device) keeps the verdict at least {STABLE:.0%} of the time; "
-        "**stays undecided**: an open verdict (*inconclusive*, *same direction, size can't "
-        "tell*) that a replication keeps as often: more units are needed to tell.",
-        f'- <span id="verdict-borderline"></span>**borderline**: a replication keeps the verdict '
-        f"less than {STABLE:.0%} of the time; the row names the likeliest other verdict.",
-    ]
+    """The legend of the five words (Markdown with HTML anchors): each word, its meaning and
+    the internal verdicts it covers with their rules
+    (:data:`pruneaudit.book.wording.READER_WORD`, :data:`pruneaudit.book.findings_table.RULE`)."""
+    items = []
+    for word in wording.WORDS:
+        covered = [v for v in VERDICTS if wording.READER_WORD.get(v) == word]
+        rules = "; ".join(f"*{v}*: {RULE.get(v, wording.VERDICT_SAID.get(v, v))}"
+                          for v in covered)
+        items.append(
+            f'- <span id="verdict-{wording.slug(word)}"></span><span class="pa-verdict '
+            f'pa-v-{wording.slug(word)}" title="{html.escape(wording.tooltip(word))}">'
+            f"{html.escape(word)}</span>: "
+            f"{wording.WORD_MEANS[word]}. Internal verdicts: {rules}.")
     return "\n".join(items) + "\n"
 
 
@@ -224,4 +305,5 @@ def write_verdicts_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
 
 
 __all__ = ["write_front_page", "write_verdicts_page", "verdicts_text", "read_studies",
-           "IDS_SENTENCE", "SUMMARY_HEADS", "OVERALL", "VERDICTS_PAGE"]
+           "overall_html", "plain_sentences", "strip_html", "own_questions", "SUMMARY_HEADS",
+           "OVERALL", "VERDICTS_PAGE"]

@@ -175,7 +175,7 @@ class Page:
         info = build_info()
         display(Markdown(findings_table.method_note()))
         display(HTML(findings_table.table_html(rows)))
-        display(Markdown(audit_findings.summary_text(rows, info["profile"] if info else None)))
+        display(Markdown(findings_table.summary_text(rows, info["profile"] if info else None)))
         if self.page_dir is not None and self.notebook is not None:
             audit_findings.write_findings_json(
                 rows, self.page_dir / f"{self.notebook}.findings.json"

@@ -1,16 +1,19 @@
 """The book's one vocabulary for findings, and the one function that says a finding.
 
-- :data:`VERDICT_SAID`: each verdict (:data:`pruneaudit.audit.rules.VERDICTS`) in plain words.
-  The coloured labels' tooltips, the legends, the sentences and the front page all use it.
+- :data:`READER_WORD`: the one table that maps every internal verdict
+  (:data:`pruneaudit.audit.rules.VERDICTS`, and ``negligible`` where the rules give it) onto the
+  five words a reader meets (:data:`WORDS`): *holds here*, *does not hold here*, *negligible*,
+  *can't tell yet*, *not testable here*. :data:`WORD_MEANS` defines each; every chip carries
+  its definition as a tooltip and links to the glossary.
 - :func:`said`: a finding in two sentences, the same in the answer box, the findings table and
-  the front page. The first says *what was found*: the verdict word, what it means and our
-  number with its unit and interval beside the paper's (at most :data:`SENTENCE_WORDS` words;
-  the finding's name is never cut). The second says *how firm*: how often a replication with
-  as many units keeps the verdict, in words with its number, and for an open question what
-  more data could show ("A replication might find it there."), never a size.
-- :func:`chip_html`: a verdict as a coloured label that links to its definition and says its
-  meaning as a tooltip (reachable by keyboard: it is a link); :func:`legend_line`: the one-line
-  legend under each answer box.
+  the front page. The first says *what was found*: the plain name, the reader's word, the size
+  against the paper's in words and our number with its unit beside the paper's (at most
+  :data:`SENTENCE_WORDS` words). The second says how sure: "A replication would agree about N
+  times in 10." (:func:`agree_text`).
+- :func:`chip_html`: a verdict as a coloured label; :func:`legend_line`: the definitions of the
+  words a box uses, said where they first appear.
+- :func:`counts_text`: how many paper findings hold, do not, and so on, in the five words; a
+  derived row (:func:`is_derived`) is shown but never counted as a second finding.
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from pruneaudit.audit import findings as audit_findings
+from pruneaudit.audit import claims as audit_claims
+from pruneaudit.audit import rules as audit_rules
 from pruneaudit.audit.findings import Finding
 from pruneaudit.audit.rules import (
+    ABOUT,
     EFFECT_ABSENT,
     INCONCLUSIVE,
     LARGER,
@@ -34,87 +40,194 @@ from pruneaudit.audit.rules import (
     PRESENT,
     REPRODUCED,
     SAME_DIRECTION,
+    SIZE_LARGER,
+    SIZE_SMALLER,
     SIZE_UNCLEAR,
     SMALLER,
 )
-from pruneaudit.audit.stability import STABLE
 from pruneaudit.charts import format as fmt
 
-#: The most words of a finding's first sentence (what was found).
+#: The most words of any sentence the book writes about a finding.
 SENTENCE_WORDS = 30
-#: Each verdict in plain words (tooltips, legends, sentences).
+#: The five words a reader meets.
+HOLDS_HERE = "holds here"
+DOES_NOT_HOLD = "does not hold here"
+NEGLIGIBLE = "negligible"
+CANT_TELL_YET = "can't tell yet"
+NOT_TESTABLE_HERE = "not testable here"
+WORDS = (HOLDS_HERE, DOES_NOT_HOLD, NEGLIGIBLE, CANT_TELL_YET, NOT_TESTABLE_HERE)
+#: Each word defined in one plain sentence (tooltips, the boxes' legends, the glossary).
+WORD_MEANS = {
+    HOLDS_HERE: "our interval shows the effect, on the side the claim says",
+    DOES_NOT_HOLD: "our interval shows no effect as large as the claim's, or one the other way",
+    NEGLIGIBLE: "our whole interval lies inside the band of effects too small to matter",
+    CANT_TELL_YET: "our interval is too wide to tell; more seeds or data might settle it",
+    NOT_TESTABLE_HERE: "our data or our quantity cannot test this claim",
+}
+#: The internal verdict 'negligible', where the rules define it (negligible first).
+_NEGLIGIBLE_VERDICT = getattr(audit_rules, "NEGLIGIBLE", "negligible")
+#: The one table: every internal verdict -> the reader's word. A ``beyond`` row's *present* /
+#: *other sign* are *holds here* / *does not hold here* for our own question.
+READER_WORD = {
+    REPRODUCED: HOLDS_HERE,
+    SMALLER: HOLDS_HERE,
+    LARGER: HOLDS_HERE,
+    SIZE_UNCLEAR: HOLDS_HERE,
+    SAME_DIRECTION: HOLDS_HERE,
+    PRESENT: HOLDS_HERE,
+    NOT_REPRODUCED: DOES_NOT_HOLD,
+    OPPOSITE: DOES_NOT_HOLD,
+    OTHER_SIGN: DOES_NOT_HOLD,
+    EFFECT_ABSENT: NEGLIGIBLE,
+    _NEGLIGIBLE_VERDICT: NEGLIGIBLE,
+    INCONCLUSIVE: CANT_TELL_YET,
+    NOT_TESTABLE: NOT_TESTABLE_HERE,
+    NOT_COMPARABLE: NOT_TESTABLE_HERE,
+}
+#: What each internal verdict adds to its word (the chip's tooltip, the row's details).
 VERDICT_SAID = {
-    REPRODUCED: "the effect is there, as large as the paper's",
-    SMALLER: "the effect is there, but smaller than the paper's",
-    LARGER: "the effect is there, but larger than the paper's",
-    SIZE_UNCLEAR: "the effect is there; its size against the paper's is unclear",
-    INCONCLUSIVE: "this build cannot tell whether the effect is there",
+    REPRODUCED: "as large as the paper's",
+    SMALLER: "smaller than the paper's",
+    LARGER: "larger than the paper's",
+    SIZE_UNCLEAR: "its size against the paper's is unclear",
+    INCONCLUSIVE: "the interval holds both no effect and the claim's",
     NOT_REPRODUCED: "no effect as large as the paper's",
     OPPOSITE: "the effect goes the other way",
     NOT_TESTABLE: "this build cannot test it",
-    NOT_COMPARABLE: "our quantity is not the paper's, so no verdict",
-    SAME_DIRECTION: "the effect is on the paper's side, its size not judged on another task",
+    NOT_COMPARABLE: "our quantity is not the paper's",
+    SAME_DIRECTION: "on the paper's side; its size is not judged on another task",
     EFFECT_ABSENT: "no effect beyond a negligible size",
+    _NEGLIGIBLE_VERDICT: "no effect beyond a negligible size",
     PRESENT: "the effect we asked about is there",
     OTHER_SIGN: "the effect we asked about goes the other way",
 }
-#: What a claim of *no material difference* says of each verdict.
-NO_DIFFERENCE_SAID = {
-    REPRODUCED: "no material difference, as the paper says",
-    NOT_REPRODUCED: "a material difference, unlike the paper",
-    INCONCLUSIVE: "this build cannot tell whether the difference is material",
-}
-#: Verdicts that find the effect there; verdicts that find it absent or reversed.
-HOLDS = (REPRODUCED, SMALLER, LARGER, SIZE_UNCLEAR, SAME_DIRECTION, PRESENT)
-FAILS = (NOT_REPRODUCED, OPPOSITE, EFFECT_ABSENT, OTHER_SIGN)
-#: What a replication might find instead of an open verdict, by the likeliest other verdict.
-MIGHT_FIND = {
-    **{v: "it there" for v in (REPRODUCED, SAME_DIRECTION, PRESENT)},
-    SMALLER: "it there, smaller than the paper's",
-    LARGER: "it there, larger than the paper's",
-    SIZE_UNCLEAR: "it there",
-    NOT_REPRODUCED: "no effect as large as the paper's",
-    EFFECT_ABSENT: "it absent",
-    OPPOSITE: "it reversed",
-    OTHER_SIGN: "it reversed",
-    INCONCLUSIVE: "it undecided",
-}
-#: The methods page's legend of the verdicts, as a study page links it.
-LEGEND_PAGE = "../methods_audit.html"
+#: The size against the paper's, in words, for a row that holds with a paper number.
+SIZE_SAID = {ABOUT: "as large as the paper's", SIZE_SMALLER: "smaller than the paper's",
+             SIZE_LARGER: "larger than the paper's",
+             audit_rules.CANT_TELL: "size against the paper's unclear"}
+#: Words that find the effect there; words that find it absent, negligible or reversed.
+HOLDS = tuple(v for v, w in READER_WORD.items() if w == HOLDS_HERE)
+FAILS = tuple(v for v, w in READER_WORD.items() if w in (DOES_NOT_HOLD, NEGLIGIBLE))
+#: Where a chip links: the glossary's entry of its word, from a study page and from the front.
+GLOSSARY_PAGE = "../glossary.html"
+LEGEND_PAGE = GLOSSARY_PAGE
 _SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
 
 
+def word_of(verdict: str) -> str:
+    """The reader's word of an internal verdict (:data:`READER_WORD`); a word passes as is."""
+    if verdict in WORDS:
+        return verdict
+    return READER_WORD[verdict]
+
+
 def slug(verdict: str) -> str:
-    """``same direction, size can't tell`` -> ``same-direction-size-can-t-tell``."""
+    """``can't tell yet`` -> ``can-t-tell-yet``."""
     return re.sub(r"[^a-z]+", "-", verdict.lower()).strip("-")
 
 
+def glossary_anchor(term: str) -> str:
+    """The HTML id Sphinx gives a glossary term (``term-can-t-tell-yet``, ``term-PIE``)."""
+    return "term-" + re.sub(r"[^a-zA-Z0-9._]+", "-", term).strip("-")
+
+
 def anchor(verdict: str) -> str:
-    """The HTML id of ``verdict``'s definition in the legend (``verdict-reproduced``)."""
-    return f"verdict-{slug(verdict)}"
+    """The glossary anchor of ``verdict``'s word."""
+    return glossary_anchor(word_of(verdict))
 
 
 def tooltip(verdict: str) -> str:
-    """``inconclusive: this build cannot tell whether the effect is there``."""
-    return f"{verdict}: {VERDICT_SAID.get(verdict, verdict)}"
+    """``holds here: our interval shows the effect ... (smaller than the paper's)``."""
+    word = word_of(verdict)
+    extra = f" ({VERDICT_SAID[verdict]})" if verdict in VERDICT_SAID else ""
+    return f"{word}: {WORD_MEANS[word]}{extra}"
+
+
+def has_glossary() -> bool:
+    """Whether the book has its glossary page (``book/glossary.md``)."""
+    from pruneaudit.book.paths import BOOK
+
+    return (BOOK / "glossary.md").is_file()
+
+
+def definition_link(word: str, page: str = LEGEND_PAGE) -> str:
+    """Where ``word`` is defined: its glossary entry on ``page`` (``../glossary.html#term-
+    holds-here``); without a glossary page in the book, its entry in the methods page's legend
+    (``../methods_audit.html#verdict-holds-here``), so that no link is dead."""
+    if page.endswith("glossary.html") and not has_glossary():
+        return f"{page.removesuffix('glossary.html')}methods_audit.html#verdict-{slug(word)}"
+    return f"{page}#{glossary_anchor(word)}"
 
 
 def chip_html(verdict: str, page: str = LEGEND_PAGE) -> str:
-    """``verdict`` as a coloured label (class ``pa-verdict``): a link to its definition on
-    ``page``, with its meaning as a tooltip."""
-    return (f'<a class="pa-verdict pa-v-{slug(verdict)}" href="{page}#{anchor(verdict)}" '
-            f'title="{html.escape(tooltip(verdict))}">{html.escape(verdict)}</a>')
+    """``verdict`` as its reader's word on a coloured label (class ``pa-verdict``): a link to
+    the word's definition (:func:`definition_link`), with its meaning as a tooltip."""
+    word = word_of(verdict)
+    return (f'<a class="pa-verdict pa-v-{slug(word)}" href="{definition_link(word, page)}" '
+            f'title="{html.escape(tooltip(verdict))}">{html.escape(word)}</a>')
 
 
-def legend_line(page: str = LEGEND_PAGE) -> str:
-    """The one-line legend under an answer box (HTML)."""
-    return (f"<b>Firm</b>: a replication keeps the verdict at least {STABLE:.0%} of the time; "
-            f'<b>borderline</b>: less often. <a href="{page}#verdict-words">Verdict words</a> '
-            "(or hover one).")
+def legend_line(words: Sequence[str] = WORDS, page: str = LEGEND_PAGE) -> str:
+    """Each of ``words`` defined where it first appears (HTML), one short sentence each."""
+    said = [f"<b>{html.escape(w.capitalize())}</b>: {html.escape(WORD_MEANS[w])}."
+            for w in dict.fromkeys(map(word_of, words))]
+    if page.endswith("glossary.html") and not has_glossary():
+        return " ".join(said)
+    return " ".join(said) + f' <a href="{page}">Glossary</a>.'
+
+
+def agree_text(row: Finding) -> str:
+    """How sure: ``A replication would agree about 7 times in 10.``; empty without a
+    stability or for an untested row."""
+    if row.verdict in audit_rules.UNTESTED or not _finite(row.stability):
+        return ""
+    return f"A replication would agree about {round(10 * row.stability)} times in 10."
+
+
+def is_derived(row: Finding) -> bool:
+    """Whether ``row`` follows from other rows (its name or definition says *derived*): shown,
+    never counted as a finding of its own."""
+    return bool(re.search(r"\bderived\b", f"{row.finding} {row.definition}", re.I))
+
+
+def is_paper(row: Finding) -> bool:
+    """Whether ``row`` speaks for a paper (``same`` or ``analogue``,
+    :data:`pruneaudit.audit.claims.HEADLINE_KINDS`; a row written before comparabilities
+    existed, with none, counts as the paper's)."""
+    return row.comparability in (*audit_claims.HEADLINE_KINDS, "")
+
+
+def counted(rows: Sequence[Finding]) -> list[Finding]:
+    """The paper rows that count as findings: ``same``/``analogue``, derived rows left out."""
+    return [r for r in rows if is_paper(r) and not is_derived(r)]
+
+
+def counts_text(rows: Sequence[Finding]) -> str:
+    """``5 paper findings: 2 hold here, 1 negligible, 2 can't tell yet.`` over
+    :func:`counted` rows, in the order of :data:`WORDS`."""
+    kept = counted(rows)
+    noun = "paper finding" if len(kept) == 1 else "paper findings"
+    tally = {w: sum(word_of(r.verdict) == w for r in kept) for w in WORDS}
+    said = ", ".join(f"{n} {_plural(w, n)}" for w, n in tally.items() if n)
+    return f"{len(kept)} {noun}" + (f": {said}." if said else ".")
+
+
+def _plural(word: str, n: int) -> str:
+    if n == 1:
+        return word
+    return {HOLDS_HERE: "hold here", DOES_NOT_HOLD: "do not hold here"}.get(word, word)
 
 
 def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
+
+
+#: What a claim of *no material difference* adds to each verdict.
+NO_DIFFERENCE_SAID = {
+    REPRODUCED: "no material difference, as the paper says",
+    NOT_REPRODUCED: "a material difference, unlike the paper",
+    INCONCLUSIVE: "the interval reaches past the margin",
+}
 
 
 def _count_noun(row: Finding) -> str:
@@ -123,9 +236,9 @@ def _count_noun(row: Finding) -> str:
     return match.group(1) if match and not row.unit else ""
 
 
-def numbers(row: Finding) -> str:
-    """Ours with its unit and interval beside the paper's number: ``ours −3.8 pts [−9.6, 1.9];
-    the paper's −36.9 pts``; a count says what it counts (``ours 1.0 techniques``)."""
+def numbers(row: Finding, interval: bool = True) -> str:
+    """Ours with its unit (and, with ``interval``, its 95% interval) beside the paper's number:
+    ``ours −3.8 pts [−9.6, 1.9]; the paper's −36.9 pts``; a count says what it counts."""
     from pruneaudit.book.findings_table import shown  # the table's one precision
 
     s = shown(row)
@@ -134,93 +247,101 @@ def numbers(row: Finding) -> str:
     if noun and not s.low and _finite(row.ours) and float(row.ours).is_integer():
         s = replace(s, ours=f"{int(row.ours):,}")
         unit = f" {noun[:-1]}" if int(row.ours) == 1 else unit
-    if s.low:
+    if s.low and interval:
         said = f"ours {s.ours}{unit} [{s.low}, {s.high}]"
-    elif _finite(row.ci_low) and row.ci_low == row.ci_high:
-        said = f"ours {s.ours}{unit}, every unit the same"
+    elif interval and not s.low:
+        same = _finite(row.ci_low) and row.ci_low == row.ci_high
+        said = (f"ours {s.ours}{unit}, "
+                + ("every unit the same" if same else "too few units for an interval"))
     else:
-        said = f"ours {s.ours}{unit}, too few units for an interval"
+        said = f"ours {s.ours}{unit}"
     if s.paper and row.verdict != NOT_COMPARABLE:
         said += f"; the paper's {s.paper}{unit}"
     return said
 
 
-def name_of(row: Finding) -> str:
-    """The finding's name as a sentence opens with it: ``**D4.5** dense top-1 on PIEs``, up
-    to its first `` (`` or, after two words or more, its first ``:`` (the table has the
-    rest); never cut inside a phrase."""
-    match = re.match(r"(D\d+\.\d+)\s*(.*)", row.finding)
-    ident, label = (match.group(1), match.group(2)) if match else ("", row.finding)
-    label = re.split(r"\s+\(", label, maxsplit=1)[0]
+#: Jargon in a finding's name and the plain words the front page says instead.
+PLAIN_TERMS = (
+    (r"\btop-1\b", "accuracy"), (r"\bPIEs\b", "forgotten digits"),
+    (r"\bPIE\b", "forgotten-digit"), (r"\bTaxicab\s+", ""), (r"\bCIEs\b", "hardest digits"),
+    (r"\bCIE\b", "hardest-digit"), (r"\bnatural-adversarial\b", "hard-digit"),
+    (r"\bPareto set\b", "best trade-off set"), (r"\bhsf4\b", "high-school"),
+    (r"\bhsf0\b", "census"),
+)
+
+
+def plain_name(row: Finding, plain: bool = False) -> str:
+    """The finding's name without its id, its ``ours:`` mark or its parentheses, capitalised:
+    ``D4.5 dense top-1 on PIEs minus on all`` -> ``Dense top-1 on PIEs minus on all``; with
+    ``plain``, jargon in plain words (:data:`PLAIN_TERMS`: ``Dense accuracy on forgotten
+    digits minus on all``)."""
+    from pruneaudit.book.finding_ids import split_id
+
+    label = split_id(row.finding)[1]
+    if plain:
+        for pattern, said in PLAIN_TERMS:
+            label = re.sub(pattern, said, label)
+    label = re.sub(r"^(ours|trend)\s*:\s*", "", label, flags=re.I)
+    label = re.sub(r"\s*\([^)]*\)", "", label)
     head, colon, _ = label.partition(": ")
-    label = (head if colon and len(head.split()) >= 2 else label.replace(": ", ", "))
+    label = head if colon and len(head.split()) >= 2 else label.replace(": ", ", ")
     label = label.strip(" ;,:")
-    return f"**{ident}** {label}" if ident else f"**{label}**"
+    return label[:1].upper() + label[1:]
+
+
+def name_of(row: Finding, plain: bool = False) -> str:
+    """The finding's plain name in bold (Markdown), as a sentence opens with it."""
+    return f"**{plain_name(row, plain)}**"
 
 
 def _is_no_difference(row: Finding) -> bool:
     return not row.direction and bool(row.margin) and row.paper is None
 
 
-def _meaning(row: Finding) -> str:
+def detail(row: Finding) -> str:
+    """What the verdict adds to its word, when it says more: the size against the paper's
+    (*holds here*, with a paper number), what a no-difference claim found; else empty."""
     if _is_no_difference(row):
-        return NO_DIFFERENCE_SAID.get(row.verdict, VERDICT_SAID[INCONCLUSIVE])
-    if row.verdict == REPRODUCED and row.paper is None:
-        return "the effect is there, on the paper's side"
-    return VERDICT_SAID.get(row.verdict, "")
+        return NO_DIFFERENCE_SAID.get(row.verdict, "")
+    if word_of(row.verdict) == HOLDS_HERE and row.paper is not None and row.size in SIZE_SAID:
+        return SIZE_SAID[row.size]
+    return ""
 
 
 def _words(text: str) -> int:
-    return len(text.split())
+    return len(re.findall(r"\S*[\w\d]\S*", text))
 
 
-def finding_sentence(row: Finding) -> str:
-    """What was found (Markdown): ``**D4.5** dense top-1 on PIEs minus on all: *not
-    reproduced*, no effect as large as the paper's (ours −3.8 pts [−9.6, 1.9]; the paper's
-    −36.9 pts).`` Over :data:`SENTENCE_WORDS` words, the verdict's meaning gives way (its
-    label's tooltip says it), never the name."""
-    name, verdict = name_of(row), f"*{row.verdict}*"
-    if row.verdict == NOT_TESTABLE:
+def finding_sentence(row: Finding, plain: bool = False) -> str:
+    """What was found (Markdown), at most :data:`SENTENCE_WORDS` words: ``**Dense top-1 on
+    PIEs minus on all**: *holds here*, smaller than the paper's (ours −3.8 pts [−9.6, −1.9];
+    the paper's −36.9 pts).`` Too long, the size words go, then the interval, then the name
+    is cut at a word. With ``plain``, the name's jargon in plain words (:func:`plain_name`)."""
+    name, word = name_of(row, plain), f"*{word_of(row.verdict)}*"
+    if row.verdict in audit_rules.UNTESTED:
         why = fmt.clean_text(re.split(r"[;(]|:\s", row.basis, maxsplit=1)[0].strip().rstrip("."))
-        full = f"{name}: {verdict}, {why}."
-        short = f"{name}: {verdict} (the table says why)."
-        return full if _words(full) <= SENTENCE_WORDS else short
-    if not _finite(row.ours):
-        return f"{name}: {verdict}, {VERDICT_SAID[INCONCLUSIVE]} (no estimate)."
-    said = numbers(row)
-    if _is_no_difference(row) and row.margin:
-        scale, suffix = _SCALE[row.unit]
-        places = fmt.places(row.ci_low, row.ci_high, scale) if _finite(row.ci_low) else None
-        margin = (fmt.fixed(row.margin, places, scale) if places is not None
-                  else fmt.number(row.margin * scale))
-        said += f"; margin ±{margin}{suffix}"
-    full = f"{name}: {verdict}, {_meaning(row)} ({said})."
-    return full if _words(full) <= SENTENCE_WORDS else f"{name}: {verdict} ({said})."
-
-
-def firmness_sentence(row: Finding) -> str:
-    """How firm (Markdown): ``A replication keeps this verdict 89% of the time.``; for a
-    borderline row the likeliest other verdict; for an open verdict what a replication might
-    find (``A replication stays undecided 55% of the time and might find it there.``), never a
-    size or *reproduced*. Empty without a stability."""
-    if row.verdict in audit_findings.UNTESTED or not _finite(row.stability):
-        return ""
-    share = f"{row.stability:.0%}"
-    other = row.alternative
-    if row.verdict in audit_findings.UNDECIDED:
-        kept = ("keeps the size unclear" if row.verdict == SIZE_UNCLEAR else "stays undecided")
-        if audit_findings.is_borderline(row) and other in MIGHT_FIND:
-            return f"A replication {kept} {share} of the time and might find {MIGHT_FIND[other]}."
-        return f"A replication {kept} {share} of the time: more units are needed to tell."
-    said = f"A replication keeps this verdict {share} of the time"
-    if audit_findings.is_borderline(row) and other:
-        return f"{said}; otherwise it says *{other}*."
-    return f"{said}."
+        options = [f"{name}: {word}: {why}.", f"{name}: {word} (the details say why)."]
+    elif not _finite(row.ours):
+        options = [f"{name}: {word} (no estimate)."]
+    else:
+        extra = detail(row)
+        extra = f", {extra}" if extra else ""
+        options = [f"{name}: {word}{extra} ({numbers(row)}).",
+                   f"{name}: {word}{extra} ({numbers(row, interval=False)}).",
+                   f"{name}: {word} ({numbers(row, interval=False)})."]
+    for text in options:
+        if _words(text) <= SENTENCE_WORDS:
+            return text
+    text = options[-1]
+    over = _words(text) - SENTENCE_WORDS
+    label = plain_name(row, plain).split()
+    short = " ".join(label[:max(2, len(label) - over - 1)]) + "\u2026"
+    return text.replace(name, f"**{short}**", 1)
 
 
 @dataclass(frozen=True)
 class Said:
-    """A finding in sentences: what was found, then how firm (empty when unknown)."""
+    """A finding in sentences: what was found, then how sure (empty when unknown)."""
 
     found: str
     firm: str
@@ -233,28 +354,25 @@ class Said:
 
 def said(row: Finding) -> Said:
     """The finding's two sentences (module doc): :func:`finding_sentence` and
-    :func:`firmness_sentence`."""
-    return Said(finding_sentence(row), firmness_sentence(row))
+    :func:`agree_text`."""
+    return Said(finding_sentence(row), agree_text(row))
 
 
 def stability_words(row: Finding) -> str:
-    """The stability in words with its number: ``firm: a replication keeps this 89% of the
-    time``, ``borderline: ... 63% ...``, ``stays undecided: ... 97% ...``; ``—`` unknown."""
+    """The stability in words: ``a replication would agree about 9 times in 10``; ``—``
+    unknown."""
     if not _finite(row.stability):
         return "\u2014"
-    if audit_findings.is_borderline(row):
-        word = "borderline"
-    else:
-        word = "stays undecided" if row.verdict in audit_findings.UNDECIDED else "firm"
-    return f"{word}: a replication keeps this {row.stability:.0%} of the time"
+    return f"a replication would agree about {round(10 * row.stability)} times in 10"
 
 
 def inline_html(text: str, page: str = LEGEND_PAGE) -> str:
-    """A sentence's Markdown as HTML: escaped, ``**bold**``, and each ``*verdict*`` as its
-    label (:func:`chip_html`); other ``*italic*`` as ``<i>``."""
+    """A sentence's Markdown as HTML: escaped, ``**bold**``, and each ``*word*`` of
+    :data:`WORDS` (or an internal verdict) as its label (:func:`chip_html`); other
+    ``*italic*`` as ``<i>``."""
     escaped = html.escape(text, quote=False)
     bold = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escaped)
-    known = {html.escape(v, quote=False): v for v in VERDICT_SAID}
+    known = {html.escape(v, quote=False): v for v in (*WORDS, *READER_WORD)}
 
     def chip(match: re.Match) -> str:
         word = match.group(1)
@@ -264,7 +382,10 @@ def inline_html(text: str, page: str = LEGEND_PAGE) -> str:
 
 
 __all__ = [
-    "SENTENCE_WORDS", "VERDICT_SAID", "HOLDS", "FAILS", "Said", "said", "finding_sentence",
-    "firmness_sentence", "numbers", "name_of", "stability_words", "chip_html", "tooltip",
-    "legend_line", "inline_html", "slug", "anchor",
+    "SENTENCE_WORDS", "WORDS", "WORD_MEANS", "READER_WORD", "VERDICT_SAID", "HOLDS", "FAILS",
+    "HOLDS_HERE", "DOES_NOT_HOLD", "NEGLIGIBLE", "CANT_TELL_YET", "NOT_TESTABLE_HERE",
+    "Said", "said", "finding_sentence", "agree_text", "numbers", "name_of", "plain_name",
+    "stability_words", "chip_html", "tooltip", "legend_line", "inline_html", "slug", "anchor",
+    "glossary_anchor", "definition_link", "has_glossary", "word_of", "is_derived", "is_paper",
+    "counted", "counts_text", "detail",
 ]
