@@ -77,7 +77,7 @@ def rejudged(profile: str, widened: dict[str, float] | None = None) -> pd.DataFr
             study = path.name.split(".")[0]
             claims = study_module(study).claims()
             for item in json.loads(path.read_text()):
-                row = F.from_json(item)
+                row = audit.from_json(item)
                 claim = claims.get(row.claim)
                 status, new = "judged", row
                 if claim is None:

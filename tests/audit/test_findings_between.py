@@ -138,30 +138,6 @@ def test_builds_that_share_their_seeds_form_no_pair():
         frozenset({"build 0", "build 1"}), frozenset({"build 1", "build 2"})}
 
 
-REPORT = """# Replication
-
-## Row by row
-
-| study   | finding            | kind      | paper     | ours (default)        | verdict (default)                       |   stability (default) | ours (other seeds)              | verdict (other seeds)   |   stability (other seeds) |
-|:--------|:-------------------|:----------|:----------|:----------------------|:----------------------------------------|----------------------:|:--------------------------------|:------------------------|--------------------------:|
-| 02_x    | D2.5 mean |tilt| x | Student t | direction | -0.0711 [-0.103, -0.0395] | reproduced                          |                  0.96 | 1.11 × 10⁻⁴ [-0.00157, 0.00171] | borderline: inconclusive / not reproduced |   0.51 |
-| 02_x    | D2.1 drop          | Student t | -0.190    | -0.145 [n/a]          | inconclusive                            |                     - | −0.125 [−0.169, −0.0808]        | opposite                |                      0.75 |
-"""  # noqa: E501
-
-
-def test_a_replication_report_is_read_build_by_build():
-    frame = BB.report_builds(REPORT, BB.Build("cpu", "default"), BB.Build("gpu", "+1000"))
-    assert list(frame.columns) == list(BB.BUILD_COLUMNS) and len(frame) == 4
-    first = frame.iloc[0]
-    assert (first.finding, first.build, first.seeds) == ("D2.5 mean |tilt| x", "cpu", "default")
-    assert math.isnan(first.paper) and first.ours == -0.0711 and first.stability == 0.96
-    small = frame[(frame.build == "gpu") & (frame.finding == "D2.5 mean |tilt| x")].iloc[0]
-    assert small.ours == pytest.approx(1.11e-4) and small.verdict == "inconclusive"
-    missing = frame[(frame.build == "cpu") & (frame.finding == "D2.1 drop")].iloc[0]
-    assert math.isnan(missing.ci_low) and math.isnan(missing.stability)
-    assert frame.iloc[3].ci_low == -0.169 and frame.iloc[3].paper == -0.19
-
-
 def test_the_package_reads_its_between_build_ratios_by_study():
     table = S.between_builds()
     assert list(table.columns) == list(BB.RATIO_COLUMNS) and (table.ratio >= 0).all()

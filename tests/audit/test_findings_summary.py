@@ -9,8 +9,7 @@ from dataclasses import replace
 import pytest
 
 from pruneaudit import audit
-from pruneaudit.audit import rules as R
-from pruneaudit.audit.claims import NOT_COMPARABLE, NOT_TESTABLE, Claim
+from pruneaudit.audit.claims import NOT_TESTABLE, Claim
 from pruneaudit.errors import PruneAuditError
 
 #: Where a test paper measures; an analogue's paper measured on another task.
@@ -62,77 +61,6 @@ def test_the_rows_are_what_their_comments_say():
     assert c.stability < audit.STABLE and audit.is_borderline(c)
     assert (d.verdict, d.basis, d.comparability) == (audit.NOT_TESTABLE, "no CIFAR offline",
                                                      NOT_TESTABLE)
-
-
-def test_counts_split_firm_and_borderline():
-    # what was found apart from how firm
-    assert audit.verdict_counts(_rows()) == (
-        "4 findings. Found: 1 reproduced, 1 same direction, smaller, 1 not reproduced, "
-        "1 not testable here. How firm: 2 firm, 1 borderline."
-    )
-    assert audit.verdict_counts(_rows()[:1]) == (
-        "1 finding. Found: 1 reproduced. How firm: 1 firm.")
-    assert audit.verdict_counts([]) == "0 findings."
-    no_interval = replace(_rows()[0], stability=None)
-    assert audit.verdict_counts([no_interval]).endswith(
-        "How firm: 1 without an interval to tell.")
-
-
-def test_counts_never_call_an_undecided_verdict_firm():
-    firm_inconclusive = _judged("e", 1.25, -40.0, 42.5)
-    assert firm_inconclusive.verdict == audit.INCONCLUSIVE
-    assert not audit.is_borderline(firm_inconclusive)  # a replication would not tell either
-    reversed_ = _judged("f", -2.5, -2.6, -2.4)
-    rows = [firm_inconclusive] * 4 + [reversed_]
-    said = audit.verdict_counts(rows)
-    assert said == ("5 findings. Found: 4 inconclusive, 1 opposite. How firm: 1 firm, "
-                    "4 stay undecided.")
-
-
-def test_counts_name_the_words_of_analogue_and_beyond_rows():
-    analogue = _judged("g", 0.5, 0.4, 0.6, comparability="analogue", why="another task",
-                       margin=None, paper_noise="", margin_reason="")
-    beyond = _judged("h", 0.5, 0.4, 0.6, None, comparability="beyond", why="our question",
-                     margin=None, paper_noise="", margin_reason="", side=1)
-    absent = _judged("i", 0.0, -0.01, 0.01, None, comparability="beyond", why="our question",
-                     margin=None, paper_noise="", margin_reason="", side=1, smallest=0.1)
-    assert (analogue.verdict, beyond.verdict, absent.verdict) == (
-        audit.SAME_DIRECTION, audit.PRESENT, audit.EFFECT_ABSENT)
-    assert audit.verdict_counts([analogue, beyond, absent]) == (
-        "3 findings. Found: 1 same direction, 1 negligible, 1 present. How firm: 3 firm.")
-
-
-def test_summary_explains_borderline_and_not_reproduced_below_the_paper_profile():
-    text = audit.summary_text(_rows(), "quick")
-    assert text.startswith(audit.verdict_counts(_rows()))
-    assert "borderline" in text and "This page ran the quick profile" in text
-    assert "parameters below the paper's" in audit.summary_text(_rows(), None)
-
-
-def test_a_smoke_summary_reads_every_verdict_as_borderline():
-    assert "read every verdict here as borderline" in audit.summary_text(_rows(), "smoke")
-    assert "smoke build" not in audit.summary_text(_rows(), "quick")
-    untested = [_untestable()]
-    assert "smoke build" not in audit.summary_text(untested, "smoke")
-
-
-def test_summary_of_the_paper_profile_or_without_failures_adds_nothing():
-    assert "not reproduced* here" not in audit.summary_text(_rows(), "paper")
-    assert audit.summary_text(_rows()[:1], "quick") == audit.verdict_counts(_rows()[:1])
-
-
-def test_counts_and_summary_name_size_cant_tell_and_not_comparable():
-    other = _claim("f", 0.2, comparability=NOT_COMPARABLE, why="another population",
-                   margin=None, paper_noise="", margin_reason="")
-    rows = [
-        _judged("e", 2.5, 1.5, 3.5, margin=0.3),
-        audit.judge(other, audit.Estimate(0.4, 0.3, 0.5, "b")),
-    ]
-    assert rows[0].verdict == audit.SIZE_UNCLEAR and rows[1].verdict == audit.NOT_COMPARABLE
-    assert rows[1].direction == R.PAPERS_SIDE and rows[1].size == ""
-    assert rows[1].basis.startswith("another population")
-    assert "1 not comparable here." in audit.verdict_counts(rows)
-    assert "size can't tell* row" in audit.summary_text(rows, "quick")
 
 
 def test_findings_round_trip_through_json(tmp_path):

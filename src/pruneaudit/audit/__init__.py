@@ -41,11 +41,13 @@ _HOMES: dict[str, str] = {
         "exemplars",
     ),
     **dict.fromkeys(
-        ("JSON_KEYS", "UNTESTED", "Estimate", "Finding", "findings_frame", "from_json",
-         "is_borderline", "judge", "rejudge", "repeated_estimates", "summary_text", "untested",
-         "verdict_counts", "verdict_label",
-         "write_findings_json"),
+        ("JSON_KEYS", "UNTESTED", "Estimate", "Finding", "findings_frame", "is_borderline",
+         "judge", "rejudge", "untested", "verdict_label"),
         "findings",
+    ),
+    **dict.fromkeys(
+        ("from_json", "repeated_estimates", "write_findings_json"),
+        "findings_file",
     ),
     **dict.fromkeys(
         ("predicted_vs_target", "residual_histogram"),
@@ -249,7 +251,6 @@ __all__ = [
     "bootstrap_interval",
     "Finding",
     "findings_frame",
-    "summary_text",
     "write_findings_json",
     "STABLE",
     "DIRECTIONS",
@@ -259,7 +260,6 @@ __all__ = [
     "stability",
     "is_borderline",
     "verdict_label",
-    "verdict_counts",
     "direction_of",
     "size_of",
     "from_json",

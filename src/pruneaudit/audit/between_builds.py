@@ -24,26 +24,24 @@ Formulas: the book's methods page, section *Findings and verdicts* (stability be
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from pruneaudit.audit.findings import from_json
+from pruneaudit.audit.findings_file import from_json
 from pruneaudit.audit.intervals import interval_se, mean_interval
 from pruneaudit.audit.rules import INCONCLUSIVE
 from pruneaudit.audit.stability import STABLE, stability
-from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
-#: Columns of the long frame of builds (:func:`report_builds`).
+#: Columns of the long frame of builds (:func:`json_builds`).
 BUILD_COLUMNS = (
     "study", "finding", "kind", "paper", "build", "seeds", "ours", "ci_low", "ci_high",
     "verdict", "stability",
@@ -52,96 +50,6 @@ BUILD_COLUMNS = (
 RATIO_COLUMNS = ("study", "ratio", "pairs", "builds")
 #: Columns of the calibration table (:func:`keep_rates`).
 CALIBRATION_COLUMNS = ("study", "builds", "firm_pairs", "firm_kept", "predicted_keep")
-
-
-def parse_number(text: str) -> float:
-    """A number as the replication reports print it (``-0.0456``, ``1.11 × 10⁻⁴``, ``−0.2``);
-    NaN for ``-``, ``n/a`` or ``direction``."""
-    text = text.strip().replace("−", "-")
-    if text in ("-", "", "n/a", "direction", "nan"):
-        return math.nan
-    match = fmt.POWER_OF_TEN.fullmatch(text)
-    if match:
-        return fmt.power_value(match)
-    try:
-        return float(text)
-    except ValueError as err:
-        raise PruneAuditError(f"cannot read {text!r} as a number") from err
-
-
-def parse_cell(text: str) -> tuple[float, float, float]:
-    """``(ours, low, high)`` from a cell ``0.300 [0.0667, 0.652]`` (NaN ends for ``[n/a]``)."""
-    match = re.fullmatch(r"(.+?) \[(.+?)(?:, (.+))?\]", text.strip())
-    if not match:
-        return parse_number(text), math.nan, math.nan
-    low = parse_number(match.group(2))
-    high = parse_number(match.group(3)) if match.group(3) else math.nan
-    return parse_number(match.group(1)), low, high
-
-
-def _markdown_table(text: str, heading: str) -> pd.DataFrame:
-    """The pipe table under ``heading`` in a markdown report, as text cells."""
-    lines = text.splitlines()
-    try:
-        start = lines.index(heading)
-    except ValueError as err:
-        raise PruneAuditError(f"the report has no section {heading!r}") from err
-    rows = [ln for ln in lines[start + 1:] if ln.startswith("|")]
-    end = next((i for i, ln in enumerate(lines[start + 1:]) if ln.startswith("## ")), None)
-    if end is not None:
-        rows = [ln for ln in lines[start + 1:start + 1 + end] if ln.startswith("|")]
-    cells = [[c.strip() for c in _split_row(ln)] for ln in rows]
-    header, body = cells[0], cells[2:]
-    return pd.DataFrame(body, columns=header)
-
-
-def _split_row(line: str) -> list[str]:
-    """The cells of a pipe-table row; a ``|`` between two spaces of text inside a cell (``mean
-    |tilt|``) is kept when the row would otherwise have too many cells."""
-    return line.strip().strip("|").split(" | ")
-
-
-@dataclass(frozen=True)
-class Build:
-    """One build in a replication report: its label (device, precision) and its seed set."""
-
-    label: str
-    seeds: str
-
-
-def report_builds(text: str, first: Build, second: Build | None = None) -> pd.DataFrame:
-    """The long frame (:data:`BUILD_COLUMNS`) of the builds of one replication report
-    (``benchmarks/replication.py``: its ``Row by row`` table). A report of two builds has
-    columns "default" (``first``) and "other seeds" (``second``); a report of every pair has
-    columns ``A`` and ``B`` naming each row's builds, and ``first`` gives the seed set of the
-    build labelled ``default`` (the others are labelled by their seed set)."""
-    table = _markdown_table(text, "## Row by row")
-    paired = "A" in table.columns
-    tags = (("A", "(A)"), ("B", "(B)")) if paired else (("default", "(default)"),
-                                                        ("other seeds", "(other seeds)"))
-    out = []
-    for row in table.itertuples(index=False):
-        cells = dict(zip(table.columns, row, strict=True))
-        for i, (key, tag) in enumerate(tags):
-            if paired:
-                label = cells[key]
-                build = first if label == "default" else Build(label, label)
-            else:
-                build = first if i == 0 else second
-                if build is None:
-                    raise PruneAuditError("a report of two builds needs both builds")
-            ours, low, high = parse_cell(cells[f"ours {tag}"])
-            verdict = cells[f"verdict {tag}"]
-            if verdict.startswith("borderline: "):
-                verdict = verdict.removeprefix("borderline: ").split(" / ")[0]
-            out.append({
-                "study": cells["study"], "finding": cells["finding"], "kind": cells["kind"],
-                "paper": parse_number(cells["paper"]), "build": build.label,
-                "seeds": build.seeds, "ours": ours, "ci_low": low, "ci_high": high,
-                "verdict": verdict, "stability": parse_number(cells[f"stability {tag}"]),
-            })
-    frame = pd.DataFrame(out, columns=list(BUILD_COLUMNS))
-    return frame.drop_duplicates(["study", "finding", "build"]).reset_index(drop=True)
 
 
 def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -384,8 +292,6 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m pruneaudit.audit.between_builds ROOT [ROOT ...]``: re-estimate the package's
     between-build ratios (``data/between_builds.csv``) from the builds under each ``ROOT``
     (:func:`json_builds`, e.g. ``benchmarks/out/builds/quick``)."""
-    import argparse
-
     parser = argparse.ArgumentParser(prog="python -m pruneaudit.audit.between_builds",
                                      description=main.__doc__.split(":", 1)[1].strip())
     parser.add_argument("roots", nargs="+", type=Path)

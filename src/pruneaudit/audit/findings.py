@@ -15,12 +15,9 @@ Formulas: the book's methods page, section *Findings and verdicts*.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -43,9 +40,6 @@ from pruneaudit.audit.intervals import (
     units_for_power,
 )
 from pruneaudit.audit.rules import (
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    SIZE_UNCLEAR,
     VERDICTS,
 )
 from pruneaudit.audit.stability import (
@@ -70,11 +64,6 @@ JSON_KEYS = (
     "paper_band", "margin", "margin_reason", "paper_units", "between_sd", "fingerprint",
     "negligible", "df",
 )
-#: Words of builds written before the negligible-first rule (``absent`` is ``negligible``: an
-#: interval wholly inside the negligible band, which the old rule checked after the sides).
-LEGACY_WORDS = {"absent": R.EFFECT_ABSENT}
-
-
 @dataclass(frozen=True)
 class Estimate:
     """Our estimate of a claim's quantity with its 95% interval and what it rests on."""
@@ -254,10 +243,10 @@ def judge(claim: Claim, est: Estimate, *, name: str | None = None,
     size = R.size_of(est.ci_low, est.ci_high, band, side=claim.expected_side) if band else ""
     return _row(
         claim, est, verdict, name=name, definition=definition, basis=est.basis,
-        power=_plain(power(est.ci_low, est.ci_high, effect, df=est.df)), units=est.n,
+        power=json_value(power(est.ci_low, est.ci_high, effect, df=est.df)), units=est.n,
         needed=(units_for_power(est.ci_low, est.ci_high, effect, est.n, t=est.df is not None)
                 if est.n is not None else None),
-        direction=_direction(claim, est), size=size, paper_se=_plain(paper_se),
+        direction=_direction(claim, est), size=size, paper_se=json_value(paper_se),
         paper_band=band, margin=margin, margin_reason=reason,
         paper_units=claim.paper_units if band is not None else None, df=est.df, **steady,
     )
@@ -288,13 +277,13 @@ def _stabilities(claim: Claim, est: Estimate, rule: R.Rule) -> dict[str, object]
     k = spread_df_of(est.df, est.n)
     steady, other = stability(est.ours, est.ci_low, est.ci_high, rule, df=est.df,
                               between_sd=spread, spread_df=k)
-    said = {"stability": _plain(steady), "alternative": other,
-            "between_sd": _plain(spread) if steady is not None else None}
+    said = {"stability": json_value(steady), "alternative": other,
+            "between_sd": json_value(spread) if steady is not None else None}
     side = claim.expected_side
     if side in (1, -1) and not claim.equivalence:
         words = {d: d for d in R.DIRECTIONS}
         along = R.direction_rule(words, side, null=claim.null, negligible=claim.negligible)
-        said["direction_stability"] = _plain(stability(
+        said["direction_stability"] = json_value(stability(
             est.ours, est.ci_low, est.ci_high, along, df=est.df, between_sd=spread,
             spread_df=k)[0])
     if est.n is not None and steady is not None and steady < STABLE:
@@ -314,129 +303,16 @@ def findings_frame(rows: Sequence[Finding]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in rows], columns=list(JSON_KEYS))
 
 
-#: Verdicts that leave the question open (never called *firm*).
-UNDECIDED = (INCONCLUSIVE, SIZE_UNCLEAR)
-
-
-def verdict_counts(rows: Sequence[Finding]) -> str:
-    """The one line that counts a page's verdicts, *what was found* apart from *how firm*,
-    e.g. ``10 findings. Found: 4 same direction, 5 inconclusive, 1 opposite. How firm: 1 firm,
-    4 stay undecided, 5 borderline.`` *What was found* counts each verdict (in the order of
-    :data:`VERDICTS`); *how firm* counts the testable rows by whether a replication with as
-    many units keeps their verdict: *firm*, *stay undecided* (an open verdict a replication
-    keeps: never called firm), *borderline*, and those without an interval to tell."""
-    found = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}
-    testable = [r for r in rows if r.verdict not in UNTESTED]
-    known = [r for r in testable if r.stability is not None]
-    steady = [r for r in known if not is_borderline(r)]
-    firmness = {
-        "firm": sum(r.verdict not in UNDECIDED for r in steady),
-        "stay undecided": sum(r.verdict in UNDECIDED for r in steady),
-        "borderline": len(known) - len(steady),
-        "without an interval to tell": len(testable) - len(known),
-    }
-    noun = "finding" if len(rows) == 1 else "findings"
-    text = f"{len(rows)} {noun}."
-    if rows:
-        text += " Found: " + ", ".join(f"{n} {v}" for v, n in found.items() if n) + "."
-    if testable:
-        text += " How firm: " + ", ".join(f"{n} {w}" for w, n in firmness.items() if n) + "."
-    return text
-
-
-def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
-    """One paragraph under a findings table: the verdict counts (:func:`verdict_counts`) and,
-    for a profile below the paper's, what a *not reproduced* there can and cannot mean."""
-    text = verdict_counts(rows)
-    if any(is_borderline(r) for r in rows):
-        text += (
-            f" A *borderline* row: a replication with as many units (another seed set, another "
-            f"device) keeps its verdict less than {STABLE:.0%} of the time; it names both "
-            "verdicts it sits between."
-        )
-    if any(r.verdict == SIZE_UNCLEAR for r in rows):
-        text += (
-            " A *same direction, size can't tell* row shows the effect on the paper's side, but "
-            "its interval crosses an edge of the paper's band (the values a replication of the "
-            "paper could give, widened by a margin fixed in advance): *reproduced* needs the "
-            "whole interval inside the band."
-        )
-    if any(r.verdict == INCONCLUSIVE for r in rows):
-        text += (
-            " An *inconclusive* row's interval holds no effect and reaches the paper's band: "
-            "this budget has too few units to tell."
-        )
-    if profile == "smoke" and any(r.stability is not None for r in rows):
-        text += (
-            " This is a smoke build (one to three models per population): its intervals over "
-            "writers, classes or corruptions leave out most of the spread between seed sets, so "
-            "its stabilities over-state how firm a verdict is (the methods page's calibration "
-            "on four smoke builds); read every verdict here as borderline."
-        )
-    if any(r.verdict == NOT_REPRODUCED for r in rows) and profile != "paper":
-        run = f"the {profile} profile" if profile else "parameters below the paper's"
-        text += (
-            f" This page ran {run}: a *not reproduced* here means the effect is absent on this "
-            "task or smaller than the paper's at this budget, not that the paper is wrong; the "
-            "protocol table and the cost of the paper profile are further down the page."
-        )
-    return text
-
-
-def from_json(item: dict) -> Finding:
-    """A :class:`Finding` from one object of ``<notebook>.findings.json`` (keys it does not
-    know are left out; missing ones take their defaults, but a missing ``df`` is NaN: not
-    recorded)."""
-    known = {k: v for k, v in item.items() if k in JSON_KEYS}
-    for key in ("verdict", "direction", "alternative"):
-        if known.get(key) in LEGACY_WORDS:
-            known[key] = LEGACY_WORDS[known[key]]
-    for key in ("paper_band",):
-        if known.get(key) is not None:
-            known[key] = tuple(known[key])
-    base = {"paper": None, "ours": None, "ci_low": None, "ci_high": None, "source": "",
-            "df": math.nan}
-    return Finding(**{**base, **known})
-
-
-def _plain(value: object) -> object:
+def json_value(value: object) -> object:
+    """``value`` as JSON holds it: floats plain (NaN and infinities as None), sequences as
+    lists."""
     if value is None:
         return None
     if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
+        return [json_value(v) for v in value]
     if isinstance(value, float | np.floating):
         return None if not math.isfinite(float(value)) else float(value)
     return value
-
-
-def write_findings_json(rows: Sequence[Finding], path: str | os.PathLike) -> Path:
-    """Write ``rows`` as a JSON list of objects with keys :data:`JSON_KEYS` (atomic)."""
-    path = Path(path)
-    items = [{k: _plain(getattr(r, k)) for k in JSON_KEYS} for r in rows]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(items, indent=1, allow_nan=False) + "\n")
-    os.replace(tmp, path)
-    return path
-
-
-def repeated_estimates(rows: Sequence[Finding]) -> list[tuple[str, str]]:
-    """The pairs of rows (by claim id, else name) that print one estimate twice: the same
-    estimate and interval of positive width (one estimate, one row: a derived row carries its
-    own number). Zero-width intervals say nothing and are left out."""
-    seen: dict[tuple[float, float, float], str] = {}
-    pairs = []
-    for row in rows:
-        if row.ours is None or row.ci_low is None or row.ci_high is None:
-            continue
-        if not R.has_width(row.ci_low, row.ci_high):
-            continue
-        key = (round(row.ours, 12), round(row.ci_low, 12), round(row.ci_high, 12))
-        name = row.claim or row.finding
-        if key in seen:
-            pairs.append((seen[key], name))
-        else:
-            seen[key] = name
-    return pairs
 
 
 def is_borderline(row: Finding) -> bool:

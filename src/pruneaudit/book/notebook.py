@@ -35,6 +35,7 @@ from pathlib import Path
 
 from pruneaudit import charts, config, runtime, timing
 from pruneaudit.audit import findings as audit_findings
+from pruneaudit.audit import findings_file
 from pruneaudit.book import answer, findings_table
 from pruneaudit.book.banner import banner_text, pipeline_check_html
 from pruneaudit.book.paths import phases_path
@@ -177,7 +178,7 @@ class Page:
         display(HTML(findings_table.table_html(rows)))
         display(Markdown(findings_table.summary_text(rows, info["profile"] if info else None)))
         if self.page_dir is not None and self.notebook is not None:
-            audit_findings.write_findings_json(
+            findings_file.write_findings_json(
                 rows, self.page_dir / f"{self.notebook}.findings.json"
             )
 

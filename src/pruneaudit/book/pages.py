@@ -31,7 +31,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pruneaudit import timing
-from pruneaudit.audit.findings import Finding, from_json
+from pruneaudit.audit.findings import Finding
+from pruneaudit.audit.findings_file import from_json
 from pruneaudit.book import finding_ids
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE

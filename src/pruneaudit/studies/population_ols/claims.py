@@ -1,5 +1,5 @@
-"""Study 1's claims (P, section 3 and appendix D), declared from P's text before any estimate
-(:mod:`pruneaudit.audit.claims`).
+"""Study 1's claims (P, section 3 and appendix D), taken from P's text
+(:mod:`pruneaudit.audit.claims`); every change is logged with its date.
 
 P fits its Eq. 2 with cross terms by OLS on almost a million class rows: 4 models (LeNet,
 AlexNet, VGG11, ResNet18) on 8 datasets, 7 pruning techniques, both weight treatments, 20 rounds

@@ -8,8 +8,8 @@ its :class:`Result`: the corrupted evaluations), :mod:`~pruneaudit.studies.robus
 (the runs' record and the frames computed from it),
 :mod:`~pruneaudit.studies.robustness.tables` (H1's table as a frame),
 :mod:`~pruneaudit.studies.robustness.protocol` (the protocol beside H1's),
-:mod:`~pruneaudit.studies.robustness.claims` (H1's claims D5.1-D5.4, declared before any
-estimate: analogues, direction only), :mod:`~pruneaudit.studies.robustness.findings` (D5.1-D5.4
+:mod:`~pruneaudit.studies.robustness.claims` (H1's claims D5.1-D5.4, analogues:
+direction and a smallest effect), :mod:`~pruneaudit.studies.robustness.findings` (D5.1-D5.4
 beside H1) and
 :mod:`~pruneaudit.studies.robustness.views` (every table and chart of the page, each a function
 of the :class:`Result`).

@@ -1,5 +1,5 @@
-"""Study 5's claims (H1 section 4 and appendix D), declared from H1's text before any estimate
-(:mod:`pruneaudit.audit.claims`).
+"""Study 5's claims (H1 section 4 and appendix D), taken from H1's text
+(:mod:`pruneaudit.audit.claims`); every change to one is logged with its date.
 
 H1 prunes ResNet-50 on ImageNet and measures each ImageNet-C corruption's top-1, averaged over
 its 5 severities, relative to the dense model's (then the mean of those per-corruption ratios),

@@ -1,4 +1,4 @@
-"""The template's claims, declared before any estimate (:mod:`pruneaudit.audit.claims`).
+"""The template's claims, each change logged with its date (:mod:`pruneaudit.audit.claims`).
 
 A study declares here, once, every row its findings table shows: the paper's sentence and
 source, the quantity as computed, the paper's value and its noise, the margin and its reason,
