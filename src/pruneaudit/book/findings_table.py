@@ -51,7 +51,7 @@ from pruneaudit.audit.rules import (
 )
 from pruneaudit.audit.stability import STABLE
 from pruneaudit.book import finding_ids, wording
-from pruneaudit.book.wording import VERDICT_SAID
+from pruneaudit.book.wording import UNIT_SCALE, VERDICT_SAID, has_interval, shown
 from pruneaudit.charts import format as fmt
 
 MINUS = fmt.MINUS
@@ -114,44 +114,13 @@ COMPARABILITY_SAID = {
     "not comparable": "our quantity is not the paper's",
     "not testable": "not testable here",
 }
-_SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
 
 
 def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
-def has_interval(row: Finding) -> bool:
-    """Whether ``row`` has a finite 95% interval of positive width."""
-    return _finite(row.ci_low) and _finite(row.ci_high) and row.ci_high > row.ci_low
-
-
 # --------------------------------------------------------------------------- numbers
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A row's numbers as text, all in its unit and to one precision: ours, the interval's
-    ends (empty without an interval) and the paper's value (empty without one); ``suffix`` is
-    the unit's (``%``, `` pts`` or empty)."""
-
-    ours: str
-    low: str
-    high: str
-    paper: str
-    suffix: str
-
-
-def shown(row: Finding) -> Shown:
-    """``row``'s numbers to one precision (:func:`pruneaudit.charts.format.same_precision` of
-    ours, its interval and the paper's value), in the row's unit."""
-    scale, suffix = _SCALE[row.unit]
-    interval = has_interval(row)
-    low, high = (row.ci_low, row.ci_high) if interval else (None, None)
-    values = [row.ours, low, high, row.paper]
-    texts = fmt.same_precision([v if _finite(v) else None for v in values], low, high, scale)
-    ours, lo, hi, paper = (t if _finite(v) else "" for t, v in zip(texts, values, strict=True))
-    return Shown(ours, lo if interval else "", hi if interval else "", paper, suffix)
 
 
 def ours_text(row: Finding) -> str:
@@ -300,7 +269,7 @@ def band_text(row: Finding) -> str:
     ``−44.5 to −29.4 pts (margin 5.0 pts: ...)``; empty without a band."""
     if row.paper_band is None or not all(map(_finite, row.paper_band)):
         return ""
-    scale, suffix = _SCALE[row.unit]
+    scale, suffix = UNIT_SCALE[row.unit]
     interval = has_interval(row)
     low, high = (row.ci_low, row.ci_high) if interval else (None, None)
     a, b, margin = fmt.same_precision([*row.paper_band, row.margin or 0.0], low, high, scale)

@@ -12,6 +12,8 @@
   times in 10." (:func:`agree_text`).
 - :func:`chip_html`: a verdict as a coloured label; :func:`legend_line`: the definitions of the
   words a box uses, said where they first appear.
+- :func:`shown`: a row's numbers to one precision in its unit (:data:`UNIT_SCALE`), which
+  the sentences here and the findings table (:mod:`pruneaudit.book.findings_table`) both show.
 - :func:`counts_text`: how many paper findings hold, do not, and so on, in the five words; a
   derived row (:func:`is_derived`) is shown but never counted as a second finding.
 """
@@ -111,7 +113,9 @@ FAILS = tuple(v for v, w in READER_WORD.items() if w in (DOES_NOT_HOLD, NEGLIGIB
 #: Where a chip links: the glossary's entry of its word, from a study page and from the front.
 GLOSSARY_PAGE = "../glossary.html"
 LEGEND_PAGE = GLOSSARY_PAGE
-_SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""), "": (1.0, "")}
+#: Each unit's scale and suffix: shares shown in %, differences of shares in points.
+UNIT_SCALE = {"percent": (100.0, "%"), "points": (100.0, " pts"), "ratio": (1.0, ""),
+              "": (1.0, "")}
 
 
 def word_of(verdict: str) -> str:
@@ -222,6 +226,36 @@ def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
+def has_interval(row: Finding) -> bool:
+    """Whether ``row`` has a finite 95% interval of positive width."""
+    return _finite(row.ci_low) and _finite(row.ci_high) and row.ci_high > row.ci_low
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A row's numbers as text, all in its unit and to one precision: ours, the interval's
+    ends (empty without an interval) and the paper's value (empty without one); ``suffix`` is
+    the unit's (``%``, `` pts`` or empty)."""
+
+    ours: str
+    low: str
+    high: str
+    paper: str
+    suffix: str
+
+
+def shown(row: Finding) -> Shown:
+    """``row``'s numbers to one precision (:func:`pruneaudit.charts.format.same_precision` of
+    ours, its interval and the paper's value), in the row's unit."""
+    scale, suffix = UNIT_SCALE[row.unit]
+    interval = has_interval(row)
+    low, high = (row.ci_low, row.ci_high) if interval else (None, None)
+    values = [row.ours, low, high, row.paper]
+    texts = fmt.same_precision([v if _finite(v) else None for v in values], low, high, scale)
+    ours, lo, hi, paper = (t if _finite(v) else "" for t, v in zip(texts, values, strict=True))
+    return Shown(ours, lo if interval else "", hi if interval else "", paper, suffix)
+
+
 #: What a claim of *no material difference* adds to each verdict.
 NO_DIFFERENCE_SAID = {
     REPRODUCED: "no material difference, as the paper says",
@@ -239,8 +273,6 @@ def _count_noun(row: Finding) -> str:
 def numbers(row: Finding, interval: bool = True) -> str:
     """Ours with its unit (and, with ``interval``, its 95% interval) beside the paper's number:
     ``ours −3.8 pts [−9.6, 1.9]; the paper's −36.9 pts``; a count says what it counts."""
-    from pruneaudit.book.findings_table import shown  # the table's one precision
-
     s = shown(row)
     noun = _count_noun(row)
     unit = f" {noun}" if noun else s.suffix
@@ -387,5 +419,6 @@ __all__ = [
     "Said", "said", "finding_sentence", "agree_text", "numbers", "name_of", "plain_name",
     "stability_words", "chip_html", "tooltip", "legend_line", "inline_html", "slug", "anchor",
     "glossary_anchor", "definition_link", "has_glossary", "word_of", "is_derived", "is_paper",
-    "counted", "counts_text", "detail",
+    "counted", "counts_text", "detail", "UNIT_SCALE", "Shown", "shown",
+    "has_interval",
 ]
