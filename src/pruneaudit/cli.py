@@ -135,7 +135,9 @@ def _book(args: argparse.Namespace, argv: Sequence[str]) -> int:
         return live.main(list(argv[1:]))
     profile = _profile(args)
     if args.command == "plan":
-        print("\n".join(profile.plan(args.only).lines()))
+        from pruneaudit.book.plan import make_plan
+
+        print("\n".join(make_plan(profile, args.only).lines()))
         return 0
     from pruneaudit.book import compute, runner
 

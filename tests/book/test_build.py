@@ -365,7 +365,8 @@ def test_the_stated_measurement_is_scaled_by_the_speed_probes(
     template = tmp_path / "t.yml"
     template.write_text("measured_probe: 0.2\nmeasured:\n  00_template: 60\n  jupyter-book: 30\n"
                         "00_template: {}\n")
-    assert book.Profile.read(template).plan(["00_template"], tmp_path).seconds == 180.0
+    stated = book_plan.make_plan(book.Profile.read(template), ["00_template"], tmp_path)
+    assert stated.seconds == 180.0
     monkeypatch.setattr(plan, "probe_here", lambda: None)
     assert plan.expected(tmp_path, "quick", ["01_a"], read.measured, "",
                          read.measured_probe)[0] == 90.0

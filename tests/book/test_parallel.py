@@ -96,6 +96,7 @@ def test_two_jobs_store_and_find_what_one_job_does(tmp_path: Path, data_root: Pa
     each into an empty store: the same run keys, the same predictions and the same findings.
     The processes race for the cores; what they store and find does not."""
     from pruneaudit.book import runner
+    from pruneaudit.book.plan import make_plan
     from pruneaudit.book.profiles import Profile
     from pruneaudit.runs.store import ResultsStore
 
@@ -104,7 +105,7 @@ def test_two_jobs_store_and_find_what_one_job_does(tmp_path: Path, data_root: Pa
     for jobs in (1, 2):
         store, studies = tmp_path / f"store{jobs}", tmp_path / f"studies{jobs}"
         profile = Profile.read("smoke", {"store": str(store), "data_root": str(data_root)})
-        runner.run_plan(profile.plan(names, studies), studies, progress=False, jobs=jobs)
+        runner.run_plan(make_plan(profile, names, studies), studies, progress=False, jobs=jobs)
         findings = {n: json.loads((studies / f"{n}.findings.json").read_text()) for n in names}
         built[jobs] = (ResultsStore(store), findings)
     (one, found_one), (two, found_two) = built[1], built[2]

@@ -1,4 +1,4 @@
-"""A build's plan (Profile.plan): its order, jobs, stamp and expected time; the ``plan``
+"""A build's plan (make_plan): its order, jobs, stamp and expected time; the ``plan``
 command's lines, its errors (build's), and that it trains nothing."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 
 from pruneaudit import book, cli, runtime
 from pruneaudit.book import plan as book_plan
+from pruneaudit.book.plan import make_plan
 from pruneaudit.book.profiles import Job, Profile
 from pruneaudit.runs.cost import StudyCost
 from pruneaudit.runs.store import ResultsStore
@@ -20,7 +21,7 @@ FIELDS = ("population", "models", "model-epochs", "evaluations", "min")
 
 def test_the_plan_holds_order_jobs_stamp_and_expected_time(tmp_path: Path) -> None:
     profile = Profile.read("smoke", {"04_compression_impact.epochs": 3})
-    plan = profile.plan(["05_robustness", "04_compression_impact"], tmp_path)
+    plan = make_plan(profile, ["05_robustness", "04_compression_impact"], tmp_path)
     assert plan.order == ("04_compression_impact", "05_robustness")  # Study 5 reads Study 4
     assert list(plan.jobs) == list(plan.order)
     for name, job in plan.jobs.items():
@@ -36,7 +37,7 @@ def test_the_plan_holds_order_jobs_stamp_and_expected_time(tmp_path: Path) -> No
     assert plan.expected.endswith("plus jupyter-book: not timed yet)")
     book.record_timing(tmp_path, "smoke", "04_compression_impact", 90.0)
     book.record_timing(tmp_path, "smoke", "05_robustness", 30.0)
-    timed = profile.plan(["05_robustness"], tmp_path)
+    timed = make_plan(profile, ["05_robustness"], tmp_path)
     assert timed.order == ("05_robustness",) and timed.seconds == 30.0
     assert timed.expected == book.expected_duration(tmp_path, "smoke", ["05_robustness"])
     with pytest.raises(AttributeError):
@@ -44,8 +45,8 @@ def test_the_plan_holds_order_jobs_stamp_and_expected_time(tmp_path: Path) -> No
 
 
 def test_a_plan_line_per_study_counts_what_its_cost_states(tmp_path: Path) -> None:
-    plan = Profile.read("smoke", {"store": str(tmp_path / "store")}).plan(
-        ["00_template", "02_qmnist_writers"], tmp_path)
+    plan = make_plan(Profile.read("smoke", {"store": str(tmp_path / "store")}),
+                     ["00_template", "02_qmnist_writers"], tmp_path)
     costs = plan.costs
     for name in plan.order:
         study = book.study_module(name)
@@ -92,7 +93,7 @@ def test_the_lines_add_up_to_the_first_line(tmp_path: Path, monkeypatch) -> None
     read = Profile.read(profile, {"store": str(tmp_path / "store")})
     book.record_timing(tmp_path, read.label, "00_template", 90.0, new_runs=0)
     names = ["00_template", "01_population_ols", "02_qmnist_writers"]
-    plan = read.plan(names, tmp_path)
+    plan = make_plan(read, names, tmp_path)
     lines = plan.lines()
     images = sum(w.images for w in book.study_module("02_qmnist_writers").cost(
         read.study_params("02_qmnist_writers")))
@@ -143,7 +144,7 @@ def test_plan_errors_are_builds(tmp_path: Path, capsys, args: list[str], message
 
 
 def test_the_plan_page_is_a_table_of_the_plan(tmp_path: Path) -> None:
-    plan = Profile.read("smoke").plan(["00_template"], tmp_path)
+    plan = make_plan(Profile.read("smoke"), ["00_template"], tmp_path)
     text = book_plan.write_plan_page(plan, tmp_path).read_text()
     assert "profile smoke" in text and plan.expected in text
     assert "| 00_template |" in text and "model-epochs" in text

@@ -17,8 +17,10 @@ import pytest
 from pruneaudit.book import profiles, runner
 
 #: How often the profile's path may come back to a module it has left (a build of every
-#: notebook of the profile: profiles -> plan -> profiles, the whole build planned at once by
-#: ``Profile.plan``; before, the runner asked the profile again per notebook).
+#: notebook of the profile: profiles -> plan -> profiles -> plan -> profiles, the whole build
+#: planned at once by ``plan.make_plan``, which asks the profile for every notebook's checked
+#: order, job and parameters in one go; before, the runner asked the profile again per
+#: notebook).
 MOST_REENTRIES = 2
 
 

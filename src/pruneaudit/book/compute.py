@@ -43,6 +43,7 @@ from typing import TextIO
 
 from pruneaudit import config, runtime
 from pruneaudit.book import progress as book_progress
+from pruneaudit.book.plan import make_plan
 from pruneaudit.book.profiles import Profile, parse_overrides, study_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
@@ -91,7 +92,7 @@ def run_studies(
     names = profile.check(notebooks)
     stream = stream if stream is not None else sys.stdout
     say = (lambda text: print(text, file=stream, flush=True)) if progress else (lambda text: None)
-    for line in profile.plan(names).study_lines() if progress else []:  # what each will train
+    for line in make_plan(profile, names).study_lines() if progress else []:  # what each will train
         say(line)
     todo = [(name, study_run(name)) for name in names]
     process = runtime.Runtime(threads=runtime.fixed_threads(), follow=True)

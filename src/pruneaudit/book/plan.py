@@ -1,11 +1,11 @@
 """A build's plan, made once before anything runs: the notebooks' order, each one's job, the
 build stamp, the expected duration, torch's threads, and what each study will train.
 
-:meth:`Profile.plan <pruneaudit.book.profiles.Profile.plan>` returns a :class:`BuildPlan`; the
-runner's ``build`` runs it, the ``plan`` command prints it (:func:`plan_lines`), ``compute``
-prints its study lines before it starts, and the Reproducing page shows the last build's plan
-(:func:`write_plan_page`). What a study trains is its own statement, ``cost(params)`` of its
-package (``Workload`` rows), summed by :func:`pruneaudit.runs.cost.study_cost`.
+:func:`make_plan` makes a profile's :class:`BuildPlan`; the runner's ``build`` runs it, the
+``plan`` command prints it (:func:`plan_lines`), ``compute`` prints its study lines before it
+starts, and the Reproducing page shows the last build's plan (:func:`write_plan_page`). What a
+study trains is its own statement, ``cost(params)`` of its package (``Workload`` rows), summed
+by :func:`pruneaudit.runs.cost.study_cost`.
 
 One expectation: each notebook's line states its expected minutes, from one source each
 (:func:`expectations`: the last build's time, else the profile's stated cold build scaled by the
@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pruneaudit import timing
-from pruneaudit.book.profiles import Job, Profile, profile_label
+from pruneaudit.book.paths import STUDIES
+from pruneaudit.book.profiles import Job, Profile, notebook_reads, profile_label, study_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.cost import StudyCost, study_cost
 
@@ -203,8 +204,7 @@ def expected_duration(
 
 @dataclass(frozen=True)
 class BuildPlan:
-    """A build of a profile, decided before anything runs (made by
-    :meth:`Profile.plan <pruneaudit.book.profiles.Profile.plan>`).
+    """A build of a profile, decided before anything runs (made by :func:`make_plan`).
 
     ``order``: the notebooks in build order; ``needs``: the notebooks each one reads (it runs
     after those among ``order``); ``jobs``: each one's resolved and checked values (``Job``);
@@ -288,6 +288,26 @@ def study_cost_of(params: object) -> StudyCost | str:
         return f"cost unknown: {err}"
 
 
+def make_plan(
+    profile: Profile, notebooks: Sequence[str] | None = None, studies: Path | None = None
+) -> BuildPlan:
+    """The build of ``notebooks`` (default: the profile's) under ``profile`` as one
+    :class:`BuildPlan`, all decided here: checked (:meth:`Profile.check
+    <pruneaudit.book.profiles.Profile.check>`), in build order, each notebook's job and the
+    notebooks it reads, what each study will train, the stamp and the expected duration (from
+    the timings recorded in ``studies``, default the book's pages)."""
+    order = profile.check(notebooks)
+    jobs = profile.jobs(order)
+    needs: dict[str, tuple[str, ...]] = {}
+    params: dict[str, object] = {}
+    for name in order:  # a loop, not a comprehension: the profile's path stays short
+        needs[name] = tuple(notebook_reads(name).values())
+        has_params = getattr(study_module(name), "Params", None) is not None
+        params[name] = profile.study_params(name) if has_params else None
+    return BuildPlan.make(profile, order, needs, jobs, params,
+                          STUDIES if studies is None else studies)
+
+
 def plan_lines(
     profile: str | os.PathLike | Mapping | Profile,
     notebooks: Sequence[str] | None = None,
@@ -295,7 +315,7 @@ def plan_lines(
 ) -> list[str]:
     """The plan's lines (:meth:`BuildPlan.lines`) of ``notebooks`` under ``profile``: what
     ``plan`` prints, and ``build`` and ``compute`` before they start."""
-    return Profile.read(profile, overrides).plan(notebooks).lines()
+    return make_plan(Profile.read(profile, overrides), notebooks).lines()
 
 
 def write_plan_page(plan: BuildPlan, studies: Path) -> Path:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import yaml
 
-from pruneaudit.book.paths import NBS, PROFILE_NAMES, PROFILES, STUDIES
+from pruneaudit.book.paths import NBS, PROFILE_NAMES, PROFILES
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.studies.params import check_types
 
@@ -306,23 +306,6 @@ class Profile:
         profile nothing more while the notebooks run."""
         return {n: Job(n, self.parameters(n), self.values(n), self.measured.get(n, ""))
                 for n in names}
-
-    def plan(self, notebooks: Sequence[str] | None = None, studies: Path | None = None):
-        """The build of ``notebooks`` (default: the profile's) as one
-        :class:`~pruneaudit.book.plan.BuildPlan`, all decided here: checked (:meth:`check`), in
-        build order, each notebook's job and the notebooks it reads, what each study will train,
-        the stamp and the expected duration (from the timings recorded in ``studies``, default
-        the book's pages)."""
-        from pruneaudit.book.plan import BuildPlan
-
-        order = self.check(notebooks)
-        needs = {n: tuple(notebook_reads(n).values()) for n in order}
-        params = {n: self._params_or_none(n) for n in order}
-        return BuildPlan.make(self, order, needs, self.jobs(order), params,
-                              STUDIES if studies is None else studies)
-
-    def _params_or_none(self, name: str) -> object:
-        return self.study_params(name) if getattr(study_module(name), "Params", None) else None
 
     def check(self, notebooks: Sequence[str] | None = None) -> list[str]:
         """Check a build of ``notebooks`` (default: the profile's) before any kernel starts and

@@ -5,7 +5,7 @@ The command line (``pruneaudit build|run|compute|plan``, or ``python -m pruneaud
 
 The profile is read once into a :class:`~pruneaudit.book.profiles.Profile` (with the ``-p``
 overrides) and made into one :class:`~pruneaudit.book.plan.BuildPlan` before any kernel starts
-(:meth:`~pruneaudit.book.profiles.Profile.plan`: every parameter checked, the order, each
+(:func:`~pruneaudit.book.plan.make_plan`: every parameter checked, the order, each
 notebook's job, the stamp, the expected duration); :func:`build` runs it. Executed
 notebooks go to ``<path-output>/book/studies/<name>.ipynb`` (the repository's ``book/studies`` by
 default; a build elsewhere, e.g. the tests', first copies the book's sources there), each with a
@@ -53,6 +53,7 @@ from pruneaudit.book.plan import (
     BuildPlan,
     build_stamp,
     expected_duration,  # noqa: F401  (a public name of pruneaudit.book)
+    make_plan,
     probe_here,
     write_plan_page,
 )
@@ -453,7 +454,7 @@ def build(
 
     ``profile`` (a :class:`~pruneaudit.book.profiles.Profile`, ``overrides`` None: its own; or a
     name or YAML path) is read once and made into one plan before anything runs
-    (:meth:`Profile.plan <pruneaudit.book.profiles.Profile.plan>`: every parameter checked, the
+    (:func:`~pruneaudit.book.plan.make_plan`: every parameter checked, the
     build order, each notebook's job, the stamp and the expected duration), which
     :func:`~pruneaudit.book.runner.run_plan` runs. Executed notebooks go to
     ``<path_output>/book/studies`` (the book's sources are copied to ``path_output`` first when
@@ -471,7 +472,7 @@ def build(
         )
     output = Path(path_output).resolve()
     studies = output / "book" / "studies"
-    plan = Profile.read(profile, overrides).plan(notebooks, studies)
+    plan = make_plan(Profile.read(profile, overrides), notebooks, studies)
     say = print if progress else (lambda *a, **k: None)
     source = stage_sources(output)
     skipped = [n for n in plan.in_profile if n not in plan.order or not execute]
