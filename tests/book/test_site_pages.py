@@ -73,7 +73,7 @@ def _table_row(text: str, name: str) -> str:
 
 
 def test_front_page_lists_studies_with_computed_answers(studies: Path) -> None:
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     assert "00_template" not in text
     assert text.index("Study 2") < text.index("05_shift")
     assert ("**{doc}`Study 2 </book/studies/02_writers>`**<br>Pruning costs little. Is the loss "
@@ -91,7 +91,7 @@ def test_front_page_summary_table(studies: Path) -> None:
     nb = nbformat.read(studies / "02_writers.ipynb", as_version=4)
     nb.metadata["pruneaudit"] = {"profile": "smoke", "date": "2026-11-20 10:00 UTC"}
     nbformat.write(nb, studies / "02_writers.ipynb")
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     assert "| Study | The answer here | How sure |" in text
     study, said, sure = _table_row(text, "{doc}").strip("| ").split(" | ")
     assert "<br>Pruning costs little. Is the loss spread evenly over writers, or not?" in study
@@ -109,7 +109,7 @@ def test_front_page_says_a_smoke_build_is_no_evidence(studies: Path) -> None:
             nb = nbformat.read(studies / f"{name}.ipynb", as_version=4)
         nb.metadata["pruneaudit"] = {"profile": "smoke", "date": "2026-11-20 10:00 UTC"}
         nbformat.write(nb, studies / f"{name}.ipynb")
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     head = text[: text.index("| Study |")]
     assert head.startswith("Computed by the smoke build of 2026-11-20 10:00 UTC.")
     assert "pipeline" in head and "not evidence" in head
@@ -119,7 +119,7 @@ def test_front_page_says_a_smoke_build_is_no_evidence(studies: Path) -> None:
         nb = nbformat.read(studies / f"{name}.ipynb", as_version=4)
         nb.metadata["pruneaudit"]["profile"] = "quick"
         nbformat.write(nb, studies / f"{name}.ipynb")
-    assert "not evidence" not in pages.write_front_page(studies).read_text()
+    assert "not evidence" not in front.write_front_page(studies).read_text()
     assert front.SMOKE_NOTE not in (studies / front.OVERALL).read_text()
 
 
@@ -127,15 +127,15 @@ def test_front_page_headline_is_the_marked_row(studies: Path) -> None:
     marked = {**_row("not reproduced", finding="D2.2 gap"), "headline": True}
     _findings(studies / "02_writers.findings.json", [_row("reproduced"), marked])
     _findings(studies / "05_shift.findings.json", [marked])
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     assert "<b>Gap</b>" in text and "pa-v-does-not-hold-here" in text
     assert "<b>Spread</b>" not in text
 
 
 def test_front_page_changes_with_the_results(studies: Path) -> None:
-    before = pages.write_front_page(studies).read_text()
+    before = front.write_front_page(studies).read_text()
     _findings(studies / "02_writers.findings.json", [_row("not reproduced", ours=0.01)])
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     assert text != before
     assert "1 paper finding: 1 does not hold here." in text
 
@@ -148,7 +148,7 @@ def test_front_page_counts_only_paper_rows_and_says_ours_apart(studies: Path) ->
                                                         "headline": True}
     derived = _row("absent", finding="D2.3 lift (derived)") | {"comparability": "same"}
     _findings(studies / "02_writers.findings.json", [ours, paper, derived])
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     row = _table_row(text, "{doc}")
     assert "<b>Spread</b>" in row and "<b>Excess</b>" not in row
     assert "1 paper finding: 1 holds here." in row
@@ -167,7 +167,7 @@ def test_one_id_one_meaning_the_front_page_and_the_study_page_agree(studies: Pat
     share = _row("reproduced", finding="D5.2 share") | {"comparability": "same",
                                                          "stability": 0.99}
     _findings(studies / "05_shift.findings.json", [head, share])
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     rows = pages.read_findings(studies / "05_shift.findings.json")
     box = answer.answer_html(rows, None)
     front_row = _table_row(text, "05_shift")
@@ -188,7 +188,7 @@ def test_first_screen_speaks_plainly_with_numbers_from_the_build(studies: Path) 
              "forgotten": [{"image": "data:image/png;base64,AA", "caption": "a 4, read as 9"}],
              "ordinary": [{"image": "data:image/png;base64,BB", "caption": "a 4, kept"}]}
     (studies / "04_impact.front.json").write_text(json.dumps(facts))
-    pages.write_front_page(studies)
+    front.write_front_page(studies)
     first = (studies / front.OVERALL).read_text()
     said = re.findall(r"<p>(.*?)</p>", first)
     assert 3 <= len(said) <= 5
@@ -202,7 +202,7 @@ def test_first_screen_speaks_plainly_with_numbers_from_the_build(studies: Path) 
     assert not re.search(r"\bD\d+\.\d+|PIE|CIE|top-1", first)
     facts["top1_change_points"] = -7.25
     (studies / "04_impact.front.json").write_text(json.dumps(facts))
-    pages.write_front_page(studies)
+    front.write_front_page(studies)
     assert "\u22127.2 points" in (studies / front.OVERALL).read_text()  # read, not written
 
 
@@ -217,14 +217,14 @@ def test_question_keeps_math_whole(tmp_path: Path) -> None:
 
 
 def test_front_page_without_findings(tmp_path: Path) -> None:
-    text = pages.write_front_page(tmp_path).read_text()
+    text = front.write_front_page(tmp_path).read_text()
     assert "No study page has recorded its findings yet" in text
 
 
 def test_front_page_bad_json(tmp_path: Path) -> None:
     (tmp_path / "01_x.findings.json").write_text("{not json")
     with pytest.raises(PruneAuditError, match="01_x.findings.json is not valid JSON"):
-        pages.write_front_page(tmp_path)
+        front.write_front_page(tmp_path)
 
 
 def test_question_without_a_question_paragraph(tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ def test_front_page_headline_without_a_paper_value_or_a_test(studies: Path) -> N
                   "basis": "no images here", "comparability": "not testable"}
     _findings(studies / "02_writers.findings.json", [direction])
     _findings(studies / "05_shift.findings.json", [untestable])
-    text = pages.write_front_page(studies).read_text()
+    text = front.write_front_page(studies).read_text()
     line = _table_row(text, "02_writers")
     assert f"| {_said(audit.from_json(direction))} |" in line
     assert "| No paper finding yet. |" in _table_row(text, "05_shift")
@@ -249,7 +249,7 @@ def test_front_page_headline_without_a_paper_value_or_a_test(studies: Path) -> N
 def test_a_row_that_is_not_a_finding_is_one_error(studies: Path) -> None:
     _findings(studies / "02_writers.findings.json", [{"finding": "D2.1", "verdict": "maybe"}])
     with pytest.raises(PruneAuditError, match=r"02_writers.findings.json: row 0 is not a finding"):
-        pages.write_front_page(studies)
+        front.write_front_page(studies)
 
 
 def _timing(profile: str, notebook: str, seconds: float, date: str) -> dict:

@@ -1,8 +1,5 @@
 """Page fragments the book computes at build time from what the executed notebooks wrote.
 
-- :func:`write_front_page`: the intro's overall answer and studies at a glance
-  (``_overall.md``, ``_front.md``; :mod:`pruneaudit.book.front`, which also writes the methods
-  page's legend of the verdict words, ``_verdicts.md``).
 - :func:`write_timings_page`: the Reproducing page's table of measured durations
   (``_timings.md``) from ``_timings.json``, which the build writes (records with keys
   ``profile``, ``notebook``, ``seconds``, ``date``, ``cores``), beside what each profile file
@@ -18,8 +15,11 @@
   ``remove-cell`` tag (the page's "Re-run this page" section prints the parameters).
 
 All depend only on the studies folder (and ``nbs/``); ``build`` calls :func:`prepare_pages`
-before ``jupyter-book build``. The intro, Reproducing and methods pages ``{include}`` the
-fragments; a study page may include its ``_rerun_<name>.md``.
+before ``jupyter-book build``, and the front page's writers (:mod:`pruneaudit.book.front`: the
+intro's overall answer and studies at a glance, ``_overall.md`` and ``_front.md``, and the
+methods page's legend of the verdict words, ``_verdicts.md``), which read this module's
+helpers. The intro, Reproducing and methods pages ``{include}`` the fragments; a study page may
+include its ``_rerun_<name>.md``.
 """
 
 from __future__ import annotations
@@ -149,13 +149,6 @@ def build_stamp_of(notebook: Path) -> dict:
 def _profile_name(label: object) -> str:
     text = str(label or "")
     return Path(text).stem if text.endswith((".yml", ".yaml")) else text
-
-
-def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
-    """The intro's studies at a glance (:func:`pruneaudit.book.front.write_front_page`)."""
-    from pruneaudit.book.front import write_front_page as write
-
-    return write(studies_dir)
 
 
 def _duration(seconds: float) -> str:
@@ -495,20 +488,15 @@ def remove_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list
 
 
 def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
-    """What ``build`` runs before ``jupyter-book build``: remove the injected parameters from the
-    page, write the
-    front page's studies at a glance, the timings table, the stated cold builds, the methods
-    page's findings by id and each notebook's "Re-run this page" fragment (each profile read
-    once); return the fragments."""
-    from pruneaudit.book.front import write_verdicts_page
-
+    """What ``build`` runs before ``jupyter-book build`` (beside the front page's fragments,
+    :mod:`pruneaudit.book.front`): remove the injected parameters from the pages, write the
+    timings table, the stated cold builds, the methods page's findings by id and each
+    notebook's "Re-run this page" fragment (each profile read once); return the fragments."""
     remove_injected_parameters(studies_dir)
     read = read_profiles()
     return [
-        write_front_page(studies_dir),
         write_timings_page(studies_dir, read),
         write_measured_page(studies_dir, read),
         write_definitions_page(studies_dir),
-        write_verdicts_page(studies_dir),
         *write_rerun_pages(studies_dir, profiles=read),
     ]

@@ -45,6 +45,7 @@ from pruneaudit.book import parallel
 from pruneaudit.book import progress as book_progress
 from pruneaudit.book.assets import stage_sources, vendor_assets
 from pruneaudit.book.banner import banner_text
+from pruneaudit.book.front import write_front_page, write_verdicts_page
 from pruneaudit.book.launch import origin_url, write_config
 from pruneaudit.book.pages import load_timings, prepare_pages
 from pruneaudit.book.paths import REPO, STUDIES, TIMINGS, phases_path
@@ -482,6 +483,8 @@ def build(
         run_plan(plan, studies, progress=progress, jobs=jobs)
     write_plan_page(plan, studies)
     prepare_pages(studies)
+    write_front_page(studies)
+    write_verdicts_page(studies)
     toc = output / "_build" / "_toc.yml"
     dropped = _toc_for_existing(source / "_toc.yml", toc, source)
     if dropped:
