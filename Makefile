@@ -53,8 +53,11 @@ browser: $(STAMP)
 book: $(STAMP)
 	$(PY) -m pruneaudit.book build --profile $(PROFILE) $(BOOK_FLAGS)
 
+# ruff, then the import contracts of pyproject.toml's [tool.importlinter] (layers, no circles;
+# STYLE.md, principle 3): import-linter's command is `lint-imports` (it has no `python -m`).
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 # `make test` leaves out the tests marked `slow` (over 10 s each on 2 cores: calibrations and
 # end-to-end builds; and the AlexNet and VGG variants of the trainer's equivalence checks, 4-11 s
