@@ -292,10 +292,10 @@ def make_plan(
     profile: Profile, notebooks: Sequence[str] | None = None, studies: Path | None = None
 ) -> BuildPlan:
     """The build of ``notebooks`` (default: the profile's) under ``profile`` as one
-    :class:`BuildPlan`, all decided here: checked (:meth:`Profile.check
-    <pruneaudit.book.profiles.Profile.check>`), in build order, each notebook's job and the
-    notebooks it reads, what each study will train, the stamp and the expected duration (from
-    the timings recorded in ``studies``, default the book's pages)."""
+    :class:`BuildPlan`, all decided here: checked
+    (:meth:`~pruneaudit.book.profiles.Profile.check`), in build order, each notebook's job and
+    the notebooks it reads, what each study will train, the stamp and the expected duration
+    (from the timings recorded in ``studies``, default the book's pages)."""
     order = profile.check(notebooks)
     jobs = profile.jobs(order)
     needs: dict[str, tuple[str, ...]] = {}
