@@ -11,9 +11,10 @@ working directory.
 - **Device** and **precision** of training: the value given, else ``$PRUNEAUDIT_DEVICE`` /
   ``$PRUNEAUDIT_PRECISION``, else ``auto`` / ``fp32``, checked (:func:`device_setting`,
   :func:`precision_setting`); the process's runtime's setting comes before the environment's
-  in :func:`pruneaudit.runtime.device_setting` and :func:`~pruneaudit.runtime.
-  precision_setting`, which the code below the runtime reads. Nothing here writes the
-  environment, and this module imports no other of the package but :mod:`pruneaudit.errors`.
+  in :func:`pruneaudit.runtime.device_setting` and
+  :func:`~pruneaudit.runtime.precision_setting`, which the code below the runtime reads. Nothing
+  here writes the environment, and this module imports no other of the package but
+  :mod:`pruneaudit.errors`.
 - **Results store**: the setting (``root=`` / the ``store`` parameter, else
   ``$PRUNEAUDIT_STORE``), else ``<repo>/results``.
 """

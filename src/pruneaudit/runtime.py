@@ -14,12 +14,12 @@ only module that calls ``torch.set_num_threads``; it writes no environment varia
 - **Threads**: :meth:`Runtime.start` sets torch's thread count to the cores this process may
   use (:func:`usable_cores`: its CPU affinity, never a count that a moment's load picked), or
   ``$PRUNEAUDIT_THREADS``; while the runtime follows the free cores, the population trainer
-  trains each population at the cores free since the previous one (:meth:`Runtime.
-  population_threads`, restored after the population), and work whose bits depend on the count
-  (a single model's training, evaluation, quantization) runs at the *steady* count: the fixed
-  setting, else torch's count when the runtime was created, never one the load picked
-  (:meth:`Runtime.at_steady_threads`). The free cores are one reading, :class:`FreeCores`: the
-  machine's busy CPU time less this process tree's over the wall time between two readings
+  trains each population at the cores free since the previous one
+  (:meth:`Runtime.population_threads`, restored after the population), and work whose bits
+  depend on the count (a single model's training, evaluation, quantization) runs at the
+  *steady* count: the fixed setting, else torch's count when the runtime was created, never one
+  the load picked (:meth:`Runtime.at_steady_threads`). The free cores are one reading,
+  :class:`FreeCores`: the machine's busy CPU time less this process tree's over the wall time between two readings
   (psutil's counters). The measurements behind the rules are in ``tests/training/
   test_threads.py`` and ``benchmarks/out/profile_evidence.md``.
 - **Progress**: :meth:`Runtime.bar` (or :func:`bar`) is the package's progress bar: tqdm's
@@ -153,9 +153,10 @@ class FreeCores:
 def choose_threads(setting: str | None = None, cores: int | None = None) -> tuple[int, str]:
     """torch's thread count at a start and why: ``setting`` (default ``$PRUNEAUDIT_THREADS``)
     when given, else every core this process may use (``cores``, default
-    :func:`usable_cores`). A moment's load is never read here: another process busy at the start
-    does not drop a 2-core build to one thread for good (while following the free cores, the
-    trainer reads them over :data:`MIN_WINDOW` seconds or more before each population)."""
+    :func:`~pruneaudit.runtime.usable_cores`). A moment's load is never read here: another
+    process busy at the start does not drop a 2-core build to one thread for good (while
+    following the free cores, the trainer reads them over
+    :data:`~pruneaudit.runtime.MIN_WINDOW` seconds or more before each population)."""
     fixed = fixed_threads(setting if setting is not None else os.environ.get(THREADS_ENV, ""))
     if fixed is not None:
         return fixed, f"set by {THREADS_ENV}"
@@ -387,15 +388,15 @@ def activated(runtime: Runtime) -> Iterator[Runtime]:
 
 def device_setting(value: str | None = None) -> str:
     """The device setting: ``value`` if given, else the process's runtime's (:func:`current`),
-    else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by :func:`pruneaudit.config.
-    device_setting`."""
+    else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by
+    :func:`pruneaudit.config.device_setting`."""
     return config.device_setting(value if value is not None else current().device)
 
 
 def precision_setting(value: str | None = None) -> str:
     """The training precision: ``value`` if given, else the process's runtime's, else
-    ``$PRUNEAUDIT_PRECISION``, else ``fp32``; checked by :func:`pruneaudit.config.
-    precision_setting`."""
+    ``$PRUNEAUDIT_PRECISION``, else ``fp32``; checked by
+    :func:`pruneaudit.config.precision_setting`."""
     return config.precision_setting(value if value is not None else current().precision)
 
 

@@ -139,8 +139,8 @@ class Finding:
     between_sd: float | None = None
     claim: str = ""  # the claim's id and comparability (pruneaudit.audit.claims)
     comparability: str = ""
-    #: The claim's fingerprint when the row was judged (:func:`pruneaudit.audit.claims.
-    #: fingerprint`): the verdict traces to the claim it used.
+    #: The claim's fingerprint when the row was judged
+    #: (:func:`pruneaudit.audit.claims.fingerprint`): the verdict traces to the claim it used.
     fingerprint: str = ""
     #: The half-width of the negligible band around the null the verdict used (None: none).
     negligible: float | None = None

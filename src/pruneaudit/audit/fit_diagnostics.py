@@ -1,5 +1,6 @@
-"""Diagnostics of a fitted per-class accuracy model (:class:`~pruneaudit.audit.regression.
-ModelFit`): predicted against target by bins, and the residuals' histogram."""
+"""Diagnostics of a fitted per-class accuracy model
+(:class:`~pruneaudit.audit.regression.ModelFit`): predicted against target by bins, and the
+residuals' histogram."""
 
 from __future__ import annotations
 

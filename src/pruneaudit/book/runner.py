@@ -525,8 +525,9 @@ def _jupyter_book(source: Path, output: Path, toc: Path, config: Path) -> float:
     its seconds, or one error quoting the build's warnings and errors."""
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(source)]
-    command += ["--warningiserror", "--path-output", str(output), "--toc", str(toc),
-                "--config", str(config)]
+    # --keep-going: every warning is reported before the build fails, not the first alone
+    command += ["--warningiserror", "--keep-going", "--path-output", str(output),
+                "--toc", str(toc), "--config", str(config)]
     # autodoc (book/api.md) documents the package that runs this build, wherever it is installed
     src = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)
@@ -535,7 +536,7 @@ def _jupyter_book(source: Path, output: Path, toc: Path, config: Path) -> float:
                           env={**os.environ, "PYTHONPATH": path})
     if done.returncode:
         log = (done.stdout + done.stderr).splitlines()
-        causes = [line for line in log if "arning" in line or "rror" in line]
+        causes = [line for line in log if "warning" in line.lower() or "error" in line.lower()]
         raise PruneAuditError(
             f"jupyter-book build failed (exit {done.returncode}):\n" + "\n".join(causes[-20:])
         )

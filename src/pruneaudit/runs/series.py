@@ -227,8 +227,9 @@ def grid_cost(
     store: str | None = None,
 ) -> pd.DataFrame:
     """Training cost of a grid of pruning series, one row per model: model_epochs, images (all
-    training images seen), cpu_hours at the model's rate (:func:`pruneaudit.runs.cost.
-    seconds_per_10k`: recorded in ``store``, else the reference rate) and the rate's ``source``.
+    training images seen), cpu_hours at the model's rate
+    (:func:`pruneaudit.runs.cost.seconds_per_10k`: recorded in ``store``, else the reference
+    rate) and the rate's ``source``.
 
     Per (dataset, factor, model, seed): ``dense_epochs`` (default ``epochs``) for the dense model,
     plus per technique and iteration ``epochs`` for a finetuned round and ``dense_epochs`` for a

@@ -471,8 +471,9 @@ def _train_block(
     precision: str = "fp32",
 ) -> None:
     """Train one stacked block of members through all its epochs (its own draws and hooks):
-    each step eagerly, or with ``graphs`` through :class:`~pruneaudit.training.graphed.
-    StaticStep` (one CUDA graph replay per full batch on CUDA)."""
+    each step eagerly, or with ``graphs`` through
+    :class:`~pruneaudit.training.graphed.StaticStep` (one CUDA graph replay per full batch on
+    CUDA)."""
     n = len(data) if members is None else members.shape[0]
     cfg, spec, k = cfgs[0], data.spec, len(models)
     stack = Stack(models, True, device, every_mask=graphs)

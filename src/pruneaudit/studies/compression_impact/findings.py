@@ -2,8 +2,9 @@
 
 Every ``same`` row is the quantity the paper prints, computed the paper's way (mean-member
 accuracy where the paper's "All" is a mean over models; modal labels with H1's tie rule), at the
-pruned level nearest H1's t = 90% (:func:`~pruneaudit.studies.compression_impact.tables.
-headline_variant`); rows are built by claim id and shown in the claims' order:
+pruned level nearest H1's t = 90%
+(:func:`~pruneaudit.studies.compression_impact.tables.headline_variant`); rows are built by
+claim id and shown in the claims' order:
 
 - class tests (D4.1: Clopper-Pearson over the classes; D4.2: Student t over the classes of the
   per-class difference of significance indicators, df = C - 1; D4.4 compares two tasks and is
