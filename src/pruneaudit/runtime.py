@@ -19,9 +19,9 @@ only module that calls ``torch.set_num_threads``; it writes no environment varia
   depend on the count (a single model's training, evaluation, quantization) runs at the
   *steady* count: the fixed setting, else torch's count when the runtime was created, never one
   the load picked (:meth:`Runtime.at_steady_threads`). The free cores are one reading,
-  :class:`FreeCores`: the machine's busy CPU time less this process tree's over the wall time between two readings
-  (psutil's counters). The measurements behind the rules are in ``tests/training/
-  test_threads.py`` and ``benchmarks/out/profile_evidence.md``.
+  :class:`FreeCores`: the machine's busy CPU time less this process tree's over the wall time
+  between two readings (psutil's counters). The measurements behind the rules are in
+  ``tests/training/test_threads.py`` and ``benchmarks/out/profile_evidence.md``.
 - **Progress**: :meth:`Runtime.bar` (or :func:`bar`) is the package's progress bar: tqdm's
   ``tqdm.auto`` bar, or, when the runtime has a progress file (a book build), a bar that
   appends plain lines to that file (``train 2 x LeNet on qmnist:  40%|####  | 4/10 ...``), at
