@@ -147,8 +147,8 @@ def report(profile: str) -> str:
              f"Verdicts changed in {(judged.verdict_before != judged.verdict_after).sum()} of "
              f"{len(judged)} judged rows. Where the verdict stayed (studies not widened), the "
              "stability recomputed "
-             f"from the degrees of freedom the build printed is within {drift.max():.4f} of the "
-             f"printed one (median {drift.median():.5f}): older builds did not record them "
+             f"from the degrees of freedom the build printed is within {drift.max():.3f} of the "
+             f"printed one (median {drift.median():.3f}): older builds did not record them "
              "exactly.", ""]
     wrong = judged[judged.inside_negligible & judged.verdict_after.isin(PRESENT)]
     lines += [f"Rows whose interval lies inside their negligible band and read as an effect: "
