@@ -507,7 +507,7 @@ def test_charts_and_tables_fit_a_phone(shown, book_html: Path) -> None:
 
 def test_front_page_reads_in_about_a_screen_per_study(shown, book_html: Path) -> None:
     """At 1400 x 900 the front page is at most 1.5 screens tall per study, and its summary has
-    one line per study: the study and its question, the headline answer, the verdict."""
+    one line per study: the study and its question, the plain answer, how sure we are."""
     studies = len(_study_paths(book_html))
     page = shown("index.html", DESKTOP).page
     height = page.evaluate("() => document.documentElement.scrollHeight")
@@ -517,7 +517,7 @@ def test_front_page_reads_in_about_a_screen_per_study(shown, book_html: Path) ->
     rows = page.locator(".pa-summary table tbody tr").count()
     budget = FRONT_SCREENS_PER_STUDY * DESKTOP[1] * studies
     assert height <= budget, f"front page {height} px, over {budget:.0f} px ({studies} studies)"
-    assert heads == ["Study", "Headline answer", "Verdict"]
+    assert heads == ["Study", "The answer here", "How sure"]
     assert rows == studies
 
 

@@ -20,7 +20,7 @@ all. A chart drawn while hidden (in a closed ``<details>``) is checked again whe
 from __future__ import annotations
 
 from pruneaudit.charts import format as fmt
-from pruneaudit.charts.palette import TITLE_FONT
+from pruneaudit.charts.palette import AXIS_TITLE_FONT, TITLE_FONT
 
 #: Room kept beside a stacked view for its axis labels and title, px.
 AXIS_ROOM = 80
@@ -69,7 +69,39 @@ function paWrap(text, chars) {
   });
   return lines.concat(line ? [line] : []);
 }
-function paFitParts(spec, width, chars, top) {
+function paWrapChannels(spec, chars) {
+  [spec].concat(spec.layer || []).forEach(function (view) {
+    var encoding = view.encoding || {};
+    Object.keys(encoding).forEach(function (key) {
+      var channel = encoding[key];
+      if (!channel || typeof channel !== "object") return;
+      [channel, channel.axis, channel.legend].forEach(function (part) {
+        if (part && (typeof part.title === "string" || Array.isArray(part.title))) {
+          part.title = paWrap([].concat(part.title).join(" "), chars);
+        }
+      });
+    });
+    if (view.layer && view !== spec) paWrapChannels(view, chars);
+  });
+}
+function paLegends(spec, legend) {
+  [spec].concat(spec.layer || []).forEach(function (view) {
+    var encoding = view.encoding || {};
+    Object.keys(encoding).forEach(function (key) {
+      var channel = encoding[key];
+      if (!channel || typeof channel !== "object" || channel.legend === null) return;
+      if (channel.legend && typeof channel.legend === "object") {
+        channel.legend = Object.assign({}, channel.legend, legend);
+      }
+    });
+    if (view.layer && view !== spec) paLegends(view, legend);
+  });
+  (spec.vconcat || []).concat(spec.concat || [], spec.spec ? [spec.spec] : [])
+    .forEach(function (sub) { paLegends(sub, legend); });
+}
+function paFitParts(spec, width, chars, top, axisChars) {
+  axisChars = Math.min(axisChars || 1e9, Math.floor(chars * TITLE_FONT / AXIS_TITLE_FONT));
+  paWrapChannels(spec, Math.max(16, axisChars));
   if (typeof spec.title === "string" || Array.isArray(spec.title)) {
     spec.title = paWrap([].concat(spec.title).join(" "), chars);
   } else if (spec.title && typeof spec.title === "object") {
@@ -87,8 +119,8 @@ function paFitParts(spec, width, chars, top) {
   if (spec.hconcat) { spec.vconcat = spec.hconcat; delete spec.hconcat; }
   if ("columns" in spec || spec.concat) spec.columns = 1;
   var parts = (spec.vconcat || []).concat(spec.concat || []);
-  parts.forEach(function (sub) { paFitParts(sub, width - AXIS_ROOM, chars, false); });
-  if (spec.spec) paFitParts(spec.spec, width - AXIS_ROOM, chars, false);
+  parts.forEach(function (sub) { paFitParts(sub, width - AXIS_ROOM, chars, false, axisChars); });
+  if (spec.spec) paFitParts(spec.spec, width - AXIS_ROOM, chars, false, axisChars);
   if (parts.length || spec.facet || spec.repeat) return;
   var images = JSON.stringify(spec.mark || "") + JSON.stringify(spec.layer || "");
   var room = top ? width - AXIS_ROOM : width;
@@ -127,14 +159,19 @@ function paRefit(spec, el, config, shrink) {
   var fitted = JSON.parse(JSON.stringify(spec));
   var label = paWidest(el, ".role-legend-label text");
   var chars = Math.max(16, Math.floor((room - 24) / paCharWidth(el)));
-  paFitParts(fitted, width - 8, chars, true);
+  // an x title is centred on the plot, which starts after the y axis's labels
+  var labels = paWidest(el, '.role-axis[aria-label^="Y-axis"] .role-axis-label text');
+  paFitParts(fitted, width - 8, chars, true, Math.floor((room - labels - 40) / 8));
   var legend = {orient: "bottom", direction: "vertical", labelLimit: room - 40,
-                columns: Math.max(1, Math.floor((room - 24) / (label + 36)))};
+                columns: Math.max(1, Math.floor((room - 24) / (label + 48)))};
+  paLegends(fitted, legend);  // a legend's own orient or columns would override the config's
   var merged = JSON.parse(JSON.stringify(config || {}));
-  merged.legend = Object.assign({}, merged.legend, legend);
+  merged.legend = Object.assign({}, merged.legend, legend,
+                                {layout: {bottom: {direction: "vertical", anchor: "start"}}});
   return {spec: fitted, config: merged};
 }
 """.replace("AXIS_ROOM", str(AXIS_ROOM)).replace("FIT_BELOW", str(FIT_BELOW)).replace(
+    "AXIS_TITLE_FONT", str(AXIS_TITLE_FONT)).replace("TITLE_FONT", str(TITLE_FONT)).replace(
     "TITLE_CHAR", str(TITLE_CHAR))
 
 #: Browser side of :mod:`pruneaudit.charts.format`: tooltips and the value beside each slider

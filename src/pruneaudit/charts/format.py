@@ -151,13 +151,13 @@ AXIS_TITLES: dict[str, str] = {
     "distance_to_class_mean": ("Mean Euclidean distance to the class's mean training digit "
                                "(pixel values)"),
     "n": "Digits (count)",
-    "target": "Class accuracy, measured (%)",
-    "predicted": "Class accuracy, predicted (%)",
+    "target": "Measured class accuracy (%)",
+    "predicted": "Predicted class accuracy (%)",
     "residual": "Residual: measured − predicted accuracy (percentage points)",
     "count": "Class-accuracy observations (count)",
     "share": "Share of the measured-accuracy bin (%)",
-    "absolute_recall_difference": "Change in recall, compressed − dense (percentage points)",
-    "normalized_difference": "Relative change, compressed vs dense (%)",
+    "absolute_recall_difference": "Recall of compressed minus dense (percentage points)",
+    "normalized_difference": "Relative change from dense (%)",
     "configuration": "Technique / treatment / imbalance factor",
 }
 #: Values a legend shows with words beside their code (QMNIST's writer series, METHODS.md).

@@ -108,7 +108,7 @@ AXIS_TITLE_FONT = 13
 #: palette as every scale's default.
 CONFIG: dict = {
     "title": {"fontSize": TITLE_FONT, "subtitleFontSize": MIN_FONT + 1, "anchor": "start"},
-    "axis": {"labelFontSize": MIN_FONT, "titleFontSize": AXIS_TITLE_FONT},
+    "axis": {"labelFontSize": MIN_FONT, "titleFontSize": AXIS_TITLE_FONT, "labelLimit": 260},
     "legend": {"labelFontSize": MIN_FONT, "titleFontSize": AXIS_TITLE_FONT, "labelLimit": 320,
                "titleLimit": 420},
     "header": {"labelFontSize": AXIS_TITLE_FONT, "titleFontSize": AXIS_TITLE_FONT},

@@ -59,11 +59,11 @@ class Rate:
 
     def text(self) -> str:
         """``0.83 s per 10k images per model (median of 12 trainings recorded in this store)``."""
-        none_yet = f"this store has recorded none of a population of {MIN_RATE_IMAGES:,} images"
+        none_yet = f"no population of {MIN_RATE_IMAGES:,} images or more recorded here yet"
         where = {
             "recorded": f"median of {self.records} trainings recorded in this results store",
-            "probed": f"this machine's speed probe; {none_yet} or more yet",
-        }.get(self.source, f"reference measurement on a 2-core CPU; {none_yet} or more yet")
+            "probed": f"this machine's speed probe; {none_yet}",
+        }.get(self.source, f"reference measurement on a 2-core CPU; {none_yet}")
         return f"{fmt.number(self.seconds_per_10k, 2)} s per 10k images per model ({where})"
 
 

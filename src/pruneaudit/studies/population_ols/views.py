@@ -163,8 +163,10 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
         name="term", value="all", bind=alt.binding_select(options=options, name="term ")
     )
     base = alt.Chart(long).transform_filter("term == 'all' || datum.paper_term == term")
-    y = alt.Y("paper_term:N", title=None, sort=list(table["paper_term"]))
-    title = "OLS coefficient (class accuracy per unit of the term; ours with its 95% interval)"
+    # an interaction's label on two lines, broken after its "×" (a phone's plot keeps its room)
+    y = alt.Y("paper_term:N", title=None, sort=list(table["paper_term"]),
+              axis=alt.Axis(labelExpr="split(replace(datum.label, ' × ', ' ×|'), '|')"))
+    title = "OLS coefficient (class accuracy per unit of the term)"
     chosen, opacity = charts.legend_pick("source")
     dots = base.mark_point(filled=True, size=70).add_params(chosen).encode(
         x=alt.X("coef:Q", title=title),
@@ -172,7 +174,8 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
         opacity=opacity,
         color=charts.colour("source", list(long["source"]), legend=alt.Legend(orient="bottom")),
         shape=alt.Shape("source:N", title=fmt.axis_title("source"),
-                        scale=alt.Scale(domain=["ours", PAPER], range=["circle", "diamond"]),
+                        # the colour's order (charts.colour): one legend, not two
+                        scale=alt.Scale(domain=[PAPER, "ours"], range=["diamond", "circle"]),
                         legend=alt.Legend(orient="bottom")),
         tooltip=[
             "paper_term",
@@ -196,6 +199,7 @@ def coefficient_explorer(table: pd.DataFrame) -> alt.LayerChart:
         .add_params(pick)
         .properties(
             width=420,
+            height=alt.Step(34),  # room for a label on two lines
             title=["OLS coefficients: ours (95% interval,", "clustered) beside P's App. D"],
         )
     )

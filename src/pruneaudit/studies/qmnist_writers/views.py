@@ -159,7 +159,7 @@ def writer_explorer(
         .mark_line(point=True)
         .encode(
             x=alt.X("sparsity:Q", title=fmt.axis_title("sparsity"), axis=alt.Axis(format="%")),
-            y=alt.Y("accuracy:Q", title="Accuracy, mean over seeds (%)",
+            y=alt.Y("accuracy:Q", title="Mean accuracy over seeds (%)",
                     axis=alt.Axis(format="%")),
             color=charts.colour("series", list(traj["series"])),
             opacity=opacity,

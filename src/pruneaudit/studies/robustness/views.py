@@ -92,7 +92,7 @@ def corruption_explorer(result: Result) -> alt.LayerChart:
     base = alt.Chart(long).encode(
         opacity=opacity,
         x=alt.X("level:Q", title=fmt.axis_title("level"), axis=alt.Axis(format="%")),
-        y=alt.Y("top-1:Q", title="Top-1 accuracy, mean over members (%)",
+        y=alt.Y("top-1:Q", title="Mean top-1 accuracy over members (%)",
                 scale=alt.Scale(zero=False), axis=alt.Axis(format="%")),
         color=charts.colour("test set", list(long["test set"]), title="Test set"),
         tooltip=["level_name", "corruption", "severity", "test set",
