@@ -202,7 +202,7 @@ def test_findings_cover_d41_to_d411_with_verdicts(runs):
     rows = runs_findings(runs, n_perm=19, n_boot=19)
     ids = [r.finding.split(" ")[0] for r in rows]
     papers = sorted({i for i in ids if i.startswith("D")}, key=lambda i: int(i.split(".")[1]))
-    assert papers == [f"D4.{i}" for i in range(1, 12)]
+    assert papers == [f"D4.{i}" for i in range(1, 15)]
     # our own questions carry ids of their own (B4.x), never a paper finding's
     assert {r.claim.split(" ")[0] for r in rows if r.comparability == "beyond"} == {
         "B4.3", "B4.5", "B4.9", "B4.10", "B4.11"}
@@ -236,6 +236,15 @@ def test_findings_cover_d41_to_d411_with_verdicts(runs):
     d45 = next(r for r in rows if r.claim == "D4.5")  # H1's ImageNet gap on our digits
     assert d45.comparability == "analogue" and d45.paper == pytest.approx((39.81 - 76.75) / 100)
     assert d45.paper_band is None and d45.headline and d45.verdict in ANALOGUE_VERDICTS
+    # by hand (module header): PIEs at 2, 3, 4; dense members right 16/18 in all and 7/9 on the
+    # PIEs, pruned 9/18 and 2/9; the float16 members are the dense ones (no PIE)
+    by_id = {r.claim: r for r in rows}
+    assert by_id["D4.12"].ours == pytest.approx(2 / 9 - 1 / 2)  # pruned, PIEs minus all
+    assert by_id["D4.13"].ours == pytest.approx((2 / 9 - 7 / 9) - (1 / 2 - 16 / 18))
+    assert by_id["D4.14"].ours == pytest.approx(0 - 3 / 6)  # PIE share, quantized - pruned
+    assert "float16 copy" in by_id["D4.14"].basis
+    for ident in ("D4.12", "D4.13", "D4.14"):
+        assert by_id[ident].comparability == "analogue" and not by_id[ident].headline
     # no row of Study 4 is the papers' own: their tasks are not ours
     assert {r.comparability for r in rows} <= {"analogue", "beyond", "not comparable",
                                                "not testable"}

@@ -143,16 +143,19 @@ def test_r2_below_half_fails():
 def test_rewinding_row_is_not_comparable_at_unequal_budgets():
     runs, stats = population(np.random.default_rng(8), mode="effect", iterations=2)
     fit = po.fits.findings_fit(audit.design_frame(runs, stats))
-    matched = regression_findings(fit, budgets=(2, 2))[-1]
-    unequal = regression_findings(fit, budgets=(3, 15))[-1]
-    assert matched.finding == unequal.finding == "D1.4 a0 effect shrinks under rewinding"
-    assert matched.claim == unequal.claim == "D1.4 rewind"
-    assert matched.verdict not in audit.UNTESTED and matched.comparability == "analogue"
-    assert unequal.verdict == audit.NOT_COMPARABLE and not unequal.size
-    assert unequal.comparability == "not comparable" and not unequal.headline
-    assert "15 epochs" in unequal.basis and "3" in unequal.basis
-    assert (unequal.ours, unequal.ci_low, unequal.ci_high) == (
-        matched.ours, matched.ci_low, matched.ci_high)
+    for at, ident in ((-2, "D1.4 rewind"), (-1, "D1.6")):  # the cross term, the main effect
+        matched = regression_findings(fit, budgets=(2, 2))[at]
+        unequal = regression_findings(fit, budgets=(3, 15))[at]
+        assert matched.claim == unequal.claim == ident
+        assert matched.verdict not in audit.UNTESTED and matched.comparability == "analogue"
+        assert unequal.verdict == audit.NOT_COMPARABLE and not unequal.size
+        assert unequal.comparability == "not comparable" and not unequal.headline
+        assert "15 epochs" in unequal.basis and "3" in unequal.basis
+        assert (unequal.ours, unequal.ci_low, unequal.ci_high) == (
+            matched.ours, matched.ci_low, matched.ci_high)
+    main = regression_findings(fit)[-1]  # rewinding's main effect: its coefficient, P's beside
+    assert main.ours == pytest.approx(fit.result.params["C(treatment)[T.rewind]"])
+    assert main.paper == pytest.approx(0.0670)
     r2 = regression_findings(fit)[2]
     assert 0 <= r2.ci_low <= r2.ours <= r2.ci_high <= 1 and "null 0.5" in r2.definition
 
@@ -168,7 +171,8 @@ def test_rows_are_analogues_built_by_claim():
     runs, stats = population(np.random.default_rng(11), mode="effect")
     rows = po.findings(result_of(runs, stats))
     assert [r.claim for r in rows] == [
-        "D1.1", "D1.2", "D1.3", "D1.4", "D1.4 e^sparsity", "D1.4 rewind", *["D1.5"] * 4]
+        "D1.1", "D1.2", "D1.3", "D1.4", "D1.4 e^sparsity", "D1.4 rewind", "D1.6",
+        *["D1.5"] * 4]
     for row in rows:
         assert row.comparability == "analogue", row.finding
         assert row.verdict in ANALOGUE_WORDS, (row.finding, row.verdict)
@@ -183,7 +187,8 @@ def test_rows_are_analogues_built_by_claim():
     # the old margins stay, as the negligible band that makes an effect absent
     margins = {c.id: c.margin for c in table.values()}
     assert margins == {"D1.1": 0.3, "D1.2": 0.006, "D1.3": 0.05, "D1.4": 0.25,
-                       "D1.4 e^sparsity": 0.05, "D1.4 rewind": 0.05, "D1.5": None}
+                       "D1.4 e^sparsity": 0.05, "D1.4 rewind": 0.05, "D1.6": 0.017,
+                       "D1.5": None}
     assert all(c.margin is None or "negligible band" in c.margin_reason for c in table.values())
     near = audit.judge(table["D1.1"], audit.Estimate(0.01, -0.2, 0.2, "b", df=29))
     assert near.verdict == audit.EFFECT_ABSENT
@@ -197,9 +202,11 @@ def test_a_term_the_fit_lacks_is_not_testable():
     runs, stats = population(np.random.default_rng(12), mode="effect")
     finetune = runs[runs["treatment"] == "finetune"]
     fit = po.fits.findings_fit(audit.design_frame(finetune, stats))
-    row = regression_findings(fit, budgets=(3, 15))[-1]
-    assert row.claim == "D1.4 rewind" and row.verdict == audit.NOT_TESTABLE
-    assert row.comparability == "analogue" and "not in our fit" in row.basis
+    rows = regression_findings(fit, budgets=(3, 15))[-2:]
+    assert [row.claim for row in rows] == ["D1.4 rewind", "D1.6"]
+    for row in rows:
+        assert row.verdict == audit.NOT_TESTABLE
+        assert row.comparability == "analogue" and "not in our fit" in row.basis
 
 
 @pytest.mark.slow
@@ -289,7 +296,8 @@ def test_fits_tables_and_hypotheses():
     assert r2 == pytest.approx(fits.ols_linear.rsquared_adj)
     rows = po.findings(result_of(runs, stats))
     # D1.4: a0, e^s:a0, a0:rewind; D1.5: one row per imbalance factor and treatment
-    assert [r.finding[:4] for r in rows] == ["D1.1", "D1.2", "D1.3", *["D1.4"] * 3, *["D1.5"] * 4]
+    assert [r.finding[:4] for r in rows] == ["D1.1", "D1.2", "D1.3", *["D1.4"] * 3, "D1.6",
+                                                 *["D1.5"] * 4]
     assert all(r.definition for r in rows)
     bins = po.views.predicted_vs_target_bins(fits.ols_cross, bins=10)
     assert bins.groupby("target")["share"].sum().to_numpy() == pytest.approx(1.0)

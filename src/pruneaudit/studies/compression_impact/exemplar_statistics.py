@@ -70,7 +70,9 @@ def exemplar_statistic(
     reference, the non-compressed baseline), and compressed top-1 on the top 1% minus the top 10%
     (D4.10; ties broken at random by ``seed``, as H2); with ``groups``, the relative error rise
     of group ``hard`` minus the others' mean (B4.9), and its tie-averaged over-index minus 1 in
-    the Taxicab ``over_q``-percentile set (B4.11, module doc); then the PIE share itself."""
+    the Taxicab ``over_q``-percentile set (B4.11, module doc); then the compressed mean-member
+    top-1 on the PIEs minus on all (D4.12), the compressed-minus-dense top-1 on the PIEs (H2's
+    Modal CIEs) minus the same on all (D4.13), and the PIE share itself."""
     y = np.asarray(labels)
     rows = np.arange(y.size)
     tiebreak = np.random.default_rng(seed).permutation(y.size)  # top_percentile's tie-break
@@ -106,6 +108,8 @@ def exemplar_statistic(
             share = (weight * in_hard).sum() / weight.sum()
             out += [rise(in_hard) - np.mean([rise(m) for m in others]),
                     share / in_hard.mean() - 1]
-        return np.asarray([*out, pie.mean()], dtype=float)
+        on_pies = (rv[pie].mean() - rv.mean(), (rv[pie].mean() - rb[pie].mean())
+                   - (rv.mean() - rb.mean())) if pie.any() else (np.nan, np.nan)
+        return np.asarray([*out, *on_pies, pie.mean()], dtype=float)
 
     return statistic

@@ -160,12 +160,13 @@ def exemplar_findings(
     n_boot: int = 199,
     seed: int = 0,
 ) -> list[audit.Finding]:
-    """D4.3, D4.5, D4.6 and D4.10 (raw, with their ``beyond`` rows) and the writer-series questions
-    beside D4.9 and D4.11 (B4.9, B4.11; :func:`exemplar_statistic`, module docstring), all
-    on ``pruned_preds``. ``hard``: the group named in advance as the one expected to be
-    harder; None picks the group the observed dense population errs on most, a choice made
-    on the same data that the intervals do not account for. The D4.11 CIE set is H2's Fig. 2
-    one, the Taxicab scores above the 80th percentile, its boundary ties averaged over."""
+    """D4.3, D4.5, D4.6, D4.12, D4.13 and D4.10 (raw, with their ``beyond`` rows) and the
+    writer-series questions beside D4.9 and D4.11 (B4.9, B4.11; :func:`exemplar_statistic`,
+    module docstring), all on ``pruned_preds``. ``hard``: the group named in advance as the
+    one expected to be harder; None picks the group the observed dense population errs on
+    most, a choice made on the same data that the intervals do not account for. The D4.11 CIE
+    set is H2's Fig. 2 one, the Taxicab scores above the 80th percentile, its boundary ties
+    averaged over."""
     y = np.asarray(labels)
     groups, hard = _hard_group(y, baseline_preds, groups, hard)
     over_q = _over_q()
@@ -180,6 +181,7 @@ def exemplar_findings(
         make.measured(0, "B4.3 per error", scale="positive"),
         make.measured(1, "D4.5"), make.excess(1, "B4.5 excess"),
         make.measured(2, "D4.6"),
+        make.measured(len(observed) - 3, "D4.12"), make.measured(len(observed) - 2, "D4.13"),
         make.measured(3, "D4.10"), make.measured(4, "D4.10 step"),
         make.excess(3, "B4.10 excess"), make.excess(4, "B4.10 step excess"),
     ]
@@ -199,6 +201,49 @@ def exemplar_findings(
     over = make.measured(6, "B4.11 writers", scale="relative", caveat=caveat)
     beyond = make.excess(6, "B4.11 writers excess")
     return rows + [_named(r, named) for r in (rise, over, beyond)]
+
+
+def quantized_pie_finding(
+    labels: np.ndarray, baseline_preds: np.ndarray, pruned_preds: np.ndarray,
+    quantized_preds: Mapping[str, np.ndarray], num_classes: int, n_boot: int = 199,
+    seed: int = 0,
+) -> audit.Finding:
+    """D4.14: the PIE share under quantization (the first of :data:`D42_SCHEMES` run) minus
+    under pruning, both against the same dense members. The quantized members are the dense
+    ones quantized, so a bootstrap resample draws the dense members once and keeps each one's
+    quantized copy beside it; the pruned members are drawn on their own (independent seeds).
+    :class:`~pruneaudit.audit.MemberVotes` resamples two independent populations, so this
+    paired resample is written here."""
+    scheme = next((s for s in D42_SCHEMES if s in quantized_preds), None)
+    if scheme is None:
+        return audit.untested(claims()["D4.14"], why="no quantization scheme was run here")
+    quant = quantized_preds[scheme]
+    if len(quant) != len(baseline_preds):
+        return audit.untested(claims()["D4.14"], why="the quantized members do not pair with "
+                              "the dense ones")
+    dense, pruned = (audit.MemberVotes.of(baseline_preds, x, num_classes)
+                     for x in (quant, pruned_preds))
+    flat = [v.reshape(len(v), -1) for v in (dense.baseline, dense.compressed, pruned.compressed)]
+    shape = dense.baseline.shape[1:]
+
+    def statistic(counts_b: np.ndarray, counts_p: np.ndarray) -> float:
+        b, q, v = ((c @ f).reshape(shape) for c, f in zip((counts_b, counts_b, counts_p), flat,
+                                                          strict=True))
+        modal = exemplars.modal_from_votes(b)
+        return float((modal != exemplars.modal_from_votes(q)).mean()
+                     - (modal != exemplars.modal_from_votes(v)).mean())
+
+    k_b, k_p = len(flat[0]), len(flat[2])
+    rng = np.random.default_rng(seed)
+    counts_b = rng.multinomial(k_b, np.full(k_b, 1 / k_b), size=n_boot)
+    counts_p = rng.multinomial(k_p, np.full(k_p, 1 / k_p), size=n_boot)
+    observed = statistic(np.ones(k_b, dtype=int), np.ones(k_p, dtype=int))
+    draws = np.array([statistic(counts_b[i], counts_p[i]) for i in range(n_boot)])
+    k = min(k_b, k_p)
+    ours, lo, hi = normal_interval(observed, draws, k)
+    basis = BOOT_BASIS.format(k=k, n_boot=n_boot, scale="") + (
+        f"; each dense member drawn with its {scheme} copy")
+    return audit.judge(claims()["D4.14"], audit.Estimate(ours, lo, hi, basis, units=k))
 
 
 def _over_q() -> int:
@@ -278,6 +323,7 @@ def runs_findings(
     options = {"hard": hard_group, "n_perm": n_perm, "n_boot": n_boot, "seed": seed}
     rows = [*class_findings(y, base, comp, quantized, runs.num_classes, alpha),
             *exemplar_findings(y, base, comp, runs.num_classes, groups, **options),
+            quantized_pie_finding(y, base, comp, quantized, runs.num_classes, n_boot, seed),
             *trend_findings(y, base, pruned, runs.num_classes, alpha, n_boot=n_boot, seed=seed)]
     at95 = _level_nearest(runs, H2_GROUP_LEVEL)
     if groups is not None and at95 is not None and at95 != top.level:

@@ -23,6 +23,7 @@ TERMS = {
     "D1.4": "a0",
     "D1.4 e^sparsity": "exp_sparsity:a0",
     "D1.4 rewind": "a0:C(treatment)[T.rewind]",
+    "D1.6": "C(treatment)[T.rewind]",
 }
 
 
@@ -52,10 +53,11 @@ def unmatched(claim: Claim, finetune: int, rewind: int) -> Claim:
 def regression_findings(
     fit: audit.ModelFit, *, budgets: tuple[int, int] | None = None
 ) -> list[audit.Finding]:
-    """D1.1-D1.4 from the clustered cross-term OLS fit: E, F, the adjusted R² beside P's 0.753
-    against the null :data:`~.claims.R2_NULL`, the a0 main effect (P 1.1384, "dominates") and
-    its two shrinking cross terms. ``budgets``: the epochs of a finetuned and of a rewound
-    round; P trained both 30, so the rewinding row is not comparable here when they differ."""
+    """D1.1-D1.4 and D1.6 from the clustered cross-term OLS fit: E, F, the adjusted R² beside
+    P's 0.753 against the null :data:`~.claims.R2_NULL`, the a0 main effect (P 1.1384,
+    "dominates"), its two shrinking cross terms and rewinding's main effect (P +0.0670).
+    ``budgets``: the epochs of a finetuned and of a rewound round; P trained both 30, so the
+    rewinding rows are not comparable here when they differ."""
     table = claims()
     frame = fit.result.model.data.frame
     n = int(fit.result.nobs)
@@ -73,12 +75,12 @@ def regression_findings(
     rows.append(audit.judge(table["D1.3"], audit.Estimate(
         r2, lo, hi, f"cluster jackknife over the {clusters} (dataset, class) clusters, "
         f"Student t on {df} df (on the logit scale), {n:,} rows", df=df)))
-    rewind = table["D1.4 rewind"]
-    if budgets is not None and budgets[0] != budgets[1] and TERMS[rewind.id] in set(
-            fit.table["term"]):
-        rewind = unmatched(rewind, *budgets)
+    rewinds = [table["D1.4 rewind"], table["D1.6"]]
+    if budgets is not None and budgets[0] != budgets[1]:
+        rewinds = [unmatched(c, *budgets) if TERMS[c.id] in set(fit.table["term"]) else c
+                   for c in rewinds]
     rows += [coef_finding(fit, claim, TERMS[claim.id], basis, df)
-             for claim in (table["D1.4"], table["D1.4 e^sparsity"], rewind)]
+             for claim in (table["D1.4"], table["D1.4 e^sparsity"], *rewinds)]
     return rows
 
 
