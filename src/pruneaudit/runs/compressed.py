@@ -20,8 +20,8 @@ from pruneaudit.runs.spec import (
     RunSpec,
 )
 from pruneaudit.runs.store import ResultsStore
-from pruneaudit.runtime import Runtime
 from pruneaudit.runs.trained import evaluate_model, evaluation_frames, load_model
+from pruneaudit.runtime import Runtime
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
 

@@ -262,13 +262,13 @@ def run_grid(
 
     ``task_fn(spec, store_root, data_root, runtime)`` (default :func:`train_and_evaluate`) must
     save the run ``spec`` to the store at ``store_root``, with ``runtime`` (a fresh
-    :class:`~pruneaudit.runtime.Runtime` of the task's device); it must be importable by the workers (a module-level
-    function of an installed module). ``executor`` is ``"local"`` or ``"dask"``; for Dask,
-    ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
-    ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started
-    for this call. ``parent`` gives the run a run depends on (None: runs are independent). A
+    :class:`~pruneaudit.runtime.Runtime` of the task's device); it must be importable by the workers
+    (a module-level function of an installed module). ``executor`` is ``"local"`` or ``"dask"``; for
+    Dask, ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
+    ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started for
+    this call. ``parent`` gives the run a run depends on (None: runs are independent). A
     summary is printed at the end; ``progress`` shows a progress bar over tasks. ``device``: the
-    device setting of the tasks (default: this process's setting); see the module docstring for
+    device setting of the tasks (default: the environment's); see the module docstring for
     one Dask worker per GPU.
     """
     device = config.device_setting(device)

@@ -20,7 +20,6 @@ from pruneaudit.errors import check_positive_int
 from pruneaudit.runs.run_data import Splits, splits
 from pruneaudit.runs.spec import RunSpec
 from pruneaudit.runs.store import ResultsStore
-from pruneaudit.runtime import Runtime
 from pruneaudit.runs.trained import (
     dense_checkpoint,
     evaluate_population,
@@ -30,6 +29,7 @@ from pruneaudit.runs.trained import (
     load_model,
     round_epochs,
 )
+from pruneaudit.runtime import Runtime
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
 

@@ -27,7 +27,6 @@ from pruneaudit.runs.spec import (
     RunSpec,
 )
 from pruneaudit.runs.store import ResultsStore
-from pruneaudit.runtime import Runtime
 from pruneaudit.runs.trained import (
     dense_checkpoint,
     evaluate_population,
@@ -35,6 +34,7 @@ from pruneaudit.runs.trained import (
     fresh_model,
     train_config,
 )
+from pruneaudit.runtime import Runtime
 from pruneaudit.training.device import environment
 from pruneaudit.training.loop import num_steps
 

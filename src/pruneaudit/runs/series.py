@@ -136,10 +136,10 @@ def series_frame(
     One series per (dataset, imbalance factor, model, technique, treatment, seed): iteration 0 is
     the seed's dense model (shared by all techniques and treatments), iterations 1..``iterations``
     its pruned and retrained successors, trained with ``runtime`` (default: a fresh
-    :class:`~pruneaudit.runtime.Runtime` from the environment). ``fields``: epochs, lr, batch_size, augment, train_size,
-    test_size; ``dense_epochs`` (:func:`dense_specs`) trains the dense model (and every rewound
-    round) for its own budget, ``epochs`` being the budget of a finetuned round. Columns:
-    :data:`TIDY_COLUMNS`, one row per run and class, sorted.
+    :class:`~pruneaudit.runtime.Runtime` from the environment). ``fields``: epochs, lr, batch_size,
+    augment, train_size, test_size; ``dense_epochs`` (:func:`dense_specs`) trains the dense model
+    (and every rewound round) for its own budget, ``epochs`` being the budget of a finetuned round.
+    Columns: :data:`TIDY_COLUMNS`, one row per run and class, sorted.
 
     Per model that the population trainer stacks (:data:`~pruneaudit.runs.spec.STACKED_MODELS`),
     the series of every dataset, imbalance factor, technique and treatment train packed

@@ -64,7 +64,8 @@ class Extra(TypedDict, total=False):
     #: Epochs of the dense run (and of each rewound round) when they differ from ``epochs``.
     dense_epochs: int
     #: Training precision when not ``fp32`` (default: ``$PRUNEAUDIT_PRECISION`` when the spec is
-    #: made, :func:`pruneaudit.config.precision_setting`; the runs train at their specs'); ``fp32`` is never stored, so float32 runs keep their keys.
+    #: made, :func:`pruneaudit.config.precision_setting`; the runs train at their specs');
+    #: ``fp32`` is never stored, so float32 runs keep their keys.
     precision: str
     #: P's horizontal flip in the training augmentation (absent when off).
     flip: bool

@@ -163,10 +163,10 @@ def fit_population(
     runtime: Runtime,
 ) -> None:
     """Train ``nets`` in place as one packed population with ``runtime`` (its device, threads
-    and progress bars; the precision is the specs', which must agree), member ``k`` on its own training split
-    for ``epochs[k]`` epochs (None: the specs' own): the members of each training pool and
-    config train as one part of :func:`pruneaudit.training.train_packed` (its result is each
-    member's alone). Records the training rate in ``store``
+    and progress bars; the precision is the specs', which must agree), member ``k`` on its own
+    training split for ``epochs[k]`` epochs (None: the specs' own): the members of each training
+    pool and config train as one part of :func:`pruneaudit.training.train_packed` (its result is
+    each member's alone). Records the training rate in ``store``
     (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates). A spec
     of another trainer scheme than this code's is refused (it would be stored mislabelled)."""
     older = [s for s in specs if s.trainer not in (None, TRAINER_SCHEME)]

@@ -22,12 +22,12 @@ kernel launches rather than arithmetic, so the expected cost of full float32 is 
 not been measured here (no GPU was available when it was written).
 
 Mixed precision (:func:`autocast`): the setting ``precision``
-(:meth:`pruneaudit.runtime.Runtime.precision_setting`: ``fp32``, the default, or ``bf16``) runs the forward
-pass of training under bfloat16 autocast on CUDA; parameters, gradients, the loss and the SGD update
-stay float32, and evaluation is float32 in both. ``bf16`` is refused on the CPU (one error naming
-the fix): CPU autocast to bfloat16 is slower than float32 on CPUs without bfloat16 units (the
-project's CPU among them) and would only add a second arithmetic to keep equal. TF32 stays off
-either way.
+(:meth:`pruneaudit.runtime.Runtime.precision_setting`: ``fp32``, the default, or ``bf16``) runs the
+forward pass of training under bfloat16 autocast on CUDA; parameters, gradients, the loss and the
+SGD update stay float32, and evaluation is float32 in both. ``bf16`` is refused on the CPU (one
+error naming the fix): CPU autocast to bfloat16 is slower than float32 on CPUs without bfloat16
+units (the project's CPU among them) and would only add a second arithmetic to keep equal. TF32
+stays off either way.
 """
 
 from __future__ import annotations

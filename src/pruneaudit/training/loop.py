@@ -218,7 +218,8 @@ def train(
     steps; the data moves there once, augmentation runs there, the random draws stay on the CPU
     generator (same draws on every device), and the model returns to its own device at the end.
     The runtime's precision (:meth:`pruneaudit.runtime.Runtime.precision_setting`): ``fp32``,
-    or ``bf16`` autocast of the forward pass on CUDA (:func:`pruneaudit.training.device.autocast`; refused on the CPU).
+    or ``bf16`` autocast of the forward pass on CUDA
+    (:func:`pruneaudit.training.device.autocast`; refused on the CPU).
     """
     runtime = Runtime.given(runtime)
     dev = resolve_device(runtime.device_setting(device))
