@@ -321,11 +321,11 @@ class Runtime:
         they are, no following, tqdm's bars)."""
         return runtime if runtime is not None else cls()
 
-    def device_setting(self, value: str | None = None) -> str:
-        """The device setting: ``value`` if given, else the runtime's :attr:`device`, else
-        ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by
+    def device_setting(self, value: Any = None) -> str:
+        """The device setting: ``value`` if given (a setting or a ``torch.device``), else the
+        runtime's :attr:`device`, else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by
         :func:`pruneaudit.config.device_setting`."""
-        return config.device_setting(value if value is not None else self.device)
+        return config.device_setting(str(value) if value is not None else self.device)
 
     def precision_setting(self, value: str | None = None) -> str:
         """The training precision: ``value`` if given, else the runtime's :attr:`precision`,
