@@ -61,7 +61,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from verdict_stability import build  # noqa: E402
 
-from pruneaudit import audit, runtime  # noqa: E402
+from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import between_builds as BB  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
 from pruneaudit.book import Profile, study_module, study_notebooks  # noqa: E402
@@ -86,8 +86,8 @@ def run_study(name: str, profile: str, overrides: dict, store: Path) -> tuple[ob
     """The study's checked ``Params`` under ``profile`` and ``overrides`` and its ``run`` on
     ``store`` (runs missing from the store are trained, on the parameters' device)."""
     params = Profile.read(profile, overrides).study_params(name)
-    runtime.set_device(params.device)
-    return params, study_module(name).run(params, ResultsStore(store), progress=False)
+    return params, study_module(name).run(params, ResultsStore(store), progress=False,
+                                          runtime=params.runtime())
 
 
 def recompute(names: list[str], profile: str, overrides: dict, store: Path, out: Path) -> None:

@@ -45,16 +45,11 @@ def _order(item: pytest.Item) -> int:
 
 @pytest.fixture(autouse=True)
 def _threads_as_set() -> Iterator[None]:
-    """Every test ends with the test process's torch threads and a fresh process runtime (no
-    following of the free cores): ``book.setup`` makes a kernel's runtime the process's for
-    good, and a later test's training then ran at whatever thread count the machine's load gave
-    it."""
+    """Every test ends with the test process's torch threads (``book.setup`` starts a kernel's
+    runtime, which sets torch's count for good)."""
     yield
     import torch
 
-    from pruneaudit import runtime
-
-    runtime.use(None)
     torch.set_num_threads(TEST_THREADS)
 
 

@@ -81,24 +81,49 @@ def test_device_and_precision_come_from_the_runtime_then_the_environment(monkeyp
     monkeypatch.setenv(config.DEVICE_ENV, "cpu")
     monkeypatch.delenv(config.PRECISION_ENV, raising=False)
     process = runtime.Runtime(device="cuda:1")
-    assert runtime.device_setting() == "cpu"
-    with runtime.activated(process):
-        assert runtime.device_setting() == "cuda:1" and runtime.precision_setting() == "fp32"
-        with process.settings(device="auto", precision="bf16"):
-            assert runtime.device_setting() == "auto" and runtime.precision_setting() == "bf16"
-        assert runtime.device_setting() == "cuda:1"
-        assert runtime.device_setting("cpu") == "cpu"  # a value given wins
-    assert runtime.device_setting() == "cpu"
+    assert runtime.Runtime().device_setting() == "cpu"  # a fresh one: the environment's
+    assert process.device_setting() == "cuda:1" and process.precision_setting() == "fp32"
+    with process.settings(device="auto", precision="bf16"):
+        assert process.device_setting() == "auto" and process.precision_setting() == "bf16"
+    assert process.device_setting() == "cuda:1"
+    assert process.device_setting("cpu") == "cpu"  # a value given wins
+    assert runtime.Runtime.given(None).device_setting() == "cpu"
+    assert runtime.Runtime.given(process) is process
     assert config.device_setting() == "cpu"  # config's: the value, else the environment
+    assert config.DEVICE_ENV in __import__("os").environ  # nothing written
     with pytest.raises(PruneAuditError, match="device must be auto, cpu, cuda or cuda:N"):
         runtime.Runtime(device="gpu")
 
 
-def test_set_device_changes_the_runtime_not_the_environment(monkeypatch) -> None:
-    monkeypatch.delenv(config.DEVICE_ENV, raising=False)
-    with runtime.activated(runtime.Runtime()):
-        assert runtime.set_device("cpu") == "cpu" == runtime.device_setting()
-    assert config.DEVICE_ENV not in __import__("os").environ
+def test_no_module_holds_the_runtime() -> None:
+    """The runtime is passed, never kept: ``runtime.py`` has no ``global`` statement and binds
+    at module level only constants (strings, numbers, ``__all__``) besides its functions and
+    classes, and no module of the package assigns a ``global`` that names a runtime."""
+    import ast
+
+    tree = ast.parse((SRC / "runtime.py").read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Global)]
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            value = node.value
+            constant = isinstance(value, ast.Constant) and not isinstance(value.value, bytearray)
+            assert constant or names == ["__all__"], ast.unparse(node)
+    for name in ("current", "use", "activated", "set_device", "device_setting", "bar"):
+        assert not hasattr(runtime, name), name
+    with_global = set()
+    for name, text in _sources().items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Global):
+                with_global.add(name)
+                assert not any("runtime" in n.lower() for n in node.names), (name, node.names)
+    assert with_global <= set(GLOBALS_ELSEWHERE), with_global
+
+
+#: The modules with a ``global`` statement today, none of them about the runtime: the book's
+#: parallel runner's worker state and the chart bundle sent once per page.
+GLOBALS_ELSEWHERE = ("book/parallel.py", "charts/figures.py")
 
 
 def _tqdm_names() -> dict[str, object]:
@@ -117,19 +142,18 @@ def test_compute_shows_progress_through_the_runtime_and_patches_no_tqdm(
     before, threads, seen = _tqdm_names(), torch.get_num_threads(), {}
 
     def fake(name: str):
-        def run(params, store, *, progress=True):
+        def run(params, store, *, progress=True, runtime=None):
             seen["names"] = _tqdm_names()
-            seen["file"] = runtime.current().progress_file
+            seen["file"], seen["runtime"] = runtime.progress_file, runtime
             for _ in runtime.bar(range(3), desc="train 3 x LeNet", disable=not progress):
                 pass
         return run
 
     monkeypatch.setattr(compute, "study_run", fake)
-    monkeypatch.setattr(runtime.LineFile, "last", -float("inf"))
     compute.run_studies("smoke", ["01_population_ols"], {"store": str(tmp_path)}, progress=True)
     for names in (seen["names"], _tqdm_names()):  # (modules imported meanwhile aside)
         assert {name: names[name] for name in before} == before
-    assert seen["file"] is not None and runtime.current().progress_file is None
+    assert seen["file"] is not None and seen["runtime"].progress_file is None  # restored
     assert "train 3 x LeNet" in capsys.readouterr().out
     assert torch.get_num_threads() == threads
 
@@ -156,8 +180,8 @@ def test_setup_makes_the_kernels_runtime_from_the_record_and_patches_no_tqdm(
     before = _tqdm_names()
     page = book.setup(values, study_module(name).Params)
     assert {n: v for n, v in _tqdm_names().items() if n in before} == before
-    assert runtime.current() is page.runtime and page.runtime.follow
+    assert isinstance(page.runtime, runtime.Runtime) and page.runtime.follow
     assert page.runtime.progress_file == tmp_path / "progress" and torch.get_num_threads() == 1
     assert (page.page_dir, page.notebook) == (tmp_path, name)
-    assert page.runtime.device == page.params.device == runtime.device_setting()
+    assert page.runtime.device == page.params.device == page.runtime.device_setting()
     assert "Profile smoke, overrides: none, built d." in capsys.readouterr().out

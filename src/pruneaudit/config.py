@@ -10,9 +10,9 @@ working directory.
   the two folders that holds it (:func:`data_roots`, :func:`dataset_root`).
 - **Device** and **precision** of training: the value given, else ``$PRUNEAUDIT_DEVICE`` /
   ``$PRUNEAUDIT_PRECISION``, else ``auto`` / ``fp32``, checked (:func:`device_setting`,
-  :func:`precision_setting`); the process's runtime's setting comes before the environment's
-  in :func:`pruneaudit.runtime.device_setting` and
-  :func:`~pruneaudit.runtime.precision_setting`, which the code below the runtime reads. Nothing
+  :func:`precision_setting`); a :class:`pruneaudit.runtime.Runtime`'s setting comes before the
+  environment's in :meth:`Runtime.device_setting <pruneaudit.runtime.Runtime.device_setting>`
+  and :meth:`~pruneaudit.runtime.Runtime.precision_setting`, which the trainer reads. Nothing
   here writes the environment, and this module imports no other of the package but
   :mod:`pruneaudit.errors`.
 - **Results store**: the setting (``root=`` / the ``store`` parameter, else
@@ -101,7 +101,7 @@ def _is_device(setting: str) -> bool:
 
 def device_setting(value: str | None = None) -> str:
     """The device setting: ``value`` if given, else ``$PRUNEAUDIT_DEVICE``, else ``auto`` (the
-    process's runtime's comes first in :func:`pruneaudit.runtime.device_setting`).
+    runtime's comes first in :meth:`pruneaudit.runtime.Runtime.device_setting`).
 
     One of ``auto`` (CUDA when available, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     """
@@ -112,7 +112,7 @@ def device_setting(value: str | None = None) -> str:
 
 def precision_setting(value: str | None = None) -> str:
     """The training precision: ``value`` if given, else ``$PRUNEAUDIT_PRECISION``, else ``fp32``
-    (the process's runtime's comes first in :func:`pruneaudit.runtime.precision_setting`).
+    (a runtime's comes first in :meth:`pruneaudit.runtime.Runtime.precision_setting`).
 
     ``fp32`` (float32 throughout, TF32 off) or ``bf16`` (bfloat16 autocast of the forward pass
     on CUDA; parameters, gradients and updates stay float32; refused on the CPU).

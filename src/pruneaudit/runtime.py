@@ -1,16 +1,22 @@
 """The process's settings in one object: torch threads, device, precision and progress output.
 
 A :class:`Runtime` is the one owner of what the package changes in its process, as Lightning's
-``Fabric`` or Accelerate's ``Accelerator`` are: :func:`pruneaudit.book.setup` (a page's kernel)
-and :func:`pruneaudit.book.compute.run_studies` create one and make it the process's runtime
-(:func:`use`, :func:`activated`); the code below them reads it through the one accessor
-:func:`current` (created on first use from the environment when nobody made one). This is the
-only module that calls ``torch.set_num_threads``; it writes no environment variable.
+``Fabric`` or Accelerate's ``Accelerator`` are. It is made at an entry point and passed down,
+never kept in a module: :func:`pruneaudit.book.setup` (a page's kernel) makes one and hands it to
+the page (``page.runtime``), :func:`pruneaudit.book.compute.run_studies` makes one for the
+process, a test makes its own; each passes it to a study's ``run(..., runtime=...)``, which
+passes it to the runs (:mod:`pruneaudit.runs`) and they to the trainer
+(:mod:`pruneaudit.training`). A study run in a notebook, in ``compute`` and in a test differs
+only in the runtime it is handed. Where none is handed (a public function called without one),
+a fresh ``Runtime()`` is made from the environment. This module holds no mutable state of its
+own and is the only module that calls ``torch.set_num_threads``; it writes no environment
+variable.
 
-- **Device and precision**: :func:`device_setting` and :func:`precision_setting` take an
-  explicit value, else the runtime's (:meth:`Runtime.settings` changes them for a block), else
-  ``$PRUNEAUDIT_DEVICE`` / ``$PRUNEAUDIT_PRECISION`` (:mod:`pruneaudit.config`, which checks
-  them and reads the environment); :func:`set_device` sets the runtime's device.
+- **Device and precision**: :meth:`Runtime.device_setting` and
+  :meth:`Runtime.precision_setting` take an explicit value, else the runtime's
+  (:meth:`Runtime.settings` changes them for a block), else ``$PRUNEAUDIT_DEVICE`` /
+  ``$PRUNEAUDIT_PRECISION`` (:mod:`pruneaudit.config`, which checks them and reads the
+  environment).
 - **Threads**: :meth:`Runtime.start` sets torch's thread count to the cores this process may
   use (:func:`usable_cores`: its CPU affinity, never a count that a moment's load picked), or
   ``$PRUNEAUDIT_THREADS``; while the runtime follows the free cores, the population trainer
@@ -22,10 +28,11 @@ only module that calls ``torch.set_num_threads``; it writes no environment varia
   :class:`FreeCores`: the machine's busy CPU time less this process tree's over the wall time
   between two readings (psutil's counters). The measurements behind the rules are in
   ``tests/training/test_threads.py`` and ``benchmarks/out/profile_evidence.md``.
-- **Progress**: :meth:`Runtime.bar` (or :func:`bar`) is the package's progress bar: tqdm's
+- **Progress**: :meth:`Runtime.bar` is the package's progress bar: tqdm's
   ``tqdm.auto`` bar, or, when the runtime has a progress file (a book build), a bar that
   appends plain lines to that file (``train 2 x LeNet on qmnist:  40%|####  | 4/10 ...``), at
-  most one every ``progress_interval`` seconds across all bars, so that nothing reaches a
+  most one every ``progress_interval`` seconds across the runtime's bars (its
+  :class:`LineGate`), so that nothing reaches a
   page's cell output.
 - **Hand-off to a kernel**: the book's runner gives a kernel one JSON record in one variable,
   ``$PRUNEAUDIT_KERNEL`` (:class:`KernelRecord`: where its page goes, its build stamp, the
@@ -191,22 +198,39 @@ def _set_threads(count: int) -> None:
 # ------------------------------------------------------------------------------ progress
 
 
+@dataclass
+class LineGate:
+    """When the last progress line was written (``time.monotonic``), shared by the bars of one
+    :class:`Runtime`, so that they write at most one line per interval together."""
+
+    last: float = -math.inf
+
+    def opens(self, interval: float) -> bool:
+        """Whether a line may be written now (``interval`` seconds since the last); if so, now
+        is the last."""
+        now = time.monotonic()
+        if now - self.last < interval:
+            return False
+        self.last = now
+        return True
+
+
 class LineFile:
     """A file-like object for tqdm that appends a refresh as one line to ``path``, at most one
-    line every ``interval`` seconds across all bars (shared clock), so that many short bars (a
-    population trained in seconds) show their progress instead of a line at 0% each."""
+    line every ``interval`` seconds across the bars that share ``gate`` (a runtime's bars share
+    its gate; None: a gate of its own), so that many short bars (a population trained in
+    seconds) show their progress instead of a line at 0% each."""
 
-    last = -math.inf
-
-    def __init__(self, path: str | os.PathLike, interval: float = 0.0) -> None:
+    def __init__(
+        self, path: str | os.PathLike, interval: float = 0.0, gate: LineGate | None = None
+    ) -> None:
         self.path = Path(path)
         self.interval = interval
+        self.gate = gate if gate is not None else LineGate()
 
     def write(self, text: str) -> int:
         line = text.replace("\r", "").replace("\x1b[A", "").strip()
-        now = time.monotonic()
-        if line and now - LineFile.last >= self.interval:
-            LineFile.last = now
+        if line and self.gate.opens(self.interval):
             with self.path.open("a") as f:
                 f.write(line + "\n")
         return len(text)
@@ -276,6 +300,7 @@ class Runtime:
     progress_interval: float = 5.0
     steady: int | None = None
     reader: FreeCores | None = field(default=None, repr=False)
+    gate: LineGate = field(default_factory=LineGate, repr=False)
 
     def __post_init__(self) -> None:
         if self.device is not None:
@@ -288,6 +313,25 @@ class Runtime:
             import torch
 
             self.steady = self.threads or torch.get_num_threads()
+
+    @classmethod
+    def given(cls, runtime: Runtime | None) -> Runtime:
+        """``runtime``, else a fresh one from the environment (what a public function called
+        without a runtime runs with: device and precision the environment's, torch's threads as
+        they are, no following, tqdm's bars)."""
+        return runtime if runtime is not None else cls()
+
+    def device_setting(self, value: Any = None) -> str:
+        """The device setting: ``value`` if given (a setting or a ``torch.device``), else the
+        runtime's :attr:`device`, else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by
+        :func:`pruneaudit.config.device_setting`."""
+        return config.device_setting(str(value) if value is not None else self.device)
+
+    def precision_setting(self, value: str | None = None) -> str:
+        """The training precision: ``value`` if given, else the runtime's :attr:`precision`,
+        else ``$PRUNEAUDIT_PRECISION``, else ``fp32``; checked by
+        :func:`pruneaudit.config.precision_setting`."""
+        return config.precision_setting(value if value is not None else self.precision)
 
     def start(self) -> tuple[int, str]:
         """Set torch's thread count to the fixed count, else every core this process may use
@@ -349,67 +393,9 @@ class Runtime:
         from tqdm.std import tqdm
 
         # Bars refresh every half second; the file keeps one line per interval of them.
-        kwargs.update(file=LineFile(self.progress_file, self.progress_interval), ascii=True,
-                      ncols=100, mininterval=0.5, miniters=1)
+        kwargs.update(file=LineFile(self.progress_file, self.progress_interval, self.gate),
+                      ascii=True, ncols=100, mininterval=0.5, miniters=1)
         return tqdm(iterable, **kwargs)
-
-
-_current: Runtime | None = None
-
-
-def current() -> Runtime:
-    """The process's runtime: the one made current by :func:`use` or :func:`activated`, else
-    one created now (settings from the environment, threads as torch has them, no following)."""
-    global _current
-    if _current is None:
-        _current = Runtime()
-    return _current
-
-
-def use(runtime: Runtime | None) -> Runtime | None:
-    """Make ``runtime`` the process's runtime (None: a fresh one at the next :func:`current`);
-    return the previous one."""
-    global _current
-    previous, _current = _current, runtime
-    return previous
-
-
-@contextlib.contextmanager
-def activated(runtime: Runtime) -> Iterator[Runtime]:
-    """``runtime`` is the process's runtime inside the block; the previous one and torch's
-    thread count are restored after."""
-    previous = use(runtime)
-    try:
-        with threads_at(None):
-            yield runtime
-    finally:
-        use(previous)
-
-
-def device_setting(value: str | None = None) -> str:
-    """The device setting: ``value`` if given, else the process's runtime's (:func:`current`),
-    else ``$PRUNEAUDIT_DEVICE``, else ``auto``; checked by
-    :func:`pruneaudit.config.device_setting`."""
-    return config.device_setting(value if value is not None else current().device)
-
-
-def precision_setting(value: str | None = None) -> str:
-    """The training precision: ``value`` if given, else the process's runtime's, else
-    ``$PRUNEAUDIT_PRECISION``, else ``fp32``; checked by
-    :func:`pruneaudit.config.precision_setting`."""
-    return config.precision_setting(value if value is not None else current().precision)
-
-
-def set_device(value: str) -> str:
-    """Make ``value`` (checked) the device of this process's runtime (:func:`current`); return
-    it."""
-    setting = current().device = config.device_setting(value)
-    return setting
-
-
-def bar(iterable: Any = None, **kwargs: Any) -> Any:
-    """The current runtime's progress bar (:meth:`Runtime.bar`)."""
-    return current().bar(iterable, **kwargs)
 
 
 __all__ = [
@@ -419,19 +405,13 @@ __all__ = [
     "FreeCores",
     "KernelRecord",
     "LineFile",
+    "LineGate",
     "Runtime",
-    "activated",
-    "bar",
     "choose_threads",
-    "current",
-    "device_setting",
     "fixed_threads",
     "free_threads",
     "own_busy_seconds",
-    "precision_setting",
-    "set_device",
     "system_busy_seconds",
     "threads_at",
     "usable_cores",
-    "use",
 ]

@@ -54,13 +54,11 @@ def test_runtime_bars_write_lines_not_output_and_patch_nothing(
 ) -> None:
     from pruneaudit.training import loop  # noqa: F401  (a module that shows progress)
 
-    monkeypatch.setattr(runtime.LineFile, "last", -float("inf"))
     path = tmp_path / "progress"
     names = _tqdm_names()
     process = runtime.Runtime(progress_file=path, progress_interval=0.0)
-    with runtime.activated(process):
-        for _ in runtime.bar(range(4), desc="train 2 x LeNet", unit="model-epochs"):
-            pass
+    for _ in process.bar(range(4), desc="train 2 x LeNet", unit="model-epochs"):
+        pass
     assert _tqdm_names() == names  # no module's tqdm was replaced
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
@@ -171,13 +169,13 @@ def test_a_busy_moment_at_the_start_does_not_lower_the_threads(
 
 
 def test_log_lines_are_throttled_across_bars_so_short_bars_show_progress(monkeypatch, tmp_path):
-    """One line per interval across all bars: a run of short bars (one population each) writes
-    their in-progress states, not a 0% line per bar."""
+    """One line per interval across the bars that share a gate (a runtime's): a run of short
+    bars (one population each) writes their in-progress states, not a 0% line per bar."""
     now = {"t": 100.0}
     monkeypatch.setattr(time, "monotonic", lambda: now["t"])
-    monkeypatch.setattr(runtime.LineFile, "last", -float("inf"))
-    out = runtime.LineFile(tmp_path / "log", interval=5.0)
+    gate = runtime.LineGate()
     for bar in range(3):  # three bars of 4 s each, refreshed every second
+        out = runtime.LineFile(tmp_path / "log", interval=5.0, gate=gate)
         for step in range(4):
             out.write(f"\rbar {bar}: {step}/4")
             now["t"] += 1.0

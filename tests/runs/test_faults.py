@@ -25,7 +25,7 @@ DENSE = {"dataset": "mnist", "model": "lenet"}
 PRUNED = {**DENSE, "technique": "l1_unstructured", "treatment": "finetune", "iteration": 1}
 
 
-def never_called(spec, store_root, data_root):
+def never_called(spec, store_root, data_root, runtime):
     raise AssertionError("a task ran although the input was bad")
 
 

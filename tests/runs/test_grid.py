@@ -58,7 +58,7 @@ def small_result(spec: RunSpec):
     return table, preds
 
 
-def fake_task(spec: RunSpec, store_root: str, data_root: str) -> str:
+def fake_task(spec: RunSpec, store_root: str, data_root: str, runtime: object) -> str:
     """A fast task: fails for seed 13, else saves a made-up run."""
     if spec.seed == 13:
         raise RuntimeError("boom on purpose")
@@ -66,7 +66,7 @@ def fake_task(spec: RunSpec, store_root: str, data_root: str) -> str:
     return spec.key
 
 
-def lazy_task(spec: RunSpec, store_root: str, data_root: str) -> str:
+def lazy_task(spec: RunSpec, store_root: str, data_root: str, runtime: object) -> str:
     """A task that forgets to save its run."""
     return spec.key
 

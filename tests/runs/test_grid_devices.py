@@ -13,13 +13,15 @@ from pruneaudit.cli import main
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, run_grid
 from pruneaudit.runs.grid import worker_devices
-from pruneaudit.runs.workers import DevicePlugin
+from pruneaudit.runs.workers import DevicePlugin, worker_device
 
 SEEN: list[str | None] = []
 
 
-def recording_task(spec: RunSpec, store_root: str, data_root: str) -> str:
-    """Saves a made-up run after noting the device setting it ran under."""
+def recording_task(
+    spec: RunSpec, store_root: str, data_root: str, runtime: runtime.Runtime
+) -> str:
+    """Saves a made-up run after noting the device setting of the runtime it was handed."""
     SEEN.append(runtime.device_setting())
     labels = np.arange(10)
     table = pd.DataFrame({"class": labels, "accuracy": 1.0, "n": 1})
@@ -63,7 +65,8 @@ def test_device_plugin_sets_each_worker_by_index(monkeypatch):
     plugin = DevicePlugin(["cuda:0", "cuda:1", "cuda:2"])
     for name, expected in [(0, "cuda:0"), (2, "cuda:2"), (4, "cuda:1"), ("tcp-x", "cuda:0")]:
         plugin.setup(_FakeWorker(name))
-        assert runtime.device_setting() == expected  # the worker's runtime's device
+        assert plugin.device == expected  # the worker's copy of the plugin keeps its device
+    assert worker_device() is None  # not on a worker
     with pytest.raises(PruneAuditError, match="device must be"):
         DevicePlugin(["gpu0"])
 
@@ -74,7 +77,7 @@ def test_local_runner_runs_tasks_with_the_device_and_restores_it(tmp_path, monke
     specs = [RunSpec("mnist", "lenet", seed=s) for s in (0, 1)]
     report = run_grid(specs, recording_task, tmp_path, progress=False, device="cpu")
     assert report.ok and SEEN == ["cpu", "cpu"]
-    assert runtime.device_setting() == "auto"
+    assert config.device_setting() == "auto"  # the environment as it was
     with pytest.raises(PruneAuditError, match="device must be"):
         run_grid(specs, recording_task, tmp_path, progress=False, device="tpu")
 
@@ -89,7 +92,7 @@ def test_dask_workers_get_their_own_device():
         dashboard_address=None,
     ) as cluster, Client(cluster) as client:
         client.register_plugin(DevicePlugin(["cuda:0", "cuda:1"]))
-        seen = client.run(lambda: runtime.device_setting())  # the worker runtime's device
+        seen = client.run(worker_device)  # the device each worker's plugin keeps
         names = {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
     assert {name: seen[addr] for name, addr in names.items()} == {0: "cuda:0", 1: "cuda:1"}
 

@@ -132,6 +132,7 @@ def test_run_signature(study: str) -> None:
         ("params", P.POSITIONAL_OR_KEYWORD, P.empty),
         ("store", P.POSITIONAL_OR_KEYWORD, P.empty),
         ("progress", P.KEYWORD_ONLY, True),
+        ("runtime", P.KEYWORD_ONLY, None),
     ]
     hints = typing.get_type_hints(run)
     assert hints["return"] is result
@@ -285,7 +286,7 @@ def test_the_main_cell_runs_the_study(study: str) -> None:
     main = [ln for ln in cells[0].splitlines() if ln.strip()]
     alias = main[0].partition("=")[2].strip().partition(".")[0]
     assert main == [
-        f"result = {alias}.run(page.params, page.store)",
+        f"result = {alias}.run(page.params, page.store, runtime=page.runtime)",
         f"rows = {alias}.findings(result)",
         f"page.glue(**{alias}.numbers(result))",
     ]

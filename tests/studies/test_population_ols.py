@@ -15,6 +15,7 @@ from chart_style import check
 from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.series import TIDY_COLUMNS
+from pruneaudit.runtime import Runtime
 from pruneaudit.studies import population_ols as po
 from pruneaudit.studies.population_ols.findings import (
     regression_findings,
@@ -440,13 +441,14 @@ def test_run_passes_the_grid_and_fits_it(monkeypatch):
     costs = (_cost(120, 0.25), _cost(10, 1.5, po.params.PAPER["models"]))
     monkeypatch.setattr(run_module, "grid_costs", lambda p: costs)
     params = po.Params(**{**SIMULATED, "dense_epochs": 3, "train_size": 500})
-    store = object()
-    result = po.run(params, store, progress=False)
+    store, handed = object(), Runtime(device="cpu")
+    result = po.run(params, store, progress=False, runtime=handed)
     args, kwargs = seen["series"]
     assert args == (DATASETS, ("lenet",), TECHS, TREATS, (0, 1), ITERATIONS, store)
     assert kwargs == {
         "imbalance_factors": FACTORS, "dense_epochs": 3, "epochs": 1, "lr": 0.1,
         "train_size": 500, "test_size": None, "root": None, "progress": False,
+        "runtime": handed,  # the runs train with the runtime the study was handed
     }
     assert seen["stats"] == (
         (DATASETS,), {"imbalance_factors": FACTORS, "train_size": 500, "root": None}

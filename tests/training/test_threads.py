@@ -12,7 +12,7 @@ import torch
 from pruneaudit import data, runtime
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.models import LeNet, build_model
-from pruneaudit.training import TrainConfig, train, train_population
+from pruneaudit.training import Part, TrainConfig, train, train_packed
 
 
 class Machine:
@@ -35,16 +35,15 @@ class Machine:
 
 @pytest.fixture
 def following():
-    """The process's runtime follows a fake machine's free cores (steady count 2); torch's
-    thread count is restored after."""
+    """A runtime that follows a fake machine's free cores (steady count 2), with the machine;
+    torch's thread count is restored after."""
     machine, before = Machine(), torch.get_num_threads()
-    with runtime.activated(runtime.Runtime(follow=True, steady=2, reader=machine.reader())):
-        yield machine
+    yield machine, runtime.Runtime(follow=True, steady=2, reader=machine.reader())
     torch.set_num_threads(before)
 
 
 def test_a_burst_at_the_start_does_not_hold_a_long_build(following):
-    machine, process = following, runtime.current()
+    machine, process = following
     machine.run(90, others=1.1, mine=0.9)  # the first population, during the burst
     assert process.population_threads() == 1
     machine.run(600, others=0.0, mine=1.0)  # the burst is over
@@ -93,15 +92,13 @@ def test_not_following_keeps_torchs_setting():
         assert torch.get_num_threads() == before
 
 
-def test_start_sets_the_count_and_activated_restores_it():
+def test_start_sets_the_count_and_threads_at_restores_it():
     before = torch.get_num_threads()
     process = runtime.Runtime(threads=before + 1)
-    with runtime.activated(process):
-        assert runtime.current() is process
+    with runtime.threads_at(None):
         assert process.start() == (before + 1, f"set by {runtime.THREADS_ENV} or the build")
         assert torch.get_num_threads() == before + 1
     assert torch.get_num_threads() == before
-    assert runtime.current() is not process
 
 
 def _threads_seen(seen: list[tuple[int, bool]]):
@@ -121,16 +118,18 @@ def test_the_trainer_rereads_per_population_restores_the_count_and_results_do_no
     """The free cores set how many blocks train at once (busy: one block of 3 in this thread;
     idle: blocks of 1 + 2 in two block threads), each block at one torch thread, and the
     members' bits are the same either way."""
+    machine, process = following
     mnist = data.load("mnist", "train", root=data_root).subset(range(64))
     cfgs = [TrainConfig(epochs=1, seed=s) for s in range(3)]
     torch.set_num_threads(1)
     trained, counts = [], []
     for others in (1.5, 0.0):  # busy: 1 free core; then idle: 2
-        following.run(10, others=others, mine=2.0 - others)
+        machine.run(10, others=others, mine=2.0 - others)
         seen: list[tuple[int, bool]] = []
         models = [build_model("lenet", 10, 1, 28, seed=s) for s in range(3)]
-        train_population(models, mnist, cfgs, progress=False, device="cpu",
-                         step_hooks=[_threads_seen(seen), None, None])
+        hooks = [_threads_seen(seen), None, None]
+        train_packed([Part(models, mnist, cfgs, step_hooks=hooks)], progress=False,
+                     device="cpu", runtime=process)
         assert torch.get_num_threads() == 1  # as the trainer found it
         trained.append(models)
         counts.append(set(seen))
@@ -161,9 +160,10 @@ def test_a_model_trained_alone_gets_no_thread_count_from_the_load(following, dat
         n: train(fresh(), mnist, cfg, progress=False, num_threads=n, device="cpu") for n in (1, 2)
     }
     torch.set_num_threads(1)
-    following.run(10, others=1.5, mine=0.5)  # busy: the population's count would be 1
+    machine, process = following
+    machine.run(10, others=1.5, mine=0.5)  # busy: the population's count would be 1
     busy = fresh()
-    train_population([busy], mnist, [cfg], progress=False, device="cpu")
+    train_packed([Part([busy], mnist, [cfg])], progress=False, device="cpu", runtime=process)
     assert torch.get_num_threads() == 1
     weights = [m.state_dict().values() for m in (busy, at[2], at[1])]
     assert all(torch.equal(x, y) for x, y in zip(weights[0], weights[1], strict=True))
@@ -171,7 +171,7 @@ def test_a_model_trained_alone_gets_no_thread_count_from_the_load(following, dat
 
 
 def test_the_steady_count_is_the_start_or_the_setting_never_the_load(following):
-    machine, process = following, runtime.current()
+    machine, process = following
     torch.set_num_threads(2)
     machine.run(10, others=1.5, mine=0.5)
     with process.at_population_threads():

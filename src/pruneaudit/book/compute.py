@@ -10,7 +10,9 @@ the study's checked ``Params`` from the profile as the page's ``book.setup`` bui
 (:meth:`Profile.study_params <pruneaudit.book.profiles.Profile.study_params>`; the profile, the
 overrides and every notebook's parameters are checked first, with the same one-line errors as
 ``build``; a study that reads another's parameters, Study 5 Study 4's, resolves them from the
-same profile) and calls its ``run(params, store)``, which trains what the results store lacks.
+same profile) and calls its ``run(params, store, runtime=...)`` with the process's one
+:class:`~pruneaudit.runtime.Runtime` (on the study's device), which trains what the results
+store lacks.
 A notebook whose study has no ``run`` (the template's synthetic curves) has nothing to compute.
 ``--device`` is ``-p device=...`` for every selected study. A later ``build`` with the same
 profile and overrides over that store trains nothing.
@@ -66,7 +68,8 @@ class Computed:
 
 
 def study_run(name: str) -> Callable | None:
-    """The ``run(params, store, *, progress)`` of notebook ``name``'s study (None: it has none)."""
+    """The ``run(params, store, *, progress, runtime)`` of notebook ``name``'s study (None: it
+    has none)."""
     return getattr(study_module(name), "run", None)
 
 
@@ -83,9 +86,10 @@ def run_studies(
 
     ``profile``: a :class:`~pruneaudit.book.profiles.Profile` (``overrides`` None: its own) or
     what :meth:`Profile.read <pruneaudit.book.profiles.Profile.read>` takes. Every parameter is
-    checked before anything runs. One :class:`~pruneaudit.runtime.Runtime` holds the process's
-    settings meanwhile: each study runs on its ``device`` parameter, with torch's thread count
-    chosen as a page's setup chooses it (restored at the end); ``progress`` prints its progress to
+    checked before anything runs. One :class:`~pruneaudit.runtime.Runtime`, made here, holds the
+    process's settings and is handed to every study's ``run``: each study runs on its ``device``
+    parameter, with torch's thread count chosen as a page's setup chooses it (restored at the
+    end); ``progress`` prints its progress to
     ``stream`` (default stdout). Notebooks whose study has no ``run`` are skipped (said).
     """
     profile = Profile.read(profile, overrides)
@@ -97,7 +101,7 @@ def run_studies(
     todo = [(name, study_run(name)) for name in names]
     process = runtime.Runtime(threads=runtime.fixed_threads(), follow=True)
     done = []
-    with runtime.activated(process):
+    with runtime.threads_at(None):  # torch's count restored at the end
         threads, why = process.start()
         say(f"profile {profile.label}: computing {', '.join(n for n, r in todo if r)}; "
             f"torch threads {threads} ({why})")
@@ -110,7 +114,7 @@ def run_studies(
             before = len(store.keys())
             start = time.perf_counter()
             with process.settings(device=params.device), _monitor(process, name, progress, stream):
-                run(params, store, progress=progress)
+                run(params, store, progress=progress, runtime=process)
             seconds = time.perf_counter() - start
             new = len(store.keys()) - before
             done.append(Computed(name, store.root, seconds, new))

@@ -13,7 +13,8 @@ kernel's :class:`pruneaudit.runtime.Runtime` (the page's device, torch's thread 
 free cores, training progress bars into the build's log when the book's runner started the
 kernel: its :class:`~pruneaudit.runtime.KernelRecord`), prints the banner (profile, overrides
 and build date, or "run by hand"), the parameters and library versions, turns on the offline
-chart renderer and returns a :class:`Page` with the results store and the runtime.
+chart renderer and returns a :class:`Page` with the results store and the runtime, which the
+page hands to its study: ``study.run(page.params, page.store, runtime=page.runtime)``.
 
 Every page runs alone (JupyterLab, or papermill with only its own parameters): a study that reads
 another notebook's parameters (``Params.READS``, e.g. Study 5's ``study4``) is given them by the
@@ -139,7 +140,8 @@ class Page:
     #: Folder of the executed page and the notebook's name (None when run by hand).
     page_dir: Path | None = None
     notebook: str | None = None
-    #: The kernel's process settings (threads, device, precision, progress output).
+    #: The kernel's process settings (threads, device, precision, progress output), handed to
+    #: the study's ``run(..., runtime=page.runtime)``.
     runtime: runtime.Runtime | None = field(default=None, repr=False)
 
     def show_answer(self, rows: Sequence[audit_findings.Finding]) -> None:
@@ -271,7 +273,6 @@ def setup(
         progress_file=Path(record.progress_file) if record.progress_file else None,
         progress_interval=record.progress_interval,
     )
-    runtime.use(kernel)  # the kernel's for good: the page's later cells train through it
     info = build_info()
     print(banner_text(info))
     threads, why = kernel.start()

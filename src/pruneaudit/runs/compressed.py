@@ -8,7 +8,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
-from pruneaudit import compress, data, runtime, training
+from pruneaudit import compress, data, training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.populations import Population, population
 from pruneaudit.runs.run_data import pool_and_test, splits
@@ -21,6 +21,7 @@ from pruneaudit.runs.spec import (
 )
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.runs.trained import evaluate_model, evaluation_frames, load_model
+from pruneaudit.runtime import Runtime
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
 
@@ -36,11 +37,15 @@ def run_quantized(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
+    *,
+    runtime: Runtime | None = None,
 ) -> Population:
     """Quantize stored trained runs with ``scheme`` (calibrated on the first 100 training
     examples of each run's own split) and evaluate them; returns the quantized population.
-    While this process follows the free cores, both run at
-    :meth:`pruneaudit.runtime.Runtime.steady_threads`."""
+    ``runtime`` (default: a fresh :class:`~pruneaudit.runtime.Runtime` from the environment):
+    while it follows the free cores, both run at its
+    :meth:`~pruneaudit.runtime.Runtime.steady_threads`."""
+    runtime = Runtime.given(runtime)
     out = quantized_specs(specs, scheme)
     for base, spec in runtime.bar(
         list(zip(specs, out, strict=True)), disable=not progress, desc=f"quantize {scheme}"
@@ -50,12 +55,12 @@ def run_quantized(
         split = splits(base, root)
         model = load_model(base, store, root)
         # the calibration and evaluation: never at a load-picked count
-        with runtime.current().at_steady_threads():
+        with runtime.at_steady_threads():
             qmodel = compress.quantize(model, scheme, calibration=split.train)
             classes, predictions = evaluate_model(
-                qmodel, split.test, sparsity=compress.sparsity(model)
+                qmodel, split.test, sparsity=compress.sparsity(model), runtime=runtime
             )
-        store.save(spec, classes, predictions, env=environment())
+        store.save(spec, classes, predictions, env=environment(runtime.device_setting()))
     return population(out, store)
 
 
@@ -74,13 +79,17 @@ def run_corrupted(
     root: str | None = None,
     seed: int = 0,
     progress: bool = True,
+    *,
+    runtime: Runtime | None = None,
 ) -> dict[tuple[str, int], Population]:
     """Evaluate stored trained runs on their test set corrupted by each ``(corruption,
     severity)`` of ``grid`` (:func:`pruneaudit.data.corrupt`, seeded); returns each population.
 
     The runs must share a dataset and test set. The models are loaded once and the missing
     evaluations of each corrupted test set run as one batched computation over the members
-    (:func:`pruneaudit.training.evaluate_population`)."""
+    (:func:`pruneaudit.training.evaluate_population`), with ``runtime`` (default: a fresh
+    :class:`~pruneaudit.runtime.Runtime` from the environment)."""
+    runtime = Runtime.given(runtime)
     if len({(s.dataset, s.test_size) for s in specs}) > 1:
         raise PruneAuditError("run_corrupted needs runs of one dataset and test set")
     todo = {
@@ -100,11 +109,13 @@ def run_corrupted(
         ):
             shifted = corrupted_test(base.dataset, root, base.test_size, corruption, severity, seed)
             with phase("evaluation"):
-                preds = training.evaluate_population([nets[k] for k in members], shifted)
+                preds = training.evaluate_population(
+                    [nets[k] for k in members], shifted, runtime=runtime
+                )
             out = corrupted_specs([specs[k] for k in members], corruption, severity, seed)
             for spec, k, pred in zip(out, members, preds, strict=True):
                 frames = evaluation_frames(shifted, pred, sparsity[k])
-                store.save(spec, *frames, env=environment())
+                store.save(spec, *frames, env=environment(runtime.device_setting()))
     return {(c, v): population(corrupted_specs(specs, c, v, seed), store) for c, v in grid}
 
 

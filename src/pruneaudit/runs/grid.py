@@ -11,8 +11,9 @@ package version (checked by each task; run keys do not contain it). A failing ta
 with its configuration and traceback and does not stop the others. Killing the runner at any
 moment loses at most the runs in flight: running the grid again executes only the missing runs.
 
-Devices: ``device`` (default: the setting, :func:`pruneaudit.runtime.device_setting`) is the
-device setting of every task. For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a
+Devices: ``device`` (default: ``$PRUNEAUDIT_DEVICE``, else ``auto``) is the device setting of
+every task: each task gets a :class:`~pruneaudit.runtime.Runtime` of that device (its fourth
+argument). For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a
 setting of ``auto`` or ``cuda``, the runner starts one worker per GPU (unless ``n_workers`` says
 otherwise) and a worker plugin gives worker i the device ``cuda:(i mod G)``
 (:func:`worker_devices`); with an explicit ``cuda:N`` every worker uses that GPU. Workers of an
@@ -36,16 +37,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pruneaudit import __version__, config, runtime
+from pruneaudit import __version__, config
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.runs.spec import RunSpec
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 
 EXECUTORS = ("local", "dask")
 #: RunSpec fields a grid may set (``extra`` is a nested mapping of its own axes).
 GRID_FIELDS = tuple(f.name for f in dataclasses.fields(RunSpec))
 
-TaskFn = Callable[[RunSpec, str, str], Any]
+#: A task: ``task_fn(spec, store_root, data_root, runtime)`` saves run ``spec`` to the store.
+TaskFn = Callable[[RunSpec, str, str, Runtime], Any]
 
 
 # --------------------------------------------------------------------------- grids
@@ -185,19 +188,9 @@ def _execute(
     """Run one task on a worker; raise with a clear message if it cannot or did not save.
 
     ``version`` is the driver's package version: the worker refuses the task if its own differs
-    (run keys do not contain it, so the check is made here). ``device`` None keeps the worker's
-    own device setting (a Dask worker's is set by :class:`pruneaudit.runs.workers.DevicePlugin`);
-    else the task runs with that setting as the process runtime's device
-    (:meth:`pruneaudit.runtime.Runtime.settings`), restored afterwards."""
-    if device is None:
-        return _execute_here(task_fn, spec, store_root, data_root, version, *parents)
-    with runtime.current().settings(device=device):
-        return _execute_here(task_fn, spec, store_root, data_root, version, *parents)
-
-
-def _execute_here(
-    task_fn: TaskFn, spec: RunSpec, store_root: str, data_root: str, version: str, *parents: Any
-) -> str:
+    (run keys do not contain it, so the check is made here). The task gets a fresh
+    :class:`~pruneaudit.runtime.Runtime` of ``device``; None: the device a Dask worker's
+    :class:`pruneaudit.runs.workers.DevicePlugin` gave it, else the environment's."""
     for p in parents:
         if isinstance(p, _Failure):
             raise PruneAuditError(f"not run: its predecessor {p.key[:12]} failed")
@@ -207,7 +200,11 @@ def _execute_here(
             f"the run was declared with {version} (protocol {spec.protocol}); install the "
             "same version on the driver and every worker"
         )
-    task_fn(spec, store_root, data_root)
+    if device is None:
+        from pruneaudit.runs.workers import worker_device
+
+        device = worker_device()
+    task_fn(spec, store_root, data_root, Runtime(device=device))
     if not ResultsStore(store_root).has(spec):
         raise PruneAuditError(
             f"task {getattr(task_fn, '__qualname__', task_fn)!r} returned without saving run "
@@ -263,17 +260,18 @@ def run_grid(
 ) -> GridReport:
     """Execute the runs of a grid that are not in the store yet; return a :class:`GridReport`.
 
-    ``task_fn(spec, store_root, data_root)`` (default :func:`train_and_evaluate`) must save the run
-    ``spec`` to the store at ``store_root``; it must be importable by the workers (a module-level
-    function of an installed module). ``executor`` is ``"local"`` or ``"dask"``; for Dask,
-    ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
-    ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started
-    for this call. ``parent`` gives the run a run depends on (None: runs are independent). A
+    ``task_fn(spec, store_root, data_root, runtime)`` (default :func:`train_and_evaluate`) must
+    save the run ``spec`` to the store at ``store_root``, with ``runtime`` (a fresh
+    :class:`~pruneaudit.runtime.Runtime` of the task's device); it must be importable by the workers
+    (a module-level function of an installed module). ``executor`` is ``"local"`` or ``"dask"``; for
+    Dask, ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
+    ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started for
+    this call. ``parent`` gives the run a run depends on (None: runs are independent). A
     summary is printed at the end; ``progress`` shows a progress bar over tasks. ``device``: the
-    device setting of the tasks (default: this process's setting); see the module docstring for
+    device setting of the tasks (default: the environment's); see the module docstring for
     one Dask worker per GPU.
     """
-    device = runtime.device_setting(device)
+    device = config.device_setting(device)
     executor = check_choice("executor", executor, EXECUTORS)
     if scheduler_address is not None and executor != "dask":
         raise PruneAuditError("scheduler_address needs executor='dask'")
@@ -304,7 +302,7 @@ def run_grid(
 
 
 def _bar(total: int, progress: bool):
-    return runtime.bar(total=total, disable=not progress, desc="grid", unit="run")
+    return Runtime().bar(total=total, disable=not progress, desc="grid", unit="run")
 
 
 def _run_local(
@@ -333,7 +331,7 @@ def worker_devices(setting: str, n_workers: int | None, gpus: int) -> list[str]:
     ``cuda:(i mod gpus)``; ``cuda:N``: every worker on it; ``cpu`` or ``auto`` without GPUs: the
     CPU, ``n_workers`` default the CPU count. Returns one entry per worker.
     """
-    setting = runtime.device_setting(setting)
+    setting = config.device_setting(setting)
     if setting in ("auto", "cuda") and gpus > 0:
         return [f"cuda:{i % gpus}" for i in range(n_workers or gpus)]
     if setting.startswith("cuda") and gpus == 0:
@@ -421,8 +419,10 @@ def train_and_evaluate(
     spec: RunSpec,
     store_root: str | os.PathLike | None = None,
     data_root: str | os.PathLike | None = None,
+    runtime: Runtime | None = None,
 ) -> str:
-    """Make run ``spec`` (and any missing predecessor) in the store; return its key.
+    """Make run ``spec`` (and any missing predecessor) in the store with ``runtime`` (default: a
+    fresh :class:`~pruneaudit.runtime.Runtime` from the environment); return its key.
 
     The runs are those the study notebooks make, byte for byte: a dense run (iteration 0, no
     technique) or a gradual-pruning population member
@@ -446,13 +446,14 @@ def train_and_evaluate(
                 "train_and_evaluate makes dense, gradual and iteratively pruned runs"
             )
         iterative.run_series(
-            [spec], spec.technique, spec.treatment, spec.iteration, store, root, progress=False
+            [spec], spec.technique, spec.treatment, spec.iteration, store, root, progress=False,
+            runtime=runtime,
         )
     elif (spec.technique is None and not extra) or (
         spec.kind == "gradual"
         and spec == populations.member_specs(spec, [spec.seed], spec.level)[0]
     ):
-        populations.run_population([spec], store, root, progress=False)
+        populations.run_population([spec], store, root, progress=False, runtime=runtime)
     else:
         raise PruneAuditError(
             f"train_and_evaluate makes dense runs, gradual-pruning members "

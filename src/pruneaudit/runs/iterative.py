@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from pruneaudit import compress, runtime
+from pruneaudit import compress
 from pruneaudit.errors import check_positive_int
 from pruneaudit.runs.run_data import Splits, splits
 from pruneaudit.runs.spec import RunSpec
@@ -29,6 +29,7 @@ from pruneaudit.runs.trained import (
     load_model,
     round_epochs,
 )
+from pruneaudit.runtime import Runtime
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
 
@@ -51,14 +52,17 @@ def run_series(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
+    *,
+    runtime: Runtime | None = None,
 ) -> pd.DataFrame:
     """Make the missing runs of the pruning series of every base spec (one per seed, say) and
-    technique (one name or several), packed (:func:`train_series`), and return the tidy
+    technique (one name or several), packed (:func:`train_series`, with ``runtime``), and
+    return the tidy
     per-class frame of all runs; the dense rows carry each series' technique and treatment so
     that each series reads as one curve (``iteration`` 0 = dense)."""
     names = [techniques] if isinstance(techniques, str) else list(techniques)
     all_specs = [series_specs(b, t, treatment, iterations) for t in names for b in bases]
-    train_series(all_specs, store, root, progress)
+    train_series(all_specs, store, root, progress, runtime=runtime)
     return series_classes(all_specs, store)
 
 
@@ -78,17 +82,22 @@ def train_series(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
+    *,
+    runtime: Runtime | None = None,
 ) -> None:
-    """Make the missing runs of every pruning series (each from :func:`series_specs`), packed:
+    """Make the missing runs of every pruning series (each from :func:`series_specs`), packed,
+    with ``runtime`` (default: a fresh :class:`~pruneaudit.runtime.Runtime` from the
+    environment):
     the missing dense runs train first, as one population; then round ``k`` of every series that
     lacks it, as one population per round, each member pruned by its own series' technique and
     treatment and retrained for its treatment's epochs (:func:`round_epochs`), whatever its
     training pool (``fit_population`` packs them). A member's bits do not depend on its
     companions, so packing changes no stored result."""
+    runtime = Runtime.given(runtime)
     store.check_writable()
     dense = {specs[0].key: specs[0] for specs in all_specs if not store.has(specs[0])}
     if dense:
-        _train_dense(list(dense.values()), store, root, progress)
+        _train_dense(list(dense.values()), store, root, progress, runtime)
     starts = {}  # series -> its first missing iteration
     for i, specs in enumerate(all_specs):
         done = 1
@@ -113,7 +122,8 @@ def train_series(
                 live[i] = (load_model(all_specs[i][k - 1], store, root),
                            init_snapshot(store.load(dense).checkpoint()), splits(dense, root))
         nets, inits, split = (list(x) for x in zip(*(live[i] for i in members), strict=True))
-        _train_round(k, [all_specs[i] for i in members], nets, inits, split, store, progress)
+        _train_round(k, [all_specs[i] for i in members], nets, inits, split, store, progress,
+                     runtime)
 
 
 def _train_round(
@@ -124,6 +134,7 @@ def _train_round(
     split: list[Splits],
     store: ResultsStore,
     progress: bool,
+    runtime: Runtime,
 ) -> None:
     """Prune every series of ``group`` to round ``k`` (its net holding round ``k - 1``, ``split``
     its dense run's data), retrain them as one population and store round ``k``."""
@@ -134,14 +145,15 @@ def _train_round(
                 net, specs[k].technique, specs[k].treatment, k, init, seed=specs[0].seed
             )
     epochs = [round_epochs(specs[0], specs[k].treatment) for specs in group]
-    fit_population(nets, split, first, store, progress, epochs=epochs)
-    records = evaluate_population(nets, [sp.test for sp in split])
+    fit_population(nets, split, first, store, progress, epochs=epochs, runtime=runtime)
+    records = evaluate_population(nets, [sp.test for sp in split], runtime)
+    env = environment(runtime.device_setting())
     for specs, net, record in zip(group, nets, records, strict=True):
-        store.save(specs[k], *record, checkpoint=compress.pruned_state_dict(net), env=environment())
+        store.save(specs[k], *record, checkpoint=compress.pruned_state_dict(net), env=env)
 
 
 def _train_dense(
-    specs: list[RunSpec], store: ResultsStore, root: str | None, progress: bool
+    specs: list[RunSpec], store: ResultsStore, root: str | None, progress: bool, runtime: Runtime
 ) -> None:
     """Train the dense runs ``specs`` as one population and store them with their initial
     weights (the rewound rounds' start)."""
@@ -149,7 +161,8 @@ def _train_dense(
     nets = [fresh_model(s, sp.test) for s, sp in zip(specs, split, strict=True)]
     inits = [compress.snapshot(m) for m in nets]
     epochs = [round_epochs(s) for s in specs]
-    fit_population(nets, split, specs, store, progress, epochs=epochs)
-    records = evaluate_population(nets, [sp.test for sp in split])
+    fit_population(nets, split, specs, store, progress, epochs=epochs, runtime=runtime)
+    records = evaluate_population(nets, [sp.test for sp in split], runtime)
+    env = environment(runtime.device_setting())
     for spec, net, init, record in zip(specs, nets, inits, records, strict=True):
-        store.save(spec, *record, checkpoint=dense_checkpoint(net, init), env=environment())
+        store.save(spec, *record, checkpoint=dense_checkpoint(net, init), env=env)

@@ -34,6 +34,7 @@ from pruneaudit.runs.trained import (
     fresh_model,
     train_config,
 )
+from pruneaudit.runtime import Runtime
 from pruneaudit.training.device import environment
 from pruneaudit.training.loop import num_steps
 
@@ -149,8 +150,13 @@ def run_population(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
+    *,
+    runtime: Runtime | None = None,
 ) -> Population:
-    """Make the missing members of a population (from :func:`member_specs`) and return it."""
+    """Make the missing members of a population (from :func:`member_specs`) with ``runtime``
+    (default: a fresh :class:`~pruneaudit.runtime.Runtime` from the environment) and return
+    it."""
+    runtime = Runtime.given(runtime)
     missing = [s for s in specs if not store.has(s)]
     if missing:
         store.check_writable()
@@ -162,11 +168,12 @@ def run_population(
             gradual_pruner(s, len(sp.train_idx)) if g else None
             for s, sp, g in zip(missing, split, gradual, strict=True)
         ]
-        fit_population(nets, split, missing, store, progress, hooks)
-        records = evaluate_population(nets, [sp.test for sp in split])
+        fit_population(nets, split, missing, store, progress, hooks, runtime=runtime)
+        records = evaluate_population(nets, [sp.test for sp in split], runtime)
+        env = environment(runtime.device_setting())
         for s, net, init, g, record in zip(missing, nets, inits, gradual, records, strict=True):
             state = compress.pruned_state_dict(net) if g else dense_checkpoint(net, init)
-            store.save(s, *record, checkpoint=state, env=environment())
+            store.save(s, *record, checkpoint=state, env=env)
     return population(specs, store)
 
 
@@ -203,9 +210,13 @@ def run_levels(
     root: str | None = None,
     progress: bool = True,
     independent: bool = True,
+    *,
+    runtime: Runtime | None = None,
 ) -> dict[float, Population]:
     """Make the missing members of every level of :func:`level_specs` (all levels as one
-    computation) and read them: ``{level: Population}``, level 0 the dense baseline."""
+    computation, with ``runtime`` as in :func:`run_population`) and read them:
+    ``{level: Population}``, level 0 the dense baseline."""
     specs = level_specs(base, seeds, levels, independent)
-    run_population([s for members in specs.values() for s in members], store, root, progress)
+    run_population([s for members in specs.values() for s in members], store, root, progress,
+                   runtime=runtime)
     return {t: population(members, store) for t, members in specs.items()}

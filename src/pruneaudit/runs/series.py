@@ -30,6 +30,7 @@ from pruneaudit.runs.spec import (
     RunSpec,
 )
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 
 TIDY_COLUMNS = (
     "dataset",
@@ -127,16 +128,18 @@ def series_frame(
     root: str | None = None,
     progress: bool = True,
     dense_epochs: int | None = None,
+    runtime: Runtime | None = None,
     **fields,
 ) -> pd.DataFrame:
     """Run (or read from ``store``) every pruning series of the grid; the tidy per-class frame.
 
     One series per (dataset, imbalance factor, model, technique, treatment, seed): iteration 0 is
     the seed's dense model (shared by all techniques and treatments), iterations 1..``iterations``
-    its pruned and retrained successors. ``fields``: epochs, lr, batch_size, augment, train_size,
-    test_size; ``dense_epochs`` (:func:`dense_specs`) trains the dense model (and every rewound
-    round) for its own budget, ``epochs`` being the budget of a finetuned round. Columns:
-    :data:`TIDY_COLUMNS`, one row per run and class, sorted.
+    its pruned and retrained successors, trained with ``runtime`` (default: a fresh
+    :class:`~pruneaudit.runtime.Runtime` from the environment). ``fields``: epochs, lr, batch_size,
+    augment, train_size, test_size; ``dense_epochs`` (:func:`dense_specs`) trains the dense model
+    (and every rewound round) for its own budget, ``epochs`` being the budget of a finetuned round.
+    Columns: :data:`TIDY_COLUMNS`, one row per run and class, sorted.
 
     Per model that the population trainer stacks (:data:`~pruneaudit.runs.spec.STACKED_MODELS`),
     the series of every dataset, imbalance factor, technique and treatment train packed
@@ -164,7 +167,7 @@ def series_frame(
                     chunk += [series_specs(b, t, treatment, iterations)
                               for t in techniques for b in bases]
         for chunk in chunks.values():
-            train_series(chunk, store, root, progress)
+            train_series(chunk, store, root, progress, runtime=runtime)
             frames += [series_classes([specs], store).assign(
                 imbalance_factor=float(dict(specs[0].extra).get(IMBALANCE_KEY, 1)))
                 for specs in chunk]

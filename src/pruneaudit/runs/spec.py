@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypedDict, get_type_hints
 
-from pruneaudit import config, runtime
+from pruneaudit import config
 from pruneaudit.errors import PruneAuditError, check_choice, check_positive_int, check_range
 
 if TYPE_CHECKING:
@@ -63,8 +63,9 @@ class Extra(TypedDict, total=False):
     scheme: str
     #: Epochs of the dense run (and of each rewound round) when they differ from ``epochs``.
     dense_epochs: int
-    #: Training precision when not ``fp32`` (default: :func:`pruneaudit.runtime.precision_setting`
-    #: when the spec is made); ``fp32`` is never stored, so float32 runs keep their keys.
+    #: Training precision when not ``fp32`` (default: ``$PRUNEAUDIT_PRECISION`` when the spec is
+    #: made, :func:`pruneaudit.config.precision_setting`; the runs train at their specs');
+    #: ``fp32`` is never stored, so float32 runs keep their keys.
     precision: str
     #: P's horizontal flip in the training augmentation (absent when off).
     flip: bool
@@ -273,7 +274,7 @@ class RunSpec:
             check_choice("quantization scheme", pairs[SCHEME_KEY], _registry("scheme"))
         if DENSE_EPOCHS_KEY in pairs:
             check_positive_int("dense_epochs", pairs[DENSE_EPOCHS_KEY])
-        pairs.setdefault(PRECISION_KEY, runtime.precision_setting())
+        pairs.setdefault(PRECISION_KEY, config.precision_setting())
         if config.precision_setting(pairs[PRECISION_KEY]) == "fp32":
             del pairs[PRECISION_KEY]
         return tuple(sorted(pairs.items()))

@@ -25,6 +25,7 @@ from pruneaudit.runs.cost import record_rate
 from pruneaudit.runs.run_data import Splits, splits
 from pruneaudit.runs.spec import TRAINER_SCHEME, RunSpec
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 from pruneaudit.timing import phase
 from pruneaudit.training.device import environment
 from pruneaudit.training.loop import StepHook, TrainConfig, evaluate
@@ -82,13 +83,17 @@ def init_snapshot(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 @phase("evaluation")
 def evaluate_model(
-    model: nn.Module, test: data.ImageData, sparsity: float | None = None
+    model: nn.Module,
+    test: data.ImageData,
+    sparsity: float | None = None,
+    runtime: Runtime | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-class accuracy (+ sparsity) and per-example predictions of ``model`` on ``test``.
+    """Per-class accuracy (+ sparsity) and per-example predictions of ``model`` on ``test``,
+    evaluated with ``runtime`` (:func:`pruneaudit.training.evaluate`).
 
     ``sparsity`` None measures it on ``model``; a quantized model (whose int8 layers are no
     longer conv / linear modules) passes the sparsity of the model it was made from."""
-    preds = evaluate(model, test)
+    preds = evaluate(model, test, runtime=runtime)
     return evaluation_frames(
         test, preds, compress.sparsity(model) if sparsity is None else sparsity
     )
@@ -96,17 +101,18 @@ def evaluate_model(
 
 @phase("evaluation")
 def evaluate_population(
-    nets: Sequence[nn.Module], tests: Sequence[data.ImageData]
+    nets: Sequence[nn.Module], tests: Sequence[data.ImageData], runtime: Runtime
 ) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
     """:func:`evaluate_model` of every net of a trained population on its own test set
     (``tests[k]``), the nets of each test set evaluated as one stacked computation
-    (:func:`pruneaudit.training.evaluate_population`, the same predictions)."""
+    (:func:`pruneaudit.training.evaluate_population`, the same predictions) with
+    ``runtime``."""
     if len(tests) != len(nets):
         raise PruneAuditError(f"{len(nets)} nets but {len(tests)} test sets")
     out: list[tuple[pd.DataFrame, pd.DataFrame]] = [None] * len(nets)  # type: ignore[list-item]
     for members in _groups([id(t) for t in tests]):
         test = tests[members[0]]
-        preds = training.evaluate_population([nets[k] for k in members], test)
+        preds = training.evaluate_population([nets[k] for k in members], test, runtime=runtime)
         for k, p in zip(members, preds, strict=True):
             out[k] = evaluation_frames(test, p, compress.sparsity(nets[k]))
     return out
@@ -153,11 +159,14 @@ def fit_population(
     progress: bool,
     hooks: list[StepHook | None] | None = None,
     epochs: Sequence[int] | None = None,
+    *,
+    runtime: Runtime,
 ) -> None:
-    """Train ``nets`` in place as one packed population, member ``k`` on its own training split
-    for ``epochs[k]`` epochs (None: the specs' own): the members of each training pool and
-    config train as one part of :func:`pruneaudit.training.train_packed` (its result is each
-    member's alone). Records the training rate in ``store``
+    """Train ``nets`` in place as one packed population with ``runtime`` (its device, threads
+    and progress bars; the precision is the specs', which must agree), member ``k`` on its own
+    training split for ``epochs[k]`` epochs (None: the specs' own): the members of each training
+    pool and config train as one part of :func:`pruneaudit.training.train_packed` (its result is
+    each member's alone). Records the training rate in ``store``
     (:func:`pruneaudit.runs.cost.record_rate`: the one source of the cost estimates). A spec
     of another trainer scheme than this code's is refused (it would be stored mislabelled)."""
     older = [s for s in specs if s.trainer not in (None, TRAINER_SCHEME)]
@@ -166,6 +175,10 @@ def fit_population(
             f"run {older[0].key[:12]} names the population trainer's scheme {older[0].trainer}; "
             f"this code trains with scheme {TRAINER_SCHEME} only (make the spec without trainer)"
         )
+    precisions = sorted({s.precision for s in specs})
+    if len(precisions) != 1:
+        raise PruneAuditError(f"one population trains at one precision, got {precisions}")
+    (precision,) = precisions
     configs = [train_config(s) for s in specs]
     if epochs is not None:
         configs = [dataclasses.replace(c, epochs=e) for c, e in zip(configs, epochs, strict=True)]
@@ -181,8 +194,7 @@ def fit_population(
     ]
     start = time.perf_counter()
     with phase("training"):
-        training.train_packed(parts, progress=progress)
+        training.train_packed(parts, progress=progress, precision=precision, runtime=runtime)
     images = sum(len(s.train_idx) * c.epochs for s, c in zip(split, configs, strict=True))
-    record_rate(
-        store.root, specs[0].model, environment()["device"], time.perf_counter() - start, images
-    )
+    device = environment(runtime.device_setting())["device"]
+    record_rate(store.root, specs[0].model, device, time.perf_counter() - start, images)

@@ -11,20 +11,34 @@ from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from pruneaudit import config, runtime
+from pruneaudit import config
 
 
 class DevicePlugin(WorkerPlugin):
     """Worker ``name`` (its index in a ``LocalCluster``: 0, 1, ...) gets the device setting
-    ``devices[name mod len(devices)]`` as ``$PRUNEAUDIT_DEVICE`` in its process; a worker
-    whose name is not an index gets ``devices[0]``."""
+    ``devices[name mod len(devices)]``, kept by the worker's copy of the plugin
+    (:attr:`device`, read by :func:`worker_device`); a worker whose name is not an index gets
+    ``devices[0]``."""
 
     name = "pruneaudit-device"
 
     def __init__(self, devices: Sequence[str]) -> None:
         self.devices = [config.device_setting(d) for d in devices]
+        self.device: str | None = None
 
     def setup(self, worker: Any) -> None:
         text = str(worker.name)
         index = int(text) if text.isdigit() else 0
-        runtime.set_device(self.devices[index % len(self.devices)])
+        self.device = self.devices[index % len(self.devices)]
+
+
+def worker_device() -> str | None:
+    """The device setting :class:`DevicePlugin` gave the Dask worker this runs on (None: not on
+    a worker, or on one without the plugin)."""
+    from distributed import get_worker
+
+    try:
+        plugin = get_worker().plugins.get(DevicePlugin.name)
+    except ValueError:  # not in a worker
+        return None
+    return getattr(plugin, "device", None)

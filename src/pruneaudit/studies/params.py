@@ -37,6 +37,9 @@ from typing import Any, ClassVar, Self
 
 from pruneaudit.errors import PruneAuditError, check_choice
 
+if typing.TYPE_CHECKING:
+    from pruneaudit.runtime import Runtime
+
 #: A rule: a callable that raises :class:`PruneAuditError` naming the problem and the fix.
 Rule = Callable[[], object]
 
@@ -131,6 +134,13 @@ class StudyParams:
         """The checks beyond the types, each a callable raising one clear error."""
         return ()
 
+    def runtime(self) -> Runtime:
+        """A fresh :class:`~pruneaudit.runtime.Runtime` on these parameters' device: what a
+        study's ``run`` runs with when it is handed none (as a test calls it)."""
+        from pruneaudit.runtime import Runtime
+
+        return Runtime(device=self.device)
+
     def _device_rule(self) -> None:
         """The device is a setting this machine has (``cuda`` without CUDA names the fix)."""
         from pruneaudit.training.device import resolve_device
@@ -139,10 +149,10 @@ class StudyParams:
 
     def _precision_rule(self) -> None:
         """The precision setting is ``fp32`` or ``bf16``, and ``bf16`` runs on a CUDA device."""
-        from pruneaudit import config, runtime
+        from pruneaudit import config
         from pruneaudit.training.device import resolve_device
 
-        if runtime.precision_setting() == "bf16":
+        if config.precision_setting() == "bf16":
             device = resolve_device(self.device)
             if device.type != "cuda":
                 raise PruneAuditError(

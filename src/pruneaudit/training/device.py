@@ -1,9 +1,9 @@
 """Where computation runs: the device setting resolved to a ``torch.device``, data placement,
 the float precision choice on CUDA, and the environment recorded with every stored run.
 
-The setting (``auto``, ``cpu``, ``cuda``, ``cuda:N``) comes from
-:func:`pruneaudit.runtime.device_setting` (argument, else the process runtime's, else
-``$PRUNEAUDIT_DEVICE``, else ``auto``);
+The setting (``auto``, ``cpu``, ``cuda``, ``cuda:N``) is the argument, else
+``$PRUNEAUDIT_DEVICE``, else ``auto`` (:func:`pruneaudit.config.device_setting`; the trainers
+pass their runtime's, :meth:`pruneaudit.runtime.Runtime.device_setting`);
 ``auto`` is the first CUDA device when one is available, else the CPU.
 
 Placement: the trainers and evaluators move a run's images and labels to the device once
@@ -22,12 +22,12 @@ kernel launches rather than arithmetic, so the expected cost of full float32 is 
 not been measured here (no GPU was available when it was written).
 
 Mixed precision (:func:`autocast`): the setting ``precision``
-(:func:`pruneaudit.runtime.precision_setting`: ``fp32``, the default, or ``bf16``) runs the forward
-pass of training under bfloat16 autocast on CUDA; parameters, gradients, the loss and the SGD update
-stay float32, and evaluation is float32 in both. ``bf16`` is refused on the CPU (one error naming
-the fix): CPU autocast to bfloat16 is slower than float32 on CPUs without bfloat16 units (the
-project's CPU among them) and would only add a second arithmetic to keep equal. TF32 stays off
-either way.
+(:meth:`pruneaudit.runtime.Runtime.precision_setting`: ``fp32``, the default, or ``bf16``) runs the
+forward pass of training under bfloat16 autocast on CUDA; parameters, gradients, the loss and the
+SGD update stay float32, and evaluation is float32 in both. ``bf16`` is refused on the CPU (one
+error naming the fix): CPU autocast to bfloat16 is slower than float32 on CPUs without bfloat16
+units (the project's CPU among them) and would only add a second arithmetic to keep equal. TF32
+stays off either way.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from pruneaudit import __version__, config, runtime
+from pruneaudit import __version__, config
 from pruneaudit.errors import PruneAuditError
 
 if TYPE_CHECKING:
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 
 
 def resolve_device(value: str | torch.device | None = None) -> torch.device:
-    """The ``torch.device`` of a device setting (default:
-    :func:`pruneaudit.runtime.device_setting`).
+    """The ``torch.device`` of a device setting (default: ``$PRUNEAUDIT_DEVICE``, else
+    ``auto``; :func:`pruneaudit.config.device_setting`).
 
     ``auto``: ``cuda`` when ``torch.cuda.is_available()``, else ``cpu``. ``cuda`` or ``cuda:N``
     without CUDA (or N out of range) is a :class:`~pruneaudit.errors.PruneAuditError` naming the
@@ -58,7 +58,7 @@ def resolve_device(value: str | torch.device | None = None) -> torch.device:
     """
     if isinstance(value, torch.device):
         value = str(value)
-    setting = runtime.device_setting(value)
+    setting = config.device_setting(value)
     if setting == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if setting == "cpu":
@@ -117,10 +117,11 @@ def full_precision(device: torch.device) -> Iterator[None]:
 
 
 def autocast(precision: str | None, device: torch.device) -> contextlib.AbstractContextManager:
-    """The context of a training step in ``precision`` (default: the setting) on ``device``:
+    """The context of a training step in ``precision`` (default: ``$PRUNEAUDIT_PRECISION``,
+    else ``fp32``) on ``device``:
     nothing for ``fp32``; bfloat16 autocast for ``bf16`` on CUDA (without autocast's weight
     cache, which CUDA graph capture does not allow). ``bf16`` on the CPU raises."""
-    setting = runtime.precision_setting(precision)
+    setting = config.precision_setting(precision)
     if setting == "fp32":
         return contextlib.nullcontext()
     if device.type != "cuda":
@@ -148,10 +149,14 @@ def model_device(model: torch.nn.Module) -> torch.device:
     return torch.device("cpu")
 
 
-def environment(device: str | torch.device | None = None) -> dict[str, Any]:
-    """What a stored run records about where it was made: device type and name, versions.
+def environment(
+    device: str | torch.device | None = None, precision: str | None = None
+) -> dict[str, Any]:
+    """What a stored run records about where it was made: device type and name, precision,
+    versions.
 
-    ``device`` None resolves the current setting. ``tf32`` is False: :func:`full_precision`.
+    ``device`` and ``precision`` None resolve the environment's settings (the runs pass their
+    runtime's). ``tf32`` is False: :func:`full_precision`.
     """
     dev = resolve_device(device)
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor()
@@ -161,7 +166,7 @@ def environment(device: str | torch.device | None = None) -> dict[str, Any]:
         "device": dev.type,
         "device_name": name or platform.machine(),
         "tf32": False,
-        "precision": runtime.precision_setting(),
+        "precision": config.precision_setting(precision),
         "torch": torch.__version__,
         "cuda": torch.version.cuda if dev.type == "cuda" else None,
         "cudnn": torch.backends.cudnn.version() if dev.type == "cuda" else None,

@@ -44,10 +44,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from pruneaudit import runtime
 from pruneaudit.compress import pruning_hooks, refresh_effective_weight
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
+from pruneaudit.runtime import Runtime, threads_at
 from pruneaudit.training.device import (
     autocast,
     full_precision,
@@ -88,13 +88,13 @@ def hook_acts(hook: StepHook | None, step: int) -> bool:
 
 @contextmanager
 def _placed(
-    model: nn.Module, num_threads: int | None, device: torch.device | None = None
+    model: nn.Module, num_threads: int | None, device: torch.device, runtime: Runtime
 ) -> Iterator[None]:
-    """Run with ``num_threads`` torch threads (None: torch's setting, or while this process
-    follows the free cores the runtime's steady count,
+    """Run with ``num_threads`` torch threads (None: torch's setting, or while ``runtime``
+    follows the free cores its steady count,
     :meth:`pruneaudit.runtime.Runtime.steady_threads`, as a single
     model's training differs in the last bits between thread counts) and the model on
-    ``device`` (None: where it is) in ``channels_last``; restore all three (the model goes
+    ``device`` in ``channels_last``; restore all three (the model goes
     back to its own device), with TF32 off on CUDA
     (:func:`pruneaudit.training.device.full_precision`).
 
@@ -107,13 +107,13 @@ def _placed(
     preparing batches in larger blocks did not pay off measurably and are not used.
     """
     if num_threads is None:  # following the free cores: a count the load does not set
-        num_threads = runtime.current().steady_threads()
+        num_threads = runtime.steady_threads()
     home = model_device(model)
-    if device is not None and device != home:
+    if device != home:
         model.to(device)
     model.to(memory_format=torch.channels_last)
     try:
-        with runtime.threads_at(num_threads), full_precision(device or home):
+        with threads_at(num_threads), full_precision(device):
             yield
     finally:
         model.to(home, memory_format=torch.contiguous_format)
@@ -196,7 +196,7 @@ def train(
     progress: bool = True,
     num_threads: int | None = None,
     device: str | torch.device | None = None,
-    precision: str | None = None,
+    runtime: Runtime | None = None,
 ) -> nn.Module:
     """Train ``model`` in place on all of ``data`` with plain SGD; returns ``model``.
 
@@ -204,20 +204,26 @@ def train(
     is called after every optimizer step (used by gradual pruning), with the model in the
     standard contiguous memory format.
 
+    ``runtime`` (default: a fresh :class:`~pruneaudit.runtime.Runtime` from the environment)
+    gives the defaults of the device, the precision and the threads, and the progress bar.
+
     Speed: runs with ``num_threads`` torch threads (default None: torch's setting, or, while
-    this process follows the free cores, :meth:`pruneaudit.runtime.Runtime.steady_threads`,
+    the runtime follows the free cores, :meth:`pruneaudit.runtime.Runtime.steady_threads`,
     never a count the load picked) and the model in ``channels_last`` memory format, both
     restored afterwards (the model comes back in the standard contiguous format). Batches are
     indexed straight from the uint8 tensors: no DataLoader, no per-image work.
 
-    Device: ``device`` (default: the setting, :func:`pruneaudit.runtime.device_setting`) runs the
+    Device: ``device`` (default: the runtime's setting,
+    :meth:`pruneaudit.runtime.Runtime.device_setting`) runs the
     steps; the data moves there once, augmentation runs there, the random draws stay on the CPU
     generator (same draws on every device), and the model returns to its own device at the end.
-    ``precision`` (default: the setting): ``fp32``, or ``bf16`` autocast of the forward pass on
-    CUDA (:func:`pruneaudit.training.device.autocast`; refused on the CPU).
+    The runtime's precision (:meth:`pruneaudit.runtime.Runtime.precision_setting`): ``fp32``,
+    or ``bf16`` autocast of the forward pass on CUDA
+    (:func:`pruneaudit.training.device.autocast`; refused on the CPU).
     """
-    dev = resolve_device(device)
-    cast = autocast(precision, dev)
+    runtime = Runtime.given(runtime)
+    dev = resolve_device(runtime.device_setting(device))
+    cast = autocast(runtime.precision_setting(), dev)
     n = len(data)
     if n == 0:
         raise PruneAuditError("cannot train on an empty ImageData")
@@ -229,7 +235,7 @@ def train(
         leave=False,
     )
     try:
-        with _placed(model, num_threads, dev):
+        with _placed(model, num_threads, dev, runtime):
             _sgd(model, on_device(data, dev), cfg, step_hook, bar, dev, cast)
     finally:
         bar.close()
@@ -294,6 +300,7 @@ def evaluate(
     *,
     num_threads: int | None = None,
     device: str | torch.device | None = None,
+    runtime: Runtime | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Predicted labels (``np.ndarray`` int64, one per example, in order) of ``model`` on ``data``.
 
@@ -301,16 +308,19 @@ def evaluate(
     the model back in the mode it was in. With ``return_logits`` also the float32 logits (N, C).
     Threads, memory format and device as in :func:`train`, except that a model holding torch
     int8 modules (:func:`~pruneaudit.training.device.is_quantized`) is evaluated on the CPU,
-    where its kernels are.
+    where its kernels are; ``runtime`` as in :func:`train`.
     """
     check_positive_int("batch_size", batch_size)
-    dev = torch.device("cpu") if is_quantized(model) else resolve_device(device)
+    runtime = Runtime.given(runtime)
+    dev = torch.device("cpu") if is_quantized(model) else resolve_device(
+        runtime.device_setting(device)
+    )
     data = on_device(data, dev)
     was_training = model.training
     model.eval()
     preds, logits = [], []
     try:
-        with _placed(model, num_threads, dev), torch.inference_mode():
+        with _placed(model, num_threads, dev, runtime), torch.inference_mode():
             for start in range(0, len(data), batch_size):
                 out = model(normalize(data.images[start : start + batch_size], data.spec))
                 preds.append(out.argmax(1))

@@ -16,9 +16,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from pruneaudit import runtime
 from pruneaudit.data.augment import normalize
 from pruneaudit.errors import check_positive_int
+from pruneaudit.runtime import Runtime
 from pruneaudit.training.device import full_precision, on_device, resolve_device
 from pruneaudit.training.loop import evaluate
 from pruneaudit.training.stack import Stack, check_architecture
@@ -38,23 +38,27 @@ def evaluate_population(
     batch_size: int = 1000,
     *,
     device: str | torch.device | None = None,
+    runtime: Runtime | None = None,
 ) -> np.ndarray:
     """Predicted labels ``(K, N)`` (int64) of every member on ``data``, as
     :func:`~pruneaudit.training.evaluate` gives them member by member (normalized, unaugmented),
-    computed on ``device`` (default: the setting); while this process follows the free cores,
-    at its steady count (:meth:`pruneaudit.runtime.Runtime.at_steady_threads`), not at a
+    computed on ``device`` (default: the setting of ``runtime``, default a fresh
+    :class:`~pruneaudit.runtime.Runtime` from the environment); while the runtime follows the
+    free cores, at its steady count (:meth:`pruneaudit.runtime.Runtime.at_steady_threads`), not at a
     population's."""
     _check_population(models)
     check_positive_int("batch_size", batch_size)
-    dev = resolve_device(device)
+    runtime = Runtime.given(runtime)
+    dev = resolve_device(runtime.device_setting(device))
     if not check_architecture(models):
         return np.stack(
-            [evaluate(m, data, batch_size, device=dev) for m in models]  # type: ignore[misc]
+            [evaluate(m, data, batch_size, device=dev, runtime=runtime)  # type: ignore[misc]
+             for m in models]
         )
     k, n = len(models), len(data)
     out = np.zeros((k, n), dtype=np.int64)
     data = on_device(data, dev)
-    with torch.inference_mode(), full_precision(dev), runtime.current().at_steady_threads():
+    with torch.inference_mode(), full_precision(dev), runtime.at_steady_threads():
         for block in blocks(k, dev):
             stack = evaluation_stack([models[i] for i in block], dev)
             for start in range(0, n, batch_size):

@@ -50,7 +50,8 @@ Speed settings (what each sets; the measurements behind them, and the settings n
   in that layout);
 * pool-before-ReLU (above).
 
-Devices: ``device`` (default: the setting, :func:`pruneaudit.runtime.device_setting`) holds the
+Devices: ``device`` (default: the runtime's setting,
+:meth:`pruneaudit.runtime.Runtime.device_setting`) holds the
 stacked parameters, the data (moved once) and the per-epoch draws (made by the members' CPU
 generators, then moved once per epoch); the member modules stay where they are (the CPU) and
 receive their weights at the end, so step hooks such as a GradualPruner act on CPU modules as
@@ -99,17 +100,17 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from pruneaudit import runtime
 from pruneaudit.compress import copy_model
 from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augmentation, normalize
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.runtime import Runtime, threads_at
 from pruneaudit.training.device import autocast, full_precision, on_device, resolve_device
 from pruneaudit.training.graphed import StaticStep, normalizer
 from pruneaudit.training.loop import (
@@ -255,6 +256,7 @@ def train_packed(
     device: str | torch.device | None = None,
     graphs: bool | str = "auto",
     precision: str | None = None,
+    runtime: Runtime | None = None,
 ) -> None:
     """Train the members of every part in place as one packed population: each part's members
     in stacked blocks (as :func:`train_population` splits them), every block of every part in
@@ -267,22 +269,26 @@ def train_packed(
     :func:`~pruneaudit.training.train`. The progress bar counts model-epochs. ``num_threads``
     torch threads are used while training (on the CPU: as many blocks at once, each at one
     thread; a member's bits do not depend on the count, see the module docstring); ``None``
-    keeps torch's setting, or, where the process's runtime follows the free cores (as the
+    keeps torch's setting, or, where ``runtime`` (default: a fresh
+    :class:`~pruneaudit.runtime.Runtime` from the environment, which does not follow them) follows
+    the free cores (as the
     book's kernels do), trains at the cores free since the previous population
     (:meth:`pruneaudit.runtime.Runtime.population_threads`; the models trained one after another
     train at its steady count instead: their bits depend on the count), read again as its blocks
     end (a long packed population follows the load); torch's count is restored after.
-    ``device`` (default: the setting) runs the computation; see "Devices" in the module
+    ``device`` (default: the runtime's setting) runs the computation; see "Devices" in the module
     docstring. ``graphs``: each step of a stacked block as one CUDA graph replay
     (:mod:`pruneaudit.training.graphed`); ``"auto"`` (default) on CUDA, the eager step on the
     CPU; ``True`` on the CPU runs the graph path's static-buffer step without capture (same
-    results, no speed-up: a check of its arithmetic). ``precision`` (default: the setting,
-    :func:`pruneaudit.runtime.precision_setting`): ``fp32`` or ``bf16`` autocast on CUDA.
+    results, no speed-up: a check of its arithmetic). ``precision`` (default: the runtime's,
+    :meth:`pruneaudit.runtime.Runtime.precision_setting`): ``fp32`` or ``bf16`` autocast on
+    CUDA. The progress bar is the runtime's (:meth:`pruneaudit.runtime.Runtime.bar`).
     """
-    dev = resolve_device(device)
+    runtime = Runtime.given(runtime)
+    dev = resolve_device(runtime.device_setting(device))
     use_graphs = _graphs_setting(graphs, dev)
-    autocast(precision, dev)  # bf16 on the CPU: one clear error before any work
     precision = runtime.precision_setting(precision)
+    autocast(precision, dev)  # bf16 on the CPU: one clear error before any work
     if not parts:
         raise PruneAuditError("a packed population needs at least one part, got none")
     checked = [_checked_part(p) for p in parts]
@@ -296,18 +302,18 @@ def train_packed(
             ):
                 own = part.data if members is None else part.data.subset(members[:, k].numpy())
                 train(
-                    model, own, cfg, step_hook=hook, progress=progress,
-                    num_threads=num_threads, device=dev, precision=precision,
+                    model, own, cfg, step_hook=hook, progress=progress, num_threads=num_threads,
+                    device=dev, runtime=replace(runtime, precision=precision),
                 )
         return
     recheck = None
     if num_threads is None:  # the free cores re-read, where the runtime follows them
-        recheck = runtime.current().population_threads
+        recheck = runtime.population_threads
         num_threads = recheck()
-    with runtime.threads_at(num_threads), full_precision(dev):
+    with threads_at(num_threads), full_precision(dev):
         _train_stacked(
             [replace(p, data=on_device(p.data, dev)) for p in checked], progress,
-            dev, use_graphs, precision, recheck,
+            dev, use_graphs, precision, recheck, runtime.bar,
         )
 
 
@@ -381,7 +387,7 @@ def _each_block(
         return
     limit = max(1, min(len(groups), torch.get_num_threads()))
     most = max(limit, min(len(groups), os.cpu_count() or 1)) if recheck else limit
-    with runtime.threads_at(1):
+    with threads_at(1):
         if most == 1:
             for block in groups:
                 run(block)
@@ -407,16 +413,19 @@ def _train_stacked(
     graphs: bool = False,
     precision: str = "fp32",
     recheck: Callable[[], int | None] | None = None,
+    make_bar: Callable[..., Any] | None = None,
 ) -> None:
     """Every block of every part (hooks filled in), in one queue, longest first (``recheck``:
-    :func:`_each_block`'s)."""
+    :func:`_each_block`'s; ``make_bar``: the runtime's progress bar, default a fresh
+    runtime's)."""
     for part in parts:
         for model in part.models:
             model.train()
     members = [_member_indices(p) for p in parts]
     names = sorted({p.data.name for p in parts})
     k = sum(len(p.models) for p in parts)
-    bar = runtime.bar(
+    make_bar = make_bar if make_bar is not None else Runtime().bar
+    bar = make_bar(
         total=sum(len(p.models) * p.cfgs[0].epochs for p in parts),
         disable=not progress,
         desc=f"train {k} x {type(parts[0].models[0]).__name__} on {', '.join(names)}",

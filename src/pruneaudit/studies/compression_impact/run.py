@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pruneaudit import data, runs
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 from pruneaudit.studies.compression_impact.params import Params, Populations
 
 PRUNING, QUANTIZATION = "pruning", "quantization"
@@ -66,22 +67,30 @@ class Result:
     runs: ImpactRuns
 
 
-def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+def run(
+    params: Params, store: ResultsStore, *, progress: bool = True, runtime: Runtime | None = None
+) -> Result:
     """Train (or read from the store) every population of ``params`` and quantize the baseline
     with each of ``params.schemes`` (:data:`pruneaudit.compress.SCHEMES`).
 
     The train split returned is member 0's (the split is seeded; the shares of the groups hardly
     differ between seeds).
+    ``runtime``: the process's settings (device, threads, progress output) the runs train
+    with; None: a fresh one on the parameters' device (:meth:`StudyParams.runtime
+    <pruneaudit.studies.params.StudyParams.runtime>`).
     """
     p = Populations.from_params(params)
     root = params.data_root
-    pops = runs.run_levels(p.spec, p.seeds, p.levels, store, root, progress, p.independent)
+    runtime = runtime if runtime is not None else params.runtime()
+    pops = runs.run_levels(p.spec, p.seeds, p.levels, store, root, progress, p.independent,
+                           runtime=runtime)
     baseline = pops.pop(0.0)
     variants = [
         Compressed(variant_name(level=t), PRUNING, t, None, pop) for t, pop in pops.items()
     ]
     for scheme in dict.fromkeys(params.schemes):
-        pop = runs.run_quantized(list(baseline.specs), scheme, store, root, progress)
+        pop = runs.run_quantized(list(baseline.specs), scheme, store, root, progress,
+                                 runtime=runtime)
         variants.append(Compressed(variant_name(scheme=scheme), QUANTIZATION, None, scheme, pop))
     split = runs.splits(baseline.specs[0], root)
     impact = ImpactRuns(baseline, tuple(variants), split.test, split.train, p.independent)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from pruneaudit.runs import series
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 
 from .frames import Candidates, candidates, mark_frontiers, operating_points, picks
 from .params import DATASET, Params
@@ -27,15 +28,22 @@ class Result:
     chosen: pd.DataFrame
 
 
-def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+def run(
+    params: Params, store: ResultsStore, *, progress: bool = True, runtime: Runtime | None = None
+) -> Result:
     """Run (or read) the study's pruning series (:func:`pruneaudit.runs.series.series_frame`) and
     derive the operating points, candidates, frontiers and picks; ``progress``: training bars
-    (the build log when built, the cell when live)."""
+    (the build log when built, the cell when live).
+    ``runtime``: the process's settings (device, threads, progress output) the runs train
+    with; None: a fresh one on the parameters' device (:meth:`StudyParams.runtime
+    <pruneaudit.studies.params.StudyParams.runtime>`).
+    """
     classes = series.series_frame(
         [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
         params.iterations, store, epochs=params.epochs, lr=params.lr,
         train_size=params.train_size, test_size=params.test_size, root=params.data_root,
         progress=progress,
+        runtime=runtime if runtime is not None else params.runtime(),
     )
     points = operating_points(classes)
     cands = candidates(points, params.accuracy_floor, params.min_candidates)

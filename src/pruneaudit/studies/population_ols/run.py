@@ -10,6 +10,7 @@ import pandas as pd
 from pruneaudit import audit
 from pruneaudit.runs import series
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 
 from .fits import Fits, coefficient_table, fit_all
 from .params import Params, grid_costs
@@ -57,11 +58,17 @@ def analyse(
     )
 
 
-def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+def run(
+    params: Params, store: ResultsStore, *, progress: bool = True, runtime: Runtime | None = None
+) -> Result:
     """Run (or read from ``store``) every pruning series of the grid
     (:func:`pruneaudit.runs.series.series_frame`), take the class statistics of its training pools
     (:func:`pruneaudit.runs.series.class_stats`) and the costs, and :func:`analyse` them;
-    ``progress``: training bars (the build log when built, the cell when live)."""
+    ``progress``: training bars (the build log when built, the cell when live).
+    ``runtime``: the process's settings (device, threads, progress output) the runs train
+    with; None: a fresh one on the parameters' device (:meth:`StudyParams.runtime
+    <pruneaudit.studies.params.StudyParams.runtime>`).
+    """
     classes = series.series_frame(
         *params.grid,
         store,
@@ -73,6 +80,7 @@ def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result
         test_size=params.test_size,
         root=params.data_root,
         progress=progress,
+        runtime=runtime if runtime is not None else params.runtime(),
     )
     stats = series.class_stats(
         params.datasets,

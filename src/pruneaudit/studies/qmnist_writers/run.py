@@ -12,6 +12,7 @@ import pandas as pd
 from pruneaudit import data, runs
 from pruneaudit.errors import check_range
 from pruneaudit.runs import ResultsStore, RunSpec
+from pruneaudit.runtime import Runtime
 
 from .frames import digit_frame, writer_frame, writer_trajectory
 from .params import DATASET, MODEL, TECHNIQUE, TREATMENT, Params
@@ -34,9 +35,11 @@ def run_series(
     store: ResultsStore,
     root: str | None = None,
     progress: bool = True,
+    runtime: Runtime | None = None,
 ) -> pd.DataFrame:
     """Make (or read) the pruning series of every base; the tidy per-class frame of all runs."""
-    return runs.run_series(bases, TECHNIQUE, TREATMENT, iterations, store, root, progress)
+    return runs.run_series(bases, TECHNIQUE, TREATMENT, iterations, store, root, progress,
+                           runtime=runtime)
 
 
 def predictions(
@@ -77,14 +80,21 @@ class Result:
         return int(self.correct_dense.shape[0])
 
 
-def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+def run(
+    params: Params, store: ResultsStore, *, progress: bool = True, runtime: Runtime | None = None
+) -> Result:
     """Run (or read) the series of every seed (:func:`dense_specs`) and assemble the study's
     frames; the pruned model is the one after ``params.pruned_iteration`` rounds (None: the
-    last)."""
+    last).
+    ``runtime``: the process's settings (device, threads, progress output) the runs train
+    with; None: a fresh one on the parameters' device (:meth:`StudyParams.runtime
+    <pruneaudit.studies.params.StudyParams.runtime>`).
+    """
     specs = dense_specs(params)
     iterations = params.iterations
     k = iterations if params.pruned_iteration is None else params.pruned_iteration
-    classes = run_series(specs, iterations, store, params.data_root, progress)
+    runtime = runtime if runtime is not None else params.runtime()
+    classes = run_series(specs, iterations, store, params.data_root, progress, runtime)
     pops = [predictions(specs, i, iterations, store) for i in range(iterations + 1)]
     dense, pruned = pops[0], pops[k]
     split = runs.splits(specs[0], params.data_root)

@@ -30,7 +30,8 @@ def _evaluate(result: Result, corruption: str, severity: int) -> pd.DataFrame:
     specs = [s for pop in pops.values() for s in pop.specs]
     store = ResultsStore(p.store)
     shifted = runs.run_corrupted(specs, [(corruption, severity)], store, p.data_root,
-                                 seed=p.corruption_seed, progress=False)[(corruption, severity)]
+                                 seed=p.corruption_seed, progress=False,
+                                 runtime=p.runtime())[(corruption, severity)]
     return level_rows(pops, shifted, corruption, severity)
 
 

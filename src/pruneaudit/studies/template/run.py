@@ -17,6 +17,7 @@ import pandas as pd
 
 from pruneaudit import runs
 from pruneaudit.runs.store import ResultsStore
+from pruneaudit.runtime import Runtime
 
 from .params import Params
 
@@ -32,11 +33,18 @@ class Result:
     curves: pd.DataFrame
 
 
-def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result:
+def run(
+    params: Params, store: ResultsStore, *, progress: bool = True, runtime: Runtime | None = None
+) -> Result:
     """Train the populations of ``params`` that ``store`` lacks, read them all, and return the
-    page's :class:`Result`."""
+    page's :class:`Result`.
+    ``runtime``: the process's settings (device, threads, progress output) the runs train
+    with; None: a fresh one on the parameters' device (:meth:`StudyParams.runtime
+    <pruneaudit.studies.params.StudyParams.runtime>`).
+    """
+    runtime = runtime if runtime is not None else params.runtime()
     pops = runs.run_levels(params.spec, params.seeds, params.levels, store, params.data_root,
-                           progress)
+                           progress, runtime=runtime)
     return Result(params, pops, class_curves(pops, params.n_classes))
 
 
