@@ -7,6 +7,7 @@ references to existing package objects and the listed third-party names pass.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -41,9 +42,12 @@ def test_every_wing_is_on_the_api_page_and_in_the_toc():
         ("pruneaudit.train", None, False),
         ("prune_tp", "pruneaudit.compress", False),  # misspelt
         ("torch.Tensor", None, False),  # not the package's: nitpick_ignore or nothing
+        ("Runtime", "pruneaudit.training", True),  # what a re-exported function's module imports
+        ("Runtim", "pruneaudit.training", False),
     ],
 )
 def test_find_object(target, module, found):
+    importlib.import_module("pruneaudit.training.loop")
     assert sphinx_refs.find_object(target, module) is found
 
 

@@ -13,6 +13,7 @@ them the tuples Sphinx compares with.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 #: Python-domain roles whose targets are looked up by import.
@@ -30,7 +31,13 @@ def find_object(target: str, module: str | None = None, cls: str | None = None) 
         if cls:
             candidates.append(f"{module}.{cls}.{target}")
         candidates += [f"{scope}.{target}" for scope in scopes]
-    return any(_importable(c) for c in candidates if c.split(".")[0] == "pruneaudit")
+    if any(_importable(c) for c in candidates if c.split(".")[0] == "pruneaudit"):
+        return True
+    # a bare name from a signature: the documented package re-exports a submodule's function,
+    # whose annotation names what that submodule imports (``Runtime`` in ``training.loop``)
+    return bool(module) and "." not in target and any(
+        hasattr(mod, target) for name, mod in list(sys.modules.items())
+        if name.startswith(f"{module}.") and name.split(".")[0] == "pruneaudit")
 
 
 def _importable(name: str) -> bool:
