@@ -94,7 +94,7 @@ def test_compute_again_without_notebook_stack_trains_nothing_and_exports(compute
     archive = tmp_path / "smoke.zip"
     args = ["compute", "--profile", "smoke", "--only", STUDY, "-p", f"store={root}",
             "--export", str(archive)]
-    done = _run(_blocked(f"from pruneaudit.cli import main\nsys.exit(main({args!r}))"))
+    done = _run(_blocked(f"from pruneaudit import cli\nsys.exit(cli.main({args!r}))"))
     assert done.returncode == 0, done.stderr
     assert f"[{STUDY}]" in done.stdout  # progress as build prints it
     assert f"computed {STUDY} (" in done.stdout and "0 new runs in" in done.stdout

@@ -75,8 +75,7 @@ def test_the_line_parser() -> None:
             "````{solution} ws-1\n:class: dropdown\n\n"
             "Terminal: `.venv/bin/pruneaudit run 01_x --profile smoke`.\n````\n"
             "````{solution} ws-2\n:class: dropdown\n\n`python -m x` and\n"
-            '`.venv/bin/pruneaudit run 02_y -p "s=[0, 1]"`.\n````\n'
-            "and `.venv/bin/python -m pruneaudit.book run 03_z` (the old name: not a line).\n")
+            '`.venv/bin/pruneaudit run 02_y -p "s=[0, 1]"`.\n````\n')
     assert terminal_lines(text) == {
         1: [["run", "01_x", "--profile", "smoke"]],
         2: [["run", "02_y", "-p", "s=[0, 1]"]],
