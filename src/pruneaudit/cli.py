@@ -53,7 +53,7 @@ EXAMPLES = {
     "appendix": ("benchmarks/out", "benchmarks/out --check"),
     "pooled": ("benchmarks/out/builds/quick", "benchmarks/out/builds/quick --check"),
     "accounting": ("", "--check"),
-    "claims-log": ("", "--page", '--log "the margin of D2.1 widened" --seen no'),
+    "claims-log": ("", "--page", '--log "why the claim changed" --seen no'),
     "params": ("--cell pareto_selection", "--cell template --write"),
     "gpu-rates": ("benchmarks/out/gpu_training_cuda_costs.csv",),
     "between-builds": ("benchmarks/out/builds/quick",),
