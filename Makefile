@@ -51,7 +51,7 @@ browser: $(STAMP)
 		|| { $(PY) tests/browsers.py; exit 1; }
 
 book: $(STAMP)
-	$(PY) -m pruneaudit.book build --profile $(PROFILE) $(BOOK_FLAGS)
+	$(PY) -m pruneaudit build --profile $(PROFILE) $(BOOK_FLAGS)
 
 # ruff, then the import contracts of pyproject.toml's [tool.importlinter] (layers, no circles;
 # STYLE.md, principle 3): import-linter's command is `lint-imports` (it has no `python -m`).
@@ -79,14 +79,14 @@ bench: $(STAMP)
 	$(PY) benchmarks/training_speed.py
 	$(PY) benchmarks/step_profile.py
 	$(PY) benchmarks/stability_width.py --save benchmarks/out/stability_width.md
-	$(PY) -m pruneaudit.runs.gpu_rates benchmarks/out/gpu_training_cuda_costs.csv
-	$(PY) -m pruneaudit.book.appendix benchmarks/out
-	$(PY) -m pruneaudit.book.pooled benchmarks/out/builds/quick
+	$(PY) -m pruneaudit gpu-rates benchmarks/out/gpu_training_cuda_costs.csv
+	$(PY) -m pruneaudit appendix benchmarks/out
+	$(PY) -m pruneaudit pooled benchmarks/out/builds/quick
 
 # Workshops: JupyterLab on 127.0.0.1 over copies of nbs/ in live/ (git-ignored), results store
 # shared with `make book`. LIVE_ARGS="--port 8890 --fresh --no-browser" passes options.
 live: $(STAMP)
-	$(PY) -m pruneaudit.book.live $(LIVE_ARGS)
+	$(PY) -m pruneaudit live $(LIVE_ARGS)
 
 # Publishing by hand: a new commit of the local gh-pages branch whose tree is the built book
 # (_build/html; ghp-import -n adds .nojekyll so that GitHub Pages serves _static), pushed only

@@ -30,7 +30,7 @@ or on the CPU a timed 4096 x 4096 matmul. The hours of every study's paper profi
 ``cost(params)``, :func:`protocols`) at each measured rate come from
 :func:`pruneaudit.runs.training_cost`. Prints the table and writes
 ``benchmarks/out/gpu_training_<device type>.{md,csv}`` and the hours to
-``benchmarks/out/gpu_training_<device type>_costs.csv``; ``python -m pruneaudit.runs.gpu_rates
+``benchmarks/out/gpu_training_<device type>_costs.csv``; ``pruneaudit gpu-rates
 benchmarks/out/gpu_training_cuda_costs.csv`` then installs a CUDA run's hours as the package's
 data (``pruneaudit.runs.cost.GPU_COSTS``, which the study pages read).
 

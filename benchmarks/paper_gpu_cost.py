@@ -16,7 +16,7 @@ model-epochs and training images seen. The hours are ``images / rate``:
   an upper bound where a larger network uses more of the card than launch-bound LeNet does.
 
 Training only: evaluation, pruning and store I/O are not counted. Writes
-``benchmarks/out/paper_gpu_cost.{md,csv}``; ``python -m pruneaudit.book.appendix benchmarks/out``
+``benchmarks/out/paper_gpu_cost.{md,csv}``; ``pruneaudit appendix benchmarks/out``
 then copies the report into the fragment the Reproducing page includes. Usage:
 ``python benchmarks/paper_gpu_cost.py [--root DATA]``.
 """

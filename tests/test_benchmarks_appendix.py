@@ -1,6 +1,6 @@
-"""The book's pages made from the benchmarks' reports (``python -m pruneaudit.book.appendix``)
+"""The book's pages made from the benchmarks' reports (``pruneaudit appendix``)
 hold every report of ``benchmarks/out`` as it is now, the GPU hours the package states are the
-GPU benchmark's (``python -m pruneaudit.runs.gpu_rates``), and the package reads no file under
+GPU benchmark's (``pruneaudit gpu-rates``), and the package reads no file under
 ``benchmarks/`` but the folder it is given."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pruneaudit import cli
 from pruneaudit.book import appendix
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import gpu_rates
@@ -21,7 +22,7 @@ REPORTS = REPO / "benchmarks" / "out"
 
 
 def test_committed_pages_hold_every_report_as_it_is_now(capsys) -> None:
-    assert appendix.main([str(REPORTS), "--check"]) == 0, capsys.readouterr().out
+    assert cli.main(["appendix", str(REPORTS), "--check"]) == 0, capsys.readouterr().out
     text = appendix.APPENDIX.read_text()
     for report in REPORTS.glob("*.md"):
         assert f"## {report.stem}\n" in text, report.name
@@ -71,7 +72,7 @@ def test_every_appendix_table_row_has_its_headers_columns() -> None:
 
 def test_package_gpu_hours_are_the_benchmarks(capsys) -> None:
     source = REPORTS / "gpu_training_cuda_costs.csv"
-    assert gpu_rates.main([str(source), "--check"]) == 0, capsys.readouterr().out
+    assert cli.main(["gpu-rates", str(source), "--check"]) == 0, capsys.readouterr().out
 
 
 def test_gpu_rates_installs_a_checked_table(tmp_path: Path) -> None:

@@ -1,14 +1,24 @@
-"""The command line's defaults name the modules that hold the code (no re-export shims)."""
+"""The one command line: one parser in :mod:`pruneaudit.cli` with a subcommand per task, short
+help, and defaults that name the modules holding the code (no re-export shims)."""
 
 from __future__ import annotations
 
+import argparse
 import importlib
+import importlib.util
+import re
+from pathlib import Path
 
 import pytest
 
 from pruneaudit import cli
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import grid
+
+SRC = Path(cli.__file__).resolve().parent
+#: Every subcommand of ``pruneaudit``.
+COMMANDS = ("build", "run", "compute", "plan", "live", "grid", "store", "appendix", "pooled",
+            "accounting", "claims-log", "params", "gpu-rates", "between-builds")
 
 
 def _default_task() -> str:
@@ -42,34 +52,82 @@ def _help(argv: list[str], capsys) -> str:
     return capsys.readouterr().out
 
 
-def test_top_level_help_is_short_usage_and_examples(capsys):
+def _sources() -> dict[Path, str]:
+    return {path: path.read_text() for path in SRC.rglob("*.py")}
+
+
+def test_one_parser_and_one_main_in_the_source_tree():
+    """``pruneaudit.cli`` holds the package's only ``ArgumentParser`` and ``main``; no module
+    runs as a script (``python -m pruneaudit`` is the command, through ``__main__``)."""
+    parsers = {p.relative_to(SRC).as_posix(): text.count("argparse.ArgumentParser(")
+               for p, text in _sources().items() if "ArgumentParser(" in text}
+    assert parsers == {"cli.py": 1}
+    mains = [p.relative_to(SRC).as_posix() for p, text in _sources().items()
+             if re.search(r"^def main\b", text, flags=re.MULTILINE)]
+    assert mains == ["cli.py"]
+    scripts = [p.relative_to(SRC).as_posix() for p, text in _sources().items()
+               if "__name__ == \"__main__\"" in text or "__name__ == '__main__'" in text]
+    assert scripts == []
+    assert importlib.util.find_spec("pruneaudit.book.__main__") is None  # the older name is gone
+
+
+def test_the_parser_has_every_command():
+    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert sorted(sub.choices) == sorted(COMMANDS)
+
+
+def test_top_level_help_fits_one_screen_and_lists_every_command(capsys):
     assert cli.main(["--help"]) == 0
     text = capsys.readouterr().out
-    assert len(text.splitlines()) <= 25 and not any(r in text for r in ROLES)
+    assert len(text.splitlines()) <= 40 and not any(r in text for r in ROLES)
     assert text.startswith("usage: pruneaudit <command>") and "examples:" in text
-    for command in ("build", "run", "compute", "plan", "live", "grid run", "store ls"):
-        assert f"\n  {command} " in text
+    for command in COMMANDS:
+        assert re.search(rf"^    {re.escape(command)}  +\w", text, flags=re.MULTILINE), command
+    assert "grid run" in text and "store ls" in text
     assert cli.main([]) == 2  # no command: the usage, and a failure status
 
 
-@pytest.mark.parametrize("command", ["build", "run", "plan", "live", "compute"])
-def test_each_book_command_has_short_help(command, capsys):
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_has_short_help(command, capsys):
     text = _help([command, "--help"], capsys)
     assert text.startswith(f"usage: pruneaudit {command}")
     assert len(text.splitlines()) <= 35 and not any(r in text for r in ROLES)
-    if command != "compute":
-        assert f"examples:\n  pruneaudit {command} " in text
+    if command in cli.EXAMPLES:
+        assert f"examples:\n  pruneaudit {command}" in text
 
 
-@pytest.mark.parametrize("module", ["pruneaudit", "pruneaudit.book"])
-def test_both_module_commands_give_the_same_help(module):
+def test_the_version(capsys):
+    assert _help(["--version"], capsys).startswith("pruneaudit ")
+
+
+def test_python_m_pruneaudit_is_the_same_command():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "pruneaudit", "--help"], capture_output=True,
                           text=True, check=True)
-    assert done.stdout.startswith(f"usage: python -m {module} <command>")
-    assert "plan" in done.stdout and not any(r in done.stdout for r in ROLES)
+    assert done.stdout.startswith("usage: python -m pruneaudit <command>")
+    assert all(f"    {command} " in done.stdout for command in COMMANDS)
+    old = subprocess.run([sys.executable, "-m", "pruneaudit.book", "--help"],
+                         capture_output=True, text=True)
+    assert old.returncode != 0  # the older name is gone
+
+
+def test_a_page_command_calls_its_module(monkeypatch, capsys):
+    """``pruneaudit pooled BUILDS --check`` is :func:`pruneaudit.book.pooled.write_page`."""
+    from pruneaudit.book import pooled
+
+    seen = []
+    monkeypatch.setattr(pooled, "write_page", lambda builds, check: seen.append((builds, check))
+                        or 1)
+    assert cli.main(["pooled", "some/builds", "--check"]) == 1
+    assert seen == [("some/builds", True)]
+
+
+def test_an_error_is_one_line(capsys):
+    assert cli.main(["params", "--cell", "pareto"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown study 'pareto'") and err.count("\n") == 1
 
 
 def test_the_runs_commands_are_kept(capsys):
@@ -84,7 +142,7 @@ def test_compute_waits_passively_unless_told(monkeypatch: pytest.MonkeyPatch) ->
     value the user set; other commands leave it alone."""
     import os
 
-    monkeypatch.setattr(cli, "_book", lambda args, argv: 0)
+    monkeypatch.setattr(cli, "_book", lambda args: 0)
     for command, given, expected in (("plan", None, None), ("compute", None, "PASSIVE"),
                                      ("compute", "ACTIVE", "ACTIVE")):
         monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)

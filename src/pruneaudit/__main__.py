@@ -1,5 +1,5 @@
 """``python -m pruneaudit``: the ``pruneaudit`` command (:func:`pruneaudit.cli.main`)."""
 
-from pruneaudit.cli import main
+from pruneaudit import cli
 
-raise SystemExit(main(prog="python -m pruneaudit"))
+raise SystemExit(cli.main(prog="python -m pruneaudit"))

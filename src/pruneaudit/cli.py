@@ -1,9 +1,13 @@
-"""The ``pruneaudit`` command line: the book's commands and the runs' grid and store.
+"""The ``pruneaudit`` command line: one parser, a subcommand per task (also ``python -m
+pruneaudit``).
 
-``pruneaudit build|run|compute|plan|live`` (also ``python -m pruneaudit`` and, as before,
-``python -m pruneaudit.book``) and ``pruneaudit grid run`` / ``pruneaudit store ls``. Each
-``--help`` is a few usage lines and examples; the README ("Usage") and the book's Reproducing
-page explain the options.
+The book's ``build``, ``run``, ``compute``, ``plan`` and ``live``; the runs' ``grid run`` and
+``store ls``; and the commands that write the book's pages and the package's data from committed
+files: ``appendix``, ``pooled``, ``accounting``, ``claims-log``, ``params``, ``gpu-rates`` and
+``between-builds``. Each command's code is its module's (imported when the command runs, so that
+one command's help imports nothing another needs); this module only parses. Each ``--help`` is a
+few usage lines and examples; the README ("Usage") and the book's Reproducing page explain the
+options.
 """
 
 from __future__ import annotations
@@ -19,19 +23,8 @@ from collections.abc import Sequence
 from pruneaudit import __version__
 from pruneaudit.errors import PruneAuditError
 
-#: What ``pruneaudit --help`` prints (``{prog}``: the command's name).
-USAGE = """\
-usage: {prog} <command> [options]
-
-commands:
-  plan      what a build would train and how long it would take (trains nothing)
-  build     run the study notebooks and build the HTML book
-  run       run one study notebook
-  compute   run the studies into the results store, without notebooks
-  live      JupyterLab over copies of the notebooks, for workshops
-  grid run  run the missing runs of a grid of training and pruning runs
-  store ls  list the finished runs of a results store
-
+#: The examples under ``pruneaudit --help``.
+EXAMPLES_TOP = """\
 examples:
   {prog} plan --profile quick -p 01_population_ols.seeds=[0,1]
   {prog} build --profile smoke --only 03_pareto_selection
@@ -46,38 +39,50 @@ GRID_EXAMPLES = """examples:
   pruneaudit grid run --dataset mnist --model lenet --technique l1_unstructured \\
       --treatment finetune --iteration 1 2 3 --seed 0 1 --epochs 1 --train-size 512
 """
-#: The commands of the book (the rest are the runs' ``grid`` and ``store``).
+#: The commands of the book (the runs' are ``grid`` and ``store``, the pages' and data's the
+#: rest).
 BOOK_COMMANDS = ("build", "run", "compute", "plan", "live")
-#: Each book command's examples, shown under its options.
+#: Each command's examples (its arguments), shown under its options.
 EXAMPLES = {
     "build": ("--profile quick", "--profile smoke --only 03_pareto_selection --jobs 2",
               "--profile quick --seed-offset 1000 --path-output /tmp/replication"),
     "run": ("02_qmnist_writers --profile smoke -p seeds=[0,1,2]",),
     "plan": ("--profile quick", "--profile paper --only 01_population_ols -p seeds=[0,1]"),
+    "compute": ("--profile quick --device cuda --export results.zip",),
     "live": ("--profile smoke --port 8890 --fresh",),
+    "appendix": ("benchmarks/out", "benchmarks/out --check"),
+    "pooled": ("benchmarks/out/builds/quick", "benchmarks/out/builds/quick --check"),
+    "accounting": ("", "--check"),
+    "claims-log": ("", "--page", '--log "why the claim changed" --seen no'),
+    "params": ("--cell pareto_selection", "--cell template --write"),
+    "gpu-rates": ("benchmarks/out/gpu_training_cuda_costs.csv",),
+    "between-builds": ("benchmarks/out/builds/quick",),
 }
 
 
 def _examples(prog: str, command: str) -> str:
-    return "examples:\n" + "\n".join(f"  {prog} {command} {e}" for e in EXAMPLES[command])
+    return "examples:\n" + "\n".join(f"  {prog} {command} {e}".rstrip()
+                                       for e in EXAMPLES[command])
 
 
-def _book_parser(prog: str, command: str) -> argparse.ArgumentParser:
-    """The parser of the book's ``command`` (``build``, ``run``, ``compute``, ``plan``, ``live``):
-    only its own is made, so that one command's help imports nothing another needs."""
+def _command(sub: argparse._SubParsersAction, prog: str, name: str, text: str,
+             description: str | None = None) -> argparse.ArgumentParser:
+    """Add the command ``name`` (``text``: its one-line help) with its examples, if any."""
+    description = description or text[0].upper() + text[1:] + "."
+    return sub.add_parser(name, help=text, description=textwrap.fill(description, 88),
+                          epilog=_examples(prog, name) if name in EXAMPLES else None,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _book_commands(sub: argparse._SubParsersAction, prog: str) -> None:
+    """The book's commands: ``plan``, ``build``, ``run``, ``compute``, ``live``."""
     from pruneaudit.book.paths import REPO
 
-    parser = argparse.ArgumentParser(prog=prog)
-    sub = parser.add_subparsers(dest="command", required=True)
-    if command == "compute":
-        from pruneaudit.book import compute
-
-        compute.add_parser(sub)
-    helps = {"build": "run the notebooks and build the HTML book", "run": "run one notebook",
-             "plan": "what a build would train and how long it would take"}
-    for command, text in [(c, t) for c, t in helps.items() if c == command]:
-        p = sub.add_parser(command, help=text, description=text + ".", epilog=_examples(
-            prog, command), formatter_class=argparse.RawDescriptionHelpFormatter)
+    helps = {"plan": "what a build would train and how long it would take",
+             "build": "run the study notebooks and build the HTML book",
+             "run": "run one study notebook"}
+    for command, text in helps.items():
+        p = _command(sub, prog, command, text)
         if command == "run":
             p.add_argument("name", help="notebook name in nbs/, e.g. 00_template")
         p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
@@ -96,16 +101,68 @@ def _book_parser(prog: str, command: str) -> argparse.ArgumentParser:
                            help="first add the results of FILE (compute --export) to the store")
             p.add_argument("--jobs", type=int, default=1, metavar="N",
                            help="run up to N notebooks at once (CPU only)")
-    if command != "live":
-        return parser
-    live = sub.add_parser("live", help="JupyterLab for workshops", epilog=_examples(prog, "live"),
-                          description="JupyterLab on 127.0.0.1 over copies of the notebooks in "
-                          "live/.", formatter_class=argparse.RawDescriptionHelpFormatter)
-    live.add_argument("--profile", default="quick", help="the profile the copies hold")
-    live.add_argument("--port", type=int, default=8888)
-    live.add_argument("--fresh", action="store_true", help="replace the copies in live/")
-    live.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    return parser
+    p = _command(sub, prog, "compute", "run the studies into the results store, without "
+                 "notebooks", "Run each selected study's run(params, store) into the results "
+                 "store (no notebook, no Jupyter); a later build with the same profile trains "
+                 "nothing.")
+    p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
+    p.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="compute only these notebooks")
+    p.add_argument("--device", help="auto, cpu, cuda or cuda:N for every study (-p device=...)")
+    p.add_argument("--export", metavar="FILE",
+                   help="then write the store's results without checkpoints to FILE (a zip)")
+    p = _command(sub, prog, "live", "JupyterLab over copies of the notebooks, for workshops",
+                 "JupyterLab on 127.0.0.1 over copies of the notebooks in live/.")
+    p.add_argument("--profile", default="quick",
+                   help="the profile whose values the copies hold (smoke, quick, paper)")
+    p.add_argument("--port", type=int, default=8888)
+    p.add_argument("--fresh", action="store_true", help="replace the copies in live/")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+
+
+def _page_commands(sub: argparse._SubParsersAction, prog: str) -> None:
+    """The commands that write the book's pages and the package's data from committed files."""
+    p = _command(sub, prog, "appendix", "write the Benchmarks appendix from the benchmarks' "
+                 "reports", "Write the book's Benchmarks appendix (book/appendix_benchmarks.md) "
+                 "and the paper-cost fragment from the benchmarks' reports.")
+    p.add_argument("reports", help="the benchmarks' report folder")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 where a committed page is not what this writes")
+    p = _command(sub, prog, "pooled", "write the page Pooled over builds from the builds",
+                 "Write the book's page Pooled over builds (book/pooled.md) from the committed "
+                 "builds.")
+    p.add_argument("builds", help="one profile's builds, a folder per build")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 where the committed page differs")
+    p = _command(sub, prog, "accounting", "write the page Every claim accounted for",
+                 "Write the book's page Every claim accounted for (book/accounting.md) from the "
+                 "package's accounting and the studies' declared claims.")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 where the committed page differs")
+    p = _command(sub, prog, "claims-log", "list claims changed without a changelog entry",
+                 "List the claims whose declaration changed without an entry in the package's "
+                 "changelog (exit 1 where there are any); --log appends one entry per such claim.")
+    p.add_argument("--log", metavar="REASON", help="append an entry per unlogged claim")
+    p.add_argument("--seen", choices=("yes", "no"), help="had our estimate been seen?")
+    p.add_argument("--verdicts", help="CSV: claim,verdict_before,verdict_after")
+    p.add_argument("--page", action="store_true", help="write book/_claims_changelog.md")
+    p = _command(sub, prog, "params", "print or write a notebook's parameters cell",
+                 "Print (or --write) a study notebook's parameters cell, generated from the "
+                 "study's Params.")
+    p.add_argument("--cell", metavar="STUDY", required=True,
+                   help="study package (template, pareto_selection, ...)")
+    p.add_argument("--write", action="store_true",
+                   help="rewrite the cell tagged parameters of nbs/NN_STUDY.ipynb")
+    p = _command(sub, prog, "gpu-rates", "install the GPU benchmark's hours as package data",
+                 "Install the GPU benchmark's measured training hours as the package's data "
+                 "(the hours the study pages state).")
+    p.add_argument("costs", help="the GPU benchmark's cost table (CSV)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 where the package's table differs")
+    p = _command(sub, prog, "between-builds", "re-estimate the between-build ratios",
+                 "Re-estimate the package's between-build ratios (data/between_builds.csv) from "
+                 "the builds under each ROOT.")
+    p.add_argument("roots", nargs="+", metavar="ROOT", help="a folder of one profile's builds")
 
 
 def _profile(args: argparse.Namespace):
@@ -123,16 +180,17 @@ def _profile(args: argparse.Namespace):
     return profile.with_overrides(overrides)
 
 
-def _book(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    """Run a parsed book command; one-line errors; the exit status."""
+def _book(args: argparse.Namespace) -> int:
+    """Run a parsed book command; the exit status."""
     if args.command == "compute":
         from pruneaudit.book import compute
 
-        return compute.command(args)
+        return compute.command(args.profile, args.params, args.only, args.device, args.export)
     if args.command == "live":
         from pruneaudit.book import live
 
-        return live.main(list(argv[1:]))
+        return live.serve(args.port, args.profile, fresh=args.fresh,
+                          open_browser=not args.no_browser)
     profile = _profile(args)
     if args.command == "plan":
         from pruneaudit.book.plan import make_plan
@@ -179,15 +237,32 @@ def _none_or(kind: type):
     return parse
 
 
-def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
-    """The parser of the runs' commands, ``grid run`` and ``store ls``."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description="Run grids of training and pruning runs; list results."
-    )
-    groups = parser.add_subparsers(dest="group", required=True)
+class _TopFormatter(argparse.RawDescriptionHelpFormatter):
+    """``pruneaudit --help``: each command's help beside its name (argparse measures the
+    commands' names one indent short, and would put the longest's help on the next line)."""
 
-    grid = groups.add_parser("grid", help="grids of runs").add_subparsers(
-        dest="command", required=True
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max(map(len, action.choices)) + self._current_indent + self._indent_increment
+            self._action_max_length = max(self._action_max_length, longest)
+
+
+def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
+    """The command line's one parser: a subcommand per task."""
+    parser = argparse.ArgumentParser(
+        prog=prog, usage="%(prog)s <command> [options]", epilog=EXAMPLES_TOP.format(prog=prog),
+        formatter_class=_TopFormatter,
+    )
+    parser._positionals.title = "commands"  # listed first, before the options
+    parser.add_argument("--version", action="version", version=f"pruneaudit {__version__}",
+                        help="show the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="<command>", prog=prog)
+    _book_commands(sub, prog)
+
+    grid = sub.add_parser("grid", help="grid run: run the missing runs of a grid of runs",
+                          description="Grids of training and pruning runs.").add_subparsers(
+        dest="action", required=True
     )
     flags = " ".join(flag for flag, _, _ in _AXES)
     run = grid.add_parser(
@@ -224,14 +299,16 @@ def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
         "one worker per GPU)",
     )
 
-    store = groups.add_parser("store", help="the results store").add_subparsers(
-        dest="command", required=True
+    store = sub.add_parser("store", help="store ls: list the finished runs of a results store",
+                           description="The results store.").add_subparsers(
+        dest="action", required=True
     )
     ls = store.add_parser("ls", help="list finished runs")
     ls.add_argument("--store", help=store_help)
     ls.add_argument("--where", nargs="+", default=[], metavar="FIELD=VALUE",
                     help="keep runs whose field equals the value")
     ls.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    _page_commands(sub, prog)
     return parser
 
 
@@ -299,32 +376,48 @@ def _store_ls(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Each page and data command: (module, function, the parsed arguments it takes).
+_PAGE_COMMANDS = {
+    "appendix": ("pruneaudit.book.appendix", "write_pages", ("reports", "check")),
+    "pooled": ("pruneaudit.book.pooled", "write_page", ("builds", "check")),
+    "accounting": ("pruneaudit.book.accounting", "write_page", ("check",)),
+    "claims-log": ("pruneaudit.studies.claims_log", "check_log",
+                   ("log", "seen", "verdicts", "page")),
+    "params": ("pruneaudit.studies.params", "print_cell", ("cell", "write")),
+    "gpu-rates": ("pruneaudit.runs.gpu_rates", "install_or_check", ("costs", "check")),
+    "between-builds": ("pruneaudit.audit.between_builds", "reestimate", ("roots",)),
+}
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run a parsed command; the exit status."""
+    if args.command == "grid":
+        return _grid_run(args)
+    if args.command == "store":
+        return _store_ls(args)
+    if args.command in BOOK_COMMANDS:
+        return _book(args)
+    module, function, names = _PAGE_COMMANDS[args.command]
+    return getattr(importlib.import_module(module), function)(
+        *(getattr(args, name) for name in names))
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "pruneaudit") -> int:
-    """Entry point of the ``pruneaudit`` command (and ``python -m pruneaudit``,
-    ``python -m pruneaudit.book``); returns the exit status."""
+    """Entry point of the ``pruneaudit`` command (and ``python -m pruneaudit``); returns the
+    exit status (``--help`` and a parse error exit as argparse exits)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser(prog)
     if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE.format(prog=prog), end="")
+        print(parser.format_help(), end="")
         return 0 if argv else 2
-    if argv[0] == "--version":
-        print(f"pruneaudit {__version__}")
-        return 0
     if argv[0] == "compute":
         # OpenMP threads that wait by spinning hold their cores between torch's parallel regions,
         # as the runner says for its kernels; set before torch loads (a user's value is kept).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    args = parser.parse_args(argv)
     try:
-        if argv[0] in BOOK_COMMANDS:
-            return _book(_book_parser(prog, argv[0]).parse_args(argv), argv)
-        args = _parser(prog).parse_args(argv)
-        if args.group == "grid":
-            return _grid_run(args)
-        return _store_ls(args)
-    except PruneAuditError as err:  # the book's commands say "error:", as they always have
-        where = "" if argv[0] in BOOK_COMMANDS else f"{prog}: "
+        return _run(args)
+    except PruneAuditError as err:  # the runs' commands name the program, as they always have
+        where = f"{prog}: " if args.command in ("grid", "store") else ""
         print(f"{where}error: {err}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

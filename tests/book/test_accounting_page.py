@@ -1,4 +1,4 @@
-"""The page *Every claim accounted for* (``python -m pruneaudit.book.accounting``): the committed
+"""The page *Every claim accounted for* (``pruneaudit accounting``): the committed
 page is what the accounting and the declared claims give, and it answers first in words."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pruneaudit import cli
 from pruneaudit.audit import accounting as A
 from pruneaudit.book import accounting
 from pruneaudit.errors import PruneAuditError
@@ -16,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_committed_page_is_what_the_accounting_gives(capsys) -> None:
-    assert accounting.main(["--check"]) == 0, capsys.readouterr().out
+    assert cli.main(["accounting", "--check"]) == 0, capsys.readouterr().out
     assert "book/accounting" in (REPO / "_toc.yml").read_text()
 
 

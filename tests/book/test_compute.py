@@ -1,4 +1,4 @@
-"""``python -m pruneaudit.book compute``: the studies' runs into the results store without
+"""``pruneaudit compute``: the studies' runs into the results store without
 notebooks or Jupyter; then a build over those results trains nothing, also from their light
 export (no checkpoints) imported into an empty store."""
 
@@ -47,8 +47,10 @@ def _run(command: list[str]) -> subprocess.CompletedProcess:
 
 @pytest.fixture(autouse=True)
 def one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Torch's thread count is set, not chosen from the free cores (no follower left on)."""
+    """Torch's thread count is set, not chosen from the free cores (no follower left on); the
+    OpenMP wait policy ``pruneaudit compute`` sets is the test's, restored after it."""
     monkeypatch.setenv("PRUNEAUDIT_THREADS", "1")
+    monkeypatch.setenv("OMP_WAIT_POLICY", os.environ.get("OMP_WAIT_POLICY", "PASSIVE"))
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +94,7 @@ def test_compute_again_without_notebook_stack_trains_nothing_and_exports(compute
     archive = tmp_path / "smoke.zip"
     args = ["compute", "--profile", "smoke", "--only", STUDY, "-p", f"store={root}",
             "--export", str(archive)]
-    done = _run(_blocked(f"from pruneaudit.book.compute import main\nsys.exit(main({args!r}))"))
+    done = _run(_blocked(f"from pruneaudit import cli\nsys.exit(cli.main({args!r}))"))
     assert done.returncode == 0, done.stderr
     assert f"[{STUDY}]" in done.stdout  # progress as build prints it
     assert f"computed {STUDY} (" in done.stdout and "0 new runs in" in done.stdout
@@ -171,7 +173,7 @@ def test_device_option_is_the_device_parameter(monkeypatch, capsys, tmp_path):
     monkeypatch.delenv(config.DEVICE_ENV, raising=False)
     args = ["compute", "--profile", "smoke", "--only", STUDY, "--device", "cpu",
             "-p", f"store={tmp_path}"]
-    assert compute.main(args) == 0
+    assert cli.main(args) == 0
     ((_, params, device),) = seen
     assert params.device == "cpu" == device
     assert config.DEVICE_ENV not in os.environ  # the setting is the runtime's, not the process's
@@ -203,7 +205,7 @@ def test_a_study_without_run_has_nothing_to_compute(monkeypatch, capsys):
 )
 def test_bad_input_is_one_line_error(args, message, monkeypatch, capsys):
     seen = _capture(monkeypatch)
-    assert compute.main(["compute", *args]) == 2
+    assert cli.main(["compute", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert seen == []  # nothing ran

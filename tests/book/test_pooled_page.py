@@ -1,4 +1,4 @@
-"""The page *Pooled over builds* (``python -m pruneaudit.book.pooled``): the committed page is
+"""The page *Pooled over builds* (``pruneaudit pooled``): the committed page is
 what the committed builds give, it answers first in words, and it says which builds and rows it
 leaves out and why."""
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pruneaudit import cli
 from pruneaudit.book import pooled
 from pruneaudit.errors import PruneAuditError
 
@@ -17,7 +18,7 @@ QUICK = REPO / "benchmarks" / "out" / "builds" / "quick"
 
 
 def test_committed_page_is_what_the_committed_builds_give(capsys) -> None:
-    assert pooled.main([str(QUICK), "--check"]) == 0, capsys.readouterr().out
+    assert cli.main(["pooled", str(QUICK), "--check"]) == 0, capsys.readouterr().out
     assert "book/pooled" in (REPO / "_toc.yml").read_text()
 
 

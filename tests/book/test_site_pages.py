@@ -365,7 +365,7 @@ def test_rerun_fragment(tmp_path: Path) -> None:
     text = path.read_text()
     assert path.name == "_rerun_00_template.md"
     assert f'make book BOOK_FLAGS="--only {name}"' in text
-    assert f".venv/bin/python -m pruneaudit.book run {name} --profile quick" in text
+    assert f".venv/bin/pruneaudit run {name} --profile quick" in text
     assert "| smoke | 14 s (2026-11-20, 2 cores, CPU) |" in text
     assert "| paper | not measured yet" in text  # never invented
     # one row per declared parameter, each profile's value from its file

@@ -1,7 +1,7 @@
 """The workshop page's exercises, run as the page words them, and the output each states.
 
 Each exercise is a ``{exercise}`` block labelled ``ws-N``; its ``{solution}`` block holds the
-terminal lines (``.venv/bin/python -m pruneaudit.book run NAME --profile smoke -p ...``), which
+terminal lines (``.venv/bin/pruneaudit run NAME --profile smoke -p ...``), which
 are given to the runner's command line (:func:`pruneaudit.cli.main`): the same parsing,
 profile, overrides and checks. Only the kernel is left out: the notebook's execution is the
 smoke book's test, so here the study runs in this process from the checked parameters the
@@ -34,7 +34,7 @@ from pruneaudit.runs.store import ResultsStore
 pytestmark = pytest.mark.slow
 
 WORKSHOP = BOOK / "workshop.md"
-PREFIX = [".venv/bin/python", "-m", "pruneaudit.book"]
+PREFIX = [".venv/bin/pruneaudit"]
 #: The profiles of the exercises: smoke, and real data at the quick profile (the last).
 PROFILES = ("smoke", "quick")
 QUICK = 7
@@ -53,12 +53,12 @@ def blocks(text: str, kind: str) -> dict[int, str]:
 
 
 def terminal_lines(text: str) -> dict[int, list[list[str]]]:
-    """Exercise number -> its solution's terminal lines, each the arguments after ``-m
-    pruneaudit.book`` (inline code starting with ``.venv/bin/python -m pruneaudit.book``)."""
+    """Exercise number -> its solution's terminal lines, each the arguments after the command
+    (inline code starting with ``.venv/bin/pruneaudit``)."""
     found: dict[int, list[list[str]]] = {}
     for number, body in blocks(text, "solution").items():
         lines = [shlex.split(code) for code in re.findall(r"`([^`\n]+)`", body)]
-        found[int(number)] = [line[3:] for line in lines if line[:3] == PREFIX]
+        found[int(number)] = [line[len(PREFIX):] for line in lines if line[:len(PREFIX)] == PREFIX]
     return found
 
 
@@ -73,9 +73,9 @@ def expected(number: int) -> str:
 def test_the_line_parser() -> None:
     text = ("````{exercise} A\n:label: ws-1\n\nx\n````\n\n"
             "````{solution} ws-1\n:class: dropdown\n\n"
-            "Terminal: `.venv/bin/python -m pruneaudit.book run 01_x --profile smoke`.\n````\n"
+            "Terminal: `.venv/bin/pruneaudit run 01_x --profile smoke`.\n````\n"
             "````{solution} ws-2\n:class: dropdown\n\n`python -m x` and\n"
-            '`.venv/bin/python -m pruneaudit.book run 02_y -p "s=[0, 1]"`.\n````\n')
+            '`.venv/bin/pruneaudit run 02_y -p "s=[0, 1]"`.\n````\n')
     assert terminal_lines(text) == {
         1: [["run", "01_x", "--profile", "smoke"]],
         2: [["run", "02_y", "-p", "s=[0, 1]"]],

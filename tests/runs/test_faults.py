@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 import torch
 
-from pruneaudit import audit, compress, data
-from pruneaudit.cli import main
+from pruneaudit import audit, cli, compress, data
 from pruneaudit.errors import DataMissingError, PruneAuditError
 from pruneaudit.models import build_model
 from pruneaudit.runs import Grid, ResultsStore, RunSpec, run_grid, train_and_evaluate
@@ -121,7 +120,7 @@ def test_bad_protocol_values_write_nothing(tmp_path, changes, message):
     flags = {"epochs": "--epochs", "batch_size": "--batch-size", "lr": "--lr"}
     for name, value in changes.items():
         if name in flags and isinstance(value, int):
-            assert main([*argv, flags[name], str(value)]) == 2
+            assert cli.main([*argv, flags[name], str(value)]) == 2
     assert not (tmp_path / "runs").exists()
 
 
@@ -146,8 +145,8 @@ def test_store_under_a_regular_file_is_not_writable(tmp_path):
         store.get_or_run(RunSpec(**DENSE), lambda spec: pytest.fail("ran although unwritable"))
     with pytest.raises(PruneAuditError, match="is not writable"):
         run_grid([RunSpec(**DENSE)], never_called, store, progress=False)
-    assert main(["grid", "run", "--dataset", "mnist", "--model", "lenet",
-                 "--store", str(blocker / "store")]) == 2
+    assert cli.main(["grid", "run", "--dataset", "mnist", "--model", "lenet",
+                     "--store", str(blocker / "store")]) == 2
     assert blocker.read_text() == "a file, not a folder"
     assert store.keys() == [] and not store.has(RunSpec(**DENSE))
 

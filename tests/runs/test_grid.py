@@ -16,8 +16,7 @@ import pytest
 import torch
 import yaml
 
-from pruneaudit import compress, data
-from pruneaudit.cli import main
+from pruneaudit import cli, compress, data
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.models import build_model
 from pruneaudit.runs import (
@@ -314,7 +313,7 @@ def test_dask_local_cluster_gives_identical_results(local_grid, tmp_path, data_r
 
 def _cli(store_dir, grid_file, data_root) -> list[str]:
     return [
-        sys.executable, "-m", "pruneaudit.cli", "grid", "run", str(grid_file),
+        sys.executable, "-m", "pruneaudit", "grid", "run", str(grid_file),
         "--store", str(store_dir), "--data", str(data_root), "--no-progress",
     ]
 
@@ -426,15 +425,15 @@ def test_cli_grid_run_and_store_ls(tmp_path, capsys):
     grid_file.write_text(yaml.safe_dump({"dataset": "mnist", "model": "lenet", "seed": [0, 1]}))
     store_dir = str(tmp_path / "store")
     common = ["--store", store_dir, "--task", f"{__name__}:fake_task", "--no-progress"]
-    assert main(["grid", "run", str(grid_file), "--seed", "4", "5", "6", *common]) == 0
+    assert cli.main(["grid", "run", str(grid_file), "--seed", "4", "5", "6", *common]) == 0
     assert "3 done, 0 skipped" in capsys.readouterr().out
     assert sorted(ResultsStore(store_dir).runs()["seed"]) == [4, 5, 6]
-    assert main(["grid", "run", str(grid_file), "--seed", "4", "13", *common]) == 1
+    assert cli.main(["grid", "run", str(grid_file), "--seed", "4", "13", *common]) == 1
     assert "0 done, 1 skipped (already stored), 1 failed" in capsys.readouterr().out
-    assert main(["store", "ls", "--store", store_dir, "--where", "seed=5"]) == 0
+    assert cli.main(["store", "ls", "--store", store_dir, "--where", "seed=5"]) == 0
     out = capsys.readouterr().out
     assert "1 runs in" in out and RunSpec("mnist", "lenet", seed=5).key[:12] in out
-    assert main(["store", "ls", "--store", store_dir, "--csv"]) == 0
+    assert cli.main(["store", "ls", "--store", store_dir, "--csv"]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 1 + 3
 
 
@@ -450,7 +449,7 @@ def test_cli_grid_run_and_store_ls(tmp_path, capsys):
     ],
 )
 def test_cli_bad_input(tmp_path, capsys, argv, message):
-    assert main([*argv, "--store", str(tmp_path)]) == 2
+    assert cli.main([*argv, "--store", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
 

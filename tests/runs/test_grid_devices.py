@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pruneaudit import config, runtime
-from pruneaudit.cli import main
+from pruneaudit import cli, config, runtime
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, run_grid
 from pruneaudit.runs.grid import worker_devices
@@ -101,7 +100,7 @@ def test_cli_device_flag(tmp_path, capsys):
     argv = ["grid", "run", "--dataset", "mnist", "--model", "lenet", "--seed", "0",
             "--store", str(tmp_path), "--task", f"{__name__}:recording_task", "--no-progress"]
     SEEN.clear()
-    assert main([*argv, "--device", "cpu"]) == 0
+    assert cli.main([*argv, "--device", "cpu"]) == 0
     assert SEEN == ["cpu"]
-    assert main([*argv, "--device", "gpu"]) != 0
+    assert cli.main([*argv, "--device", "gpu"]) != 0
     assert "device must be auto, cpu, cuda or cuda:N" in capsys.readouterr().err

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 import yaml
 
+from pruneaudit import cli
 from pruneaudit.book.paths import PROFILE_NAMES, TEMPLATE, study_notebooks
 from pruneaudit.book.profiles import (
     MEASUREMENT_KEYS,
@@ -22,7 +23,7 @@ from pruneaudit.config import REPO
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies import params as study_params
 from pruneaudit.studies import study_packages
-from pruneaudit.studies.params import StudyParams, cell_differences, cell_source, main
+from pruneaudit.studies.params import StudyParams, cell_differences, cell_source
 
 STUDIES = study_packages()
 
@@ -41,7 +42,7 @@ def test_the_parameters_cell_is_its_params(study: str) -> None:
     difference is one command."""
     found = cell_differences(_params(study), declared_parameters(_notebook(study)))
     assert not found, (f"{_notebook(study)}'s parameters cell differs from its Params "
-                       f"(python -m pruneaudit.studies.params --cell {study} --write): {found}")
+                       f"(pruneaudit params --cell {study} --write): {found}")
 
 
 @pytest.mark.parametrize("study", STUDIES)
@@ -53,7 +54,7 @@ def test_the_cell_is_the_generated_one(study: str) -> None:
     assert cell_differences(_params(study), parse_parameters_cell(source)) == []
     assert max(len(line) for line in source.splitlines()) <= study_params.CELL_WIDTH
     assert _cell_text(_notebook(study)) == source, (
-        f"run python -m pruneaudit.studies.params --cell {study} --write")
+        f"run pruneaudit params --cell {study} --write")
 
 
 def _cell_text(notebook: str) -> str:
@@ -98,10 +99,10 @@ def test_the_generated_cell(capsys: pytest.CaptureFixture[str]) -> None:
         'store: str | None = None  # The results store (None: the setting, `$PRUNEAUDIT_STORE`).',
         'device: str = "auto"  # `auto`, `cpu`, `cuda` or `cuda:N`.',
     ]
-    assert main(["--cell", "03_pareto_selection"]) == 0
+    assert cli.main(["params", "--cell", "03_pareto_selection"]) == 0
     assert capsys.readouterr().out.strip() == cell_source(_params("pareto_selection"),
                                                           "pareto_selection")
-    assert main(["--cell", "pareto"]) == 2
+    assert cli.main(["params", "--cell", "pareto"]) == 2
     assert "unknown study 'pareto'" in capsys.readouterr().err
 
 

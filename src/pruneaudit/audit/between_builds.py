@@ -24,7 +24,6 @@ Formulas: the book's methods page, section *Findings and verdicts* (stability be
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -288,22 +287,14 @@ def keep_by_band(
     return pd.DataFrame(out, columns=list(BAND_COLUMNS))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m pruneaudit.audit.between_builds ROOT [ROOT ...]``: re-estimate the package's
-    between-build ratios (``data/between_builds.csv``) from the builds under each ``ROOT``
-    (:func:`json_builds`, e.g. ``benchmarks/out/builds/quick``)."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.audit.between_builds",
-                                     description=main.__doc__.split(":", 1)[1].strip())
-    parser.add_argument("roots", nargs="+", type=Path)
-    args = parser.parse_args(argv)
-    pairs = independent_pairs(combine([json_builds(r) for r in args.roots]))
+def reestimate(roots: Sequence[str | Path]) -> int:
+    """``pruneaudit between-builds ROOT [ROOT ...]``: re-estimate the package's between-build
+    ratios (``data/between_builds.csv``) from the builds under each ``ROOT``
+    (:func:`json_builds`, e.g. ``benchmarks/out/builds/quick``); the exit status."""
+    pairs = independent_pairs(combine([json_builds(Path(r)) for r in roots]))
     if pairs.empty:
-        raise SystemExit("no pair of builds with disjoint seed sets: nothing to estimate")
+        raise PruneAuditError("no pair of builds with disjoint seed sets: nothing to estimate")
     path = write_ratios(pairs, Path(__file__).resolve().parent / "data" / "between_builds.csv")
     print(ratios(pairs).to_markdown(index=False))
     print(f"wrote {path}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

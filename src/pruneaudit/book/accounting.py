@@ -3,12 +3,11 @@ accounting (:mod:`pruneaudit.audit.accounting`) and the studies' declared claims
 
 Usage::
 
-    python -m pruneaudit.book.accounting [--check]
+    pruneaudit accounting [--check]
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 
 import pandas as pd
@@ -128,25 +127,16 @@ def page(claims: Sequence[Claim]) -> str:
     return "\n".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the page (or, with ``--check``, compare it); 1 where the committed one differs."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.accounting",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 where the committed page differs")
-    args = parser.parse_args(argv)
+def write_page(check: bool = False) -> int:
+    """``pruneaudit accounting``: write the page (or, with ``check``, compare it); the exit
+    status, 1 where the committed one differs."""
     from pruneaudit.studies.claims_log import all_claims
 
     text = page(all_claims())
-    if args.check:
+    if check:
         stale = not PAGE.is_file() or PAGE.read_text() != text
-        print(f"{PAGE} is out of date: run python -m pruneaudit.book.accounting" if stale
-              else "up to date")
+        print(f"{PAGE} is out of date: run pruneaudit accounting" if stale else "up to date")
         return 1 if stale else 0
     PAGE.write_text(text)
     print(f"wrote {PAGE}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -9,12 +9,11 @@ benchmarks.
 
 Usage::
 
-    python -m pruneaudit.book.appendix REPORTS [--check]
+    pruneaudit appendix REPORTS [--check]
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from pruneaudit.book.paths import BOOK
@@ -30,7 +29,7 @@ HEAD = """# Benchmarks
 
 Measurements of the package (training, population training, evaluation, replications of the
 studies, the stability of their verdicts), written by the scripts in `benchmarks/` to
-`benchmarks/out/` and gathered here by `python -m pruneaudit.book.appendix`. Each says where
+`benchmarks/out/` and gathered here by `pruneaudit appendix`. Each says where
 and how it was measured.
 
 The replication reports below are records of their day: their verdicts are in the words and
@@ -85,26 +84,17 @@ def pages(reports: Path) -> dict[Path, str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the pages (or, with ``--check``, compare them); 1 where a page is out of date."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.appendix",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("reports", type=Path, help="the benchmarks' report folder")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 where a committed page is not what this writes")
-    args = parser.parse_args(argv)
-    texts = pages(args.reports)
-    if args.check:
+def write_pages(reports: str | Path, check: bool = False) -> int:
+    """``pruneaudit appendix``: write the pages from the report folder ``reports`` (or, with
+    ``check``, compare them); the exit status, 1 where a page is out of date."""
+    texts = pages(reports)
+    if check:
         stale = [p for p, text in texts.items() if not p.is_file() or p.read_text() != text]
         for path in stale:
-            print(f"{path} is out of date: run python -m pruneaudit.book.appendix {args.reports}")
+            print(f"{path} is out of date: run pruneaudit appendix {reports}")
         print("up to date" if not stale else "")
         return 1 if stale else 0
     for path, text in texts.items():
         path.write_text(text)
         print(f"wrote {path}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -2,8 +2,8 @@
 
 Command line::
 
-    python -m pruneaudit.book compute --profile quick [--device auto|cpu|cuda|cuda:N]
-                                      [--only NAME ...] [-p key=value ...] [--export FILE]
+    pruneaudit compute --profile quick [--device auto|cpu|cuda|cuda:N]
+                       [--only NAME ...] [-p key=value ...] [--export FILE]
 
 For each selected notebook (default: the profile's), in build order, :func:`run_studies` builds
 the study's checked ``Params`` from the profile as the page's ``book.setup`` builds them
@@ -31,7 +31,6 @@ none of the notebook stack (nbformat, nbclient, papermill, Jupyter).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -50,8 +49,6 @@ from pruneaudit.book.profiles import Profile, parse_overrides, study_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
 
-#: The command of :func:`main` (``python -m pruneaudit.book compute``).
-COMMAND = "compute"
 #: The parameter ``--device`` sets.
 DEVICE = "device"
 
@@ -189,54 +186,30 @@ def _monitor(
         yield
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the ``compute`` command to the book's command line (``sub``: its subparsers)."""
-    p = sub.add_parser(
-        COMMAND, help="run the studies into the results store, without notebooks",
-        description="Run each selected study's run(params, store) into the results store "
-        "(no notebook, no Jupyter); a later build with the same profile trains nothing.",
-    )
-    p.add_argument("--profile", default="quick", help="smoke, quick, paper or a YAML path")
-    p.add_argument("-p", dest="params", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="compute only these notebooks")
-    p.add_argument("--device", help="auto, cpu, cuda or cuda:N for every study (-p device=...)")
-    p.add_argument("--export", metavar="FILE",
-                   help="then write the store's results without checkpoints to FILE (a zip)")
-    return p
-
-
-def command(args: argparse.Namespace) -> int:
-    """Run the parsed ``compute`` command; print one-line errors; return the exit status."""
-    try:
-        overrides = parse_overrides(args.params)
-        if args.device is not None:
-            if DEVICE in overrides:
-                raise PruneAuditError(
-                    f"--device {args.device} and -p device={overrides[DEVICE]} both set the "
-                    "device; give one"
-                )
-            overrides[DEVICE] = config.device_setting(args.device)
-        profile = Profile.read(args.profile, overrides)
-        store = results_store(profile, args.only) if args.export else None
-        start = time.perf_counter()
-        done = run_studies(profile, args.only)
-        new = sum(c.new_runs for c in done)
-        studies = f"{len(done)} {'study' if len(done) == 1 else 'studies'}"
-        print(f"computed {studies} in {time.perf_counter() - start:.1f} s: {new} new runs",
-              flush=True)
-        if store is not None:
-            count = store.export_results(args.export)
-            size = Path(args.export).stat().st_size / 1e6
-            print(f"exported {count} runs without checkpoints to {args.export} ({size:.1f} MB)")
-    except PruneAuditError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+def command(profile: str = "quick", params: Sequence[str] = (),
+            only: Sequence[str] | None = None, device: str | None = None,
+            export: str | None = None) -> int:
+    """``pruneaudit compute``: run the studies of ``profile`` (with the ``params`` overrides
+    ``KEY=VALUE``, ``device`` as ``-p device=...``; ``only``: these notebooks) into the results
+    store, then write its results without checkpoints to ``export``; the exit status."""
+    overrides = parse_overrides(params)
+    if device is not None:
+        if DEVICE in overrides:
+            raise PruneAuditError(
+                f"--device {device} and -p device={overrides[DEVICE]} both set the device; "
+                "give one"
+            )
+        overrides[DEVICE] = config.device_setting(device)
+    read = Profile.read(profile, overrides)
+    store = results_store(read, only) if export else None
+    start = time.perf_counter()
+    done = run_studies(read, only)
+    new = sum(c.new_runs for c in done)
+    studies = f"{len(done)} {'study' if len(done) == 1 else 'studies'}"
+    print(f"computed {studies} in {time.perf_counter() - start:.1f} s: {new} new runs",
+          flush=True)
+    if store is not None:
+        count = store.export_results(export)
+        size = Path(export).stat().st_size / 1e6
+        print(f"exported {count} runs without checkpoints to {export} ({size:.1f} MB)")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``compute`` alone (what ``python -m pruneaudit.book compute`` runs, without
-    importing the runner)."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return command(parser.parse_args(argv))

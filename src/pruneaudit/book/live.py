@@ -5,7 +5,7 @@ JupyterLab works on copies of ``nbs/`` in the git-ignored folder ``live/`` (neve
 profile (``--profile``, default ``quick``): each copy's parameters cell holds that profile's
 values, and the kernels read other notebooks' parameters (Study 5's ``study4``) from it
 (``$PRUNEAUDIT_PAGE_PROFILE``, :func:`pruneaudit.book.setup`), so *Run All* on a copy runs what
-``python -m pruneaudit.book run NAME --profile PROFILE`` runs. A copy that exists is kept (a
+``pruneaudit run NAME --profile PROFILE`` runs. A copy that exists is kept (a
 participant's edits survive a restart); ``--fresh`` replaces the copies, and is needed to change
 their profile.
 The server's kernels get absolute settings for the data root and the results store, so a kernel
@@ -14,12 +14,11 @@ that is already there.
 
 Command line::
 
-    python -m pruneaudit.book.live [--profile quick] [--port 8888] [--fresh] [--no-browser]
+    pruneaudit live [--profile quick] [--port 8888] [--fresh] [--no-browser]
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import os
@@ -30,7 +29,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -267,21 +266,11 @@ def _require_jupyterlab() -> None:
         ) from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``make live``: prepare ``live/`` and run JupyterLab until interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.live", description=__doc__)
-    parser.add_argument("--port", type=int, default=8888)
-    parser.add_argument("--profile", default=DEFAULT_PROFILE,
-                        help="the profile whose values the copies hold (smoke, quick, paper)")
-    parser.add_argument("--fresh", action="store_true", help="replace the copies in live/")
-    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    args = parser.parse_args(argv)
-    try:
-        lab = Lab(port=args.port, open_browser=not args.no_browser)
-        process = start_lab(lab, fresh=args.fresh, profile=args.profile)
-    except PruneAuditError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+def serve(port: int = 8888, profile: str = DEFAULT_PROFILE, *, fresh: bool = False,
+          open_browser: bool = True) -> int:
+    """``pruneaudit live`` (``make live``): prepare ``live/`` and run JupyterLab until
+    interrupted; the exit status."""
+    process = start_lab(Lab(port=port, open_browser=open_browser), fresh=fresh, profile=profile)
     print("Ctrl-C stops the server; your edits stay in live/.")
     try:
         process.wait()
@@ -290,7 +279,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         stop_lab(process)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

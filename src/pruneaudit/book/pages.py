@@ -366,7 +366,7 @@ def rerun_text(
         "```bash",
         f'make book BOOK_FLAGS="--only {name}"                 # quick profile, then the book',
         f'make book PROFILE=smoke BOOK_FLAGS="--only {name}"   # tiny subsets, seconds',
-        f".venv/bin/python -m pruneaudit.book run {name} --profile quick   # this notebook only",
+        f".venv/bin/pruneaudit run {name} --profile quick   # this notebook only",
         "```",
         "",
         "`-p key=value` changes one parameter of the table below (e.g. `-p epochs=2`).",

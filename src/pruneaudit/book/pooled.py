@@ -9,12 +9,11 @@ file under ``benchmarks/``: this command is given the folder of one profile's bu
 
 Usage::
 
-    python -m pruneaudit.book.pooled BUILDS [--check]
+    pruneaudit pooled BUILDS [--check]
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 from collections.abc import Mapping
@@ -159,7 +158,7 @@ the training and test data. Where a row's interval also holds the sampling of te
 writers (a bootstrap over them), pooling shrinks a part of the uncertainty that no new seed
 removes, and the pooled interval is then narrower than a replication on new data would give.
 Computed by `pruneaudit.audit.pooled`; this page is written by
-`python -m pruneaudit.book.pooled benchmarks/out/builds/quick`.
+`pruneaudit pooled benchmarks/out/builds/quick`.
 :::
 """
 
@@ -207,24 +206,15 @@ def page(root: Path, claims: Mapping[tuple[str, str], object]) -> str:
     ])
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the page (or, with ``--check``, compare it); 1 where the committed one differs."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.book.pooled",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("builds", type=Path, help="one profile's builds, a folder per build")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 where the committed page differs")
-    args = parser.parse_args(argv)
-    text = page(args.builds, declared_claims())
-    if args.check:
+def write_page(builds: str | Path, check: bool = False) -> int:
+    """``pruneaudit pooled``: write the page from one profile's ``builds`` (or, with ``check``,
+    compare it); the exit status, 1 where the committed one differs."""
+    text = page(Path(builds), declared_claims())
+    if check:
         stale = not PAGE.is_file() or PAGE.read_text() != text
-        print(f"{PAGE} is out of date: run python -m pruneaudit.book.pooled {args.builds}"
-              if stale else "up to date")
+        print(f"{PAGE} is out of date: run pruneaudit pooled {builds}" if stale
+              else "up to date")
         return 1 if stale else 0
     PAGE.write_text(text)
     print(f"wrote {PAGE}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

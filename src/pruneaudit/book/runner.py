@@ -1,6 +1,6 @@
 """Run the study notebooks with a profile (papermill) and build the book (Jupyter Book).
 
-The command line (``pruneaudit build|run|compute|plan``, or ``python -m pruneaudit.book``) is
+The command line (``pruneaudit build|run|compute|plan``, or ``python -m pruneaudit``) is
 :mod:`pruneaudit.cli`; the book's Reproducing page and the README explain its options.
 
 The profile is read once into a :class:`~pruneaudit.book.profiles.Profile` (with the ``-p``

@@ -42,7 +42,7 @@ _EXAMPLES = re.compile(r"examples/(\d+)\.parquet")
 
 def open_archive(path: Path) -> zipfile.ZipFile:
     """The results archive ``path``, opened and checked readable (every file's CRC)."""
-    again = "export it again (python -m pruneaudit.book compute --profile P --export FILE)"
+    again = "export it again (pruneaudit compute --profile P --export FILE)"
     if not path.is_file():
         raise PruneAuditError(f"results archive {str(path)!r} does not exist; {again}")
     try:

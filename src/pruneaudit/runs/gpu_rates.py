@@ -6,7 +6,7 @@ it into the package, so that data flows from the benchmark into the package and 
 
 Usage::
 
-    python -m pruneaudit.runs.gpu_rates COSTS_CSV [--check]
+    pruneaudit gpu-rates COSTS_CSV [--check]
 
 ``COSTS_CSV`` is the cost table of a CUDA run of the GPU benchmark (columns ``protocol,
 configuration, model_epochs, hours``, one row per study protocol and configuration).
@@ -14,7 +14,6 @@ configuration, model_epochs, hours``, one row per study protocol and configurati
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 
@@ -53,23 +52,15 @@ def install(source: str | Path, target: str | Path = GPU_COSTS) -> pd.DataFrame:
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Install (or, with ``--check``, compare) the measured GPU hours; 1 where they differ."""
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.runs.gpu_rates",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("costs", type=Path, help="the GPU benchmark's cost table (CSV)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 where the package's table differs")
-    args = parser.parse_args(argv)
-    if args.check:
-        read_costs(args.costs)
-        same = GPU_COSTS.read_bytes() == args.costs.read_bytes()
-        print("up to date" if same else f"{GPU_COSTS} differs from {args.costs}")
+def install_or_check(costs: str | Path, check: bool = False) -> int:
+    """``pruneaudit gpu-rates``: install (or, with ``check``, compare) the measured GPU hours of
+    the cost table ``costs``; the exit status, 1 where they differ."""
+    costs = Path(costs)
+    if check:
+        read_costs(costs)
+        same = GPU_COSTS.read_bytes() == costs.read_bytes()
+        print("up to date" if same else f"{GPU_COSTS} differs from {costs}")
         return 0 if same else 1
-    table = install(args.costs)
+    table = install(costs)
     print(f"wrote {GPU_COSTS} ({len(table)} rows)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

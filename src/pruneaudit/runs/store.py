@@ -406,7 +406,7 @@ class ResultsStore:
         if not folders:
             raise PruneAuditError(
                 f"the results store {str(self.root)!r} has no finished run to export; compute "
-                "the studies into it first (python -m pruneaudit.book compute)"
+                "the studies into it first (pruneaudit compute)"
             )
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.partial")

@@ -1,6 +1,6 @@
 """Every study's claims and the record of changes made to them after they were declared.
 
-``python -m pruneaudit.studies.claims_log`` lists the claims whose quantity, comparability,
+``pruneaudit claims-log`` lists the claims whose quantity, comparability,
 margin, paper value, headline or settings changed without an entry in the package's changelog
 (``pruneaudit/audit/data/claims_changelog.csv``, :mod:`pruneaudit.audit.claims`) and exits 1
 when there are any. ``--log REASON --seen yes|no [--verdicts FILE]`` appends one entry per such
@@ -11,7 +11,6 @@ build's verdicts), and ``--page`` writes the methods page's table of changes
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import importlib
 import pkgutil
@@ -69,30 +68,23 @@ def changes_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pruneaudit.studies.claims_log",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--log", metavar="REASON", help="append an entry per unlogged claim")
-    parser.add_argument("--seen", choices=("yes", "no"), help="had our estimate been seen?")
-    parser.add_argument("--verdicts", type=Path, help="CSV: claim,verdict_before,verdict_after")
-    parser.add_argument("--page", action="store_true", help=f"write {PAGE.name}")
-    args = parser.parse_args(argv)
+def check_log(log: str | None = None, seen: str | None = None,
+              verdicts: str | Path | None = None, page: bool = False) -> int:
+    """``pruneaudit claims-log``: list the unlogged claims (exit status 1 where there are any);
+    ``log`` (a reason) appends an entry per unlogged claim (``seen``: yes or no; ``verdicts``:
+    a CSV ``claim,verdict_before,verdict_after``); ``page`` first writes :data:`PAGE`."""
     missing = unlogged(all_claims())
-    if args.log:
-        verdicts = pd.read_csv(args.verdicts, dtype=str).fillna("") if args.verdicts else None
+    if log:
+        table = pd.read_csv(verdicts, dtype=str).fillna("") if verdicts else None
         changed = [c for c in all_claims() if f"{c.study} {c.id}" in missing]
-        new = entries(changed, seen=args.seen or "", reason=args.log, verdicts=verdicts)
+        new = entries(changed, seen=seen or "", reason=log, verdicts=table)
         path = Path(str(resources.files("pruneaudit.audit").joinpath("data/claims_changelog.csv")))
         new.to_csv(path, mode="a", header=False, index=False)
         print(f"logged {len(new)} claims in {path}")
         return 0
-    if args.page:
+    if page:
         PAGE.write_text(changes_markdown())
         print(f"wrote {PAGE}")
     for name in missing:
         print(f"unlogged: {name}")
     return 1 if missing else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -4,7 +4,7 @@ Each study declares its parameters once as a frozen dataclass derived from
 :class:`StudyParams`, each field with its type, its default (the value a notebook run without a
 profile takes) and a ``#:`` comment; lists are stored as tuples, so the object cannot change
 after it is checked. Its rules are :meth:`StudyParams.rules`. The notebook's ``parameters`` cell
-is generated from it (:func:`cell_source`; ``python -m pruneaudit.studies.params --cell STUDY``
+is generated from it (:func:`cell_source`; ``pruneaudit params --cell STUDY``
 prints it, ``--write`` rewrites the notebook's cell), and a profile gives only the values that
 differ from the defaults. :func:`pruneaudit.book.setup` builds the object from the notebook's
 globals (:meth:`StudyParams.from_namespace`); the study's ``run(params, store)`` and the page's
@@ -17,7 +17,6 @@ rule (the device and precision rules of every study first); one
 
 from __future__ import annotations
 
-import argparse
 import ast
 import dataclasses
 import functools
@@ -26,11 +25,10 @@ import inspect
 import json
 import operator
 import re
-import sys
 import textwrap
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -272,7 +270,7 @@ BASE_FIELDS = ("data_root", "store", "device")
 #: The cell's opening lines (``{study}``: the study package).
 CELL_HEADER = (
     "# Parameters: papermill replaces these values; nbs/profiles/ give those that differ.\n"
-    "# Generated from the study's Params: python -m pruneaudit.studies.params --cell {study}"
+    "# Generated from the study's Params: pruneaudit params --cell {study}"
 )
 #: The longest line of a generated cell.
 CELL_WIDTH = 100
@@ -427,34 +425,13 @@ def write_cell(study: str, source: str) -> Path:
     return path
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m pruneaudit.studies.params --cell STUDY [--write]``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pruneaudit.studies.params",
-        description="Print (or --write) a study notebook's parameters cell, generated from the "
-        "study's Params.",
-        epilog="examples:\n  python -m pruneaudit.studies.params --cell pareto_selection\n"
-        "  python -m pruneaudit.studies.params --cell template --write",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--cell", metavar="STUDY", required=True,
-                        help="study package (template, pareto_selection, ...)")
-    parser.add_argument("--write", action="store_true",
-                        help="rewrite the cell tagged parameters of nbs/NN_STUDY.ipynb")
-    args = parser.parse_args(argv)
+def print_cell(study: str, write: bool = False) -> int:
+    """``pruneaudit params --cell STUDY [--write]``: print the parameters cell of ``study`` (a
+    study package, or a notebook name ``NN_study``) generated from its ``Params``, or, with
+    ``write``, rewrite the notebook's cell; the exit status."""
     from pruneaudit import studies
-    from pruneaudit.studies import params as this  # one StudyParams, also under python -m
 
-    try:
-        study = check_choice("study", re.sub(r"^\d+_", "", args.cell), studies.study_packages())
-        source = this.cell_source(importlib.import_module(f"{studies.__name__}.{study}").Params,
-                                  study)
-        print(f"wrote {this.write_cell(study, source)}" if args.write else source)
-    except PruneAuditError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    study = check_choice("study", re.sub(r"^\d+_", "", study), studies.study_packages())
+    source = cell_source(importlib.import_module(f"{studies.__name__}.{study}").Params, study)
+    print(f"wrote {write_cell(study, source)}" if write else source)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

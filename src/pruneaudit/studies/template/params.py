@@ -4,7 +4,7 @@ first ``TRAIN_SIZE`` MNIST digits, dense and at each sparsity ``s_k = 1 - 0.8**k
 
 A study declares each parameter once, here: its type, its default (a notebook run without a
 profile takes it) and a ``#:`` comment. The notebook's parameters cell is generated from
-:class:`Params` (``python -m pruneaudit.studies.params --cell template --write``), and a profile
+:class:`Params` (``pruneaudit params --cell template --write``), and a profile
 (``nbs/profiles/*.yml``) gives only the values that differ.
 """
 
