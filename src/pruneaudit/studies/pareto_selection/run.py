@@ -11,7 +11,7 @@ from pruneaudit.runs import series
 from pruneaudit.runs.store import ResultsStore
 
 from .frames import Candidates, candidates, mark_frontiers, operating_points, picks
-from .params import DATASET, Params
+from .params import Params
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,7 @@ def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result
     derive the operating points, candidates, frontiers and picks; ``progress``: training bars
     (the build log when built, the cell when live)."""
     classes = series.series_frame(
-        [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
-        params.iterations, store, epochs=params.epochs, lr=params.lr,
+        params.grid, store, epochs=params.epochs, lr=params.lr,
         train_size=params.train_size, test_size=params.test_size, root=params.data_root,
         progress=progress,
     )

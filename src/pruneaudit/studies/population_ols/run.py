@@ -63,9 +63,8 @@ def run(params: Params, store: ResultsStore, *, progress: bool = True) -> Result
     (:func:`pruneaudit.runs.series.class_stats`) and the costs, and :func:`analyse` them;
     ``progress``: training bars (the build log when built, the cell when live)."""
     classes = series.series_frame(
-        *params.grid,
+        params.grid,
         store,
-        imbalance_factors=params.imbalance_factors,
         dense_epochs=params.dense_epochs,
         epochs=params.epochs,
         lr=params.lr,
