@@ -91,7 +91,7 @@ def rows(data: dict, members: np.ndarray, seed: int) -> list[audit.Finding]:
                         data["num_classes"], p.alpha),
         *exemplar_findings(data["labels"], data["base"][members], data["comp"][members],
                            data["num_classes"], data["groups"], hard=p.hard_group,
-                           n_perm=p.n_perm, n_boot=p.n_boot, seed=seed),
+                           resampling=audit.Resampling(p.n_perm, p.n_boot, seed)),
     ]
 
 

@@ -21,6 +21,7 @@ import platform
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -43,8 +44,8 @@ def main() -> None:
         store = ResultsStore(Path(tmp) / "store")
         start = time.perf_counter()
         frame = series.series_frame(
-            p.datasets, p.models, p.techniques, p.treatments, p.seeds, args.iterations, store,
-            imbalance_factors=p.imbalance_factors, dense_epochs=p.dense_epochs, epochs=p.epochs,
+            replace(p.grid, iterations=args.iterations), store,
+            dense_epochs=p.dense_epochs, epochs=p.epochs,
             lr=p.lr, train_size=p.train_size, test_size=p.test_size, root=p.data_root,
             progress=False,
         )

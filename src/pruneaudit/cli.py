@@ -312,6 +312,19 @@ def _parser(prog: str = "pruneaudit") -> argparse.ArgumentParser:
     return parser
 
 
+def _executor(args: argparse.Namespace):
+    """The grid's executor: ``"local"``, or with ``--executor dask`` a
+    :class:`~pruneaudit.runs.grid.Dask` of ``--scheduler-address`` and ``--n-workers``."""
+    from pruneaudit.runs.grid import Dask
+
+    dask = Dask(args.scheduler_address, args.n_workers)  # checks n_workers
+    if args.executor == "dask":
+        return dask
+    if args.scheduler_address is not None:
+        raise PruneAuditError("scheduler_address needs executor='dask'")
+    return args.executor
+
+
 def _load_task(text: str):
     module, _, name = text.partition(":")
     if not module or not name:
@@ -335,9 +348,7 @@ def _grid_run(args: argparse.Namespace) -> int:
         Grid(axes),
         _load_task(args.task),
         args.store,
-        executor=args.executor,
-        scheduler_address=args.scheduler_address,
-        n_workers=args.n_workers,
+        executor=_executor(args),
         progress=not args.no_progress,
         data_root=args.data,
         device=args.device,

@@ -256,7 +256,8 @@ def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
     base = _members(rng, 6, p, y, wrong)
     comp = _members(rng, 6, np.clip(p - 0.15, 0.0, 1.0), y, wrong)
     groups = np.repeat(["hsf0", "hsf4"], y.size // 2)
-    rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=19, n_boot=99)
+    rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4",
+                                    resampling=audit.Resampling(19, 99))
     kinds = {r.comparability for r in rows}
     assert {"analogue", "not comparable", "beyond"} <= kinds
     page = answer.answer_html(rows, {"profile": "smoke", "overrides": {}, "date": "d"}, 60.0)

@@ -86,8 +86,8 @@ def _builders() -> list[alt.TopLevelMixin]:
     curves, writers = f["curves"], f["writers"]
     return [
         charts.accuracy_curves(curves),
-        charts.accuracy_curves(curves[curves["class"].isin(["2", "4"])], slider=False),
-        charts.accuracy_curves(curves, color="unpruned_accuracy", slider=False),
+        charts.accuracy_curves(curves[curves["class"].isin(["2", "4"])], slider=None),
+        charts.accuracy_curves(curves, color="unpruned_accuracy", slider=None),
         charts.group_scatter(writers, x="abs_tilt", y="accuracy", group="series",
                              tooltip=["writer"], diagonal=True),
         charts.pareto_chart(f["cands"], y="unfairness_max_min"),
@@ -135,7 +135,7 @@ def test_the_checker_names_what_breaks_the_style() -> None:
     assert "'red' is not in the palette" in text
     assert "'abs_tilt': no title" in text and "'hsf4' reads as an identifier" in text
     assert "'fnr': no fixed colour per value" in text and "'fnr': no title" in text
-    wrong = charts.accuracy_curves(_frames()["curves"], slider=False).to_dict()
+    wrong = charts.accuracy_curves(_frames()["curves"], slider=None).to_dict()
     wrong["layer"][0]["encoding"]["color"]["scale"]["range"][2] = palette.CLASSES[4]
     assert any("are not the palette's" in p for p in problems(wrong))
 

@@ -69,7 +69,7 @@ def test_every_builder_gives_a_valid_spec() -> None:
     )
     built = [
         charts.accuracy_curves(df),
-        charts.accuracy_curves(df, color="a0", slider=False),
+        charts.accuracy_curves(df, color="a0", slider=None),
         charts.group_scatter(
             scatter, x="u", y="p", group="series", tooltip=["writer"], diagonal=True
         ),
@@ -97,7 +97,7 @@ def test_pareto_selected_point_is_the_value_argmax(weight: float) -> None:
 def test_curves_slider_marks_nearest_point_per_series() -> None:
     df = _curves()
     at = 0.5
-    labels = _selected_labels(charts.accuracy_curves(df, slider_value=at))
+    labels = _selected_labels(charts.accuracy_curves(df, slider=charts.Slider(at)))
     nearest = df.sparsity.iloc[(df.sparsity - at).abs().argmin()]
     assert sorted(_field(label, "class") for label in labels) == ["c0", "c1", "c2"]
     assert {float(_field(label, "sparsity")) for label in labels} == {round(nearest, 3)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -189,7 +190,7 @@ def test_tables_write_minus_signs_in_every_kind_of_column() -> None:
     frame = pd.DataFrame({"relative_change_pct": [-12.345], "c": [-0.05], "s": [-0.25],
                           "v": [-0.5]})
     html = charts.table(frame, "cap", decimals=["relative_change_pct"], points=["c"],
-                        signed_percent=["s"]).to_html()
+                        formats={"s": functools.partial(fmt.percent, sign=True)}).to_html()
     cells = re.sub(r"<style.*?</style>|<[^>]+>", " ", html, flags=re.S)
     for shown in (f"{M}12.35", f"{M}5.0 pts", f"{M}25.0%", f"{M}0.500"):
         assert shown in cells, (shown, cells)

@@ -16,7 +16,7 @@ import torch
 from pruneaudit import audit, cli, compress, data
 from pruneaudit.errors import DataMissingError, PruneAuditError
 from pruneaudit.models import build_model
-from pruneaudit.runs import Grid, ResultsStore, RunSpec, run_grid, train_and_evaluate
+from pruneaudit.runs import Dask, Grid, ResultsStore, RunSpec, run_grid, train_and_evaluate
 from pruneaudit.studies.params import check_types
 from pruneaudit.training import TrainConfig
 
@@ -269,6 +269,6 @@ def test_unreachable_scheduler_is_one_clear_error(tmp_path):
         dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
         pytest.raises(PruneAuditError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"),
     ):
-        run_grid([RunSpec(**DENSE)], never_called, tmp_path, executor="dask",
-                 scheduler_address="tcp://127.0.0.1:9", progress=False)
+        run_grid([RunSpec(**DENSE)], never_called, tmp_path, executor=Dask("tcp://127.0.0.1:9"),
+                 progress=False)
     assert ResultsStore(tmp_path).keys() == []

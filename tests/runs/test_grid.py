@@ -20,6 +20,7 @@ from pruneaudit import cli, compress, data
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.models import build_model
 from pruneaudit.runs import (
+    Dask,
     Grid,
     ResultsStore,
     RunSpec,
@@ -202,9 +203,7 @@ def test_runner_rejects_bad_arguments(tmp_path):
     with pytest.raises(PruneAuditError, match="unknown executor 'dusk'.*'dask'"):
         run_grid(specs, fake_task, tmp_path, executor="dusk")
     with pytest.raises(PruneAuditError, match="n_workers must be a positive integer"):
-        run_grid(specs, fake_task, tmp_path, executor="dask", n_workers=0)
-    with pytest.raises(PruneAuditError, match="scheduler_address needs executor='dask'"):
-        run_grid(specs, fake_task, tmp_path, scheduler_address="tcp://127.0.0.1:1")
+        run_grid(specs, fake_task, tmp_path, executor=Dask(n_workers=0))
     with pytest.raises(PruneAuditError, match="a grid holds RunSpecs"):
         run_grid([{"dataset": "mnist"}], fake_task, tmp_path)
     assert not (tmp_path / "runs").exists()
@@ -294,7 +293,7 @@ def test_dask_local_cluster_gives_identical_results(local_grid, tmp_path, data_r
     local_store, local_report = local_grid
     store = ResultsStore(tmp_path)
     report = run_grid(
-        [*Grid(AXES), BAD], store=store, data_root=data_root, executor="dask", n_workers=2,
+        [*Grid(AXES), BAD], store=store, data_root=data_root, executor=Dask(n_workers=2),
         progress=False,
     )
     assert {s.key for s in report.done} == {s.key for s in local_report.done}
@@ -446,6 +445,10 @@ def test_cli_grid_run_and_store_ls(tmp_path, capsys):
         (["grid", "run", "--dataset", "mnist", "--model", "lenet", "--task", "os:nothing"],
          "cannot import task"),
         (["store", "ls", "--where", "seed"], "FIELD=VALUE"),
+        (["grid", "run", "--dataset", "mnist", "--model", "lenet", "--scheduler-address",
+          "tcp://127.0.0.1:1"], "scheduler_address needs executor='dask'"),
+        (["grid", "run", "--dataset", "mnist", "--model", "lenet", "--executor", "dask",
+          "--n-workers", "0"], "n_workers must be a positive integer"),
     ],
 )
 def test_cli_bad_input(tmp_path, capsys, argv, message):

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
 from pruneaudit.runs import iterative, populations, series
+from pruneaudit.runs.series import SeriesGrid
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.studies.params import population_workload, series_workload
 
-GRID = dict(datasets=["mnist"], models=["lenet"], techniques=["l1_unstructured"],
-            treatments=["finetune", "rewind"], seeds=[0, 1], iterations=2, epochs=1,
-            train_size=200, imbalance_factors=(1.0, 10.0))
+GRID = SeriesGrid(datasets=["mnist"], models=["lenet"], techniques=["l1_unstructured"],
+                  treatments=["finetune", "rewind"], seeds=[0, 1], iterations=2,
+                  imbalance_factors=(1.0, 10.0))
+#: The grid's training settings.
+FIELDS = dict(epochs=1, train_size=200)
 
 
 @pytest.fixture
@@ -31,13 +36,13 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_a_series_grid_trains_the_populations_its_cost_states(tmp_path, calls) -> None:
     store = ResultsStore(tmp_path / "store")
-    series.series_frame(store=store, test_size=100, progress=False, **GRID)
-    (workload,) = series_workload(**GRID)
+    series.series_frame(GRID, store, test_size=100, progress=False, **FIELDS)
+    (workload,) = series_workload(GRID, **FIELDS)
     # the dense seeds of both imbalance factors, then each round of every series, packed
     assert len(calls) == workload.populations == 1 + 2
     assert sum(calls) == workload.models
     calls.clear()
-    series.series_frame(store=store, test_size=100, progress=False, **GRID)
+    series.series_frame(GRID, store, test_size=100, progress=False, **FIELDS)
     assert calls == []  # all stored: nothing trains
 
 
@@ -60,16 +65,17 @@ def test_packed_series_equal_each_pool_and_treatment_trained_alone(tmp_path) -> 
     `make test`)."""
     import torch
 
-    grid = dict(GRID, datasets=["mnist", "fashion_mnist"], epochs=2, dense_epochs=1)
+    grid = replace(GRID, datasets=["mnist", "fashion_mnist"])
+    fields = dict(FIELDS, epochs=2, dense_epochs=1, test_size=100, progress=False)
     packed = ResultsStore(tmp_path / "packed")
-    frame = series.series_frame(store=packed, test_size=100, progress=False, **grid)
+    frame = series.series_frame(grid, packed, **fields)
     alone = ResultsStore(tmp_path / "alone")
-    for dataset in grid["datasets"]:
-        for factor in grid["imbalance_factors"]:
-            for treatment in grid["treatments"]:
-                one = dict(grid, datasets=[dataset], imbalance_factors=[factor],
-                           treatments=[treatment])
-                series.series_frame(store=alone, test_size=100, progress=False, **one)
+    for dataset in grid.datasets:
+        for factor in grid.imbalance_factors:
+            for treatment in grid.treatments:
+                one = replace(grid, datasets=[dataset], imbalance_factors=[factor],
+                              treatments=[treatment])
+                series.series_frame(one, alone, **fields)
     keys = set(packed.keys())
     assert keys == set(alone.keys()) and len(keys) == 2 * 2 * 2 * (1 + 2 * 2)
     for key in keys:
@@ -83,6 +89,6 @@ def test_packed_series_equal_each_pool_and_treatment_trained_alone(tmp_path) -> 
 def test_models_trained_one_at_a_time_are_not_packed() -> None:
     """The cost of a grid of a stacked and an unstacked model: the stacked one packed, the
     other per imbalance factor, treatment and round (its series are not held all at once)."""
-    lenet, vgg = series_workload(**dict(GRID, models=["lenet", "vgg11"]))
+    lenet, vgg = series_workload(replace(GRID, models=["lenet", "vgg11"]), **FIELDS)
     assert (lenet.model, lenet.populations) == ("lenet", 1 + 2)
     assert (vgg.model, vgg.populations) == ("vgg11", 2 * (1 + 2 * 2))

@@ -8,6 +8,7 @@ import pytest
 from pruneaudit import audit, runs, training
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec, run_data, series, trained
+from pruneaudit.runs.series import SeriesGrid
 
 TREATS = ("finetune", "rewind")
 
@@ -15,13 +16,17 @@ TREATS = ("finetune", "rewind")
 def test_bad_grid_arguments(tmp_path):
     store = ResultsStore(tmp_path)
     with pytest.raises(PruneAuditError, match="l1_unstructed"):
-        series.series_frame(["mnist"], ["lenet"], ["l1_unstructed"], ["finetune"], [0], 1, store)
+        series.series_frame(
+            SeriesGrid(["mnist"], ["lenet"], ["l1_unstructed"], ["finetune"], [0], 1), store
+        )
     with pytest.raises(PruneAuditError, match="distinct"):
         series.series_frame(
-            ["mnist"], ["lenet"], ["l1_unstructured"], ["finetune"], [0, 0], 1, store
+            SeriesGrid(["mnist"], ["lenet"], ["l1_unstructured"], ["finetune"], [0, 0], 1), store
         )
     with pytest.raises(PruneAuditError, match="at least one"):
-        series.series_frame([], ["lenet"], ["l1_unstructured"], ["finetune"], [0], 1, store)
+        series.series_frame(
+            SeriesGrid([], ["lenet"], ["l1_unstructured"], ["finetune"], [0], 1), store
+        )
     assert not (tmp_path / "runs").exists()
 
 
@@ -60,7 +65,7 @@ def test_class_stats_from_training_pool(data_root):
 def test_series_frame_grid_and_cache(data_root, tmp_path, monkeypatch):
     store = ResultsStore(tmp_path)
     kw = dict(epochs=1, train_size=320, test_size=200, root=str(data_root), progress=False)
-    args = (["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 1, store)
+    args = (SeriesGrid(["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 1), store)
     frame = series.series_frame(*args, **kw)
     assert list(frame.columns) == list(series.TIDY_COLUMNS)
     assert len(frame) == 2 * 2 * 10  # treatments x (dense + 1 iteration) x classes
@@ -78,12 +83,7 @@ def test_series_frame_grid_and_cache(data_root, tmp_path, monkeypatch):
 
 def test_grid_cost_hand_computed(data_root, tmp_path):
     cost = series.grid_cost(
-        ["mnist"],
-        ["lenet", "alexnet"],
-        ["l1_unstructured"],
-        TREATS,
-        [0, 1],
-        3,
+        SeriesGrid(["mnist"], ["lenet", "alexnet"], ["l1_unstructured"], TREATS, [0, 1], 3),
         2,
         train_size=1000,
         root=str(data_root),
@@ -102,8 +102,8 @@ def test_grid_cost_hand_computed(data_root, tmp_path):
     for seconds in (1.0, 3.0, 2.0):
         runs.cost.record_rate(tmp_path, "lenet", "cpu", seconds * 10, 100_000)
     recorded = series.grid_cost(
-        ["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0, 1], 3, 2, train_size=1000,
-        root=str(data_root), store=str(tmp_path),
+        SeriesGrid(["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0, 1], 3), 2,
+        train_size=1000, root=str(data_root), store=str(tmp_path),
     ).set_index("model")
     assert recorded.loc["lenet", "cpu_hours"] == pytest.approx(expected / reference["lenet"] * 2.0)
     assert "median of 3" in recorded.loc["lenet", "rate"]
@@ -118,8 +118,8 @@ def test_capped_sizes(data_root):
 
 def test_grid_cost_with_dense_epochs_hand_computed(data_root):
     cost = series.grid_cost(
-        ["mnist"], ["lenet"], ["l1_unstructured", "l1_structured"], TREATS, [0], 3, 2,
-        train_size=1000, root=str(data_root), dense_epochs=5,
+        SeriesGrid(["mnist"], ["lenet"], ["l1_unstructured", "l1_structured"], TREATS, [0], 3),
+        2, train_size=1000, root=str(data_root), dense_epochs=5,
     ).set_index("model")
     # dense 5, then per technique and iteration 2 (finetune) + 5 (rewind)
     assert cost.loc["lenet", "model_epochs"] == 5 + 2 * 3 * (2 + 5)
@@ -154,8 +154,8 @@ def test_series_trains_dense_and_rewound_rounds_for_dense_epochs(data_root, tmp_
 
     monkeypatch.setattr(training, "train_packed", record)
     series.series_frame(
-        ["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 2, ResultsStore(tmp_path),
-        epochs=1, dense_epochs=2, train_size=320, test_size=200, root=str(data_root),
-        progress=False,
+        SeriesGrid(["mnist"], ["lenet"], ["l1_unstructured"], TREATS, [0], 2),
+        ResultsStore(tmp_path), epochs=1, dense_epochs=2, train_size=320, test_size=200,
+        root=str(data_root), progress=False,
     )
     assert seen == [[2], [1, 2], [1, 2]]  # dense; rounds 1 and 2: finetune and rewind packed

@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 from threadpoolctl import threadpool_limits
 
-from pruneaudit import data, runs
+from pruneaudit import audit, data, runs
 from pruneaudit.runs.store import RunSpec
 from pruneaudit.studies.compression_impact.findings import (
     class_findings,
@@ -68,7 +68,7 @@ def _analysis(threads: int) -> list[dict]:
         with threadpool_limits(limits=threads):
             rows = class_findings(y, base, pruned[0.9], {"dynamic_int8": pruned[0.5]}, C)
             rows += exemplar_findings(y, base, pruned[0.9], C, groups, hard="hsf4",
-                                             n_perm=19, n_boot=49, seed=3)
+                                             resampling=audit.Resampling(19, 49, 3))
             rows += trend_findings(y, base, pruned, C, n_boot=49, seed=3)
             rows += findings_from_accuracy(accuracy, n_boot=99, seed=3)
     finally:

@@ -59,8 +59,8 @@ def test_class_group_and_trend_rows_fail_under_the_null():
         p = np.concatenate([half, half])  # both series equally hard, example by example
         groups = np.repeat(["hsf0", "hsf4"], 80)
         base, *others = (_members(rng, 6, p, y, wrong) for _ in range(5))
-        rows = impact.exemplar_findings(y, base, others[2], C, groups, hard="hsf4", n_perm=19,
-                                        n_boot=49, seed=draw)
+        rows = impact.exemplar_findings(y, base, others[2], C, groups, hard="hsf4",
+                                        resampling=audit.Resampling(19, 49, draw))
         rows += impact.class_findings(y, base, others[2], {"dynamic_int8": others[3]}, C)
         levels = dict(zip((0.5, 0.7, 0.9), others[:3], strict=True))
         rows += impact.trend_findings(y, base, levels, C, n_boot=49, seed=draw)
@@ -80,8 +80,8 @@ def test_pie_and_cie_gaps_fail_when_no_example_is_harder():
     for draw in range(DRAWS):
         y, _ = _task(rng, 200)
         base, noise = rng.integers(0, C, (2, 6, y.size))
-        _passing(impact.exemplar_findings(y, base, noise, C, None, n_perm=19, n_boot=49,
-                                          seed=draw), counts, keys)
+        _passing(impact.exemplar_findings(y, base, noise, C, None,
+                                          resampling=audit.Resampling(19, 49, draw)), counts, keys)
     assert set(counts) == keys
     assert max(counts.values()) <= DRAWS // 20, counts
 
@@ -90,8 +90,8 @@ def test_no_disagreement_gives_no_pie_share():
     rng = np.random.default_rng(2)
     y, wrong = _task(rng, 200)
     one = np.repeat(_members(rng, 1, np.full(y.size, 0.8), y, wrong), 6, axis=0)
-    rows = {_key(r): r for r in impact.exemplar_findings(y, one, one.copy(), C, n_perm=19,
-                                                         n_boot=49)}
+    rows = {_key(r): r for r in impact.exemplar_findings(y, one, one.copy(), C,
+                                                         resampling=audit.Resampling(19, 49))}
     assert rows["D4.3"].ours == 0 and rows["D4.3"].verdict in audit.FAILING
     assert rows["B4.3 per error"].ours == 0 and rows["B4.3 per error"].verdict in audit.FAILING
 
@@ -115,7 +115,7 @@ def test_pies_of_h1s_share_and_hardness_are_reproduced():
     pb[learned], pc[learned] = 0.1, 0.8
     pb[hard], pc[hard] = 0.05, 0.05
     base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pc, y, wrong)
-    rows = impact.exemplar_findings(y, base, comp, C, None, n_perm=19, n_boot=99)
+    rows = impact.exemplar_findings(y, base, comp, C, None, resampling=audit.Resampling(19, 99))
     verdicts = _verdicts(rows)
     for key in ("D4.3", "D4.5", "D4.6"):  # the papers' raw quantities, in direction words
         assert verdicts[key] == audit.SAME_DIRECTION, rows
@@ -160,8 +160,8 @@ def test_cie_accuracy_beyond_selection_is_reproduced():
     pb, pc = np.full(y.size, 0.97), np.full(y.size, 0.97)
     pc[u < 0.01], pc[(u >= 0.01) & (u < 0.1)] = 0.3, 0.6
     rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
-                                    _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
-                                    n_boot=99)
+                                    _members(rng, 8, pc, y, wrong), C, None,
+                                    resampling=audit.Resampling(19, 99))
     verdicts = _verdicts(rows)
     assert verdicts["B4.10 excess"] == verdicts["B4.10 step excess"] == audit.PRESENT, rows
     by = {r.claim: r for r in rows}
@@ -174,8 +174,8 @@ def test_cie_accuracy_beyond_selection_is_reproduced():
     pb[forgot], pc[forgot] = 0.95, 0.05
     pc[(u >= 0.01) & (u < 0.1)] = 0.6
     rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
-                                    _members(rng, 8, pc, y, wrong), C, None, n_perm=19,
-                                    n_boot=99)
+                                    _members(rng, 8, pc, y, wrong), C, None,
+                                    resampling=audit.Resampling(19, 99))
     by = {r.claim: r for r in rows}
     step, beyond = by["D4.10 step"], by["B4.10 step excess"]
     assert step.ci_high < 0 and beyond.verdict in audit.FAILING, beyond  # raw, none beyond
@@ -188,8 +188,8 @@ def test_forgetting_the_harder_series_reproduces_the_group_rows():
     pb = np.where(groups == "hsf4", 0.90, 0.95)
     pc = np.where(groups == "hsf4", 0.865, 0.94)  # error rises 35% and 20%: H2's 35.84 - 20.64
     rows = impact.exemplar_findings(y, _members(rng, 8, pb, y, wrong),
-                                    _members(rng, 8, pc, y, wrong), C, groups, n_perm=19,
-                                    n_boot=99)
+                                    _members(rng, 8, pc, y, wrong), C, groups,
+                                    resampling=audit.Resampling(19, 99))
     verdicts = _verdicts(rows)
     assert verdicts["B4.9 writers"] == verdicts["B4.11 writers"] == audit.PRESENT, rows
 
@@ -287,7 +287,8 @@ def test_d411_over_index_averages_the_ties_and_is_not_widened():
     groups = np.repeat(["hsf0", "hsf4"], 1000)
     pb = np.where(groups == "hsf4", 0.90, 0.95)
     base, comp = _members(rng, 8, pb, y, wrong), _members(rng, 8, pb - 0.03, y, wrong)
-    rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9, n_boot=49)
+    rows = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4",
+                                    resampling=audit.Resampling(9, 49))
     row = next(r for r in rows if r.claim == "B4.11 writers")
     b, v = audit.vote_counts(base, C), audit.vote_counts(comp, C)
     taxicab = np.abs(b / 8 - v / 8).sum(axis=1)
@@ -297,6 +298,6 @@ def test_d411_over_index_averages_the_ties_and_is_not_widened():
     assert "widened" not in row.basis and "ties averaged over" in row.definition
     assert -1 < row.ci_low <= row.ours <= row.ci_high  # on the log-ratio scale
     for seed in (0, 5):  # no random tie-break enters it
-        again = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4", n_perm=9,
-                                         n_boot=49, seed=seed)
+        again = impact.exemplar_findings(y, base, comp, C, groups, hard="hsf4",
+                                         resampling=audit.Resampling(9, 49, seed))
         assert next(r for r in again if r.claim == "B4.11 writers").ours == row.ours

@@ -14,7 +14,7 @@ from chart_style import check
 
 from pruneaudit import audit, charts
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.series import TIDY_COLUMNS
+from pruneaudit.runs.series import TIDY_COLUMNS, SeriesGrid
 from pruneaudit.runtime import Runtime
 from pruneaudit.studies import population_ols as po
 from pruneaudit.studies.population_ols.findings import (
@@ -444,9 +444,10 @@ def test_run_passes_the_grid_and_fits_it(monkeypatch):
     store, handed = object(), Runtime(device="cpu")
     result = po.run(params, store, progress=False, runtime=handed)
     args, kwargs = seen["series"]
-    assert args == (DATASETS, ("lenet",), TECHS, TREATS, (0, 1), ITERATIONS, store)
+    grid = SeriesGrid(DATASETS, ("lenet",), TECHS, TREATS, (0, 1), ITERATIONS, FACTORS)
+    assert args == (grid, store)
     assert kwargs == {
-        "imbalance_factors": FACTORS, "dense_epochs": 3, "epochs": 1, "lr": 0.1,
+        "dense_epochs": 3, "epochs": 1, "lr": 0.1,
         "train_size": 500, "test_size": None, "root": None, "progress": False,
         "runtime": handed,  # the runs train with the runtime the study was handed
     }

@@ -35,9 +35,9 @@ _HOMES: dict[str, str] = {
         "class_tests",
     ),
     **dict.fromkeys(
-        ("PERCENTILES", "MemberVotes", "VoteStatistic", "jaccard_scores", "modal_labels",
-         "over_indexing", "pie_accuracy", "pie_flags", "population_accuracy", "shift_interval",
-         "subset_accuracy", "taxicab_scores", "top_percentile", "vote_counts"),
+        ("PERCENTILES", "MemberVotes", "Resampling", "VoteStatistic", "jaccard_scores",
+         "modal_labels", "over_indexing", "pie_accuracy", "pie_flags", "population_accuracy",
+         "shift_interval", "subset_accuracy", "taxicab_scores", "top_percentile", "vote_counts"),
         "exemplars",
     ),
     **dict.fromkeys(
@@ -135,6 +135,7 @@ __all__ = [
     "welch_interval",
     "VoteStatistic",
     "MemberVotes",
+    "Resampling",
     "shift_interval",
     "UNFAIRNESS_KINDS",
     "SERIES_KEYS",

@@ -26,7 +26,7 @@ _FIGURES = frozenset({
     "vega_bundle", "bundle_versions", "chart_html", "offline_renderer", "enable_offline",
     "show_widget", "accuracy_curves", "group_scatter", "pareto_chart", "group_histograms",
     "heatmap", "bar_chart", "dropdown_view", "image_gallery", "ReaderTable", "key_chart",
-    "KEY_META", "legend_pick", "colour", "book_theme",
+    "KEY_META", "legend_pick", "colour", "book_theme", "Slider",
 })
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "enable_offline",
     "show_widget",
     "accuracy_curves",
+    "Slider",
     "group_scatter",
     "pareto_chart",
     "group_histograms",

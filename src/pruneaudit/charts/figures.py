@@ -25,6 +25,7 @@ import hashlib
 import itertools
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
@@ -233,6 +234,14 @@ def _require(df: pd.DataFrame, columns: Sequence[str | None]) -> None:
     check_frame("chart data", df, columns, allow_empty=True)
 
 
+@dataclass(frozen=True)
+class Slider:
+    """The range input of :func:`accuracy_curves` over the x values: where it starts (None: at
+    their least)."""
+
+    start: float | None = None
+
+
 def accuracy_curves(
     df: pd.DataFrame,
     *,
@@ -241,16 +250,15 @@ def accuracy_curves(
     series: str = "class",
     color: str | None = None,
     tooltip: Sequence[str] = (),
-    slider: bool = True,
-    slider_value: float | None = None,
+    slider: Slider | None = Slider(),
     title: str = "",
 ) -> alt.LayerChart:
     """One line per ``series`` (e.g. class) of ``y`` against ``x``.
 
     Clicking a legend entry (or a line) highlights that series. ``color`` colours lines by a
-    quantitative field (e.g. the unpruned class accuracy) instead of by series. With ``slider``, a
-    range input moves a rule along ``x`` and marks each series' point nearest to it (layer
-    :data:`SELECTED`, tooltips with the values).
+    quantitative field (e.g. the unpruned class accuracy) instead of by series. With a
+    ``slider`` (None: none), a range input moves a rule along ``x`` and marks each series' point
+    nearest to it (layer :data:`SELECTED`, tooltips with the values).
     """
     _require(df, [x, y, series, color, *tooltip])
     data = df[list(dict.fromkeys([x, y, series, *([color] if color else []), *tooltip]))]
@@ -281,8 +289,8 @@ def accuracy_curves(
         .add_params(pick)
     )
     layers: list[alt.Chart] = [lines]
-    if slider:
-        at = range_slider(f"{x}_at", data[x], slider_value, None, f"{fmt.axis_title(x)} ")
+    if slider is not None:
+        at = range_slider(f"{x}_at", data[x], slider.start, None, f"{fmt.axis_title(x)} ")
         rule = (
             alt.Chart(pd.DataFrame({"one": [1]}))
             .transform_calculate(at=at.name)
@@ -347,6 +355,10 @@ def group_scatter(
     return alt.layer(*layers).properties(title=title, width=420, height=380)
 
 
+#: The step of :func:`pareto_chart`'s fairness-weight slider.
+WEIGHT_STEP = 0.001
+
+
 def pareto_chart(
     df: pd.DataFrame,
     *,
@@ -356,24 +368,23 @@ def pareto_chart(
     frontier: str = "pareto",
     tooltip: Sequence[str] = (),
     weight: float = 100 / 101,
-    step: float = 0.001,
     title: str = "",
 ) -> alt.LayerChart:
     """Candidates in the (``x``, ``y``) plane, the Pareto frontier, and the point a weight picks;
     clicking a legend entry highlights that ``label``'s candidates.
 
     ``frontier`` names a boolean column marking Pareto-optimal rows (computed by the package).
-    The slider sets the fairness weight ``w`` in [0, 1]; Vega-Lite itself computes
-    ``value = w * (-y) + (1 - w) * x`` for every candidate and marks the one with the largest
-    value (ties: the sparser one) in layer :data:`SELECTED`. The default ``w = 100/101`` is a
-    fairness weight 100x the sparsity weight.
+    The slider sets the fairness weight ``w`` in [0, 1] in steps of :data:`WEIGHT_STEP`;
+    Vega-Lite itself computes ``value = w * (-y) + (1 - w) * x`` for every candidate and marks
+    the one with the largest value (ties: the sparser one) in layer :data:`SELECTED`. The
+    default ``w = 100/101`` is a fairness weight 100x the sparsity weight.
     """
     _require(df, [x, y, label, frontier, *tooltip])
     data = df[list(dict.fromkeys([x, y, label, frontier, *tooltip]))]
     w = alt.param(
         name="fairness_weight",
         value=float(weight),
-        bind=alt.binding_range(min=0, max=1, step=step, name="fairness weight w "),
+        bind=alt.binding_range(min=0, max=1, step=WEIGHT_STEP, name="fairness weight w "),
     )
     tips = [f"{t}" for t in dict.fromkeys([label, x, y, *tooltip])]
     enc = {"x": alt.X(**axis_channel(x)), "y": alt.Y(**axis_channel(y))}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -46,32 +46,31 @@ def table(
     caption: str,
     *,
     percent: Sequence[str] = (),
-    signed_percent: Sequence[str] = (),
     points: Sequence[str] = (),
     pvalue: Sequence[str] = (),
     decimals: Sequence[str] | Mapping[str, int] = (),
-    formats: Mapping[str, str] | None = None,
+    formats: Mapping[str, str | Callable[[object], str]] | None = None,
     index: bool | None = False,
 ) -> ReaderTable:
     """``df`` as a captioned table for readers (a :class:`ReaderTable`, i.e. a pandas
     ``Styler``), the book's one table formatter (:mod:`pruneaudit.charts.format`): column
     headers as reader labels (``ci_low`` -> "95% CI low"); fractions in ``percent`` as
-    percent with one decimal (``signed_percent`` with a sign); differences of fractions in
-    ``points`` as signed percentage points (``-5.0 pts``); ``pvalue`` columns as ``< 0.001``
-    or two significant digits; ``decimals`` with two decimals (a mapping: its own places per
-    column); ``formats`` any other format strings by column; every other cell by
+    percent with one decimal; differences of fractions in ``points`` as signed percentage
+    points (``-5.0 pts``); ``pvalue`` columns as ``< 0.001`` or two significant digits;
+    ``decimals`` with two decimals (a mapping: its own places per column); ``formats`` any
+    other format strings or functions by column (a signed percent:
+    ``functools.partial(format.percent, sign=True)``); every other cell by
     :func:`~pruneaudit.charts.format.cell` (three significant digits, counts in full, yes/no,
     raw floats inside text rewritten); missing values "n/a". ``index``: show it (True), hide
     it (False), or show it only when it is named or a MultiIndex (None)."""
     places = dict(decimals) if isinstance(decimals, Mapping) else dict.fromkeys(decimals, 2)
     check_frame(
         "chart data", df,
-        [*percent, *signed_percent, *points, *pvalue, *places, *(formats or {})],
+        [*percent, *points, *pvalue, *places, *(formats or {})],
         allow_empty=True,
     )
     spec: dict[str, object] = {c: fmt.cell for c in df.columns}
     spec |= {c: fmt.percent for c in percent}
-    spec |= {c: functools.partial(fmt.percent, sign=True) for c in signed_percent}
     spec |= {c: fmt.points for c in points}
     spec |= {c: fmt.pvalue for c in pvalue}
     spec |= {c: functools.partial(fmt.fixed, decimals=d) for c, d in places.items()}

@@ -26,7 +26,7 @@ _HOMES: dict[str, str] = {
         "cost",
     ),
     **dict.fromkeys(
-        ("EXECUTORS", "GRID_FIELDS", "Grid", "GridReport", "TaskFn", "iterative_parent",
+        ("EXECUTORS", "GRID_FIELDS", "Dask", "Grid", "GridReport", "TaskFn", "iterative_parent",
          "read_grid_file", "run_grid", "train_and_evaluate"),
         "grid",
     ),
@@ -113,6 +113,7 @@ __all__ = [
     "read_grid_file",
     "iterative_parent",
     "GridReport",
+    "Dask",
     "run_grid",
     "train_and_evaluate",
     "Cost",

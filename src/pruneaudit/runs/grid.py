@@ -2,20 +2,21 @@
 
 A :class:`Grid` maps :class:`~pruneaudit.runs.RunSpec` fields to lists of values and expands to
 their product. :func:`run_grid` skips the runs already in the results store and executes the rest
-with ``executor="local"`` (in this process, one after another) or ``executor="dask"``
-(``dask.distributed``: the scheduler at ``scheduler_address``, else a ``LocalCluster`` of
-``n_workers`` single-threaded worker processes on 127.0.0.1). Each task writes its own run to the
-store (atomically, on the worker) and returns its key; the driver only collects keys, so every
-worker needs the store and the data root at the same paths (a shared filesystem) and the same
-package version (checked by each task; run keys do not contain it). A failing task is reported
-with its configuration and traceback and does not stop the others. Killing the runner at any
-moment loses at most the runs in flight: running the grid again executes only the missing runs.
+with ``executor="local"`` (in this process, one after another) or a :class:`Dask` executor
+(``dask.distributed``: the scheduler at its ``scheduler_address``, else a ``LocalCluster`` of its
+``n_workers`` single-threaded worker processes on 127.0.0.1; ``"dask"`` is ``Dask()``). Each
+task writes its own run to the store (atomically, on the worker) and returns its key; the driver
+only collects keys, so every worker needs the store and the data root at the same paths (a
+shared filesystem) and the same package version (checked by each task; run keys do not contain
+it). A failing task is reported with its configuration and traceback and does not stop the
+others. Killing the runner at any moment loses at most the runs in flight: running the grid
+again executes only the missing runs.
 
 Devices: ``device`` (default: ``$PRUNEAUDIT_DEVICE``, else ``auto``) is the device setting of
 every task: each task gets a :class:`~pruneaudit.runtime.Runtime` of that device (its fourth
-argument). For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a
-setting of ``auto`` or ``cuda``, the runner starts one worker per GPU (unless ``n_workers`` says
-otherwise) and a worker plugin gives worker i the device ``cuda:(i mod G)``
+argument). For a ``LocalCluster`` on a machine with G > 1 CUDA devices and a setting of ``auto``
+or ``cuda``, the runner starts one worker per GPU (unless ``Dask.n_workers`` says otherwise) and
+a worker plugin gives worker i the device ``cuda:(i mod G)``
 (:func:`worker_devices`); with an explicit ``cuda:N`` every worker uses that GPU. Workers of an
 external scheduler use the setting as given (for a multi-GPU host, start them with dask-cuda or
 one ``CUDA_VISIBLE_DEVICES`` per worker, so that ``auto`` finds that worker's GPU).
@@ -33,7 +34,7 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -245,13 +246,41 @@ def _plan(
     return list(todo.values()), skipped, waits
 
 
+@dataclass(frozen=True)
+class Dask:
+    """The Dask executor of :func:`run_grid`: the running scheduler at ``scheduler_address``
+    (e.g. ``"tcp://10.0.0.5:8786"``), else a ``LocalCluster`` of ``n_workers`` (default: the CPU
+    count, or one per GPU) single-threaded processes started for the call."""
+
+    scheduler_address: str | None = None
+    n_workers: int | None = None
+
+    def __post_init__(self) -> None:
+        n = self.n_workers
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise PruneAuditError(f"n_workers must be a positive integer, got {n!r}")
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What every run of a grid executes: ``fn`` with the store's and the data's paths, at the
+    device setting ``device`` (None: the worker's own)."""
+
+    fn: TaskFn
+    store_root: str
+    data_root: str
+    device: str | None
+
+    def args(self, spec: RunSpec) -> tuple:
+        """The leading arguments of :func:`_execute` for ``spec``."""
+        return self.fn, spec, self.store_root, self.data_root, self.device, __version__
+
+
 def run_grid(
     grid_or_specs: Grid | Iterable[RunSpec],
     task_fn: TaskFn | None = None,
     store: ResultsStore | str | os.PathLike | None = None,
-    executor: str = "local",
-    scheduler_address: str | None = None,
-    n_workers: int | None = None,
+    executor: str | Dask = "local",
     progress: bool = True,
     *,
     data_root: str | os.PathLike | None = None,
@@ -262,23 +291,16 @@ def run_grid(
 
     ``task_fn(spec, store_root, data_root, runtime)`` (default :func:`train_and_evaluate`) must
     save the run ``spec`` to the store at ``store_root``, with ``runtime`` (a fresh
-    :class:`~pruneaudit.runtime.Runtime` of the task's device); it must be importable by the workers
-    (a module-level function of an installed module). ``executor`` is ``"local"`` or ``"dask"``; for
-    Dask, ``scheduler_address`` names a running scheduler (e.g. ``"tcp://10.0.0.5:8786"``), else a
-    ``LocalCluster`` of ``n_workers`` (default: CPU count) single-threaded processes is started for
-    this call. ``parent`` gives the run a run depends on (None: runs are independent). A
-    summary is printed at the end; ``progress`` shows a progress bar over tasks. ``device``: the
-    device setting of the tasks (default: the environment's); see the module docstring for
-    one Dask worker per GPU.
+    :class:`~pruneaudit.runtime.Runtime` of the task's device); it must be importable by the
+    workers (a module-level function of an installed module). ``executor`` is ``"local"`` or a
+    :class:`Dask` (its scheduler, or the workers of a local cluster; ``"dask"``: ``Dask()``).
+    ``parent`` gives the run a run depends on (None: runs are independent). A summary is printed
+    at the end; ``progress`` shows a progress bar over tasks. ``device``: the device setting of
+    the tasks (default: the environment's); see the module docstring for one Dask worker per GPU.
     """
     device = config.device_setting(device)
-    executor = check_choice("executor", executor, EXECUTORS)
-    if scheduler_address is not None and executor != "dask":
-        raise PruneAuditError("scheduler_address needs executor='dask'")
-    if n_workers is not None and (
-        isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1
-    ):
-        raise PruneAuditError(f"n_workers must be a positive integer, got {n_workers!r}")
+    if not isinstance(executor, Dask) and check_choice("executor", executor, EXECUTORS) == "dask":
+        executor = Dask()
     task_fn = train_and_evaluate if task_fn is None else task_fn
     store = store if isinstance(store, ResultsStore) else ResultsStore(store)
     specs = grid_or_specs.specs() if isinstance(grid_or_specs, Grid) else list(grid_or_specs)
@@ -286,16 +308,15 @@ def run_grid(
         if not isinstance(spec, RunSpec):
             raise PruneAuditError(f"a grid holds RunSpecs, got {type(spec).__name__}")
     store.check_writable()
-    store_root = str(store.root)
-    data_path = str(config.data_root(data_root).resolve())
+    task = _Task(task_fn, str(store.root), str(config.data_root(data_root).resolve()), device)
 
     start = time.perf_counter()
     todo, skipped, waits = _plan(specs, store, parent)
     report = GridReport(skipped=skipped)
-    if todo:
-        run = _run_local if executor == "local" else _run_dask
-        run(todo, waits, task_fn, store_root, data_path, report, progress,
-            scheduler_address=scheduler_address, n_workers=n_workers, device=device)
+    if isinstance(executor, Dask) and todo:
+        _run_dask(todo, waits, task, report, progress, executor)
+    elif todo:
+        _run_local(todo, waits, task, report, progress)
     report.wall_s = time.perf_counter() - start
     print(report.summary())
     return report
@@ -306,7 +327,8 @@ def _bar(total: int, progress: bool):
 
 
 def _run_local(
-    todo, waits, task_fn, store_root, data_root, report, progress, *, device, **_
+    todo: list[RunSpec], waits: dict[str, str | None], task: _Task, report: GridReport,
+    progress: bool,
 ) -> None:
     status: dict[str, Any] = {}
     with _bar(len(todo), progress) as bar:
@@ -314,9 +336,7 @@ def _run_local(
             wait = waits[spec.key]
             parents = [status[wait]] if wait is not None else []
             try:
-                status[spec.key] = _execute(
-                    task_fn, spec, store_root, data_root, device, __version__, *parents
-                )
+                status[spec.key] = _execute(*task.args(spec), *parents)
                 report.done.append(spec)
             except Exception:
                 status[spec.key] = _Failure(spec.key)
@@ -344,27 +364,22 @@ def worker_devices(setting: str, n_workers: int | None, gpus: int) -> list[str]:
 
 
 def _run_dask(
-    todo,
-    waits,
-    task_fn,
-    store_root,
-    data_root,
-    report,
-    progress,
-    *,
-    scheduler_address,
-    n_workers,
-    device,
+    todo: list[RunSpec],
+    waits: dict[str, str | None],
+    task: _Task,
+    report: GridReport,
+    progress: bool,
+    dask: Dask,
 ) -> None:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
-    task_device: str | None = device
+    scheduler_address = dask.scheduler_address
     if scheduler_address is None:
         from pruneaudit.runs.workers import DevicePlugin
         from pruneaudit.training.device import cuda_devices
 
-        devices = worker_devices(device, n_workers, cuda_devices())
+        devices = worker_devices(task.device, dask.n_workers, cuda_devices())
         cluster = LocalCluster(
             n_workers=len(devices),
             threads_per_worker=1,
@@ -374,7 +389,7 @@ def _run_dask(
         )
         client = Client(cluster)
         client.register_plugin(DevicePlugin(devices))
-        task_device = None
+        task = replace(task, device=None)  # each worker's own, set by the plugin
     else:
         try:
             client = Client(scheduler_address)
@@ -389,7 +404,7 @@ def _run_dask(
             wait = waits[spec.key]
             deps = [futures[wait]] if wait is not None else []
             futures[spec.key] = client.submit(
-                _execute, task_fn, spec, store_root, data_root, task_device, __version__, *deps,
+                _execute, *task.args(spec), *deps,
                 key=f"pruneaudit-run-{spec.key[:16]}-{os.urandom(4).hex()}",
                 retries=0,
             )

@@ -11,6 +11,7 @@ regression"); :func:`grid_cost` the training cost of a grid by
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -115,23 +116,31 @@ def dense_specs(
     return member_specs(imbalanced(base, factor), seeds)
 
 
+@dataclass(frozen=True)
+class SeriesGrid:
+    """A grid of pruning series: one per (dataset, imbalance factor, model, technique, treatment,
+    seed), each of ``iterations`` pruned rounds after its seed's dense model."""
+
+    datasets: Sequence[str]
+    models: Sequence[str]
+    techniques: Sequence[str]
+    treatments: Sequence[str]
+    seeds: Sequence[int]
+    iterations: int
+    imbalance_factors: Sequence[float] = (1,)
+
+
 def series_frame(
-    datasets: Sequence[str],
-    models: Sequence[str],
-    techniques: Sequence[str],
-    treatments: Sequence[str],
-    seeds: Sequence[int],
-    iterations: int,
+    grid: SeriesGrid,
     store: ResultsStore,
     *,
-    imbalance_factors: Sequence[float] = (1,),
     root: str | None = None,
     progress: bool = True,
     dense_epochs: int | None = None,
     runtime: Runtime | None = None,
     **fields,
 ) -> pd.DataFrame:
-    """Run (or read from ``store``) every pruning series of the grid; the tidy per-class frame.
+    """Run (or read from ``store``) every pruning series of ``grid``; the tidy per-class frame.
 
     One series per (dataset, imbalance factor, model, technique, treatment, seed): iteration 0 is
     the seed's dense model (shared by all techniques and treatments), iterations 1..``iterations``
@@ -148,16 +157,16 @@ def series_frame(
     at a time gain nothing from packing and would hold every series in memory, so theirs train
     per dataset, imbalance factor and treatment, as before.
     """
-    techniques = distinct("techniques", techniques, TECHNIQUES)
-    treatments = distinct("treatments", treatments, TREATMENTS)
-    check_positive_int("iterations", iterations)
+    techniques = distinct("techniques", grid.techniques, TECHNIQUES)
+    treatments = distinct("treatments", grid.treatments, TREATMENTS)
+    iterations = check_positive_int("iterations", grid.iterations)
     frames = []
-    for model in distinct("models", models):
+    for model in distinct("models", grid.models):
         chunks: dict[tuple, list[list[RunSpec]]] = {}  # the series trained together
-        for dataset in distinct("datasets", datasets):
-            for factor in distinct("imbalance_factors", imbalance_factors):
+        for dataset in distinct("datasets", grid.datasets):
+            for factor in distinct("imbalance_factors", grid.imbalance_factors):
                 bases = dense_specs(
-                    dataset, model, seeds, factor, root=root, dense_epochs=dense_epochs,
+                    dataset, model, grid.seeds, factor, root=root, dense_epochs=dense_epochs,
                     **fields,
                 )
                 for treatment in treatments:
@@ -214,22 +223,16 @@ def class_stats(
 
 
 def grid_cost(
-    datasets: Sequence[str],
-    models: Sequence[str],
-    techniques: Sequence[str],
-    treatments: Sequence[str],
-    seeds: Sequence[int],
-    iterations: int,
+    grid: SeriesGrid,
     epochs: int,
     *,
-    imbalance_factors: Sequence[float] = (1,),
     train_size: int | None = None,
     val_fraction: float = 0.2,
     root: str | None = None,
     dense_epochs: int | None = None,
     store: str | None = None,
 ) -> pd.DataFrame:
-    """Training cost of a grid of pruning series, one row per model: model_epochs, images (all
+    """Training cost of ``grid``, one row per model: model_epochs, images (all
     training images seen), cpu_hours at the model's rate
     (:func:`pruneaudit.runs.cost.seconds_per_10k`: recorded in ``store``, else the reference
     rate) and the rate's ``source``.
@@ -238,19 +241,19 @@ def grid_cost(
     plus per technique and iteration ``epochs`` for a finetuned round and ``dense_epochs`` for a
     rewound one (:func:`pruneaudit.runs.trained.round_epochs`).
     """
-    check_positive_int("iterations", iterations)
+    iterations = check_positive_int("iterations", grid.iterations)
     check_positive_int("epochs", epochs)
     dense = epochs if dense_epochs is None else check_positive_int("dense_epochs", dense_epochs)
     per_round = {"finetune": epochs, "rewind": dense}
-    rounds = sum(per_round[t] for t in distinct("treatments", treatments))
-    per_seed = dense + len(distinct("techniques", techniques)) * iterations * rounds
-    per_member = len(distinct("seeds", seeds)) * per_seed
+    rounds = sum(per_round[t] for t in distinct("treatments", grid.treatments))
+    per_seed = dense + len(distinct("techniques", grid.techniques)) * iterations * rounds
+    per_member = len(distinct("seeds", grid.seeds)) * per_seed
     train = [
         round(len(pool) * (1 - val_fraction))
-        for _, _, pool in _pools(datasets, imbalance_factors, train_size, root)
+        for _, _, pool in _pools(grid.datasets, grid.imbalance_factors, train_size, root)
     ]
     rows = []
-    for model in distinct("models", models):
+    for model in distinct("models", grid.models):
         rate = seconds_per_10k(model, store)
         costs = [training_cost(per_member, n, rate.seconds_per_10k) for n in train]
         rows.append(

@@ -31,11 +31,12 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pruneaudit.errors import PruneAuditError, check_choice
 
-if typing.TYPE_CHECKING:
+if TYPE_CHECKING:
+    from pruneaudit.runs.series import SeriesGrid
     from pruneaudit.runtime import Runtime
 
 #: A rule: a callable that raises :class:`PruneAuditError` naming the problem and the fix.
@@ -216,9 +217,9 @@ class Workload:
     populations: int | None = None
 
 
-def series_workload(**grid: Any) -> list[Workload]:
-    """The workload of a grid of pruning series, one :class:`Workload` per architecture;
-    ``grid``: the arguments of :func:`pruneaudit.runs.series.grid_cost`, by name. Per dataset,
+def series_workload(grid: SeriesGrid, epochs: int, **cost: Any) -> list[Workload]:
+    """The workload of ``grid``, one :class:`Workload` per architecture; ``epochs`` and
+    ``cost``: the other arguments of :func:`pruneaudit.runs.series.grid_cost`. Per dataset,
     imbalance factor and seed: the dense model and one model per technique, treatment and round,
     each evaluated once on its test set; model-epochs and images as ``grid_cost`` counts them.
     Populations per model, as :func:`pruneaudit.runs.series.series_frame` trains them into an
@@ -228,16 +229,16 @@ def series_workload(**grid: Any) -> list[Workload]:
     from pruneaudit.runs.series import distinct, grid_cost
     from pruneaudit.runs.spec import STACKED_MODELS
 
-    per_seed = 1 + (len(distinct("techniques", grid["techniques"]))
-                    * len(distinct("treatments", grid["treatments"])) * grid["iterations"])
-    factors = grid.get("imbalance_factors", (1,))
-    pools = (len(distinct("datasets", grid["datasets"]))
-             * len(distinct("imbalance_factors", factors)))
-    n = pools * len(distinct("seeds", grid["seeds"])) * per_seed
-    unpacked = pools * (1 + len(distinct("treatments", grid["treatments"])) * grid["iterations"])
+    techniques = len(distinct("techniques", grid.techniques))
+    treatments = len(distinct("treatments", grid.treatments))
+    per_seed = 1 + techniques * treatments * grid.iterations
+    pools = (len(distinct("datasets", grid.datasets))
+             * len(distinct("imbalance_factors", grid.imbalance_factors)))
+    n = pools * len(distinct("seeds", grid.seeds)) * per_seed
+    unpacked = pools * (1 + treatments * grid.iterations)
     return [Workload(str(r.model), n, int(r.model_epochs), int(r.images), n,
-                     1 + grid["iterations"] if r.model in STACKED_MODELS else unpacked)
-            for r in grid_cost(**grid).itertuples()]
+                     1 + grid.iterations if r.model in STACKED_MODELS else unpacked)
+            for r in grid_cost(grid, epochs, **cost).itertuples()]
 
 
 def population_workload(
@@ -253,10 +254,10 @@ def population_workload(
     """The workload of ``models`` models of ``model`` trained ``epochs`` epochs each on
     ``dataset``'s training split (80% of its first ``train_size`` images, as a pruning series'
     dense model), and ``evaluations`` evaluations."""
-    from pruneaudit.runs.series import grid_cost
+    from pruneaudit.runs.series import SeriesGrid, grid_cost
 
     # one dense model and one finetuned round of one epoch each: twice the images of an epoch
-    one = grid_cost([dataset], [model], ["l1_unstructured"], ["finetune"], [0], 1, 1,
+    one = grid_cost(SeriesGrid([dataset], [model], ["l1_unstructured"], ["finetune"], [0], 1), 1,
                     train_size=train_size, root=root)
     per_epoch = int(one["images"].iloc[0]) // 2
     return Workload(model, models, models * epochs, models * epochs * per_epoch, evaluations,

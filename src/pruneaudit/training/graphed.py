@@ -25,12 +25,18 @@ step. Step hooks act between replays on the same tensors (in-place copies).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 
 from pruneaudit.data.augment import apply_augmentation
 from pruneaudit.training.device import autocast
+
+if TYPE_CHECKING:
+    from pruneaudit.data import ImageData
+    from pruneaudit.training.loop import TrainConfig
+    from pruneaudit.training.stack import Stack
 
 #: Untimed steps run on a side stream before capture (PyTorch's recipe uses a few).
 WARMUP_STEPS = 3
@@ -50,44 +56,40 @@ def normalizer(
 class StaticStep:
     """The training steps of one stacked block with every input in a fixed tensor.
 
-    ``forward(x)`` is the stack's forward pass (logits ``(K, B, classes)`` for ``(B, K*C, H,
-    W)`` inputs) over ``params`` and ``masks`` (one mask per parameter); ``images`` and
-    ``labels`` are on the device; ``n`` examples per member and epoch in batches of
-    ``batch_size``; SGD with ``lr``, ``momentum`` and ``weight_decay``; ``pad`` the crop padding
-    (0: no augmentation); ``precision`` as :func:`pruneaudit.training.device.autocast`.
+    ``stack.forward(x)`` is the stack's forward pass (logits ``(K, B, classes)`` for ``(B, K*C,
+    H, W)`` inputs) over its ``params`` and ``masks`` (one mask per parameter); ``data``'s
+    images and labels are on the stack's device; ``n`` examples per member and epoch in batches
+    of ``cfg.batch_size``; SGD with ``cfg``'s ``lr``, ``momentum`` and ``weight_decay``; ``pad``
+    the crop padding (0: no augmentation); ``precision`` as
+    :func:`pruneaudit.training.device.autocast`.
     """
 
     def __init__(
         self,
-        forward: Callable[[torch.Tensor], torch.Tensor],
-        params: list[torch.Tensor],
-        masks: list[torch.Tensor],
-        images: torch.Tensor,
-        labels: torch.Tensor,
-        normalize: tuple[torch.Tensor, torch.Tensor],
+        stack: Stack,
+        data: ImageData,
+        cfg: TrainConfig,
         *,
         n: int,
-        batch_size: int,
-        lr: float,
-        momentum: float,
-        weight_decay: float,
         pad: int,
         precision: str,
         capture: bool,
     ) -> None:
-        self.forward, self.params, self.masks = forward, params, masks
-        self.images, self.labels = images, labels
-        self.scale, self.shift = normalize
-        self.n, self.b, self.pad = n, batch_size, pad
-        self.k = params[0].shape[0]
-        self.momentum, self.weight_decay = momentum, weight_decay
-        self.precision = precision
+        params: list[torch.Tensor] = stack.params  # type: ignore[assignment]
+        self.forward: Callable[[torch.Tensor], torch.Tensor] = stack.forward
+        self.params, self.masks = params, stack.masks
+        self.images, self.labels = data.images, data.labels
         device = params[0].device
         self.device = device
-        self.neg_lr = torch.tensor(-lr, dtype=torch.float32, device=device)
-        self.buffers = [torch.zeros_like(p) for p in params] if momentum else []
-        self.rows = torch.arange(batch_size, device=device)
-        self.full = n // batch_size  # full batches per epoch (the graph's steps)
+        self.scale, self.shift = normalizer(data.spec.mean, data.spec.std, device)
+        self.n, self.b, self.pad = n, cfg.batch_size, pad
+        self.k = params[0].shape[0]
+        self.momentum, self.weight_decay = cfg.momentum, cfg.weight_decay
+        self.precision = precision
+        self.neg_lr = torch.tensor(-cfg.lr, dtype=torch.float32, device=device)
+        self.buffers = [torch.zeros_like(p) for p in params] if cfg.momentum else []
+        self.rows = torch.arange(cfg.batch_size, device=device)
+        self.full = n // cfg.batch_size  # full batches per epoch (the graph's steps)
         self.perm = torch.zeros((n, self.k), dtype=torch.int64, device=device)
         self.offsets: torch.Tensor | None = None
         self.flips: torch.Tensor | None = None

@@ -100,7 +100,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 import numpy as np
 import torch
@@ -112,7 +112,7 @@ from pruneaudit.data.augment import apply_augmentation, crop_padding, draw_augme
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runtime import Runtime, threads_at
 from pruneaudit.training.device import autocast, full_precision, on_device, resolve_device
-from pruneaudit.training.graphed import StaticStep, normalizer
+from pruneaudit.training.graphed import StaticStep
 from pruneaudit.training.loop import (
     StepHook,
     TrainConfig,
@@ -219,6 +219,18 @@ class Part:
     step_hooks: list[StepHook | None] | None = None
 
 
+class PackedOptions(TypedDict, total=False):
+    """The process settings of :func:`train_packed`, by name (:func:`train_population` passes
+    them on)."""
+
+    progress: bool
+    num_threads: int | None
+    device: str | torch.device | None
+    graphs: bool | str
+    precision: str | None
+    runtime: Runtime | None
+
+
 def train_population(
     models: list[nn.Module],
     data: ImageData,
@@ -226,11 +238,7 @@ def train_population(
     *,
     indices: Sequence[np.ndarray | torch.Tensor] | None = None,
     step_hooks: list[StepHook | None] | None = None,
-    progress: bool = True,
-    num_threads: int | None = None,
-    device: str | torch.device | None = None,
-    graphs: bool | str = "auto",
-    precision: str | None = None,
+    **options: Unpack[PackedOptions],
 ) -> list[nn.Module]:
     """Train K models in place as one computation; returns ``models``.
 
@@ -239,12 +247,10 @@ def train_population(
     ``data.subset(indices[k])`` (members' own training splits of one pool, all of one size):
     own initial weights and masks, own seed (data order and augmentation draws), own examples.
     All settings but the seed must be equal across ``cfgs``; members of other pools or settings
-    train beside them with :func:`train_packed`. The other arguments are :func:`train_packed`'s.
+    train beside them with :func:`train_packed`. ``options``: :func:`train_packed`'s
+    (:class:`PackedOptions`).
     """
-    train_packed(
-        [Part(models, data, cfgs, indices, step_hooks)], progress=progress,
-        num_threads=num_threads, device=device, graphs=graphs, precision=precision,
-    )
+    train_packed([Part(models, data, cfgs, indices, step_hooks)], **options)
     return models
 
 
@@ -448,7 +454,7 @@ def _train_stacked(
         cols = block + block[:1] * pad
         hooks = [part.step_hooks[i] for i in block] + [None] * pad  # type: ignore[index]
         _train_block(
-            nets, part.data, [part.cfgs[i] for i in cols], hooks,
+            Part(nets, part.data, [part.cfgs[i] for i in cols], step_hooks=hooks),
             None if own is None else own[:, cols], device,
             lambda amount: advance(amount * len(block) / len(cols)), graphs, precision,
         )
@@ -469,20 +475,20 @@ def _work(part: Part, members: torch.Tensor | None) -> int:
 
 
 def _train_block(
-    models: list[nn.Module],
-    data: ImageData,
-    cfgs: list[TrainConfig],
-    step_hooks: list[StepHook | None],
+    block: Part,
     members: torch.Tensor | None,
     device: torch.device,
     advance: Callable[[float], None],
     graphs: bool = False,
     precision: str = "fp32",
 ) -> None:
-    """Train one stacked block of members through all its epochs (its own draws and hooks):
-    each step eagerly, or with ``graphs`` through
-    :class:`~pruneaudit.training.graphed.StaticStep` (one CUDA graph replay per full batch on
-    CUDA)."""
+    """Train one stacked block of members (``block``: its models, data on ``device``, configs
+    and a hook or None per member; ``members``: each member's example positions, or None: all
+    of ``data``) through all its epochs (its own draws and hooks): each step eagerly, or with
+    ``graphs`` through :class:`~pruneaudit.training.graphed.StaticStep` (one CUDA graph replay
+    per full batch on CUDA)."""
+    models, data, cfgs = block.models, block.data, block.cfgs
+    step_hooks: list[StepHook | None] = block.step_hooks  # type: ignore[assignment]
     n = len(data) if members is None else members.shape[0]
     cfg, spec, k = cfgs[0], data.spec, len(models)
     stack = Stack(models, True, device, every_mask=graphs)
@@ -498,10 +504,7 @@ def _train_block(
     static = None
     if graphs:
         static = StaticStep(
-            stack.forward, stack.params, stack.masks, images, labels,  # type: ignore[arg-type]
-            normalizer(spec.mean, spec.std, device), n=n, batch_size=b, lr=cfg.lr,
-            momentum=cfg.momentum, weight_decay=cfg.weight_decay, pad=pad,
-            precision=precision, capture=device.type == "cuda",
+            stack, data, cfg, n=n, pad=pad, precision=precision, capture=device.type == "cuda"
         )
     step = 0
     for _ in range(cfg.epochs):
@@ -559,6 +562,7 @@ __all__ = [
     "MIN_BLOCK",
     "PADDED_SIZES",
     "SHARED_FIELDS",
+    "PackedOptions",
     "Part",
     "block_size",
     "blocks",

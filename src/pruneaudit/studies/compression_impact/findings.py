@@ -156,9 +156,7 @@ def exemplar_findings(
     groups: np.ndarray | None = None,
     *,
     hard: object = None,
-    n_perm: int = 199,
-    n_boot: int = 199,
-    seed: int = 0,
+    resampling: audit.Resampling | None = None,
 ) -> list[audit.Finding]:
     """D4.3, D4.5, D4.6, D4.12, D4.13 and D4.10 (raw, with their ``beyond`` rows) and the
     writer-series questions beside D4.9 and D4.11 (B4.9, B4.11; :func:`exemplar_statistic`,
@@ -166,7 +164,10 @@ def exemplar_findings(
     one expected to be harder; None picks the group the observed dense population errs on
     most, a choice made on the same data that the intervals do not account for. The D4.11 CIE
     set is H2's Fig. 2 one, the Taxicab scores above the 80th percentile, its boundary ties
-    averaged over."""
+    averaged over. ``resampling`` (default :class:`~pruneaudit.audit.Resampling`'s): the
+    null's re-splits, the bootstrap's resamples and their seed."""
+    draws = resampling or audit.Resampling()
+    n_perm, n_boot, seed = draws.n_perm, draws.n_boot, draws.seed
     y = np.asarray(labels)
     groups, hard = _hard_group(y, baseline_preds, groups, hard)
     over_q = _over_q()
@@ -320,7 +321,7 @@ def runs_findings(
     groups = meta[group].to_numpy() if meta is not None and group in meta.columns else None
     if groups is not None and hard_group not in set(groups.tolist()):
         hard_group = None  # e.g. a test subset holding other series: pick it from the data
-    options = {"hard": hard_group, "n_perm": n_perm, "n_boot": n_boot, "seed": seed}
+    options = {"hard": hard_group, "resampling": audit.Resampling(n_perm, n_boot, seed)}
     rows = [*class_findings(y, base, comp, quantized, runs.num_classes, alpha),
             *exemplar_findings(y, base, comp, runs.num_classes, groups, **options),
             quantized_pie_finding(y, base, comp, quantized, runs.num_classes, n_boot, seed),

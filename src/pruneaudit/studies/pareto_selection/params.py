@@ -48,6 +48,13 @@ class Params(StudyParams):
     fairness_weight: float = 100.0
     sparsity_weight: float = 1.0
 
+    @property
+    def grid(self) -> series.SeriesGrid:
+        """The grid of pruning series: every technique and treatment per seed, on
+        :data:`DATASET`."""
+        return series.SeriesGrid([DATASET], [self.model], self.techniques, self.treatments,
+                                 self.seeds, self.iterations)
+
     def rules(self) -> Iterable[Rule]:
         yield lambda: series.distinct("techniques", self.techniques, STRUCTURED)
         yield lambda: series.distinct("treatments", self.treatments, TREATMENTS)
@@ -75,13 +82,12 @@ def cost_numbers(params: Params) -> dict[str, float | int | str]:
     """This run's training cost and the paper profile's (P's protocol, both treatments), one
     model at a time at the recorded rate; the GPU cost as measured or 'not measured'."""
     mine = series.grid_cost(
-        [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
-        params.iterations, params.epochs, train_size=params.train_size, root=params.data_root,
+        params.grid, params.epochs, train_size=params.train_size, root=params.data_root,
         store=params.store,
     )
     paper = series.grid_cost(
-        [DATASET], ["alexnet"], STRUCTURED, TREATMENTS, range(6), 20, 30, root=params.data_root,
-        store=params.store,
+        series.SeriesGrid([DATASET], ["alexnet"], STRUCTURED, TREATMENTS, range(6), 20), 30,
+        root=params.data_root, store=params.store,
     )
     return {
         "model_epochs": int(mine["model_epochs"].sum()),
@@ -98,6 +104,4 @@ def cost(params: Params) -> list[Workload]:
     """The workload of ``params``: the pruning series of every technique and treatment per seed
     (:func:`~pruneaudit.studies.params.series_workload`)."""
     p = params
-    return series_workload(datasets=[DATASET], models=[p.model], techniques=p.techniques,
-                           treatments=p.treatments, seeds=p.seeds, iterations=p.iterations,
-                           epochs=p.epochs, train_size=p.train_size, root=p.data_root)
+    return series_workload(p.grid, p.epochs, train_size=p.train_size, root=p.data_root)

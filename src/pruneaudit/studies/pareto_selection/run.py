@@ -12,7 +12,7 @@ from pruneaudit.runs.store import ResultsStore
 from pruneaudit.runtime import Runtime
 
 from .frames import Candidates, candidates, mark_frontiers, operating_points, picks
-from .params import DATASET, Params
+from .params import Params
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,7 @@ def run(
     <pruneaudit.studies.params.StudyParams.runtime>`).
     """
     classes = series.series_frame(
-        [DATASET], [params.model], params.techniques, params.treatments, params.seeds,
-        params.iterations, store, epochs=params.epochs, lr=params.lr,
+        params.grid, store, epochs=params.epochs, lr=params.lr,
         train_size=params.train_size, test_size=params.test_size, root=params.data_root,
         progress=progress,
         runtime=runtime if runtime is not None else params.runtime(),

@@ -83,7 +83,7 @@ def unfairness_chart(result: Result) -> alt.LayerChart:
     """Figure 3: unfairness (max − min, seed mean) against sparsity, one line per technique."""
     lines = result.points[result.points["iteration"] > 0]
     return charts.accuracy_curves(
-        lines, y=UNFAIRNESS, series="technique", tooltip=["iteration", "accuracy"], slider=False,
+        lines, y=UNFAIRNESS, series="technique", tooltip=["iteration", "accuracy"], slider=None,
         title="Figure 3. Best − worst class accuracy (mean over seeds) vs sparsity, per "
         "technique",
     )

@@ -86,12 +86,11 @@ class Params(StudyParams):
     appendix_treatment: str = "finetune"
 
     @property
-    def grid(self) -> tuple:
-        """The grid's leading arguments of :func:`pruneaudit.runs.series.series_frame` and
-        :func:`~pruneaudit.runs.series.grid_cost`: datasets, models, techniques, treatments,
-        seeds, iterations."""
-        return (self.datasets, self.models, self.techniques, self.treatments, self.seeds,
-                self.iterations)
+    def grid(self) -> series.SeriesGrid:
+        """The grid of pruning series of :func:`pruneaudit.runs.series.series_frame` and
+        :func:`~pruneaudit.runs.series.grid_cost`."""
+        return series.SeriesGrid(self.datasets, self.models, self.techniques, self.treatments,
+                                 self.seeds, self.iterations, self.imbalance_factors)
 
     @property
     def dense_budget(self) -> int:
@@ -139,21 +138,16 @@ def grid_costs(params: Params) -> tuple[pd.DataFrame, pd.DataFrame]:
     images, cpu_hours at the model's recorded or reference rate, the rate's text), at the rates of
     ``params.store``."""
     mine = series.grid_cost(
-        *params.grid,
+        params.grid,
         params.epochs,
-        imbalance_factors=params.imbalance_factors,
         train_size=params.train_size,
         root=params.data_root,
         dense_epochs=params.dense_budget,
         store=params.store,
     )
     paper = series.grid_cost(
-        PAPER_DATASETS,
-        PAPER["models"],
-        PAPER["techniques"],
-        TREATMENTS,
-        range(PAPER["seeds"]),
-        PAPER["iterations"],
+        series.SeriesGrid(PAPER_DATASETS, PAPER["models"], PAPER["techniques"], TREATMENTS,
+                          range(PAPER["seeds"]), PAPER["iterations"]),
         PAPER["epochs"],
         root=params.data_root,
         store=params.store,
@@ -165,9 +159,5 @@ def cost(params: Params) -> list[Workload]:
     """The workload of ``params``, one :class:`~pruneaudit.studies.params.Workload` per model:
     the grid of pruning series (:func:`~pruneaudit.studies.params.series_workload`)."""
     p = params
-    return series_workload(
-        datasets=p.datasets, models=p.models, techniques=p.techniques, treatments=p.treatments,
-        seeds=p.seeds, iterations=p.iterations, epochs=p.epochs,
-        imbalance_factors=p.imbalance_factors, dense_epochs=p.dense_epochs,
-        train_size=p.train_size, root=p.data_root,
-    )
+    return series_workload(p.grid, p.epochs, dense_epochs=p.dense_epochs,
+                           train_size=p.train_size, root=p.data_root)

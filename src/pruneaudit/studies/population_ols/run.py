@@ -70,9 +70,8 @@ def run(
     <pruneaudit.studies.params.StudyParams.runtime>`).
     """
     classes = series.series_frame(
-        *params.grid,
+        params.grid,
         store,
-        imbalance_factors=params.imbalance_factors,
         dense_epochs=params.dense_epochs,
         epochs=params.epochs,
         lr=params.lr,

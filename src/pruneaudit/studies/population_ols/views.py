@@ -141,7 +141,7 @@ def spread_figure(result: Result) -> alt.LayerChart:
         y="spread",
         series="configuration",
         tooltip=["iteration", "accuracy"],
-        slider=False,
+        slider=None,
         title=f"Figure 5. Best − worst class accuracy vs sparsity ({p.appendix_dataset}, "
         f"{model}), per configuration",
     )

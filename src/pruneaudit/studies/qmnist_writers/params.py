@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pruneaudit.errors import PruneAuditError, check_positive_int, check_range
-from pruneaudit.runs.series import distinct
+from pruneaudit.runs.series import SeriesGrid, distinct
 from pruneaudit.runs.spec import check_lr
 from pruneaudit.studies.params import Rule, StudyParams, Workload, series_workload
 
@@ -97,6 +97,5 @@ def cost(params: Params) -> list[Workload]:
     """The workload of ``params``: one pruning series of LeNet per seed, rewound rounds
     (:func:`~pruneaudit.studies.params.series_workload`)."""
     p = params
-    return series_workload(datasets=[DATASET], models=[MODEL], techniques=[TECHNIQUE],
-                           treatments=[TREATMENT], seeds=p.seeds, iterations=p.iterations,
-                           epochs=p.epochs, train_size=p.train_size, root=p.data_root)
+    grid = SeriesGrid([DATASET], [MODEL], [TECHNIQUE], [TREATMENT], p.seeds, p.iterations)
+    return series_workload(grid, p.epochs, train_size=p.train_size, root=p.data_root)

@@ -191,7 +191,7 @@ def class_figure(result: Result) -> alt.LayerChart:
     class's unpruned accuracy; the slider starts at the iteration compared as pruned."""
     return charts.accuracy_curves(
         class_curves(result.classes), x="iteration", color="unpruned_accuracy",
-        tooltip=["sparsity"], slider_value=float(result.pruned_iteration),
+        tooltip=["sparsity"], slider=charts.Slider(float(result.pruned_iteration)),
         title="Test accuracy of each digit class at each pruning iteration (mean over seeds), "
         "coloured by its accuracy before pruning",
     )

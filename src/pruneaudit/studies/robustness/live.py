@@ -9,9 +9,12 @@ set is read back, not evaluated again.
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from pruneaudit import charts, data, runs
+from pruneaudit.charts import format as fmt
 from pruneaudit.runs.populations import level_name
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.studies import live
@@ -77,7 +80,7 @@ def show(table: pd.DataFrame) -> None:
         shown, "Each level's mean top-1 under the picked corruption, beside its clean top-1, "
         "and the change relative to the dense population",
         percent=["sparsity", "accuracy", "clean_accuracy"],
-        signed_percent=list(change.values())))
+        formats=dict.fromkeys(change.values(), functools.partial(fmt.percent, sign=True))))
 
 
 def control(result: Result) -> object:

@@ -51,7 +51,7 @@ def examples_view(result: Result) -> alt.Chart:
 def severity_view(result: Result) -> alt.Chart:
     """Figure 3: top-1 averaged over the corruptions against severity, per population."""
     return charts.accuracy_curves(accuracy_by_severity(result.runs), x="severity", y="accuracy",
-                                  series="level_name", slider=False,
+                                  series="level_name", slider=None,
                                   title="Figure 3. Top-1 accuracy of each population, averaged "
                                   "over the corruptions, vs severity (0 = clean)")
 
