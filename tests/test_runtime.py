@@ -121,9 +121,9 @@ def test_no_module_holds_the_runtime() -> None:
     assert with_global <= set(GLOBALS_ELSEWHERE), with_global
 
 
-#: The modules with a ``global`` statement today, none of them about the runtime: the book's
-#: parallel runner's worker state and the chart bundle sent once per page.
-GLOBALS_ELSEWHERE = ("book/parallel.py", "charts/figures.py")
+#: The modules with a ``global`` statement today, none of them about the runtime: the chart
+#: bundle sent once per page.
+GLOBALS_ELSEWHERE = ("charts/figures.py",)
 
 
 def _tqdm_names() -> dict[str, object]:

@@ -8,23 +8,26 @@ that more notebooks wait for (directly or not) start first: a chain such as Stud
 Study 5 starts at once instead of after the notebooks named before it. Results come back in
 the order the notebooks finish. When one fails, no other starts; those running finish (their
 kernels shut down cleanly), then the first error is raised.
+
+The standard library does the work: :class:`graphlib.TopologicalSorter` says which notebooks
+are ready, :class:`concurrent.futures.ProcessPoolExecutor` runs them and
+:func:`concurrent.futures.wait` says when one has finished.
 """
 
 from __future__ import annotations
 
+import graphlib
 import multiprocessing
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TypeVar
 
 from pruneaudit.errors import check_positive_int
 
 T = TypeVar("T")
 
-#: Seconds between looks at the running notebooks.
-POLL = 0.2
-#: The function the forked workers call (set before they fork: a closure cannot be pickled).
-_RUN: Callable[[str], object] | None = None
+#: The attribute of a worker's own process object that holds its ``run`` (see :func:`_start`).
+_RUN_ATTRIBUTE = "_pruneaudit_run"
 
 
 def run_each(
@@ -35,69 +38,76 @@ def run_each(
 ) -> Iterator[tuple[str, T]]:
     """``(name, run(name))`` for every name, ``names`` in an order that respects ``needs``
     (name -> the names that must finish first; names not in ``names`` are ignored). One worker:
-    in this process, in order. More: forked processes (``run`` and its result must survive the
-    fork and pickling)."""
+    in this process, in order. More: forked processes (``run``'s result must survive pickling).
+
+    The workers are forked, not spawned: ``run`` is typically a closure (the build runner's
+    ``timed``), which cannot be pickled, while a forked worker inherits it. Forking a process
+    whose torch threads have started (the runner's speed probe trains on the CPU first) is safe
+    here because a worker runs no torch itself: it drives a notebook whose kernel is a new
+    process (started by exec), with torch threads of its own. Builds on a GPU run one notebook
+    at a time (the runner refuses more), so no worker inherits a CUDA context either.
+    """
     workers = check_positive_int("jobs", workers)
     if workers == 1:
         for name in names:
             yield name, run(name)
         return
-    global _RUN
-    _RUN = run
-    context = multiprocessing.get_context("fork")
+    if not names:
+        return
+    order = graphlib.TopologicalSorter(_before(names, needs))
+    order.prepare()
     waiting = _waiting_on(names, needs)
-    pending = sorted(names, key=lambda n: -waiting[n])  # stable: else in the order given
-    running: dict[str, multiprocessing.pool.AsyncResult] = {}
-    done: set[str] = set()
+    rank = {name: (-waiting[name], i) for i, name in enumerate(names)}  # else as given
+    ready: list[str] = []
+    running: dict[Future, str] = {}
     failure: BaseException | None = None
-    with context.Pool(min(workers, len(names))) as pool:
-        while pending or running:
-            if failure is None:
-                for name in [n for n in pending if _ready(n, needs, names, done)]:
-                    if len(running) >= workers:
-                        break
-                    pending.remove(name)
-                    running[name] = pool.apply_async(_call, (name,))
-            else:
-                pending.clear()
-            finished = [n for n, r in running.items() if r.ready()]
-            if not finished:
-                time.sleep(POLL)
-                continue
-            for name in finished:
-                result = running.pop(name)
+    with ProcessPoolExecutor(
+        min(workers, len(names)), mp_context=multiprocessing.get_context("fork"),
+        initializer=_start, initargs=(run,),  # with fork, initargs reach the child unpickled
+    ) as pool:
+        while running or (failure is None and order.is_active()):
+            if failure is None:  # after a failure, nothing more starts
+                ready = sorted([*ready, *order.get_ready()], key=rank.__getitem__)
+                while ready and len(running) < workers:
+                    name = ready.pop(0)
+                    running[pool.submit(_call, name)] = name
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in [f for f in running if f in finished]:  # at once: in start order
+                name = running.pop(future)
                 try:
-                    value = result.get()
+                    value = future.result()
                 except BaseException as err:  # the child's error, raised once all have ended
                     failure = failure or err
                     continue
-                done.add(name)
+                order.done(name)
                 yield name, value
     if failure is not None:
         raise failure
 
 
+def _start(run: Callable[[str], object]) -> None:
+    """The worker's initializer, called in the forked child only: keep ``run`` on the child's
+    own process object, where :func:`_call` finds it. Nothing is kept in this module, and the
+    parent's process object never gets the attribute."""
+    setattr(multiprocessing.current_process(), _RUN_ATTRIBUTE, run)
+
+
 def _call(name: str) -> object:
-    return _RUN(name)
+    """``run(name)`` in a worker (the ``run`` :func:`_start` kept)."""
+    return getattr(multiprocessing.current_process(), _RUN_ATTRIBUTE)(name)
+
+
+def _before(names: Sequence[str], needs: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """Each of ``names`` -> those of ``names`` that must finish before it."""
+    return {n: {m for m in needs.get(n, ()) if m in names} for n in names}
 
 
 def _waiting_on(names: Sequence[str], needs: Mapping[str, Sequence[str]]) -> dict[str, int]:
     """How many of ``names`` wait, directly or through others, for each of ``names``."""
-    before = {n: {m for m in needs.get(n, ()) if m in names} for n in names}
-    waiting = dict.fromkeys(names, 0)
-    for name in names:
-        seen: set[str] = set()
-        stack = list(before[name])
-        while stack:
-            first = stack.pop()
-            if first not in seen:
-                seen.add(first)
-                stack.extend(before[first])
-        for first in seen:
-            waiting[first] += 1
-    return waiting
-
-
-def _ready(name: str, needs: Mapping[str, Sequence[str]], names: Sequence[str],
-           done: set[str]) -> bool:
-    return all(n in done for n in needs.get(name, ()) if n in names)
+    before = _before(names, needs)
+    after: dict[str, set[str]] = {n: set() for n in names}  # n -> all that wait for n
+    # dependents first: each one's own set is complete before its needs take it up
+    for name in reversed(list(graphlib.TopologicalSorter(before).static_order())):
+        for first in before[name]:
+            after[first] |= {name} | after[name]
+    return {n: len(after[n]) for n in names}
