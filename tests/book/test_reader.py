@@ -151,6 +151,6 @@ def test_study_pages_end_with_how_to_rerun_them(book_html: Path) -> None:
     for path in study_pages(book_html):
         text = html.unescape(re.sub(r"<[^>]+>", "", (book_html / path).read_text()))
         name = Path(path).stem
-        if "Re-run this page" not in text or f"pruneaudit.book run {name}" not in text:
+        if "Re-run this page" not in text or f"pruneaudit run {name}" not in text:
             missing.append(path)
     assert not missing, f"no Re-run section with the page's own command: {missing}"

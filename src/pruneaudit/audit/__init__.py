@@ -35,7 +35,7 @@ _HOMES: dict[str, str] = {
         "class_tests",
     ),
     **dict.fromkeys(
-        ("PERCENTILES", "MemberVotes", "Resampling", "VoteStatistic", "jaccard_scores",
+        ("PERCENTILES", "MemberVotes", "VoteStatistic", "jaccard_scores",
          "modal_labels", "over_indexing", "pie_accuracy", "pie_flags", "population_accuracy",
          "shift_interval", "subset_accuracy", "taxicab_scores", "top_percentile", "vote_counts"),
         "exemplars",
@@ -60,7 +60,7 @@ _HOMES: dict[str, str] = {
         "image_properties",
     ),
     **dict.fromkeys(
-        ("TARGET_POWER", "between_from_groups", "bootstrap_interval", "mean_interval",
+        ("TARGET_POWER", "Resampling", "between_from_groups", "bootstrap_interval", "mean_interval",
          "paper_se_from_sd", "paper_se_from_units", "power", "units_for_power", "widened",
          "with_between"),
         "intervals",

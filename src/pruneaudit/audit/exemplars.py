@@ -279,17 +279,6 @@ VoteStatistic = Callable[[np.ndarray, np.ndarray], object]
 
 
 @dataclass(frozen=True)
-class Resampling:
-    """How the statistics of :class:`MemberVotes` are resampled: ``n_perm`` balanced re-splits
-    of the members for the permutation null, ``n_boot`` bootstrap resamples, each drawn from
-    ``seed``."""
-
-    n_perm: int = 199
-    n_boot: int = 199
-    seed: int = 0
-
-
-@dataclass(frozen=True)
 class MemberVotes:
     """Two populations' predictions ``(K_b, N)`` and ``(K_c, N)`` (baseline, compressed),
     checked once and one-hot encoded ``(K, N, C)``, for the statistics of their votes: as

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -222,3 +223,13 @@ def units_for_power(
         low, high = (low, mid) if reaches(mid) else (mid, high)
     return high
 
+
+@dataclass(frozen=True)
+class Resampling:
+    """How the statistics of :class:`~pruneaudit.audit.MemberVotes` are resampled: ``n_perm``
+    balanced re-splits of the members for the permutation null, ``n_boot`` bootstrap resamples,
+    each drawn from ``seed``."""
+
+    n_perm: int = 199
+    n_boot: int = 199
+    seed: int = 0
