@@ -58,10 +58,8 @@ EMBED_OPTIONS = {
 }
 
 _ids = itertools.count()
-# Whether this kernel's page has the bundle yet: module state on purpose. Altair calls a
-# renderer with the spec alone, so what one chart left for the next lives outside the call;
-# the flag is the kernel's (one live page per kernel), set by the public renderer
-# (offline_renderer) and reset by enable_offline, which share nothing else to carry it.
+# Whether this kernel's page has the bundle yet: the kernel's state, on purpose (Altair calls
+# a renderer with the spec alone); set by offline_renderer, reset by enable_offline.
 _bundle_sent = False
 
 
