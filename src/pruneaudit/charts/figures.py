@@ -58,9 +58,7 @@ EMBED_OPTIONS = {
 }
 
 _ids = itertools.count()
-# Whether this kernel's page has the bundle yet: the kernel's state, on purpose (Altair calls
-# a renderer with the spec alone); set by offline_renderer, reset by enable_offline.
-_bundle_sent = False
+_bundle_sent = False  # the kernel's page has the bundle (a renderer only gets the spec)
 
 
 def is_static() -> bool:
