@@ -120,25 +120,27 @@ def _book_commands(sub: argparse._SubParsersAction, prog: str) -> None:
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
 
 
+def _check(parser: argparse.ArgumentParser, where: str) -> None:
+    """A page command's ``--check``: write nothing, exit 1 where ``where``."""
+    parser.add_argument("--check", action="store_true", help=f"write nothing; exit 1 where {where}")
+
+
 def _page_commands(sub: argparse._SubParsersAction, prog: str) -> None:
     """The commands that write the book's pages and the package's data from committed files."""
     p = _command(sub, prog, "appendix", "write the Benchmarks appendix from the benchmarks' "
                  "reports", "Write the book's Benchmarks appendix (book/appendix_benchmarks.md) "
                  "and the paper-cost fragment from the benchmarks' reports.")
     p.add_argument("reports", help="the benchmarks' report folder")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 where a committed page is not what this writes")
+    _check(p, "a committed page is not what this writes")
     p = _command(sub, prog, "pooled", "write the page Pooled over builds from the builds",
                  "Write the book's page Pooled over builds (book/pooled.md) from the committed "
                  "builds.")
     p.add_argument("builds", help="one profile's builds, a folder per build")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 where the committed page differs")
+    _check(p, "the committed page differs")
     p = _command(sub, prog, "accounting", "write the page Every claim accounted for",
                  "Write the book's page Every claim accounted for (book/accounting.md) from the "
                  "package's accounting and the studies' declared claims.")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 where the committed page differs")
+    _check(p, "the committed page differs")
     p = _command(sub, prog, "claims-log", "list claims changed without a changelog entry",
                  "List the claims whose declaration changed without an entry in the package's "
                  "changelog (exit 1 where there are any); --log appends one entry per such claim.")
@@ -157,8 +159,7 @@ def _page_commands(sub: argparse._SubParsersAction, prog: str) -> None:
                  "Install the GPU benchmark's measured training hours as the package's data "
                  "(the hours the study pages state).")
     p.add_argument("costs", help="the GPU benchmark's cost table (CSV)")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 where the package's table differs")
+    _check(p, "the package's table differs")
     p = _command(sub, prog, "between-builds", "re-estimate the between-build ratios",
                  "Re-estimate the package's between-build ratios (data/between_builds.csv) from "
                  "the builds under each ROOT.")
