@@ -43,10 +43,6 @@ if TYPE_CHECKING:
 Rule = Callable[[], object]
 
 
-def _type_name(kind: object) -> str:
-    return kind.__name__ if isinstance(kind, type) else str(kind).replace("typing.", "")
-
-
 def matches(value: object, kind: object) -> bool:
     """Whether ``value`` is of ``kind``: a type, ``A | B``, ``list[T]``, ``tuple[T, ...]``,
     ``dict[K, V]`` or None (ints pass as floats; bools are neither)."""
@@ -99,10 +95,11 @@ class StudyParams:
     def __post_init__(self) -> None:
         schema = typing.get_type_hints(type(self))
         fields = {f.name: schema[f.name] for f in dataclasses.fields(self)}
+        given = {name: getattr(self, name) for name in fields}
         for name in fields:
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
-        problems = [
-            f"{name} must be {_type_name(kind)}, got {getattr(self, name)!r}"
+            object.__setattr__(self, name, _frozen(given[name]))
+        problems = [  # the type as a profile, -p and the cell write it: lists, not tuples
+            f"{name} must be {_kind_text(cell_kind(kind))}, got {given[name]!r}"
             for name, kind in fields.items()
             if not matches(getattr(self, name), kind)
         ]
