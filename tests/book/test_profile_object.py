@@ -66,15 +66,15 @@ def test_same_answers_as_the_functions() -> None:
     assert profile.values("05_robustness")["study4"]["epochs"] == 3
 
 
-def test_each_notebook_parsed_and_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_notebook_read_and_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[str] = []
-    real = profiles.declared_parameters
+    real = profiles.notebook_parameters
 
     def counting(name: str) -> dict:
         parsed.append(name)
         return real(name)
 
-    monkeypatch.setattr(profiles, "declared_parameters", counting)
+    monkeypatch.setattr(profiles, "notebook_parameters", counting)
     profile = Profile.read("smoke")
     assert profile.check() == [
         "00_template", "01_population_ols", "02_qmnist_writers", "03_pareto_selection",
@@ -83,13 +83,13 @@ def test_each_notebook_parsed_and_validated_once(monkeypatch: pytest.MonkeyPatch
     first = profile.values("05_robustness")
     profile.parameters("05_robustness")
     profile.values("04_compression_impact")
-    assert sorted(parsed) == sorted(set(parsed))  # every notebook's cell parsed once
+    assert sorted(parsed) == sorted(set(parsed))  # every notebook's parameters read once
     assert profile.values("05_robustness") == first
     first["members"] = 99  # a caller's copy: the profile keeps its own
     assert profile.values("05_robustness")["members"] == 2
     moved = profile.with_overrides({"members": 3})
     assert moved.values("05_robustness")["members"] == 3 and moved.common == profile.common
-    assert sorted(parsed) == sorted(set(parsed))  # with_overrides parses nothing again
+    assert sorted(parsed) == sorted(set(parsed))  # with_overrides reads nothing again
 
 
 def test_read_of_a_profile_keeps_or_replaces_its_overrides() -> None:

@@ -1,7 +1,9 @@
-"""Parameters read from the parameters cell with ast and checked before any kernel starts."""
+"""A notebook's parameters are its study's Params, checked once (by building it) before any
+kernel starts."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import types
 from dataclasses import dataclass
@@ -15,39 +17,10 @@ from pruneaudit.errors import PruneAuditError, check_range
 from pruneaudit.runtime import KernelRecord
 from pruneaudit.studies.params import StudyParams
 
-CELL = """# Parameters
-epochs: int = 3
-seeds: list[int] = [0, 1]
-store: str | None = None
-weights: dict[str, float] = {"a": 1.0}
-legacy = "x"
-"""
-
-
-def test_parse_parameters_cell_reads_types_and_defaults() -> None:
-    got = book.parse_parameters_cell(CELL)
-    assert list(got) == ["epochs", "seeds", "store", "weights", "legacy"]
-    assert got["epochs"] == book.Parameter("epochs", int, 3)
-    assert got["seeds"].kind == list[int] and got["seeds"].default == [0, 1]
-    assert got["store"].kind == str | None and got["store"].default is None
-    assert got["legacy"].kind is None and got["legacy"].default == "x"
-
-
-@pytest.mark.parametrize(
-    ("source", "message"),
-    [
-        ("x: Path = 1", "unknown type 'Path'"),
-        ("x: int = f(2)", "value of 'x' must be a literal"),
-        ("x: int = (", "not valid Python"),
-    ],
-)
-def test_parse_parameters_cell_rejects(source: str, message: str) -> None:
-    with pytest.raises(PruneAuditError, match=message):
-        book.parse_parameters_cell(source)
-
 
 def test_template_parameters_are_typed() -> None:
-    declared = book.declared_parameters("00_template")
+    declared = book.notebook_parameters("00_template")
+    assert declared["iterations"] == book.Parameter("iterations", int, 20)
     assert {k: p.kind for k, p in declared.items()} == {
         "n_classes": int,
         "iterations": int,
@@ -62,7 +35,7 @@ def test_wrong_type_fails_before_any_kernel_and_fast(tmp_path: Path) -> None:
     book.validate_notebook("00_template", "smoke")  # warm: imports
     start = time.perf_counter()
     with pytest.raises(
-        PruneAuditError, match=r"^notebook 00_template: bad notebook parameters: "
+        PruneAuditError, match=r"^notebook 00_template: bad Study 0 \(template\) parameters: "
         r"iterations must be int, got 'two'$"
     ):
         book.run_notebook("00_template", "smoke", {"iterations": "two"}, tmp_path)
@@ -94,9 +67,9 @@ def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> 
 
     @dataclass(frozen=True, kw_only=True)
     class Params(StudyParams):
-        n_classes: int
-        iterations: int
-        seed: int
+        n_classes: int = 10
+        iterations: int = 20
+        seed: int = 0
 
         def rules(self):
             seen.update(self.as_dict())
@@ -111,6 +84,33 @@ def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> 
     }
     with pytest.raises(PruneAuditError, match=r"00_template: .*iterations must be in \[1, 6\]"):
         book.validate_notebook("00_template", "smoke", {"iterations": 7})
+
+
+def test_the_params_are_the_only_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notebook's parameters are its Params' fields: a field the profile does not give takes
+    the Params' default, one without a default must be given, and a notebook without a study
+    Params is one error naming the fix."""
+
+    @dataclass(frozen=True, kw_only=True)
+    class Params(StudyParams):
+        n_classes: int = 10
+        iterations: int = 20
+        seed: int = 0
+        extra: int
+
+    monkeypatch.setattr(profiles, "study_module", lambda name: types.SimpleNamespace(Params=Params))
+    assert book.notebook_parameters("00_template")["extra"].default is dataclasses.MISSING
+    with pytest.raises(PruneAuditError, match=r"^notebook 00_template: extra of .*Params has no "
+                       r"default; give it in the profile's 00_template section or with "
+                       r"-p 00_template.extra=VALUE$"):
+        book.validate_notebook("00_template", "smoke")
+    assert book.validate_notebook("00_template", "smoke", {"extra": 4})["extra"] == 4
+    monkeypatch.setattr(profiles, "study_module", lambda name: None)
+    with pytest.raises(PruneAuditError, match=r"notebook 00_template has no study Params .*"
+                       r"pruneaudit params --cell template --write"):
+        book.validate_notebook("00_template", "smoke")
+    with pytest.raises(PruneAuditError, match="unknown notebook '00_templat'"):
+        book.notebook_parameters("00_templat")
 
 
 def test_build_checks_every_notebook_before_running_any(

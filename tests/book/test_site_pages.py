@@ -369,7 +369,7 @@ def test_rerun_fragment(tmp_path: Path) -> None:
     assert "| smoke | 14 s (2026-11-20, 2 cores, CPU) |" in text
     assert "| paper | not measured yet" in text  # never invented
     # one row per declared parameter, each profile's value from its file
-    declared = pages.declared_parameters(name)
+    declared = pages.notebook_parameters(name)
     table = [line for line in text.splitlines() if line.startswith("| ") and "`" in line]
     assert [line.split(" | ")[0][2:] for line in table] == list(declared)
     smoke = Profile.read("smoke").parameters(name)

@@ -17,7 +17,6 @@ from pruneaudit import audit, cli, compress, data
 from pruneaudit.errors import DataMissingError, PruneAuditError
 from pruneaudit.models import build_model
 from pruneaudit.runs import Dask, Grid, ResultsStore, RunSpec, run_grid, train_and_evaluate
-from pruneaudit.studies.params import check_types
 from pruneaudit.training import TrainConfig
 
 DENSE = {"dataset": "mnist", "model": "lenet"}
@@ -256,8 +255,10 @@ def test_taxicab_and_jaccard_need_equal_population_sizes():
 
 
 def test_notebook_parameter_of_the_wrong_type():
+    from pruneaudit.studies.pareto_selection import Params
+
     with pytest.raises(PruneAuditError, match="epochs must be int, got 'two'"):
-        check_types({"epochs": "two", "seeds": [0]}, {"epochs": int, "seeds": list[int]})
+        Params(epochs="two", seeds=[0])
 
 
 def test_unreachable_scheduler_is_one_clear_error(tmp_path):

@@ -404,7 +404,7 @@ def test_params_name_every_broken_rule_once():
     assert len(problems) == len(bad), problems
     for name, problem in zip(bad, problems, strict=True):
         assert name in problem
-    with pytest.raises(PruneAuditError, match=r"seeds must be tuple\[int, \.\.\.\]"):
+    with pytest.raises(PruneAuditError, match=r"seeds must be list\[int\]"):
         po.Params(**{**PARAMS, "seeds": [0, "a"]})
 
 

@@ -32,7 +32,7 @@ _HOMES: dict[str, str] = {
     "banner_text": "banner",
     **dict.fromkeys(
         ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
-         "notebook_path", "parse_parameters_cell", "declared_parameters", "parse_overrides",
+         "notebook_path", "notebook_parameters", "parse_overrides",
          "resolve_parameters", "study_module", "validate_notebook", "check_common"),
         "profiles",
     ),
@@ -58,7 +58,7 @@ __all__ = [
     # profiles
     "Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
     "notebook_path",
-    "parse_parameters_cell", "declared_parameters", "parse_overrides", "resolve_parameters",
+    "notebook_parameters", "parse_overrides", "resolve_parameters",
     "study_module", "validate_notebook", "check_common",
     # progress
     "THREADS_ENV", "Monitor", "choose_threads",

@@ -36,7 +36,7 @@ from pruneaudit.audit.findings_file import from_json
 from pruneaudit.book import finding_ids
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
-from pruneaudit.book.profiles import Profile, available_notebooks, declared_parameters
+from pruneaudit.book.profiles import Profile, available_notebooks, notebook_parameters
 from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
@@ -348,11 +348,11 @@ def rerun_text(
 ) -> str:
     """The "Re-run this page" fragment of notebook ``name``: the commands (from the
     repository's root, with the environment ``make setup`` makes), its parameters per profile
-    (the ``parameters`` cell's defaults and each profile's values) and the measured duration
+    (its study ``Params``' defaults and each profile's values) and the measured duration
     per profile (``_timings.json``; "not measured yet" when absent). ``profiles``: the profiles
     already read (:func:`read_profiles`)."""
     read = read_profiles() if profiles is None else profiles
-    declared = declared_parameters(name)
+    declared = notebook_parameters(name)
     values: dict[str, dict[str, object]] = {}
     for profile in PROFILE_NAMES:
         got = read.get(profile)

@@ -5,11 +5,13 @@ to every notebook that declares them, and one mapping per notebook name (``00_te
 parameters that notebook must declare. ``-p key=value`` (value read as YAML) overrides both, for
 every selected notebook that declares ``key``; ``-p NAME.key=value`` targets one notebook.
 
-A notebook's parameters are read from its cell tagged ``parameters`` with :mod:`ast` (no kernel):
-``epochs: int = 3`` declares ``epochs`` of type ``int`` with default 3. :func:`validate_notebook`
-checks the resolved values against those annotations and builds the study's parameters object
-(``Params`` of ``nbs/03_pareto_selection`` -> ``pruneaudit.studies.pareto_selection``), with the
-same one-line errors as inside the kernel (:class:`pruneaudit.studies.params.StudyParams`).
+A notebook's parameters are its study's ``Params`` (``nbs/03_pareto_selection`` ->
+``pruneaudit.studies.pareto_selection.Params``), the one declaration: their names, types and
+defaults are its fields (:func:`notebook_parameters`); the notebook's ``parameters`` cell is
+generated from them (``pruneaudit params --cell STUDY --write``) and never read back. A key no
+field names is one error naming the notebook's parameters; :func:`validate_notebook` builds the
+``Params`` from the resolved values, and its own check is the one check of every value (the same
+one-line errors as inside the kernel, :class:`pruneaudit.studies.params.StudyParams`).
 
 A study may declare that it reads another notebook's parameters (``Params.READS``, field ->
 notebook): :func:`resolve_parameters` resolves that notebook's parameters under the same profile
@@ -24,15 +26,15 @@ and :func:`profile_measurement` read a profile for one answer (each builds a :cl
 
 from __future__ import annotations
 
-import ast
 import copy
+import dataclasses
 import difflib
 import importlib
 import importlib.util
-import json
 import os
 import re
 import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,26 +43,14 @@ import yaml
 
 from pruneaudit.book.paths import NBS, PROFILE_NAMES, PROFILES
 from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.studies.params import check_types
-
-#: Names an annotation in a parameters cell may use.
-_ANNOTATION_NAMES = {
-    "int": int,
-    "float": float,
-    "str": str,
-    "bool": bool,
-    "list": list,
-    "dict": dict,
-    "tuple": tuple,
-    "None": None,
-}
-_NO_DEFAULT = object()
+from pruneaudit.studies.params import StudyParams, cell_fields, cell_kind
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One parameter of a notebook's ``parameters`` cell: its type (None when not annotated)
-    and its default value."""
+    """One parameter of a notebook: a field of its study's ``Params``, with its type as the
+    ``parameters`` cell writes it (papermill's lists for tuples) and its default as a plain
+    value (``dataclasses.MISSING`` when it has none)."""
 
     name: str
     kind: object
@@ -220,10 +210,10 @@ class Profile:
         return self._cache.setdefault("declared", {})
 
     def declared(self, name: str) -> dict[str, Parameter]:
-        """:func:`declared_parameters` of notebook ``name``, parsed once."""
+        """:func:`notebook_parameters` of notebook ``name``, read once."""
         cache = self._declared_cache()
         if name not in cache:
-            cache[name] = declared_parameters(name)
+            cache[name] = notebook_parameters(name)
         return cache[name]
 
     def parameters(self, name: str) -> dict[str, object]:
@@ -232,10 +222,15 @@ class Profile:
 
     def values(self, name: str) -> dict[str, object]:
         """The values notebook ``name`` runs with, checked: :func:`validate_notebook`."""
-        return dict(self._validated(name, self.overrides))
+        return self._values(name, self.overrides)
 
-    def _cached(self, compute: Callable[[str, Mapping[str, object]], dict[str, object]],
-                name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+    def _values(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+        """The built ``Params``' values, in the order of :func:`notebook_parameters`."""
+        values = self._built(name, overrides).as_dict()
+        return {key: values[key] for key in self.declared(name)}
+
+    def _cached(self, compute: Callable[[str, Mapping[str, object]], object],
+                name: str, overrides: Mapping[str, object]) -> object:
         """``compute(name, overrides)``, computed once per method, notebook and overrides."""
         key = (compute.__name__, name, repr(sorted(overrides.items())))
         if key not in self._cache:
@@ -243,7 +238,7 @@ class Profile:
         return self._cache[key]
 
     def _resolved(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
-        return self._cached(self._resolve, name, overrides)
+        return self._cached(self._resolve, name, overrides)  # type: ignore[return-value]
 
     def _resolve(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
         declared = self.declared(name)
@@ -267,39 +262,35 @@ class Profile:
                     f"under the same profile and overrides; set those (the profile's {target} "
                     f"section or -p {target}.key=value) instead of {field_name}"
                 )
-            params[field_name] = self._validated(
+            params[field_name] = self._values(
                 target, overrides_for(target, overrides, self.declared(target)))
         return params
 
-    def _validated(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
-        return self._cached(self._validate, name, overrides)
+    def _built(self, name: str, overrides: Mapping[str, object]) -> StudyParams:
+        return self._cached(self._build, name, overrides)  # type: ignore[return-value]
 
-    def _validate(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
+    def _build(self, name: str, overrides: Mapping[str, object]) -> StudyParams:
+        """The study's ``Params`` of the resolved values: its construction is the one check of
+        every value (its types, then its rules), each problem one line naming the parameter."""
         params = self._resolved(name, overrides)
-        declared = self.declared(name)
-        values = {k: p.default for k, p in declared.items() if p.default is not _NO_DEFAULT}
-        values.update(params)
-        schema = self._schema(name)
+        params_type = study_params_type(name)
+        unset = [n for n, p in self.declared(name).items()
+                 if p.default is dataclasses.MISSING and n not in params]
+        if unset:
+            raise PruneAuditError(
+                f"notebook {name}: {', '.join(unset)} of {params_type.__qualname__} has no "
+                f"default; give it in the profile's {name} section or with -p {name}.{unset[0]}="
+                "VALUE"
+            )
         try:
-            check_types(values, schema)
-            params_type = getattr(study_module(name), "Params", None)
-            if params_type is not None:
-                params_type.from_namespace({**values, "__annotations__": schema})
+            return params_type(**params)
         except PruneAuditError as err:
             raise PruneAuditError(f"notebook {name}: {err}") from None
-        return values
 
-    def _schema(self, name: str) -> dict[str, object]:
-        return {k: p.kind for k, p in self.declared(name).items() if p.kind is not None}
-
-    def study_params(self, name: str) -> object:
+    def study_params(self, name: str) -> StudyParams:
         """The study's checked ``Params`` for notebook ``name`` (what its page's ``book.setup``
-        builds), for running a study without a kernel; an error for a notebook without one."""
-        params_type = getattr(study_module(name), "Params", None)
-        if params_type is None:
-            raise PruneAuditError(f"notebook {name} has no study Params to build")
-        values = self.values(name)
-        return params_type.from_namespace({**values, "__annotations__": self._schema(name)})
+        builds), for running a study without a kernel."""
+        return self._built(name, self.overrides)
 
     def jobs(self, names: Sequence[str]) -> dict[str, Job]:
         """Each of ``names`` as a :class:`Job`, all resolved here at once: the runner asks the
@@ -361,60 +352,34 @@ def available_notebooks() -> list[str]:
     return sorted(p.stem for p in NBS.glob("*.ipynb"))
 
 
-def parse_parameters_cell(source: str, where: str = "parameters cell") -> dict[str, Parameter]:
-    """The parameters a ``parameters`` cell declares: ``name: type = value`` (typed) or
-    ``name = value`` (untyped); values must be literals, annotations builtin types."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as err:
-        raise PruneAuditError(f"{where} is not valid Python: {err}") from None
-    declared: dict[str, Parameter] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            name, kind = stmt.target.id, _annotation(stmt.annotation, where)
-            value = stmt.value
-        elif (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-        ):
-            name, kind, value = stmt.targets[0].id, None, stmt.value
-        else:
-            continue
-        default = _NO_DEFAULT
-        if value is not None:
-            try:
-                default = ast.literal_eval(value)
-            except ValueError:
-                raise PruneAuditError(
-                    f"{where}: the value of {name!r} must be a literal, got {ast.unparse(value)}"
-                ) from None
-        declared[name] = Parameter(name, kind, default)
-    return declared
+def study_params_type(name: str) -> type[StudyParams]:
+    """The ``Params`` of notebook ``name``'s study (:func:`study_module`): the one declaration of
+    its parameters; an unknown notebook, or one without a study ``Params``, is one error naming
+    the fix."""
+    notebook_path(name)
+    params_type = getattr(study_module(name), "Params", None)
+    if params_type is None:
+        stem = re.sub(r"^\d+_", "", name)
+        raise PruneAuditError(
+            f"notebook {name} has no study Params to declare its parameters; add the package "
+            f"pruneaudit.studies.{stem} with its Params (a StudyParams), then generate the "
+            f"notebook's parameters cell: pruneaudit params --cell {stem} --write"
+        )
+    return params_type
 
 
-def _annotation(node: ast.expr, where: str) -> object:
-    unknown = [
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in _ANNOTATION_NAMES
-    ]
-    if unknown:
-        raise PruneAuditError(f"{where}: unknown type {unknown[0]!r} in {ast.unparse(node)}")
-    kind = eval(compile(ast.Expression(node), where, "eval"), {"__builtins__": {}},  # noqa: S307
-                dict(_ANNOTATION_NAMES))
-    return type(None) if kind is None else kind
+def _plain(value: object) -> object:
+    """``value`` as papermill and a profile give it: tuples as lists."""
+    return [_plain(v) for v in value] if isinstance(value, list | tuple) else value
 
 
-def declared_parameters(name: str) -> dict[str, Parameter]:
-    """The parameters declared in ``nbs/<name>.ipynb``'s cell tagged ``parameters`` (the
-    notebook's JSON read as is: no notebook library needed)."""
-    nb = json.loads(notebook_path(name).read_text())
-    for cell in nb.get("cells", []):
-        tags = cell.get("metadata", {}).get("tags", [])
-        if cell.get("cell_type") == "code" and "parameters" in tags:
-            source = cell.get("source", "")
-            source = source if isinstance(source, str) else "".join(source)
-            return parse_parameters_cell(source, f"notebook {name}, parameters cell")
-    raise PruneAuditError(f"notebook {name} has no cell tagged 'parameters'")
+def notebook_parameters(name: str) -> dict[str, Parameter]:
+    """The parameters of notebook ``name``: the fields of its study's ``Params``
+    (:func:`study_params_type`), in its ``parameters`` cell's order (the study's own first)."""
+    params_type = study_params_type(name)
+    hints = typing.get_type_hints(params_type)
+    return {f.name: Parameter(f.name, cell_kind(hints[f.name]), _plain(f.default))
+            for f in cell_fields(params_type)}
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, object]:
@@ -436,8 +401,8 @@ def _check_declared(name: str, key: str, declared: Mapping[str, object]) -> None
         close = difflib.get_close_matches(key, list(declared), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise PruneAuditError(
-            f"unknown parameter {key!r} for notebook {name}; its parameters cell declares "
-            f"{', '.join(map(repr, declared))}.{hint}"
+            f"unknown parameter {key!r} for notebook {name}; its parameters (its study's Params) "
+            f"are {', '.join(map(repr, declared))}.{hint or ' Correct or remove it.'}"
         )
 
 
@@ -458,8 +423,8 @@ def overrides_for(
     declared: Mapping[str, Parameter] | None = None,
 ) -> dict[str, object]:
     """The overrides that apply to notebook ``name``: ``name.key`` and the bare keys it declares
-    (as when ``name`` is built itself; ``declared``: its parameters, when already parsed)."""
-    declared = declared_parameters(name) if declared is None else declared
+    (as when ``name`` is built itself; ``declared``: its parameters, when already read)."""
+    declared = notebook_parameters(name) if declared is None else declared
     out = {}
     for key, value in overrides.items():
         target, dot, short = key.rpartition(".")
@@ -538,9 +503,10 @@ def validate_notebook(
 ) -> dict[str, object]:
     """Check a notebook's parameters without a kernel; return the values it will run with.
 
-    The profile's and overrides' values, over the cell's defaults, must match the annotations
-    (one error naming each bad value, e.g. ``epochs must be int, got 'two'``); then the study's
-    ``Params`` is built from them, which checks its rules.
+    The study's ``Params`` is built from the profile's and overrides' values (its defaults for
+    the others): its check is the only one, first the types (one error naming each bad value,
+    e.g. ``epochs must be int, got 'two'``), then its rules; the values are its :meth:`as_dict
+    <pruneaudit.studies.params.StudyParams.as_dict>`.
     """
     return Profile.read(profile, overrides).values(name)
 
@@ -551,9 +517,9 @@ def check_overrides(
     declared: Mapping[str, Mapping[str, Parameter]] | None = None,
 ) -> None:
     """Every override names a parameter of a selected notebook (``NAME.key``: of that one);
-    ``declared``: the notebooks' declared parameters, when already parsed."""
+    ``declared``: the notebooks' parameters, when already read."""
     if declared is None:
-        declared = {name: declared_parameters(name) for name in names}
+        declared = {name: notebook_parameters(name) for name in names}
     for key in overrides:
         target, dot, short = key.rpartition(".")
         if dot:
@@ -571,9 +537,9 @@ def check_common(
     declared: Sequence[Mapping[str, Parameter]] | None = None,
 ) -> None:
     """Every ``common`` parameter must be declared by at least one of the notebooks ``names``
-    (``declared``: their declared parameters, when already parsed)."""
+    (``declared``: their parameters, when already read)."""
     if declared is None:
-        declared = [declared_parameters(n) for n in names]
+        declared = [notebook_parameters(n) for n in names]
     known = set().union(*declared) if names else set()
     unused = [k for k in common if k not in known]
     if names and unused:

@@ -39,7 +39,7 @@ def seed_overrides(
     names: Sequence[str], profile: str | os.PathLike | Mapping | Profile, offset: int
 ) -> dict[str, list[int]]:
     """``{"NAME.key": seeds + offset}`` for every seed list of the notebooks ``names`` under
-    ``profile`` (its values over each parameters cell's defaults)."""
+    ``profile`` (its values over each study Params' defaults)."""
     if not isinstance(offset, int) or isinstance(offset, bool) or offset == 0:
         raise PruneAuditError(f"seed offset must be a nonzero integer, got {offset!r}")
     overrides: dict[str, list[int]] = {}

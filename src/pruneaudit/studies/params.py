@@ -43,10 +43,6 @@ if TYPE_CHECKING:
 Rule = Callable[[], object]
 
 
-def _type_name(kind: object) -> str:
-    return kind.__name__ if isinstance(kind, type) else str(kind).replace("typing.", "")
-
-
 def matches(value: object, kind: object) -> bool:
     """Whether ``value`` is of ``kind``: a type, ``A | B``, ``list[T]``, ``tuple[T, ...]``,
     ``dict[K, V]`` or None (ints pass as floats; bools are neither)."""
@@ -68,20 +64,6 @@ def matches(value: object, kind: object) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, kind)  # type: ignore[arg-type]
-
-
-def check_types(values: Mapping[str, object], schema: Mapping[str, object]) -> dict:
-    """Return ``{name: values[name]}`` for the names of ``schema``, each checked against its
-    type; one error lists every bad or missing value, e.g. ``epochs must be int, got 'two'``."""
-    problems = []
-    for name, kind in schema.items():
-        if name not in values:
-            problems.append(f"{name} is not defined (declare it in the parameters cell)")
-        elif not matches(values[name], kind):
-            problems.append(f"{name} must be {_type_name(kind)}, got {values[name]!r}")
-    if problems:
-        raise PruneAuditError("bad notebook parameters: " + "; ".join(problems))
-    return {name: values[name] for name in schema}
 
 
 def _frozen(value: object) -> object:
@@ -113,10 +95,11 @@ class StudyParams:
     def __post_init__(self) -> None:
         schema = typing.get_type_hints(type(self))
         fields = {f.name: schema[f.name] for f in dataclasses.fields(self)}
+        given = {name: getattr(self, name) for name in fields}
         for name in fields:
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
-        problems = [
-            f"{name} must be {_type_name(kind)}, got {getattr(self, name)!r}"
+            object.__setattr__(self, name, _frozen(given[name]))
+        problems = [  # the type as a profile, -p and the cell write it: lists, not tuples
+            f"{name} must be {_kind_text(cell_kind(kind))}, got {given[name]!r}"
             for name, kind in fields.items()
             if not matches(getattr(self, name), kind)
         ]
@@ -168,8 +151,8 @@ class StudyParams:
     @classmethod
     def from_namespace(cls, namespace: Mapping[str, object]) -> Self:
         """Build from a notebook's globals: its ``parameters`` cell declares this class's fields,
-        typed (those with a default, such as ``device``, may be left out; papermill's injected
-        values are checked against the declared types), and nothing else."""
+        typed (those with a default, such as ``device``, may be left out), and nothing else;
+        the values (papermill's injected ones) are checked once, by the construction."""
         declared = dict(namespace.get("__annotations__", {}))
         if not declared:
             raise PruneAuditError(
@@ -190,7 +173,14 @@ class StudyParams:
                     [f"declare {n}" for n in missing] + [f"{n} is not a parameter" for n in extra]
                 )
             )
-        return cls(**check_types(namespace, declared))
+        unset = [n for n in declared if n not in namespace]
+        if unset:
+            raise PruneAuditError(
+                f"bad {cls.STUDY} parameters: "
+                + "; ".join(f"{n} is not defined (give it a value in the parameters cell)"
+                            for n in unset)
+            )
+        return cls(**{n: namespace[n] for n in declared})
 
     def as_dict(self) -> dict[str, Any]:
         """The parameters as plain values (tuples as lists), e.g. for provenance."""
@@ -332,7 +322,9 @@ def field_docs(cls: type[StudyParams]) -> dict[str, str]:
     return docs
 
 
-def _cell_fields(cls: type[StudyParams]) -> list[dataclasses.Field]:
+def cell_fields(cls: type[StudyParams]) -> list[dataclasses.Field]:
+    """The fields of ``cls`` in its ``parameters`` cell's order: the study's own, then
+    :data:`BASE_FIELDS`."""
     fields = dataclasses.fields(cls)
     return ([f for f in fields if f.name not in BASE_FIELDS]
             + [f for f in fields if f.name in BASE_FIELDS])
@@ -366,7 +358,7 @@ def cell_source(cls: type[StudyParams], study: str) -> str:
     names a field without a default."""
     hints, docs = typing.get_type_hints(cls), field_docs(cls)
     lines = CELL_HEADER.format(study=study).splitlines()
-    for f in _cell_fields(cls):
+    for f in cell_fields(cls):
         if f.default is dataclasses.MISSING:
             raise PruneAuditError(
                 f"{cls.__module__}.{cls.__qualname__}.{f.name} has no default; give it the value "
@@ -374,30 +366,6 @@ def cell_source(cls: type[StudyParams], study: str) -> str:
             )
         lines += _declaration(f.name, cell_kind(hints[f.name]), f.default, docs.get(f.name, ""))
     return "\n".join(lines)
-
-
-def cell_differences(cls: type[StudyParams], declared: Mapping[str, Any]) -> list[str]:
-    """Each difference between ``cls``'s fields and the parameters a notebook's cell declares
-    (``declared``: name -> an object with ``kind`` and ``default``, as
-    ``pruneaudit.book.declared_parameters`` returns), one line each: a field missing from the
-    cell, a cell parameter that is no field, a type or a default that differ."""
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    found = [f"{n}: a field of {cls.__qualname__}, not declared in the cell"
-             for n in fields if n not in declared]
-    found += [f"{n}: declared in the cell, not a field of {cls.__qualname__}"
-              for n in declared if n not in fields]
-    for name in [n for n in fields if n in declared]:
-        got, want = declared[name], cell_kind(hints[name])
-        if got.kind != want:
-            found.append(f"{name}: type {_kind_text(got.kind)} in the cell, "
-                         f"{_kind_text(want)} in {cls.__qualname__}")
-        default = fields[name].default
-        if default is dataclasses.MISSING or _frozen(got.default) != default:
-            shown = "none" if default is dataclasses.MISSING else _literal(default)
-            found.append(f"{name}: default {_literal(got.default)} in the cell, {shown} in "
-                         f"{cls.__qualname__}")
-    return found
 
 
 def study_notebook(study: str) -> Path:
