@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from replication import EXPECTED_CAPTURE, interval_kind, run_study  # noqa: E402
 
 from pruneaudit import audit  # noqa: E402
-from pruneaudit.book.replication import seed_overrides  # noqa: E402
+from pruneaudit.book.builder.replication import seed_overrides  # noqa: E402
 from pruneaudit.charts.format import number  # noqa: E402
 from pruneaudit.studies.compression_impact.findings import (  # noqa: E402
     by_seed,

@@ -3,10 +3,10 @@ pair.
 
 Builds the given study notebooks (quick Studies 2-5 by default) once with the profile's seeds
 and once per ``--offset`` with every seed list moved by it
-(:func:`pruneaudit.book.replication.seed_overrides`; Study 5 follows Study 4's), each into its
-own results store and output folder, then compares every pair of builds (not only each against
-the default build; :func:`pruneaudit.book.replication.compare_builds`) and prints, row by row,
-both builds' estimate and interval, verdict and stability, and:
+(:func:`pruneaudit.book.builder.replication.seed_overrides`; Study 5 follows Study 4's), each
+into its own results store and output folder, then compares every pair of builds (not only each
+against the default build; :func:`pruneaudit.book.builder.replication.compare_builds`) and
+prints, row by row, both builds' estimate and interval, verdict and stability, and:
 
 - per study and pair: testable rows, rows firm in each build, rows firm in both and whether those
   agree (they must), borderline rows;
@@ -65,7 +65,7 @@ from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import between_builds as BB  # noqa: E402
 from pruneaudit.audit import findings as F  # noqa: E402
 from pruneaudit.book import Profile, study_module, study_notebooks  # noqa: E402
-from pruneaudit.book.replication import (  # noqa: E402
+from pruneaudit.book.builder.replication import (  # noqa: E402
     EXPECTED_CAPTURE,
     capture,
     compare_builds,

@@ -46,7 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 BUILD = """
 import json, sys, time
 from pathlib import Path
-from pruneaudit.book.runner import run_notebook
+from pruneaudit.book.builder.runner import run_notebook
 profile, out, threads, overrides, *names = sys.argv[1:]
 for name in names:
     start = time.perf_counter()

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 #: runs none and never imports torch (4 s at the start of the run, before the book's build).
 TEST_THREADS = int(os.environ.get("PRUNEAUDIT_TEST_THREADS", "1"))
 # A notebook cell of the smoke profile takes seconds: one that has not answered in 15 minutes is
-# the rare lost kernel reply, and the runner runs its notebook again (book.runner).
+# the rare lost kernel reply, and the runner runs its notebook again (book.builder.runner).
 os.environ.setdefault("PRUNEAUDIT_CELL_TIMEOUT", "900")
 
 

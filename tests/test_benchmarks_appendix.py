@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from pruneaudit import cli
-from pruneaudit.book import appendix
+from pruneaudit.book.report import appendix
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import gpu_rates
 

@@ -114,8 +114,8 @@ def test_python_m_pruneaudit_is_the_same_command():
 
 
 def test_a_page_command_calls_its_module(monkeypatch, capsys):
-    """``pruneaudit pooled BUILDS --check`` is :func:`pruneaudit.book.pooled.write_page`."""
-    from pruneaudit.book import pooled
+    """``pruneaudit pooled BUILDS --check`` is :func:`pruneaudit.book.report.pooled.write_page`."""
+    from pruneaudit.book.report import pooled
 
     seen = []
     monkeypatch.setattr(pooled, "write_page", lambda builds, check: seen.append((builds, check))

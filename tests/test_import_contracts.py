@@ -33,15 +33,15 @@ def test_every_contract_of_pyproject_is_kept() -> None:
 
 
 def test_an_import_against_a_contract_breaks_it(tmp_path: Path) -> None:
-    """The check can fail: ``book.front`` imports ``book.pages``, so a contract forbidding it
-    is broken (exit 1, the import named)."""
+    """The check can fail: ``book.report.front`` imports ``book.report.pages``, so a contract
+    forbidding it is broken (exit 1, the import named)."""
     config = tmp_path / "contracts.toml"
     config.write_text('[tool.importlinter]\nroot_package = "pruneaudit"\n\n'
                       "[[tool.importlinter.contracts]]\n"
                       'name = "front never imports pages"\ntype = "forbidden"\n'
-                      'source_modules = ["pruneaudit.book.front"]\n'
-                      'forbidden_modules = ["pruneaudit.book.pages"]\n')
+                      'source_modules = ["pruneaudit.book.report.front"]\n'
+                      'forbidden_modules = ["pruneaudit.book.report.pages"]\n')
     done = lint_imports(str(config))
     assert done.returncode == 1
     assert "front never imports pages BROKEN" in done.stdout
-    assert "pruneaudit.book.front -> pruneaudit.book.pages" in done.stdout
+    assert "pruneaudit.book.report.front -> pruneaudit.book.report.pages" in done.stdout

@@ -34,7 +34,7 @@ def test_functions_named_as_their_module_stay_functions() -> None:
 def test_the_runner_starts_without_torch() -> None:
     """The book's runner (the build's first process) imports no torch: each study's kernel
     imports its own, and the build starts seconds earlier."""
-    code = "import sys, pruneaudit.book.runner; print('torch' in sys.modules)"
+    code = "import sys, pruneaudit.book.builder.runner; print('torch' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"

@@ -39,7 +39,7 @@ def test_the_environment_is_written_at_two_places_at_most() -> None:
         if ENVIRON_WRITE.search(line)
     ]
     assert len(writes) <= 2, writes
-    assert any(w.startswith("book/runner.py") for w in writes)  # the hand-off to a kernel
+    assert any(w.startswith("book/builder/runner.py") for w in writes)  # the hand-off to a kernel
 
 
 def test_the_pattern_finds_writes() -> None:
@@ -137,7 +137,7 @@ def _tqdm_names() -> dict[str, object]:
 def test_compute_shows_progress_through_the_runtime_and_patches_no_tqdm(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pruneaudit.book import compute
+    from pruneaudit.book.builder import compute
 
     before, threads, seen = _tqdm_names(), torch.get_num_threads(), {}
 

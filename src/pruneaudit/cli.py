@@ -174,7 +174,7 @@ def _profile(args: argparse.Namespace):
     overrides = parse_overrides(args.params)
     profile = Profile.read(args.profile)
     if args.seed_offset:
-        from pruneaudit.book.replication import replication_overrides
+        from pruneaudit.book.builder.replication import replication_overrides
 
         names = [args.name] if args.command == "run" else args.only
         overrides = {**replication_overrides(profile, names, args.seed_offset), **overrides}
@@ -184,21 +184,21 @@ def _profile(args: argparse.Namespace):
 def _book(args: argparse.Namespace) -> int:
     """Run a parsed book command; the exit status."""
     if args.command == "compute":
-        from pruneaudit.book import compute
+        from pruneaudit.book.builder import compute
 
         return compute.command(args.profile, args.params, args.only, args.device, args.export)
     if args.command == "live":
-        from pruneaudit.book import live
+        from pruneaudit.book.builder import live
 
         return live.serve(args.port, args.profile, fresh=args.fresh,
                           open_browser=not args.no_browser)
     profile = _profile(args)
     if args.command == "plan":
-        from pruneaudit.book.plan import make_plan
+        from pruneaudit.book.builder.plan import make_plan
 
         print("\n".join(make_plan(profile, args.only).lines()))
         return 0
-    from pruneaudit.book import compute, runner
+    from pruneaudit.book.builder import compute, runner
 
     if args.command == "run":
         print(runner.run_notebook(args.name, profile, progress=True))
@@ -390,9 +390,9 @@ def _store_ls(args: argparse.Namespace) -> int:
 
 #: Each page and data command: (module, function, the parsed arguments it takes).
 _PAGE_COMMANDS = {
-    "appendix": ("pruneaudit.book.appendix", "write_pages", ("reports", "check")),
-    "pooled": ("pruneaudit.book.pooled", "write_page", ("builds", "check")),
-    "accounting": ("pruneaudit.book.accounting", "write_page", ("check",)),
+    "appendix": ("pruneaudit.book.report.appendix", "write_pages", ("reports", "check")),
+    "pooled": ("pruneaudit.book.report.pooled", "write_page", ("builds", "check")),
+    "accounting": ("pruneaudit.book.report.accounting", "write_page", ("check",)),
     "claims-log": ("pruneaudit.studies.claims_log", "check_log",
                    ("log", "seen", "verdicts", "page")),
     "params": ("pruneaudit.studies.params", "print_cell", ("cell", "write")),

@@ -3,7 +3,7 @@
 A :class:`Runtime` is the one owner of what the package changes in its process, as Lightning's
 ``Fabric`` or Accelerate's ``Accelerator`` are. It is made at an entry point and passed down,
 never kept in a module: :func:`pruneaudit.book.setup` (a page's kernel) makes one and hands it to
-the page (``page.runtime``), :func:`pruneaudit.book.compute.run_studies` makes one for the
+the page (``page.runtime``), :func:`pruneaudit.book.builder.compute.run_studies` makes one for the
 process, a test makes its own; each passes it to a study's ``run(..., runtime=...)``, which
 passes it to the runs (:mod:`pruneaudit.runs`) and they to the trainer
 (:mod:`pruneaudit.training`). A study run in a notebook, in ``compute`` and in a test differs

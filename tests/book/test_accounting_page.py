@@ -9,7 +9,7 @@ import pytest
 
 from pruneaudit import cli
 from pruneaudit.audit import accounting as A
-from pruneaudit.book import accounting
+from pruneaudit.book.report import accounting
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies.claims_log import all_claims
 

@@ -12,8 +12,8 @@ import pytest
 
 from pruneaudit import audit
 from pruneaudit.audit.claims import NOT_TESTABLE, SAME, Claim
-from pruneaudit.book import answer, findings_table, wording
-from pruneaudit.book.notebook import Page
+from pruneaudit.book.builder.notebook import Page
+from pruneaudit.book.report import answer, findings_table, wording
 
 #: Where a test paper measures; an analogue's paper measured on another task.
 HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")

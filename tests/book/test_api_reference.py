@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import pruneaudit
-from pruneaudit.book import sphinx_refs
+from pruneaudit.book.report import sphinx_refs
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = Path(pruneaudit.__file__).resolve().parents[1]
@@ -56,8 +56,8 @@ def _sphinx(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
     book = yaml.safe_load((REPO / "_config.yml").read_text())["sphinx"]["config"]
     assert book["nitpicky"] is True
     extensions = [e for e in book["extensions"] if e.startswith(("sphinx.ext.", "pruneaudit."))]
-    assert extensions == ["sphinx.ext.autodoc", "pruneaudit.book.sphinx_refs",
-                          "pruneaudit.book.sphinx_minus"]
+    assert extensions == ["sphinx.ext.autodoc", "pruneaudit.book.report.sphinx_refs",
+                          "pruneaudit.book.report.sphinx_minus"]
     keys = ("nitpicky", "nitpick_ignore", "autodoc_inherit_docstrings")
     conf = [f"extensions = {extensions!r}"] + [f"{k} = {book[k]!r}" for k in keys]
     src = tmp_path / "src"

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from pruneaudit import book, timing
-from pruneaudit.book import plan as book_plan
-from pruneaudit.book import runner
+from pruneaudit.book.builder import plan as book_plan
+from pruneaudit.book.builder import runner
 from pruneaudit.book.paths import TEMPLATE, study_notebooks
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runtime import KernelRecord
@@ -346,7 +346,7 @@ def test_the_stated_measurement_is_scaled_by_the_speed_probes(
     """A profile that states its build's probe gets that build's duration times this machine's
     probe over it (60 + 30 s at 0.4 against 0.2 s per 10k images: 180 s); without a probe here
     (another device) or in the profile, the duration is the stated one, unscaled."""
-    from pruneaudit.book import plan
+    from pruneaudit.book.builder import plan
 
     profile = tmp_path / "p.yml"
     profile.write_text('measured_on: "Chip A, AVX-512, 2 cores"\nmeasured_probe: 0.2\n'

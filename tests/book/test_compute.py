@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import cli, config
-from pruneaudit.book import compute, runner
+from pruneaudit.book.builder import compute, runner
 from pruneaudit.book.paths import REPO
 from pruneaudit.book.profiles import Profile
 from pruneaudit.errors import PruneAuditError
@@ -67,8 +67,9 @@ def computed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, c
 def test_compute_and_study_runs_import_no_notebook_or_page_stack():
     """Importing the compute path and every study's ``run`` needs none of the notebook stack
     nor the pages' libraries (each blocked module would raise ImportError)."""
-    code = ("import pruneaudit.book.compute\nfrom pruneaudit.book import Profile, run_studies\n"
-            "from pruneaudit.book.compute import study_run\n"
+    code = ("import pruneaudit.book.builder.compute\n"
+            "from pruneaudit.book import Profile, run_studies\n"
+            "from pruneaudit.book.builder.compute import study_run\n"
             "from pruneaudit.book.paths import TEMPLATE, study_notebooks\n"
             "assert all(study_run(n) for n in (TEMPLATE, *study_notebooks()))\n"
             "print(sorted(m for m, v in sys.modules.items() if v is not None\n"

@@ -14,8 +14,8 @@ import pytest
 from pruneaudit import audit
 from pruneaudit.audit import rules as F
 from pruneaudit.audit.claims import COMPARABILITIES, NOT_TESTABLE, Claim
-from pruneaudit.book import findings_table as ft
-from pruneaudit.book import wording
+from pruneaudit.book.report import findings_table as ft
+from pruneaudit.book.report import wording
 from pruneaudit.charts import format as fmt
 
 M = fmt.MINUS
@@ -226,7 +226,7 @@ def test_study_1_findings_page_shows_no_raw_float_or_model_term():
     import numpy as np
     from studies.test_population_ols import population, result_of
 
-    from pruneaudit.book import answer
+    from pruneaudit.book.report import answer
     from pruneaudit.studies import population_ols as po
 
     runs, stats = population(np.random.default_rng(10), mode="effect")
@@ -247,7 +247,7 @@ def test_study_4_findings_page_in_the_words_of_each_claim_shows_no_raw_float():
     import numpy as np
     from studies.test_impact_findings_null import C, _members, _task
 
-    from pruneaudit.book import answer
+    from pruneaudit.book.report import answer
     from pruneaudit.studies import compression_impact as impact
 
     rng = np.random.default_rng(4)

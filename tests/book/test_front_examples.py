@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from pruneaudit.book import front_examples
+from pruneaudit.book.report import front_examples
 
 
 def test_a_page_run_by_hand_saves_nothing(tmp_path: Path) -> None:

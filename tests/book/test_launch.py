@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pruneaudit.book.launch import REMOTE, https_url, origin_url, write_config
 from pruneaudit.book.paths import REPO
+from pruneaudit.book.report.launch import REMOTE, https_url, origin_url, write_config
 
 
 @pytest.mark.parametrize(("remote", "url"), [

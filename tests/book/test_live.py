@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from pruneaudit import config
-from pruneaudit.book import live, notebook
+from pruneaudit.book.builder import live, notebook
 from pruneaudit.book.paths import NBS, REPO, STUDIES
 from pruneaudit.book.profiles import Profile, notebook_reads
 from pruneaudit.errors import PruneAuditError

@@ -7,9 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from pruneaudit.book import pages
 from pruneaudit.book.paths import PROFILES, REPO
 from pruneaudit.book.profiles import Profile
+from pruneaudit.book.report import pages
 
 EVIDENCE = REPO / pages.EVIDENCE
 #: The record of the cold quick build the measured section states: the build's own

@@ -9,8 +9,9 @@ import nbformat
 import pytest
 
 from pruneaudit import audit, book
-from pruneaudit.book import banner, notebook
-from pruneaudit.book.notebook import Page
+from pruneaudit.book.builder import notebook
+from pruneaudit.book.builder.notebook import Page
+from pruneaudit.book.report import banner
 
 SMOKE = {"profile": "smoke", "overrides": {}, "date": "2026-01-01 00:00 UTC"}
 

@@ -10,7 +10,7 @@ import html
 import re
 from pathlib import Path
 
-from pruneaudit.book import wording
+from pruneaudit.book.report import wording
 
 from .conftest import study_pages
 from .prose import MOST_WORDS, long_sentences, page_prose, sentences, verdict_chips, words

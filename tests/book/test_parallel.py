@@ -1,6 +1,6 @@
 """Several notebooks at once (``build --jobs N``): order, overlap and errors of
-:func:`pruneaudit.book.parallel.run_each`, with a stand-in for a notebook that leaves its start
-and end times in a file (the workers are other processes)."""
+:func:`pruneaudit.book.builder.parallel.run_each`, with a stand-in for a notebook that leaves its
+start and end times in a file (the workers are other processes)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pruneaudit.book import parallel
+from pruneaudit.book.builder import parallel
 from pruneaudit.errors import PruneAuditError
 
 
@@ -80,7 +80,7 @@ def test_bad_jobs_is_one_error(workers: object) -> None:
 
 
 def test_a_build_on_a_gpu_runs_one_notebook_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pruneaudit.book import runner
+    from pruneaudit.book.builder import runner
 
     monkeypatch.setattr(runner, "_cuda", lambda: True)
     with pytest.raises(PruneAuditError, match="slow each other; run them one at a time"):
@@ -95,8 +95,8 @@ def test_two_jobs_store_and_find_what_one_job_does(tmp_path: Path, data_root: Pa
     (``build --jobs 2``: Studies 4 and 3 side by side, then 5, which reads 4's populations),
     each into an empty store: the same run keys, the same predictions and the same findings.
     The processes race for the cores; what they store and find does not."""
-    from pruneaudit.book import runner
-    from pruneaudit.book.plan import make_plan
+    from pruneaudit.book.builder import runner
+    from pruneaudit.book.builder.plan import make_plan
     from pruneaudit.book.profiles import Profile
     from pruneaudit.runs.store import ResultsStore
 

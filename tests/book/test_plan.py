@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import book, cli, runtime
-from pruneaudit.book import plan as book_plan
-from pruneaudit.book.plan import make_plan
+from pruneaudit.book.builder import plan as book_plan
+from pruneaudit.book.builder.plan import make_plan
 from pruneaudit.book.profiles import Job, Profile
 from pruneaudit.runs.cost import StudyCost
 from pruneaudit.runs.store import ResultsStore

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import cli
-from pruneaudit.book import pooled
+from pruneaudit.book.report import pooled
 from pruneaudit.errors import PruneAuditError
 
 REPO = Path(__file__).resolve().parents[2]

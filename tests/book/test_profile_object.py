@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import book, cli
-from pruneaudit.book import profiles, runner
+from pruneaudit.book import profiles
+from pruneaudit.book.builder import runner
 from pruneaudit.book.profiles import Profile
 from pruneaudit.errors import PruneAuditError
 

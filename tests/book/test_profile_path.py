@@ -14,7 +14,8 @@ from pathlib import Path
 import papermill
 import pytest
 
-from pruneaudit.book import profiles, runner
+from pruneaudit.book import profiles
+from pruneaudit.book.builder import runner
 
 #: How often the profile's path may come back to a module it has left (a build of every
 #: notebook of the profile: profiles -> plan -> profiles -> plan -> profiles, the whole build
@@ -71,5 +72,5 @@ def test_the_profile_path_reenters_no_module_more_than_twice(tmp_path: Path, mon
     monkeypatch.setenv("PRUNEAUDIT_STORE", str(tmp_path / "results"))
     path = profile_path(lambda: runner.build("smoke", path_output=tmp_path, progress=False))
     # the runner hands the profile to its plan once and runs the plan: profiles -> plan -> ...
-    assert path[0] == "pruneaudit.book.profiles" and "pruneaudit.book.plan" in path
+    assert path[0] == "pruneaudit.book.profiles" and "pruneaudit.book.builder.plan" in path
     assert max(reentries(path).values(), default=0) <= MOST_REENTRIES, " -> ".join(path)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pruneaudit import book
-from pruneaudit.book import profiles, runner
+from pruneaudit.book import profiles
+from pruneaudit.book.builder import runner
 from pruneaudit.errors import PruneAuditError, check_range
 from pruneaudit.runtime import KernelRecord
 from pruneaudit.studies.params import StudyParams
@@ -217,7 +218,7 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_a_profile_file_is_parsed_once_per_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pruneaudit.book import pages
+    from pruneaudit.book.report import pages
 
     parsed = _count_parses(monkeypatch)
     first = profiles.Profile.read("smoke")

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pruneaudit import book, runtime
-from pruneaudit.book import progress
+from pruneaudit.book.builder import progress
 from pruneaudit.errors import PruneAuditError
 
 

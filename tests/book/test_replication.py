@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pruneaudit.book import paths
+from pruneaudit.book.builder.replication import seed_overrides
 from pruneaudit.book.profiles import validate_notebook
-from pruneaudit.book.replication import seed_overrides
 from pruneaudit.errors import PruneAuditError
 
 
@@ -36,8 +36,8 @@ def test_an_offset_that_overlaps_or_is_zero_is_refused():
 
 
 def test_the_command_line_replication_moves_the_seeds_of_what_a_notebook_reads():
+    from pruneaudit.book.builder.runner import replication_overrides
     from pruneaudit.book.profiles import resolve_parameters
-    from pruneaudit.book.runner import replication_overrides
 
     moved = replication_overrides("smoke", ["05_robustness"], 1000)
     assert set(moved) == {"05_robustness.reference_seeds", "04_compression_impact.seeds"}
@@ -58,7 +58,7 @@ def _row(name, verdict, low, high, stability):
 def test_builds_are_compared_in_every_pair_and_firm_disagreements_listed():
     from pruneaudit import audit
     from pruneaudit.audit.claims import Claim
-    from pruneaudit.book.replication import compare_builds, firm_disagreements, pair_summary
+    from pruneaudit.book.builder.replication import compare_builds, firm_disagreements, pair_summary
 
     books = {
         "default": [_row("D9.1 x", audit.REPRODUCED, 0.8, 1.2, 0.95),

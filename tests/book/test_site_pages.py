@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from pruneaudit import audit
-from pruneaudit.book import finding_ids, front, pages, wording
 from pruneaudit.book.profiles import Profile
+from pruneaudit.book.report import finding_ids, front, pages, wording
 from pruneaudit.errors import PruneAuditError
 
 
@@ -160,7 +160,7 @@ def test_front_page_counts_only_paper_rows_and_says_ours_apart(studies: Path) ->
 def test_one_id_one_meaning_the_front_page_and_the_study_page_agree(studies: Path) -> None:
     """Each row's chip, sentence and count read its one verdict, on both pages (the old front
     page listed an id as firm when another row under the same id was)."""
-    from pruneaudit.book import answer
+    from pruneaudit.book.report import answer
 
     head = _row("inconclusive", finding="D5.2 relative top-1") | {
         "comparability": "same", "headline": True, "stability": 0.7}

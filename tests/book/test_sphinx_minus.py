@@ -1,4 +1,4 @@
-"""The glued numbers' minus sign (``pruneaudit.book.sphinx_minus``)."""
+"""The glued numbers' minus sign (``pruneaudit.book.report.sphinx_minus``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 
-from pruneaudit.book.sphinx_minus import true_minus, with_minus
+from pruneaudit.book.report.sphinx_minus import true_minus, with_minus
 
 M = "\u2212"
 

@@ -13,7 +13,7 @@ import pytest
 
 from pruneaudit import audit
 from pruneaudit.audit import rules as F
-from pruneaudit.book import answer, wording
+from pruneaudit.book.report import answer, wording
 from pruneaudit.charts import format as fmt
 
 M = fmt.MINUS

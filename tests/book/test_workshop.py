@@ -26,7 +26,7 @@ import pytest
 
 from pruneaudit import cli, config
 from pruneaudit.audit.findings import findings_frame
-from pruneaudit.book import runner
+from pruneaudit.book.builder import runner
 from pruneaudit.book.paths import BOOK
 from pruneaudit.book.profiles import Profile, study_module
 from pruneaudit.runs.store import ResultsStore

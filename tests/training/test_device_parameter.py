@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from pruneaudit import book, config
-from pruneaudit.book import runner
+from pruneaudit.book.builder import runner
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies.params import StudyParams
 

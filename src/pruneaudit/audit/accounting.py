@@ -18,7 +18,7 @@ Two tables of the package's data, written by hand from the papers' text:
 :func:`problems` names every id an entry cites that no study declares (so that a renamed or
 merged row is fixed here), every declared row no entry cites, every printed number no rule
 covers and every rule that covers none. The book's page *Every claim accounted for*
-(``book/accounting.md``) shows the tables (:mod:`pruneaudit.book.accounting`).
+(``book/accounting.md``) shows the tables (:mod:`pruneaudit.book.report.accounting`).
 """
 
 from __future__ import annotations

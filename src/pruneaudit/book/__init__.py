@@ -1,16 +1,32 @@
 """Run the study notebooks with a profile (papermill) and build the book (Jupyter Book).
 
-- :mod:`~pruneaudit.book.paths`: where the repository, notebooks, profiles and pages are.
-- :mod:`~pruneaudit.book.notebook`: what a notebook calls (:func:`setup`, :class:`Page`).
-- :mod:`~pruneaudit.book.profiles`: profiles, overrides, parameters checked before any kernel.
-- :mod:`~pruneaudit.book.progress`: progress lines and torch's thread count while building.
-- :mod:`~pruneaudit.book.assets`: offline JavaScript, the benchmark fragment, staged sources.
-- :mod:`~pruneaudit.book.runner`: :func:`run_notebook`, :func:`build` and the command line.
-- :mod:`~pruneaudit.book.compute`: :func:`run_studies`, the studies' runs into the results
-  store without notebooks (the ``compute`` command).
+Two rooms over a shared floor (``lint-imports`` keeps the arrows pointing down):
 
-Names are imported when first used (PEP 562), so that ``import pruneaudit.book.compute`` (and
-the ``compute`` command) needs none of the notebook stack (nbformat, nbclient, papermill,
+- :mod:`pruneaudit.book.builder`, the build room: the plan, the runner, the pool of processes,
+  progress, the studies' computations without notebooks, what a notebook calls, live mode and
+  replications. It may import the report room to write the pages.
+- :mod:`pruneaudit.book.report`, the report room: the pages, the front page, answer boxes,
+  findings tables, the wording, the book's static files and Sphinx extensions. It reads
+  findings and never trains: it imports neither the build room nor training.
+- shared: :mod:`~pruneaudit.book.paths` and :mod:`~pruneaudit.book.profiles`, which both read.
+
+Public names and their modules:
+
+- :mod:`~pruneaudit.book.paths`: where the repository, notebooks, profiles and pages are.
+- :mod:`~pruneaudit.book.builder.notebook`: what a notebook calls (:func:`setup`,
+  :class:`Page`).
+- :mod:`~pruneaudit.book.profiles`: profiles, overrides, parameters checked before any kernel.
+- :mod:`~pruneaudit.book.builder.progress`: progress lines and torch's thread count while
+  building.
+- :mod:`~pruneaudit.book.report.assets`: offline JavaScript, the benchmark fragment, staged
+  sources.
+- :mod:`~pruneaudit.book.builder.runner`: :func:`run_notebook`, :func:`build` and the command
+  line.
+- :mod:`~pruneaudit.book.builder.compute`: :func:`run_studies`, the studies' runs into the
+  results store without notebooks (the ``compute`` command).
+
+Names are imported when first used (PEP 562), so that ``import pruneaudit.book.builder.compute``
+(and the ``compute`` command) needs none of the notebook stack (nbformat, nbclient, papermill,
 Jupyter) that the runner and the notebooks' helpers import.
 """
 
@@ -18,7 +34,7 @@ from __future__ import annotations
 
 from pruneaudit.lazy import attach
 
-#: Public name -> the module of this package that defines it.
+#: Public name -> the module that defines it (a module of this package, or its full name).
 _HOMES: dict[str, str] = {
     **dict.fromkeys(
         ("REPO", "NBS", "PROFILES", "BOOK", "STUDIES", "TIMINGS", "MATHJAX", "PROFILE_NAMES",
@@ -27,24 +43,26 @@ _HOMES: dict[str, str] = {
     ),
     **dict.fromkeys(
         ("KERNEL_ENV", "VERSIONED", "print_provenance", "build_info", "Page", "setup"),
-        "notebook",
+        "pruneaudit.book.builder.notebook",
     ),
-    "banner_text": "banner",
+    "banner_text": "pruneaudit.book.report.banner",
     **dict.fromkeys(
         ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
          "notebook_path", "notebook_parameters", "parse_overrides",
          "resolve_parameters", "study_module", "validate_notebook", "check_common"),
         "profiles",
     ),
-    **dict.fromkeys(("THREADS_ENV", "Monitor", "choose_threads"), "progress"),
-    **dict.fromkeys(("vendor_assets", "stage_sources"), "assets"),
-    "load_timings": "pages",
+    **dict.fromkeys(
+        ("THREADS_ENV", "Monitor", "choose_threads"), "pruneaudit.book.builder.progress"
+    ),
+    **dict.fromkeys(("vendor_assets", "stage_sources"), "pruneaudit.book.report.assets"),
+    "load_timings": "pruneaudit.book.report.pages",
     **dict.fromkeys(
         ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook", "run_job",
          "record_timing", "expected_duration", "check_same_build", "build"),
-        "runner",
+        "pruneaudit.book.builder.runner",
     ),
-    **dict.fromkeys(("Computed", "run_studies"), "compute"),
+    **dict.fromkeys(("Computed", "run_studies"), "pruneaudit.book.builder.compute"),
 }
 
 __all__ = [

@@ -8,7 +8,7 @@
 
 The names of :mod:`~pruneaudit.charts.figures` are imported when first used (PEP 562), so that
 a study's ``run``, which needs only the formatter and the data URLs, loads neither Altair nor
-vl-convert (the ``compute`` command, :mod:`pruneaudit.book.compute`).
+vl-convert (the ``compute`` command, :mod:`pruneaudit.book.builder.compute`).
 """
 
 from __future__ import annotations

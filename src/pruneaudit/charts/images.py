@@ -2,7 +2,7 @@
 
 No Altair here: a study's ``run`` stores its gallery frames (:func:`image_data_url` of each
 image) on a machine that computes without drawing (the ``compute`` command,
-:mod:`pruneaudit.book.compute`).
+:mod:`pruneaudit.book.builder.compute`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 #: What a study package imports on first use: they draw with Altair, which a study's ``run``
-#: does without (the ``compute`` command, :mod:`pruneaudit.book.compute`).
+#: does without (the ``compute`` command, :mod:`pruneaudit.book.builder.compute`).
 LAZY = ("views", "key_figure")
 
 

@@ -3,14 +3,14 @@
 - :func:`write_front_page`: ``_overall.md``, the first screen (:func:`overall_html`): three to
   five plain sentences on what pruning and quantization did in this build, with numbers and
   units, beside a strip of real digits the pruned models forget and ordinary ones
-  (:mod:`pruneaudit.book.front_examples`, saved by Study 4's page); and ``_front.md``: one row
-  per study (its question, the plain answer and how sure we are), the paper findings counted,
-  our own questions in their own short section, and the key figures as thumbnails.
+  (:mod:`pruneaudit.book.report.front_examples`, saved by Study 4's page); and ``_front.md``:
+  one row per study (its question, the plain answer and how sure we are), the paper findings
+  counted, our own questions in their own short section, and the key figures as thumbnails.
 - :func:`write_verdicts_page`: ``_verdicts.md``, the methods page's legend of the five words
   and the internal verdicts each covers.
 
 Only rows that speak for a paper (``same``/``analogue``, never a derived row) are counted or
-stated as answers (:func:`pruneaudit.book.wording.counted`); every chip, count and sentence
+stated as answers (:func:`pruneaudit.book.report.wording.counted`); every chip, count and sentence
 about a row reads from that row's one verdict, as its study page does.
 """
 
@@ -25,11 +25,12 @@ from pathlib import Path
 
 from pruneaudit.audit.findings import Finding
 from pruneaudit.audit.rules import VERDICTS
-from pruneaudit.book import front_examples, wording
-from pruneaudit.book.answer import headline_findings
-from pruneaudit.book.banner import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
-from pruneaudit.book.findings_table import RULE
-from pruneaudit.book.pages import (
+from pruneaudit.book.paths import STUDIES
+from pruneaudit.book.report import front_examples, wording
+from pruneaudit.book.report.answer import headline_findings
+from pruneaudit.book.report.banner import PIPELINE_CHECK_NOTE, PIPELINE_CHECK_PROFILE
+from pruneaudit.book.report.findings_table import RULE
+from pruneaudit.book.report.pages import (
     FRONT,
     SITE_STUDIES,
     _cell,
@@ -39,7 +40,6 @@ from pruneaudit.book.pages import (
     build_stamp_of,
     read_findings,
 )
-from pruneaudit.book.paths import STUDIES
 from pruneaudit.charts import format as fmt
 
 OVERALL = "_overall.md"
@@ -109,8 +109,8 @@ def _points(value: float) -> str:
 
 def plain_sentences(facts: Mapping[str, object]) -> list[str]:
     """The first screen's sentences from Study 4's saved numbers
-    (:func:`pruneaudit.book.front_examples.front_facts`): what pruning and quantization do, to
-    which digits, and by how much, with units. Every number is read from ``facts``."""
+    (:func:`pruneaudit.book.report.front_examples.front_facts`): what pruning and quantization
+    do, to which digits, and by how much, with units. Every number is read from ``facts``."""
     sparsity = fmt.percent(float(facts["sparsity"]), 0)
     said = [
         "Pruning sets most of a network's weights to zero; quantization stores them in fewer "
@@ -283,7 +283,8 @@ def write_front_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
 def verdicts_text() -> str:
     """The legend of the five words (Markdown with HTML anchors): each word, its meaning and
     the internal verdicts it covers with their rules
-    (:data:`pruneaudit.book.wording.READER_WORD`, :data:`pruneaudit.book.findings_table.RULE`)."""
+    (:data:`pruneaudit.book.report.wording.READER_WORD`,
+    :data:`pruneaudit.book.report.findings_table.RULE`)."""
     items = []
     for word in wording.WORDS:
         covered = [v for v in VERDICTS if wording.READER_WORD.get(v) == word]

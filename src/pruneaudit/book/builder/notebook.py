@@ -37,10 +37,10 @@ from pathlib import Path
 from pruneaudit import charts, config, runtime, timing
 from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit import findings_file
-from pruneaudit.book import answer, findings_table
-from pruneaudit.book.banner import banner_text, pipeline_check_html
 from pruneaudit.book.paths import phases_path
 from pruneaudit.book.profiles import Profile
+from pruneaudit.book.report import answer, findings_table
+from pruneaudit.book.report.banner import banner_text, pipeline_check_html
 from pruneaudit.runs import ResultsStore
 from pruneaudit.studies.params import StudyParams
 
@@ -147,7 +147,8 @@ class Page:
     def show_answer(self, rows: Sequence[audit_findings.Finding]) -> None:
         """Display the page's answer box, its first result under the title: the headline
         findings in plain words with their numbers, the verdict counts (firm and borderline
-        apart) and the profile and date of the build (:func:`pruneaudit.book.answer.answer_html`);
+        apart) and the profile and date of the build
+        (:func:`pruneaudit.book.report.answer.answer_html`);
         on a smoke build, just above it, that its numbers are a pipeline check
         (``pipeline_check_html``)."""
         from IPython.display import HTML, display

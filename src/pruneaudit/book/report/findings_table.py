@@ -1,7 +1,7 @@
 """A study page's findings for people: one plain sentence per finding, then one compact table.
 
 - :func:`sentence`: a finding in sentences, the same in the answer box, the findings table
-  and the front page (:func:`pruneaudit.book.wording.said`: what was found, in the verdict's
+  and the front page (:func:`pruneaudit.book.report.wording.said`: what was found, in the verdict's
   own words with our number and the paper's, then how sure).
 - :func:`table_html`: one row per finding (name, the paper's value, ours with its 95% interval
   in one cell, direction first, size second, verdict as a coloured label with its stability)
@@ -50,8 +50,8 @@ from pruneaudit.audit.rules import (
     VERDICTS,
 )
 from pruneaudit.audit.stability import STABLE
-from pruneaudit.book import finding_ids, wording
-from pruneaudit.book.wording import UNIT_SCALE, VERDICT_SAID, has_interval, shown
+from pruneaudit.book.report import finding_ids, wording
+from pruneaudit.book.report.wording import UNIT_SCALE, VERDICT_SAID, has_interval, shown
 from pruneaudit.charts import format as fmt
 
 MINUS = fmt.MINUS
@@ -80,7 +80,7 @@ DIRECTION_LABELS = {key: said[0] for key, said in DIRECTION_SAID.items()}
 DIRECTION_WORDS = {key: said[1] for key, said in DIRECTION_SAID.items()}
 SIZE_LABELS = {key: said[0] for key, said in SIZE_SAID.items()}
 SIZE_WORDS = {key: said[1] for key, said in SIZE_SAID.items()}
-#: The most words of a finding's first sentence (:mod:`pruneaudit.book.wording`).
+#: The most words of a finding's first sentence (:mod:`pruneaudit.book.report.wording`).
 SENTENCE_WORDS = wording.SENTENCE_WORDS
 #: How each verdict is decided, after its plain words (``wording.VERDICT_SAID``).
 RULE = {
@@ -223,7 +223,7 @@ def short_name(row: Finding) -> tuple[str, str]:
 
 def sentence(row: Finding) -> str:
     """The finding in sentences (Markdown), the same in the answer box, this table and the
-    front page: what was found, then how sure (:func:`pruneaudit.book.wording.said`)."""
+    front page: what was found, then how sure (:func:`pruneaudit.book.report.wording.said`)."""
     return wording.said(row).text
 
 
@@ -236,7 +236,8 @@ def sentences(rows: Sequence[Finding]) -> str:
 
 
 def stability_text(row: Finding) -> str:
-    """The stability in words with its number (:func:`pruneaudit.book.wording.stability_words`):
+    """The stability in words with its number
+    (:func:`pruneaudit.book.report.wording.stability_words`):
     ``a replication would agree about 9 times in 10``; ``—`` when unknown."""
     return wording.stability_words(row)
 
@@ -389,7 +390,7 @@ def method_note() -> str:
 
 def summary_text(rows: Sequence[Finding], profile: str | None = None) -> str:
     """One short paragraph under the table: the counts in the five words
-    (:func:`pruneaudit.book.wording.counts_text`) and, for a smoke build, that its agreement
+    (:func:`pruneaudit.book.report.wording.counts_text`) and, for a smoke build, that its agreement
     figures over-state how sure it is."""
     text = wording.counts_text(rows)
     ours = [r for r in rows if r.comparability == "beyond"]

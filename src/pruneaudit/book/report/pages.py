@@ -8,18 +8,18 @@
   generated from each profile's ``measured:`` section (the evidence behind them:
   ``benchmarks/out/profile_evidence.md``).
 - :func:`write_definitions_page`: the methods page's *Findings by id* (``_definitions.md``), one
-  anchor per finding id (:mod:`pruneaudit.book.finding_ids`).
+  anchor per finding id (:mod:`pruneaudit.book.report.finding_ids`).
 - :func:`write_rerun_pages`: per notebook, "Re-run this page" (``_rerun_<name>.md``): the
   commands, the measured time per profile and the parameters per profile.
 - :func:`remove_injected_parameters`: papermill's ``injected-parameters`` cell gets the
   ``remove-cell`` tag (the page's "Re-run this page" section prints the parameters).
 
 All depend only on the studies folder (and ``nbs/``); ``build`` calls :func:`prepare_pages`
-before ``jupyter-book build``, and the front page's writers (:mod:`pruneaudit.book.front`: the
-intro's overall answer and studies at a glance, ``_overall.md`` and ``_front.md``, and the
-methods page's legend of the verdict words, ``_verdicts.md``), which read this module's
-helpers. The intro, Reproducing and methods pages ``{include}`` the fragments; a study page may
-include its ``_rerun_<name>.md``.
+before ``jupyter-book build``, and the front page's writers
+(:mod:`pruneaudit.book.report.front`: the intro's overall answer and studies at a glance,
+``_overall.md`` and ``_front.md``, and the methods page's legend of the verdict words,
+``_verdicts.md``), which read this module's helpers. The intro, Reproducing and methods pages
+``{include}`` the fragments; a study page may include its ``_rerun_<name>.md``.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from pathlib import Path
 from pruneaudit import timing
 from pruneaudit.audit.findings import Finding
 from pruneaudit.audit.findings_file import from_json
-from pruneaudit.book import finding_ids
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
 from pruneaudit.book.profiles import Profile, available_notebooks, notebook_parameters
+from pruneaudit.book.report import finding_ids
 from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
 
@@ -133,7 +133,7 @@ def _cell(text: str) -> str:
     return re.sub(r"\s+", " ", text).replace("|", "\\|").strip()
 
 
-#: The key executed notebooks record their build under (``pruneaudit.book.runner``).
+#: The key executed notebooks record their build under (``pruneaudit.book.builder.runner``).
 STAMP_KEY = "pruneaudit"
 
 
@@ -429,9 +429,9 @@ def write_rerun_pages(
 def write_definitions_page(studies_dir: str | os.PathLike = STUDIES) -> Path:
     """Write ``<studies_dir>/_definitions.md``, the methods page's *Findings by id*: per id of
     the built pages' ``<name>.findings.json`` (in id order), an anchor
-    (:func:`pruneaudit.book.finding_ids.anchor`), its rows' names and definitions (numbers and
-    minus signs as the study pages write them: :func:`pruneaudit.charts.format.clean_text`)
-    and the page it is on; return its path."""
+    (:func:`pruneaudit.book.report.finding_ids.anchor`), its rows' names and definitions
+    (numbers and minus signs as the study pages write them:
+    :func:`pruneaudit.charts.format.clean_text`) and the page it is on; return its path."""
     studies_dir = Path(studies_dir)
     studies_dir.mkdir(parents=True, exist_ok=True)
     by_id: dict[str, list[tuple[str, dict]]] = {}
@@ -465,7 +465,8 @@ def remove_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list
     """Tag papermill's ``injected-parameters`` cell ``remove-cell`` (no longer ``hide-cell``)
     in every executed notebook of ``studies_dir`` that lacks it (cells' metadata only): the top
     of a page is its answer, and the page's "Re-run this page" section prints the parameters
-    (:meth:`pruneaudit.book.notebook.Page.show_provenance`); return the notebooks changed."""
+    (:meth:`pruneaudit.book.builder.notebook.Page.show_provenance`); return the notebooks
+    changed."""
     import nbformat
 
     changed = []
@@ -489,7 +490,7 @@ def remove_injected_parameters(studies_dir: str | os.PathLike = STUDIES) -> list
 
 def prepare_pages(studies_dir: str | os.PathLike = STUDIES) -> list[Path]:
     """What ``build`` runs before ``jupyter-book build`` (beside the front page's fragments,
-    :mod:`pruneaudit.book.front`): remove the injected parameters from the pages, write the
+    :mod:`pruneaudit.book.report.front`): remove the injected parameters from the pages, write the
     timings table, the stated cold builds, the methods page's findings by id and each
     notebook's "Re-run this page" fragment (each profile read once); return the fragments."""
     remove_injected_parameters(studies_dir)

@@ -6,8 +6,8 @@ in one or two sentences, from the paper's own rows only.
   :data:`pruneaudit.audit.claims.HEADLINE_KINDS`; never a derived row), else the first
   testable such row.
 - :func:`box_sentence`: one headline row in one sentence of at most
-  :data:`pruneaudit.book.wording.SENTENCE_WORDS` words: its plain name, the reader's word, our
-  number with its unit beside the paper's and how often a replication would agree.
+  :data:`pruneaudit.book.report.wording.SENTENCE_WORDS` words: its plain name, the reader's
+  word, our number with its unit beside the paper's and how often a replication would agree.
 - :func:`answer_html`: the box (HTML, class ``pa-answer``): the sentences, the definitions of
   the words they use, and folded details (the ids, the counts, what would make a shaky row
   sure, the build line).
@@ -24,8 +24,8 @@ from pruneaudit.audit import findings as audit_findings
 from pruneaudit.audit import rules as audit_rules
 from pruneaudit.audit.findings import Finding
 from pruneaudit.audit.stability import STABLE
-from pruneaudit.book import finding_ids, wording
-from pruneaudit.book.findings_table import firm_text, units_of
+from pruneaudit.book.report import finding_ids, wording
+from pruneaudit.book.report.findings_table import firm_text, units_of
 
 #: The box's class (the browser test finds the answer by it).
 ANSWER_CLASS = "pa-answer"
@@ -40,7 +40,7 @@ MOST_SENTENCES = 2
 
 
 def headline_findings(rows: Sequence[Finding]) -> list[Finding]:
-    """The paper rows (:func:`pruneaudit.book.wording.counted`) marked ``headline``; without
+    """The paper rows (:func:`pruneaudit.book.report.wording.counted`) marked ``headline``; without
     any, the first testable paper row; without one, none."""
     paper = wording.counted(rows)
     marked = [r for r in paper if r.headline]
@@ -57,10 +57,11 @@ def _agree_clause(row: Finding) -> str:
 
 def box_sentence(row: Finding) -> str:
     """One headline row in one sentence (Markdown) of at most
-    :data:`pruneaudit.book.wording.SENTENCE_WORDS` words: ``**Dense top-1 on PIEs minus on
+    :data:`pruneaudit.book.report.wording.SENTENCE_WORDS` words: ``**Dense top-1 on PIEs minus on
     all**: *holds here*, larger than the paper's (ours −42.3 pts; the paper's −36.9 pts); a
     replication would agree about 8 times in 10.`` Too long, the size words go, then the
-    agreement (it stays in the details), then :func:`pruneaudit.book.wording.finding_sentence`."""
+    agreement (it stays in the details), then
+    :func:`pruneaudit.book.report.wording.finding_sentence`."""
     name, word = wording.name_of(row), f"*{wording.word_of(row.verdict)}*"
     if row.verdict in audit_rules.UNTESTED or not wording._finite(row.ours):
         return wording.finding_sentence(row)
@@ -78,7 +79,7 @@ def box_sentence(row: Finding) -> str:
 
 def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> str:
     """For a row a replication would agree with less than :data:`STABLE` of the time, one line
-    that names its units (:func:`pruneaudit.book.findings_table.units_of`): units computation
+    that names its units (:func:`pruneaudit.book.report.findings_table.units_of`): units computation
     buys (seeds, members): how many would do and what they cost, ``firm_at / units`` times
     the study's measured ``seconds`` (a rough figure); units no budget raises: what would.
     Empty otherwise."""
@@ -100,7 +101,7 @@ def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> st
 
 
 def markdown_inline(text: str, page: str = wording.LEGEND_PAGE) -> str:
-    """Inline Markdown as HTML (:func:`pruneaudit.book.wording.inline_html`)."""
+    """Inline Markdown as HTML (:func:`pruneaudit.book.report.wording.inline_html`)."""
     return wording.inline_html(text, page)
 
 
@@ -140,7 +141,7 @@ def _details(rows: Sequence[Finding], info: Mapping[str, object] | None,
 def answer_html(rows: Sequence[Finding], info: Mapping[str, object] | None,
                 seconds: float | None = None) -> str:
     """The answer box: each headline row in one sentence (:func:`box_sentence`), the words it
-    uses defined (:func:`pruneaudit.book.wording.legend_line`), then the folded details."""
+    uses defined (:func:`pruneaudit.book.report.wording.legend_line`), then the folded details."""
     heads = headline_findings(rows)
     said = "".join(f"<p>{said_html(r)}</p>" for r in heads) or (
         "<p>No paper finding on this page.</p>")

@@ -1,5 +1,5 @@
 """What a built page says of its build: the banner line and the smoke build's note. Kept apart
-from :mod:`pruneaudit.book.notebook` so that the book's runner, which stamps every executed
+from :mod:`pruneaudit.book.builder.notebook` so that the book's runner, which stamps every executed
 notebook with the banner, does not import what a kernel needs (torch, the audit, the data)."""
 
 from __future__ import annotations

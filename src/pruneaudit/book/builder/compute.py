@@ -24,7 +24,7 @@ few MB that ``build --import FILE`` adds to another machine's store
 rendered elsewhere. A store made only of imported runs renders the book, but cannot extend a
 series (a further pruning round starts from a checkpoint): compute that in the full store.
 
-Progress is printed as ``build`` prints it (:class:`pruneaudit.book.progress.Monitor`): the
+Progress is printed as ``build`` prints it (:class:`pruneaudit.book.builder.progress.Monitor`): the
 study's training bars as lines, then ``computed NAME (seconds, new runs)``. This module imports
 none of the notebook stack (nbformat, nbclient, papermill, Jupyter).
 """
@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import TextIO
 
 from pruneaudit import config, runtime
-from pruneaudit.book import progress as book_progress
-from pruneaudit.book.plan import make_plan
+from pruneaudit.book.builder import progress as book_progress
+from pruneaudit.book.builder.plan import make_plan
 from pruneaudit.book.profiles import Profile, parse_overrides, study_module
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
@@ -167,7 +167,7 @@ def _monitor(
     process: runtime.Runtime, name: str, progress: bool, stream: TextIO
 ) -> Iterator[None]:
     """While a study runs: its training bars as ``build`` prints a notebook's (the runtime's
-    bars write lines to a file tailed by :class:`~pruneaudit.book.progress.Monitor`), the
+    bars write lines to a file tailed by :class:`~pruneaudit.book.builder.progress.Monitor`), the
     runtime's progress output restored after. Nothing when ``progress`` is off."""
     if not progress:
         yield

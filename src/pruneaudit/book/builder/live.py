@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pruneaudit import config, runtime
-from pruneaudit.book.notebook import DEFAULT_PROFILE, PAGE_PROFILE_ENV
+from pruneaudit.book.builder.notebook import DEFAULT_PROFILE, PAGE_PROFILE_ENV
 from pruneaudit.book.paths import NBS, REPO
 from pruneaudit.book.profiles import Profile, notebook_reads
 from pruneaudit.errors import PruneAuditError

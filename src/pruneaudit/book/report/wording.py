@@ -13,7 +13,8 @@
 - :func:`chip_html`: a verdict as a coloured label; :func:`legend_line`: the definitions of the
   words a box uses, said where they first appear.
 - :func:`shown`: a row's numbers to one precision in its unit (:data:`UNIT_SCALE`), which
-  the sentences here and the findings table (:mod:`pruneaudit.book.findings_table`) both show.
+  the sentences here and the findings table (:mod:`pruneaudit.book.report.findings_table`)
+  both show.
 - :func:`counts_text`: how many paper findings hold, do not, and so on, in the five words; a
   derived row (:func:`is_derived`) is shown but never counted as a second finding.
 """
@@ -307,7 +308,7 @@ def plain_name(row: Finding, plain: bool = False) -> str:
     ``D4.5 dense top-1 on PIEs minus on all`` -> ``Dense top-1 on PIEs minus on all``; with
     ``plain``, jargon in plain words (:data:`PLAIN_TERMS`: ``Dense accuracy on forgotten
     digits minus on all``)."""
-    from pruneaudit.book.finding_ids import split_id
+    from pruneaudit.book.report.finding_ids import split_id
 
     label = split_id(row.finding)[1]
     if plain:

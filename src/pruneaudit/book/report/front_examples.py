@@ -4,7 +4,7 @@ example digits from the build (the digits the pruned models forget, beside ordin
 :func:`front_facts` reads them off Study 4's result at the pruned level nearest H1's 90%
 (:func:`pruneaudit.studies.compression_impact.tables.headline_variant`) with Study 4's own
 functions; :func:`save` writes them as ``<page_dir>/<notebook>.front.json``, which
-:mod:`pruneaudit.book.front` reads (:func:`read_facts`). Nothing here is written by hand.
+:mod:`pruneaudit.book.report.front` reads (:func:`read_facts`). Nothing here is written by hand.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 anchor per id on the methods page.
 
 The methods page ``book/methods_audit.md`` includes ``studies/_definitions.md``
-(:func:`pruneaudit.book.pages.write_definitions_page`), which gives every id of the built pages
-its own anchor :func:`anchor`; a study page links an id with :func:`link`. Ids live in the
-details of a row, never in a reader's sentence (:func:`split_id` takes them off a name).
+(:func:`pruneaudit.book.report.pages.write_definitions_page`), which gives every id of the
+built pages its own anchor :func:`anchor`; a study page links an id with :func:`link`. Ids live
+in the details of a row, never in a reader's sentence (:func:`split_id` takes them off a name).
 """
 
 from __future__ import annotations

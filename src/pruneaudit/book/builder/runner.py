@@ -4,9 +4,9 @@ The command line (``pruneaudit build|run|compute|plan``, or ``python -m pruneaud
 :mod:`pruneaudit.cli`; the book's Reproducing page and the README explain its options.
 
 The profile is read once into a :class:`~pruneaudit.book.profiles.Profile` (with the ``-p``
-overrides) and made into one :class:`~pruneaudit.book.plan.BuildPlan` before any kernel starts
-(:func:`~pruneaudit.book.plan.make_plan`: every parameter checked, the order, each
-notebook's job, the stamp, the expected duration); :func:`build` runs it. Executed
+overrides) and made into one :class:`~pruneaudit.book.builder.plan.BuildPlan` before any kernel
+starts (:func:`~pruneaudit.book.builder.plan.make_plan`: every parameter checked, the order,
+each notebook's job, the stamp, the expected duration); :func:`build` runs it. Executed
 notebooks go to ``<path-output>/book/studies/<name>.ipynb`` (the repository's ``book/studies`` by
 default; a build elsewhere, e.g. the tests', first copies the book's sources there), each with a
 banner cell and ``metadata.pruneaudit`` recording its profile, overrides and build date; ``build``
@@ -14,11 +14,11 @@ refuses to assemble pages of different profiles or overrides unless ``--allow-mi
 ``jupyter-book build`` renders them (execution off in ``_config.yml``); study pages whose executed
 notebook does not exist are left out of the toc used.
 
-While a notebook runs, :class:`pruneaudit.book.progress.Monitor` prints which cell runs and the
-kernel's training progress; per-notebook durations go to ``book/studies/_timings.json``, from
-which the next build states its expected duration. ``--jobs N`` runs up to N notebooks at once,
-each in a process of its own, a notebook after those it reads (:mod:`pruneaudit.book.parallel`;
-CPU only: on a GPU two study processes slow each other).
+While a notebook runs, :class:`pruneaudit.book.builder.progress.Monitor` prints which cell runs
+and the kernel's training progress; per-notebook durations go to ``book/studies/_timings.json``,
+from which the next build states its expected duration. ``--jobs N`` runs up to N notebooks at
+once, each in a process of its own, a notebook after those it reads
+(:mod:`pruneaudit.book.builder.parallel`; CPU only: on a GPU two study processes slow each other).
 """
 
 from __future__ import annotations
@@ -41,15 +41,9 @@ import yaml
 from nbclient.exceptions import CellTimeoutError
 
 from pruneaudit import timing
-from pruneaudit.book import parallel
-from pruneaudit.book import progress as book_progress
-from pruneaudit.book.assets import stage_sources, vendor_assets
-from pruneaudit.book.banner import banner_text
-from pruneaudit.book.front import write_front_page, write_verdicts_page
-from pruneaudit.book.launch import origin_url, write_config
-from pruneaudit.book.pages import load_timings, prepare_pages
-from pruneaudit.book.paths import REPO, STUDIES, TIMINGS, phases_path
-from pruneaudit.book.plan import (
+from pruneaudit.book.builder import parallel
+from pruneaudit.book.builder import progress as book_progress
+from pruneaudit.book.builder.plan import (
     JUPYTER_BOOK,
     BuildPlan,
     build_stamp,
@@ -58,12 +52,18 @@ from pruneaudit.book.plan import (
     probe_here,
     write_plan_page,
 )
+from pruneaudit.book.builder.replication import replication_overrides  # noqa: F401  (kept here)
+from pruneaudit.book.paths import REPO, STUDIES, TIMINGS, phases_path
 from pruneaudit.book.profiles import (
     Job,
     Profile,
     notebook_path,
 )
-from pruneaudit.book.replication import replication_overrides  # noqa: F401  (kept here)
+from pruneaudit.book.report.assets import stage_sources, vendor_assets
+from pruneaudit.book.report.banner import banner_text
+from pruneaudit.book.report.front import write_front_page, write_verdicts_page
+from pruneaudit.book.report.launch import origin_url, write_config
+from pruneaudit.book.report.pages import load_timings, prepare_pages
 from pruneaudit.errors import PruneAuditError, check_positive_int
 from pruneaudit.runtime import KernelRecord
 
@@ -455,14 +455,14 @@ def build(
 
     ``profile`` (a :class:`~pruneaudit.book.profiles.Profile`, ``overrides`` None: its own; or a
     name or YAML path) is read once and made into one plan before anything runs
-    (:func:`~pruneaudit.book.plan.make_plan`: every parameter checked, the
+    (:func:`~pruneaudit.book.builder.plan.make_plan`: every parameter checked, the
     build order, each notebook's job, the stamp and the expected duration), which
-    :func:`~pruneaudit.book.runner.run_plan` runs. Executed notebooks go to
+    :func:`~pruneaudit.book.builder.runner.run_plan` runs. Executed notebooks go to
     ``<path_output>/book/studies`` (the book's sources are copied to ``path_output`` first when
     it is not the repository); the HTML to ``<path_output>/_build/html``; warnings are errors.
     The pages must share one profile and overrides unless ``allow_mixed``; study pages whose
     executed notebook is missing are left out of the toc used. ``jobs``: how many notebooks run
-    at once (:mod:`pruneaudit.book.parallel`), on the CPU only: on a GPU two study processes
+    at once (:mod:`pruneaudit.book.builder.parallel`), on the CPU only: on a GPU two study processes
     slow each other, so more than one is refused there.
     """
     jobs = check_positive_int("jobs", jobs)
@@ -503,8 +503,9 @@ def build(
 def run_plan(plan: BuildPlan, studies: Path, *, progress: bool = True, jobs: int = 1) -> None:
     """Execute the notebooks of ``plan`` into ``studies`` (up to ``jobs`` at once, each after
     those it reads) and record each one's duration (:func:`record_timing`); print the plan's
-    lines first when ``progress`` (:meth:`~pruneaudit.book.plan.BuildPlan.lines`: the expected
-    duration and torch's threads, then each notebook's expected minutes, which add up to it)."""
+    lines first when ``progress`` (:meth:`~pruneaudit.book.builder.plan.BuildPlan.lines`: the
+    expected duration and torch's threads, then each notebook's expected minutes, which add up
+    to it)."""
     say = print if progress else (lambda *a, **k: None)
     for line in plan.lines() if progress else []:
         say(line, flush=True)

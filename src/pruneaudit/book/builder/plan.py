@@ -95,7 +95,7 @@ def expectations(
     the last build of ``profile`` (``studies/_timings.json``); else the profile's ``stated``
     cold build of it, times this machine's speed probe over the stated one (``stated_probe``;
     :func:`probe_here`, on the CPU only); else the training its ``costs`` count; else unknown."""
-    from pruneaudit.book.pages import load_timings
+    from pruneaudit.book.report.pages import load_timings
 
     timed = {r["notebook"]: r for r in load_timings(studies, strict=False)
              if r["profile"] == profile}
@@ -198,7 +198,8 @@ def expected_duration(
     stated_on: str = "",
     stated_probe: float | None = None,
 ) -> str:
-    """The sentence of :func:`~pruneaudit.book.plan.expected`: the profile's expected duration."""
+    """The sentence of :func:`~pruneaudit.book.builder.plan.expected`: the profile's expected
+    duration."""
     return expected(studies, profile, names, stated, stated_on, stated_probe)[1]
 
 
