@@ -1,6 +1,6 @@
 """Packages whose public names are imported on first use (PEP 562): ``pruneaudit.audit``,
-``pruneaudit.runs`` and ``pruneaudit.book``, so that a module needing one part of a package does
-not import all of it (the book's runner starts without torch)."""
+``pruneaudit.runs``, ``pruneaudit.book`` and each study's views, so that a module needing one
+part of a package does not import all of it (the book's runner starts without torch)."""
 
 from __future__ import annotations
 

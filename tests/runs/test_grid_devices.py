@@ -91,8 +91,10 @@ def test_dask_workers_get_their_own_device():
         dashboard_address=None,
     ) as cluster, Client(cluster) as client:
         client.register_plugin(DevicePlugin(["cuda:0", "cuda:1"]))
-        seen = client.run(worker_device)  # the device each worker's plugin keeps
         names = {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
+        # the device each worker's plugin keeps, read by a task on that worker (as a run's is)
+        seen = {addr: client.submit(worker_device, workers=[addr], pure=False).result()
+                for addr in names.values()}
     assert {name: seen[addr] for name, addr in names.items()} == {0: "cuda:0", 1: "cuda:1"}
 
 

@@ -39,6 +39,7 @@ PAPER_EFFECT = {
     "a0": 1.1384,
     "exp_sparsity:a0": -0.1907,
     "a0:rewind": -0.1827,
+    "rewind": 0.0670,
 }
 
 
@@ -83,6 +84,7 @@ def population(rng, mode: str, noise: float = 0.01, iterations: int = ITERATIONS
                                 + PAPER_EFFECT["H"] * (H - 2)
                                 + PAPER_EFFECT["exp_sparsity:a0"] * np.exp(sp) * a0
                                 + PAPER_EFFECT["a0:rewind"] * a0 * (w == "rewind")
+                                + PAPER_EFFECT["rewind"] * (w == "rewind")
                             )
                         acc = np.clip(acc, 0, 1)
                         for c in range(10):
@@ -92,14 +94,15 @@ def population(rng, mode: str, noise: float = 0.01, iterations: int = ITERATIONS
 
 
 def verdicts(rng, n: int, **kw) -> pd.DataFrame:
-    """The verdicts of D1.1-D1.4 over ``n`` simulated populations, one fit each, by term."""
+    """The verdicts of D1.1-D1.4 and D1.6 over ``n`` simulated populations, one fit each, by
+    term."""
     out = []
     for _ in range(n):
         runs, stats = population(rng, **kw)
         fit = po.fits.findings_fit(audit.design_frame(runs, stats))
         rows = regression_findings(fit)
-        out.append(dict(zip(["E", "F", "R2", "a0", "e^s:a0", "a0:rw"], [r.verdict for r in rows],
-                            strict=True)))
+        out.append(dict(zip(["E", "F", "R2", "a0", "e^s:a0", "a0:rw", "rw"],
+                            [r.verdict for r in rows], strict=True)))
     return pd.DataFrame(out)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
+
+from pruneaudit.lazy import attach
 
 #: What a study package imports on first use: they draw with Altair, which a study's ``run``
 #: does without (the ``compute`` command, :mod:`pruneaudit.book.builder.compute`).
@@ -13,21 +14,13 @@ LAZY = ("views", "key_figure")
 
 
 def lazy_views(
-    package: str, namespace: Mapping[str, object]
+    package: str, namespace: dict[str, Any]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """A study package's module ``__getattr__`` and ``__dir__`` (PEP 562): ``views`` and
-    ``key_figure`` imported from ``<package>.views`` on first use."""
-
-    def getattr_(name: str) -> Any:
-        if name not in LAZY:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        views = importlib.import_module(f"{package}.views")
-        return views if name == "views" else views.key_figure
-
-    def dir_() -> list[str]:
-        return sorted({*namespace, *LAZY})
-
-    return getattr_, dir_
+    """A study package's module ``__getattr__`` and ``__dir__`` (PEP 562, through
+    :func:`pruneaudit.lazy.attach`, the package's one lazy-import mechanism): the module
+    ``views`` and its ``key_figure`` imported on first use."""
+    getattr_, dir_ = attach(package, {"key_figure": "views"}, namespace)
+    return getattr_, lambda: sorted({*dir_(), *LAZY})
 
 
 def study_packages() -> list[str]:
