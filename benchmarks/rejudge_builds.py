@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
+from replication import OUT_OF_SAMPLE  # builds made after the stability's model was fixed
 
 from pruneaudit import audit
 from pruneaudit.audit import between_builds as BB
@@ -39,8 +40,6 @@ from pruneaudit.book import study_module
 
 OUT = Path(__file__).resolve().parent / "out"
 BUILDS = OUT / "builds"
-#: Builds made after the stability's model was fixed (``replication.py``'s OUT_OF_SAMPLE).
-OUT_OF_SAMPLE = {"quick": ("other4000", "other5000", "other6000", "other7000")}
 #: Verdicts that say the effect is there (on the paper's side, or our question's).
 #: Rows renamed since older builds, their quantity unchanged (beyond rows took B ids on
 #: 5 Dec 2026: ``claims_changelog.csv``); a renamed row whose definition changed is not judged.
