@@ -239,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [f"Seed overrides of build {k}: " + "; ".join(f"{n}={v}" for n, v in o.items())
              for k, o in sets.items() if o]
     flips = firm_disagreements(table)
+    for col in ("stability (A)", "stability (B)"):  # two decimals, as in the row-by-row table
+        if col in flips:
+            flips[col] = flips[col].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
     lines = [
         f"# {title}", "", *([args.note, ""] if args.note else []),
         *([] if args.title or args.books else [*seeds, ""]),
