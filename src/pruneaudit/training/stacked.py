@@ -318,8 +318,8 @@ def train_packed(
         num_threads = recheck()
     with threads_at(num_threads), full_precision(dev):
         _train_stacked(
-            [replace(p, data=on_device(p.data, dev)) for p in checked], progress,
-            dev, use_graphs, precision, recheck, runtime.bar,
+            [replace(p, data=on_device(p.data, dev)) for p in checked], progress, runtime.bar,
+            dev, use_graphs, precision, recheck,
         )
 
 
@@ -415,22 +415,20 @@ def _each_block(
 def _train_stacked(
     parts: list[Part],
     progress: bool,
+    make_bar: Callable[..., Any],
     device: torch.device = _CPU,
     graphs: bool = False,
     precision: str = "fp32",
     recheck: Callable[[], int | None] | None = None,
-    make_bar: Callable[..., Any] | None = None,
 ) -> None:
-    """Every block of every part (hooks filled in), in one queue, longest first (``recheck``:
-    :func:`_each_block`'s; ``make_bar``: the runtime's progress bar, default a fresh
-    runtime's)."""
+    """Every block of every part (hooks filled in), in one queue, longest first (``make_bar``:
+    the runtime's progress bar; ``recheck``: :func:`_each_block`'s)."""
     for part in parts:
         for model in part.models:
             model.train()
     members = [_member_indices(p) for p in parts]
     names = sorted({p.data.name for p in parts})
     k = sum(len(p.models) for p in parts)
-    make_bar = make_bar if make_bar is not None else Runtime().bar
     bar = make_bar(
         total=sum(len(p.models) * p.cfgs[0].epochs for p in parts),
         disable=not progress,

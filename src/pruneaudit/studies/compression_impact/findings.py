@@ -206,15 +206,18 @@ def exemplar_findings(
 
 def quantized_pie_finding(
     labels: np.ndarray, baseline_preds: np.ndarray, pruned_preds: np.ndarray,
-    quantized_preds: Mapping[str, np.ndarray], num_classes: int, n_boot: int = 199,
-    seed: int = 0,
+    quantized_preds: Mapping[str, np.ndarray], num_classes: int,
+    resampling: audit.Resampling | None = None,
 ) -> audit.Finding:
     """D4.14: the PIE share under quantization (the first of :data:`D42_SCHEMES` run) minus
     under pruning, both against the same dense members. The quantized members are the dense
     ones quantized, so a bootstrap resample draws the dense members once and keeps each one's
     quantized copy beside it; the pruned members are drawn on their own (independent seeds).
     :class:`~pruneaudit.audit.MemberVotes` resamples two independent populations, so this
-    paired resample is written here."""
+    paired resample is written here. ``resampling``: its bootstrap's size and seed (default
+    :class:`~pruneaudit.audit.Resampling`'s)."""
+    draws = resampling or audit.Resampling()
+    n_boot, seed = draws.n_boot, draws.seed
     scheme = next((s for s in D42_SCHEMES if s in quantized_preds), None)
     if scheme is None:
         return audit.untested(claims()["D4.14"], why="no quantization scheme was run here")
@@ -321,10 +324,11 @@ def runs_findings(
     groups = meta[group].to_numpy() if meta is not None and group in meta.columns else None
     if groups is not None and hard_group not in set(groups.tolist()):
         hard_group = None  # e.g. a test subset holding other series: pick it from the data
-    options = {"hard": hard_group, "resampling": audit.Resampling(n_perm, n_boot, seed)}
+    draws = audit.Resampling(n_perm, n_boot, seed)
+    options = {"hard": hard_group, "resampling": draws}
     rows = [*class_findings(y, base, comp, quantized, runs.num_classes, alpha),
             *exemplar_findings(y, base, comp, runs.num_classes, groups, **options),
-            quantized_pie_finding(y, base, comp, quantized, runs.num_classes, n_boot, seed),
+            quantized_pie_finding(y, base, comp, quantized, runs.num_classes, draws),
             *trend_findings(y, base, pruned, runs.num_classes, alpha, n_boot=n_boot, seed=seed)]
     at95 = _level_nearest(runs, H2_GROUP_LEVEL)
     if groups is not None and at95 is not None and at95 != top.level:
