@@ -48,6 +48,11 @@ def write_findings(store: Path, out_dir: Path) -> dict[str, str]:
     return digests
 
 
+def differing(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The files whose digest differs between two runs, or that only one of them wrote."""
+    return sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, required=True)
@@ -59,7 +64,7 @@ def main() -> int:
     if args.compare is None:
         return 0
     before = json.loads(args.compare.read_text())
-    differ = sorted(k for k in {*before, *digests} if before.get(k) != digests.get(k))
+    differ = differing(before, digests)
     for name in differ:
         print(f"differs: {name}", file=sys.stderr)
     print(f"{len(digests) - len(differ)}/{len(digests)} files identical")

@@ -81,14 +81,14 @@ def protocols(root: str | None = None) -> dict[str, tuple[int, int, str]]:
     nothing (the template) has none. A larger network than LeNet is costed at LeNet's rate
     times the ratio of its training FLOPs to LeNet's (:func:`train_flops_per_image`; an upper
     bound where its larger layers reach a higher share of the peak than LeNet's)."""
-    from pruneaudit.book import Profile, study_module
+    from pruneaudit.book import Profile, study_of
     from pruneaudit.book.paths import study_notebooks
 
     paper = Profile.read("paper", {"data_root": root} if root else None)
     out = {}
     for name in study_notebooks():
         params = paper.study_params(name)
-        for w in study_module(name).cost(params):
+        for w in study_of(name).cost(params):
             if w.model_epochs:
                 out[f"{params.STUDY} (paper profile, {w.model})"] = (
                     w.model_epochs, round(w.images / w.model_epochs), w.model)

@@ -1,7 +1,7 @@
 """How long ``PROFILE=paper`` trains, study by study, on the 2-core CPU and on one GPU.
 
 The workload is each study's own statement of it, ``cost(params)`` of every study package
-(found from the notebooks in ``nbs/``), on the parameters of ``nbs/profiles/paper.yml``:
+(found from the notebooks in ``nbs/``), on the paper profile's parameters:
 model-epochs and training images seen. The hours are ``images / rate``:
 
 * CPU: LeNet at the population trainer's measured rate (``benchmarks/out/training_speed.csv``,
@@ -70,9 +70,9 @@ def lenet_gpu_rates(path: Path = OUT / "gpu_training_cuda.csv") -> tuple[dict, s
 
 def workload(root: str | None) -> pd.DataFrame:
     """One row per (study, model) of the paper profile, as each study states its workload
-    (``cost(params)`` of every study package, on ``nbs/profiles/paper.yml``): model_epochs and
+    (``cost(params)`` of every study, on the paper profile): model_epochs and
     images (all training images seen, over every model and epoch)."""
-    from pruneaudit.book import Profile, study_module
+    from pruneaudit.book import Profile, study_of
     from pruneaudit.book.paths import study_notebooks
 
     paper = Profile.read("paper", {"data_root": root} if root else None)
@@ -80,7 +80,7 @@ def workload(root: str | None) -> pd.DataFrame:
     for name in study_notebooks():
         params = paper.study_params(name)
         rows += [(params.STUDY, w.model, w.model_epochs, w.images)
-                 for w in study_module(name).cost(params) if w.model_epochs]
+                 for w in study_of(name).cost(params) if w.model_epochs]
     return pd.DataFrame(rows, columns=["study", "model", "model_epochs", "images"])
 
 

@@ -36,7 +36,7 @@ from pruneaudit import audit
 from pruneaudit.audit import between_builds as BB
 from pruneaudit.audit import findings as F
 from pruneaudit.audit.stability import WIDENED
-from pruneaudit.book import study_module
+from pruneaudit.book import study_of
 
 OUT = Path(__file__).resolve().parent / "out"
 BUILDS = OUT / "builds"
@@ -82,7 +82,7 @@ def rejudged(profile: str, widened: dict[str, float] | None = None) -> pd.DataFr
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         for path in sorted(folder.glob("*.findings.json")):
             study = path.name.split(".")[0]
-            claims = study_module(study).claims()
+            claims = study_of(study).claims()
             for item in json.loads(path.read_text()):
                 row = audit.from_json(item)
                 row = replace(row, claim=RENAMED.get(row.claim, row.claim))

@@ -63,7 +63,7 @@ from verdict_stability import build  # noqa: E402
 
 from pruneaudit import audit  # noqa: E402
 from pruneaudit.audit import between_builds as BB  # noqa: E402
-from pruneaudit.book import Profile, study_module, study_notebooks  # noqa: E402
+from pruneaudit.book import Profile, study_notebooks, study_of  # noqa: E402
 from pruneaudit.book.builder.replication import (  # noqa: E402
     EXPECTED_CAPTURE,
     capture,
@@ -85,7 +85,7 @@ def run_study(name: str, profile: str, overrides: dict, store: Path) -> tuple[ob
     """The study's checked ``Params`` under ``profile`` and ``overrides`` and its ``run`` on
     ``store`` (runs missing from the store are trained, on the parameters' device)."""
     params = Profile.read(profile, overrides).study_params(name)
-    return params, study_module(name).run(params, ResultsStore(store), progress=False,
+    return params, study_of(name).run(params, ResultsStore(store), progress=False,
                                           runtime=params.runtime())
 
 
@@ -96,7 +96,7 @@ def recompute(names: list[str], profile: str, overrides: dict, store: Path, out:
     for name in names:
         start = time.perf_counter()
         _, result = run_study(name, profile, overrides, store)
-        findings = study_module(name).findings(result)
+        findings = study_of(name).findings(result)
         audit.write_findings_json(findings, out / f"{name}.findings.json")
         print(f"{name}: run and findings {time.perf_counter() - start:.0f} s "
               f"on {resolve_device()} ({store.name})", flush=True)

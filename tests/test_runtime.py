@@ -164,7 +164,7 @@ def test_setup_makes_the_kernels_runtime_from_the_record_and_patches_no_tqdm(
     import json
 
     from pruneaudit import book
-    from pruneaudit.book.profiles import notebook_path, study_module
+    from pruneaudit.book.profiles import notebook_path, study_of
 
     name = "01_population_ols"
     cells = json.loads(notebook_path(name).read_text())["cells"]
@@ -178,7 +178,7 @@ def test_setup_makes_the_kernels_runtime_from_the_record_and_patches_no_tqdm(
     )
     monkeypatch.setenv(runtime.KERNEL_ENV, record.environ()[runtime.KERNEL_ENV])
     before = _tqdm_names()
-    page = book.setup(values, study_module(name).Params)
+    page = book.setup(values, study_of(name).params)
     assert {n: v for n, v in _tqdm_names().items() if n in before} == before
     assert isinstance(page.runtime, runtime.Runtime) and page.runtime.follow
     assert page.runtime.progress_file == tmp_path / "progress" and torch.get_num_threads() == 1

@@ -416,23 +416,23 @@ def test_unreadable_timings_do_not_stop_a_build(tmp_path: Path) -> None:
 # --- the one list of studies -------------------------------------------------------------------
 
 
-def test_the_studies_are_the_numbered_notebooks(tmp_path: Path, monkeypatch) -> None:
-    assert STUDIES[0] == "01_population_ols" and TEMPLATE not in STUDIES
-    assert list(STUDIES) == sorted(STUDIES) and (book.NBS / f"{TEMPLATE}.ipynb").is_file()
-    for name in (TEMPLATE, "01_a", "06_new_study", "notes", "1_short"):
-        (tmp_path / f"{name}.ipynb").write_text("{}")
+def test_the_studies_are_the_registered_pages_but_the_template(monkeypatch) -> None:
     from pruneaudit.book import paths
+    from pruneaudit.studies import registry
 
-    monkeypatch.setattr(paths, "NBS", tmp_path)
+    assert STUDIES[0] == "01_population_ols" and TEMPLATE not in STUDIES
+    assert (TEMPLATE, *STUDIES) == registry.PAGES
+    monkeypatch.setattr(paths, "PAGES", (TEMPLATE, "01_a", "06_new_study"))
     assert paths.study_notebooks() == ("01_a", "06_new_study")
 
 
 @pytest.mark.parametrize("profile", book.PROFILE_NAMES)
 def test_every_study_is_in_every_profile_and_the_toc(profile: str) -> None:
-    """A new study notebook fails here until each profile sets it and the book lists it."""
-    sections = yaml.safe_load((book.PROFILES / f"{profile}.yml").read_text())
-    missing = [n for n in (TEMPLATE, *STUDIES) if n not in sections]
-    assert not missing, f"nbs/profiles/{profile}.yml has no section for {missing}"
+    """Every registered study is in every book profile (its values, or its defaults), its
+    profile file states none of them, and the book lists its page."""
+    assert sorted(book.Profile.read(profile).sections) == sorted((TEMPLATE, *STUDIES))
+    stated = yaml.safe_load((book.PROFILES / f"{profile}.yml").read_text())
+    assert set(stated) <= {"measured", "measured_on", "measured_probe"}, profile
     toc = yaml.safe_load((book.REPO / "_toc.yml").read_text())
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     missing = [n for n in (TEMPLATE, *STUDIES) if f"book/studies/{n}" not in files]
@@ -502,14 +502,14 @@ def test_smoke_findings_follow_their_claims(smoke_book):
     row never uses a word that compares with the paper and is never a headline."""
     from pruneaudit import audit
     from pruneaudit.audit.claims import fingerprint
-    from pruneaudit.book.profiles import study_module
+    from pruneaudit.book.profiles import study_of
 
     analogue = (audit.SAME_DIRECTION, audit.OPPOSITE, audit.EFFECT_ABSENT, audit.INCONCLUSIVE)
     beyond = (audit.PRESENT, audit.OTHER_SIGN, audit.EFFECT_ABSENT, audit.INCONCLUSIVE)
     checked = 0
     for path in sorted(executed(smoke_book).glob("[0-9][0-9]_*.findings.json")):
         rows = json.loads(path.read_text())
-        declared = study_module(path.name.split(".")[0]).claims()
+        declared = study_of(path.name.split(".")[0]).claims()
         assert {r["claim"] for r in rows} == set(declared), path.name  # a claim may have cells
         # one estimate, one row
         assert not audit.repeated_estimates([audit.from_json(r) for r in rows]), path.name

@@ -147,7 +147,7 @@ def _capture(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object, str]]:
     def fake(name: str):
         def run(params, store, *, progress=True, runtime=None):
             seen.append((name, params, runtime.device_setting()))
-        return None if name == "00_template" else run
+        return run
 
     monkeypatch.setattr(compute, "study_run", fake)
     return seen
@@ -180,12 +180,6 @@ def test_device_option_is_the_device_parameter(monkeypatch, capsys, tmp_path):
     assert config.DEVICE_ENV not in os.environ  # the setting is the runtime's, not the process's
     out = capsys.readouterr().out
     assert f"computed {STUDY} (" in out and "computed 1 study in" in out
-
-
-def test_a_study_without_run_has_nothing_to_compute(monkeypatch, capsys):
-    _capture(monkeypatch)  # the template's study stands for one without a run here
-    assert compute.run_studies("smoke", ["00_template"]) == []
-    assert "00_template: nothing to compute" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -88,8 +88,7 @@ def test_profiles_and_trainer_point_to_the_evidence_instead_of_keeping_it() -> N
     for name in ("quick", "paper"):
         lines = (PROFILES / f"{name}.yml").read_text().splitlines()
         comments = [line for line in lines if line.strip().startswith("#")]
-        settings = [line for line in lines if line.strip() and not line.strip().startswith("#")]
-        assert len(comments) < len(settings) / 2, name
+        assert len(comments) <= 6, name  # a pointer, not the evidence
         assert pages.EVIDENCE in " ".join(comments).replace("# ", ""), name
     stacked = (REPO / "src" / "pruneaudit" / "training" / "stacked.py").read_text()
     assert "images/s" not in stacked and pages.EVIDENCE in stacked

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pruneaudit import book, cli, runtime
 from pruneaudit.book.builder import plan as book_plan
@@ -49,7 +50,7 @@ def test_a_plan_line_per_study_counts_what_its_cost_states(tmp_path: Path) -> No
                      ["00_template", "02_qmnist_writers"], tmp_path)
     costs = plan.costs
     for name in plan.order:
-        study = book.study_module(name)
+        study = book.study_of(name)
         workloads = study.cost(plan.profile.study_params(name))
         cost = costs[name]
         assert isinstance(cost, StudyCost)
@@ -85,8 +86,9 @@ def test_the_lines_add_up_to_the_first_line(tmp_path: Path, monkeypatch) -> None
     training alone at LeNet's probed 0.5 s per 10k images, the pages' stated 30 s scaled."""
     from pruneaudit.runs import probe
 
-    profile = tmp_path / "synthetic.yml"
-    profile.write_text(Path(book.PROFILES / "smoke.yml").read_text() + "measured_probe: 0.2\n"
+    profile = tmp_path / "synthetic.yml"  # the smoke values, with a measurement of its own
+    smoke = {name: values or {} for name, values in book.load_profile("smoke").items()}
+    profile.write_text(yaml.safe_dump(smoke) + "measured_probe: 0.2\n"
                        "measured:\n  01_population_ols: 120\n  jupyter-book: 30\n")
     monkeypatch.setattr(book_plan, "probe_here", lambda: 0.4)
     monkeypatch.setattr(probe, "speed_probe", lambda: 0.5)
@@ -95,7 +97,7 @@ def test_the_lines_add_up_to_the_first_line(tmp_path: Path, monkeypatch) -> None
     names = ["00_template", "01_population_ols", "02_qmnist_writers"]
     plan = make_plan(read, names, tmp_path)
     lines = plan.lines()
-    images = sum(w.images for w in book.study_module("02_qmnist_writers").cost(
+    images = sum(w.images for w in book.study_of("02_qmnist_writers").cost(
         read.study_params("02_qmnist_writers")))
     training = round(images / 10_000 * 0.5 / 60, 1)
     assert lines[1].startswith("00_template: about 1.5 min (the last build's time; it stored "

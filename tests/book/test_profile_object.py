@@ -164,12 +164,12 @@ def test_command_line_hands_one_profile_with_the_replication(
 
 def test_study_params_are_the_checked_params_of_each_page():
     from pruneaudit.book.paths import study_notebooks
-    from pruneaudit.book.profiles import Profile, study_module
+    from pruneaudit.book.profiles import Profile, study_of
 
     profile = Profile.read("smoke")
     for name in study_notebooks():
         params = profile.study_params(name)
-        assert isinstance(params, study_module(name).Params)
+        assert isinstance(params, study_of(name).params)
         values = profile.values(name)
         assert all(
             getattr(params, k) == (tuple(v) if isinstance(v, list) else v)

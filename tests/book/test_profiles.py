@@ -55,12 +55,13 @@ def test_validation_time_per_notebook() -> None:
             assert time.perf_counter() - start < 0.5, (profile, name)
 
 
-def test_study_module_is_named_by_the_notebook_stem() -> None:
-    module = book.study_module("03_pareto_selection")
-    assert module is not None and module.__name__ == "pruneaudit.studies.pareto_selection"
-    template = book.study_module("00_template")
-    assert template is not None and template.__name__ == "pruneaudit.studies.template"
-    assert book.study_module("99_no_such_study") is None
+def test_a_notebook_is_the_study_registered_under_its_page() -> None:
+    study = book.study_of("03_pareto_selection")
+    assert study.package == "pruneaudit.studies.pareto_selection"
+    assert study.page == "03_pareto_selection" and study.name == "Study 3"
+    assert book.study_of("00_template").package == "pruneaudit.studies.template"
+    with pytest.raises(PruneAuditError, match=r"unknown notebook '99_no_such_study'.*00_template"):
+        book.study_of("99_no_such_study")
 
 
 def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,8 +77,8 @@ def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> 
             seen.update(self.as_dict())
             yield lambda: check_range("iterations", self.iterations, 1, 6)
 
-    fake = types.SimpleNamespace(Params=Params)
-    monkeypatch.setattr(profiles, "study_module", lambda name: fake)
+    fake = types.SimpleNamespace(params=Params)
+    monkeypatch.setattr(profiles, "study_of", lambda name: fake)
     book.validate_notebook("00_template", "smoke")
     assert seen == {
         "n_classes": 3, "iterations": 5, "seed": 0, "data_root": None, "store": None,
@@ -89,8 +90,7 @@ def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_the_params_are_the_only_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
     """The notebook's parameters are its Params' fields: a field the profile does not give takes
-    the Params' default, one without a default must be given, and a notebook without a study
-    Params is one error naming the fix."""
+    the Params' default, and one without a default must be given."""
 
     @dataclass(frozen=True, kw_only=True)
     class Params(StudyParams):
@@ -99,19 +99,15 @@ def test_the_params_are_the_only_declaration(monkeypatch: pytest.MonkeyPatch) ->
         seed: int = 0
         extra: int
 
-    monkeypatch.setattr(profiles, "study_module", lambda name: types.SimpleNamespace(Params=Params))
+    with pytest.raises(PruneAuditError, match="unknown notebook '00_templat'"):
+        book.notebook_parameters("00_templat")
+    monkeypatch.setattr(profiles, "study_of", lambda name: types.SimpleNamespace(params=Params))
     assert book.notebook_parameters("00_template")["extra"].default is dataclasses.MISSING
     with pytest.raises(PruneAuditError, match=r"^notebook 00_template: extra of .*Params has no "
                        r"default; give it in the profile's 00_template section or with "
                        r"-p 00_template.extra=VALUE$"):
         book.validate_notebook("00_template", "smoke")
     assert book.validate_notebook("00_template", "smoke", {"extra": 4})["extra"] == 4
-    monkeypatch.setattr(profiles, "study_module", lambda name: None)
-    with pytest.raises(PruneAuditError, match=r"notebook 00_template has no study Params .*"
-                       r"pruneaudit params --cell template --write"):
-        book.validate_notebook("00_template", "smoke")
-    with pytest.raises(PruneAuditError, match="unknown notebook '00_templat'"):
-        book.notebook_parameters("00_templat")
 
 
 def test_build_checks_every_notebook_before_running_any(

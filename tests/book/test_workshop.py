@@ -12,7 +12,6 @@ results store shared by the exercises. Each test checks the numbers of the exerc
 
 from __future__ import annotations
 
-import importlib
 import re
 import shlex
 import time
@@ -28,7 +27,7 @@ from pruneaudit import cli, config
 from pruneaudit.audit.findings import findings_frame
 from pruneaudit.book.builder import runner
 from pruneaudit.book.paths import BOOK
-from pruneaudit.book.profiles import Profile, study_module
+from pruneaudit.book.profiles import Profile, study_of
 from pruneaudit.runs.store import ResultsStore
 
 pytestmark = pytest.mark.slow
@@ -105,10 +104,7 @@ class Workshop:
 
     def _run_study(self, name: str, profile: Profile, **_: object) -> Path:
         params = profile.study_params(name)
-        module = study_module(name)
-        assert module is not None, name
-        self._result = importlib.import_module(module.__name__).run(
-            params, self.store, progress=False)
+        self._result = study_of(name).run(params, self.store, progress=False)
         return self.out / f"{name}.ipynb"
 
     def run(self, argv: list[str]) -> Ran:
@@ -160,7 +156,7 @@ def test_1_a_second_run_trains_nothing(workshop: Workshop) -> None:
     (first,), (second,) = workshop.exercise(1), workshop.exercise(1)
     assert first.status == second.status == 0
     assert second.new_runs == 0, "the second run trained or evaluated again"
-    qw = study_module("02_qmnist_writers")
+    qw = study_of("02_qmnist_writers")
     tables = [findings_frame(qw.findings(r.result)) for r in (first, second)]
     pd.testing.assert_frame_equal(*tables)
     assert f"adds {second.new_runs} results to the store" in expected(1)

@@ -4,14 +4,13 @@ the same runs in other populations (:mod:`pruneaudit.training.stacked`'s canonic
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import torch
 
-from pruneaudit.book.profiles import Profile, study_module
+from pruneaudit.book.profiles import Profile, study_of
 from pruneaudit.runs.store import ResultsStore
 
 
@@ -19,9 +18,8 @@ def _compute(store: Path, names: list[str], data_root: Path) -> ResultsStore:
     """Run the studies of notebooks ``names`` on the smoke profile, in order, into ``store``."""
     profile = Profile.read("smoke", {"store": str(store), "data_root": str(data_root)})
     for name in names:
-        module = importlib.import_module(study_module(name).__name__)  # type: ignore[union-attr]
         params = profile.study_params(name)
-        module.run(params, ResultsStore(params.store), progress=False)  # type: ignore[attr-defined]
+        study_of(name).run(params, ResultsStore(params.store), progress=False)
     return ResultsStore(store)
 
 

@@ -24,9 +24,10 @@ import pytest
 import pruneaudit.studies
 from pruneaudit.book.paths import NBS, TEMPLATE, study_notebooks
 from pruneaudit.book.profiles import Profile
+from pruneaudit.studies import registry
 from pruneaudit.studies.params import StudyParams, Workload
 
-STUDIES = sorted(m.name for m in pkgutil.iter_modules(pruneaudit.studies.__path__) if m.ispkg)
+STUDIES = sorted(registry.short(page) for page in registry.PAGES)
 #: The modules of the contract and the roles they hold.
 MODULES = {
     "params": "the page's Params (its fields, rules) and cost(params), the workload",
@@ -41,7 +42,7 @@ MODULES = {
 HOMES = {"Params": "params", "cost": "params", "Result": "run", "run": "run", "claims": "claims",
          "findings": "findings", "numbers": "findings", "protocol_table": "protocol",
          "key_figure": "views"}
-EXPORTS = (*HOMES, "views")
+EXPORTS = (*HOMES, "views", "STUDY")
 #: The longest a study module and a function in it may be, in lines.
 MAX_MODULE, MAX_FUNCTION = 400, 80
 
@@ -62,13 +63,15 @@ def _notebook(study: str) -> Path:
     return found[0]
 
 
-def test_the_studies_are_the_study_notebooks() -> None:
-    """One registry: every study notebook has its package and every package its notebook (the
-    template's included)."""
-    assert STUDIES, "no study package found"
-    assert "template" in STUDIES, "the template is a study package"
-    stems = [TEMPLATE, *study_notebooks()]
-    assert sorted(stem.split("_", 1)[1] for stem in stems) == STUDIES
+def test_the_registry_is_every_study_package_and_notebook() -> None:
+    """One registry: every registered page has its package and notebook, and every study
+    package and notebook is registered (the template's included, first)."""
+    assert registry.PAGES[0] == TEMPLATE and (TEMPLATE, *study_notebooks()) == registry.PAGES
+    packages = sorted(m.name for m in pkgutil.iter_modules(pruneaudit.studies.__path__)
+                      if m.ispkg)
+    assert packages == STUDIES
+    assert sorted(p.stem for p in NBS.glob("*.ipynb")) == sorted(registry.PAGES)
+    assert [s.page for s in registry.studies()] == list(registry.PAGES)
 
 
 def missing_roles(study: str) -> list[str]:
@@ -98,7 +101,7 @@ def test_a_missing_role_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         (package / f"{name}.py").write_text("")
     (package / "__init__.py").write_text(
         '__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views",'
-        ' "key_figure", "protocol_table", "extra"]\n')
+        ' "key_figure", "protocol_table", "STUDY", "extra"]\n')
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(pruneaudit.studies, "__path__", [str(tmp_path)])
     monkeypatch.setitem(sys.modules, "pruneaudit.studies.pruneaudit_fake_study",
@@ -162,6 +165,12 @@ def test_the_package_exports_the_contract(study: str) -> None:
     for name, home in HOMES.items():
         assert getattr(package, name) is getattr(_module(study, home), name), name
     assert package.views is _module(study, "views")
+    declared = package.STUDY  # the one declared object holds the same roles
+    assert (declared.params, declared.run, declared.claims, declared.findings, declared.numbers,
+            declared.protocol_table, declared.cost) == (
+        package.Params, package.run, package.claims, package.findings, package.numbers,
+        package.protocol_table, package.cost)
+    assert declared.views is package.views and declared.package == package.__name__
     assert sorted(package.__all__) == sorted(EXPORTS), f"{study}.__all__: {package.__all__}"
 
 

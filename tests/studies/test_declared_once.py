@@ -18,10 +18,10 @@ from pruneaudit.book.profiles import MEASUREMENT_KEYS, Profile
 from pruneaudit.config import REPO
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.studies import params as study_params
-from pruneaudit.studies import study_packages
+from pruneaudit.studies import registry
 from pruneaudit.studies.params import StudyParams, cell_source
 
-STUDIES = study_packages()
+STUDIES = sorted(registry.short(page) for page in registry.PAGES)
 
 
 def _params(study: str) -> type[StudyParams]:

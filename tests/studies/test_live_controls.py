@@ -8,7 +8,6 @@ The widget wrapper (:func:`pruneaudit.studies.live.control`) is checked on a sta
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,7 @@ import pandas as pd
 import pytest
 
 from pruneaudit import audit, config, runs
-from pruneaudit.book.profiles import Profile, study_module
+from pruneaudit.book.profiles import Profile, study_of
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.studies import live
@@ -45,9 +44,8 @@ def smoke_result(
 
     def result(name: str) -> object:
         if name not in done:
-            module = importlib.import_module(study_module(name).__name__)
             params = profile.study_params(name)
-            done[name] = module.run(params, ResultsStore(params.store), progress=False)
+            done[name] = study_of(name).run(params, ResultsStore(params.store), progress=False)
         return done[name]
 
     return result

@@ -788,16 +788,13 @@ def test_notebook_defaults_are_the_quick_profile():
     import json
     from pathlib import Path
 
-    import yaml
-
     repo = Path(__file__).resolve().parents[2]
     nb = json.loads((repo / "nbs" / "02_qmnist_writers.ipynb").read_text())
     cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
     tree = ast.parse("".join(cell["source"]))
     defaults = {n.target.id: ast.literal_eval(n.value) for n in tree.body
                 if isinstance(n, ast.AnnAssign)}
-    quick = yaml.safe_load((repo / "nbs" / "profiles" / "quick.yml").read_text())
-    for key, value in quick["02_qmnist_writers"].items():
+    for key, value in qw.STUDY.values("quick").items():
         assert defaults[key] == value, key
     qw.Params(**defaults)
 

@@ -49,7 +49,7 @@ _HOMES: dict[str, str] = {
     **dict.fromkeys(
         ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
          "notebook_path", "notebook_parameters", "parse_overrides",
-         "resolve_parameters", "study_module", "validate_notebook", "check_common"),
+         "resolve_parameters", "study_of", "validate_notebook", "check_common"),
         "profiles",
     ),
     **dict.fromkeys(
@@ -77,7 +77,7 @@ __all__ = [
     "Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
     "notebook_path",
     "notebook_parameters", "parse_overrides", "resolve_parameters",
-    "study_module", "validate_notebook", "check_common",
+    "study_of", "validate_notebook", "check_common",
     # progress
     "THREADS_ENV", "Monitor", "choose_threads",
     # assets

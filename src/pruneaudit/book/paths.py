@@ -1,5 +1,5 @@
-"""Where the project's files are: the repository, notebooks, profiles and the book; and the one
-list of study pages, read from ``nbs/``."""
+"""Where the project's files are: the repository, notebooks, profiles and the book; and the
+study pages, as the registry lists them (:mod:`pruneaudit.studies.registry`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from pruneaudit.config import REPO
+from pruneaudit.studies.registry import PAGES, PROFILE_NAMES, TEMPLATE
 
 NBS = REPO / "nbs"
 PROFILES = NBS / "profiles"
@@ -18,18 +19,12 @@ TIMINGS = "_timings.json"
 #: MathJax 3 (the npm package's ``es5`` builds the book loads, with its licence), committed.
 MATHJAX = BOOK / "_static" / "mathjax"
 MATHJAX_VERSION = "3.2.2"
-PROFILE_NAMES = ("smoke", "quick", "paper")
-#: The notebook template (``nbs/00_template.ipynb``): the shape of a study page, not a study.
-TEMPLATE = "00_template"
 
 
 def study_notebooks() -> tuple[str, ...]:
-    """The study pages, in book order: the stem ``NN_<package>`` of every ``nbs/NN_*.ipynb``
-    but the ``TEMPLATE`` (``("01_population_ols", "02_qmnist_writers", ...)``). The one list
-    of studies: a new notebook in ``nbs/`` is a new study everywhere it is read."""
-    return tuple(
-        sorted(p.stem for p in NBS.glob("[0-9][0-9]_*.ipynb") if p.stem != TEMPLATE)
-    )
+    """The study pages, in book order, but the ``TEMPLATE``: the registered pages
+    (:data:`pruneaudit.studies.registry.PAGES`, ``("01_population_ols", ...)``)."""
+    return tuple(p for p in PAGES if p != TEMPLATE)
 
 
 def phases_path(page_dir: str | os.PathLike, notebook: str) -> Path:

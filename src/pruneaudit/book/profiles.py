@@ -1,9 +1,14 @@
 """Profiles and notebook parameters, checked before any kernel starts.
 
-A profile is a YAML file ``nbs/profiles/<profile>.yml``: a ``common:`` mapping of parameters given
-to every notebook that declares them, and one mapping per notebook name (``00_template:``) of
-parameters that notebook must declare. ``-p key=value`` (value read as YAML) overrides both, for
-every selected notebook that declares ``key``; ``-p NAME.key=value`` targets one notebook.
+A profile gives each notebook the values that differ from its study's defaults. The book's
+profiles (``smoke``, ``quick``, ``paper``) take them from the registered studies, each of which
+declares its own (``PROFILES`` in its ``params.py``, :class:`pruneaudit.studies.study.Study`);
+their files ``nbs/profiles/<profile>.yml`` state only what is not a study's: the measured cold
+build. A profile of one's own is a YAML file (``--profile FILE.yml``) or a mapping: a ``common:``
+mapping of parameters given to every notebook that declares them, and one mapping per notebook
+name (``00_template:``) of parameters that notebook must declare. ``-p key=value`` (value read
+as YAML) overrides both, for every selected notebook that declares ``key``; ``-p
+NAME.key=value`` targets one notebook.
 
 A notebook's parameters are its study's ``Params`` (``nbs/03_pareto_selection`` ->
 ``pruneaudit.studies.pareto_selection.Params``), the one declaration: their names, types and
@@ -29,11 +34,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
-import importlib
-import importlib.util
 import os
-import re
-import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ import yaml
 from pruneaudit.book.paths import NBS, PROFILE_NAMES, PROFILES
 from pruneaudit.errors import PruneAuditError, check_choice
 from pruneaudit.studies.params import StudyParams, cell_fields, cell_kind
+
+if typing.TYPE_CHECKING:
+    from pruneaudit.studies.study import Study
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,21 @@ def _read_profile(profile: str | os.PathLike) -> tuple[Path, dict]:
     return path, content
 
 
+def _book_sections(path: Path, name: str, stated: Mapping[str, object]) -> dict[str, dict]:
+    """The sections of book profile ``name``: every registered study's values under it, as the
+    study declares them (:meth:`Study.values <pruneaudit.studies.study.Study.values>`); its file
+    states only the measurement, so study values there are one error naming where they go."""
+    if stated:
+        raise PruneAuditError(
+            f"profile {path} gives parameters ({', '.join(stated)}); a book profile's values are "
+            f"declared by each study (PROFILES in its params.py): move them there, or give "
+            f"your own profile file (--profile FILE.yml)"
+        )
+    from pruneaudit.studies import registry
+
+    return {study.page: study.values(name) for study in registry.studies()}
+
+
 def _measured(path: object, stated: object) -> dict[str, float]:
     """The ``measured:`` mapping checked: notebook (or ``jupyter-book``) -> seconds."""
     stated = dict(stated or {})  # a mapping: _read_profile checks every section is one
@@ -178,6 +197,8 @@ class Profile:
         measured_on = str(content.get(MEASURED_ON, "")) if path is not None else ""
         sections = {str(k): dict(v or {}) for k, v in content.items()
                     if k not in MEASUREMENT_KEYS}
+        if path is not None and profile_label(profile) in PROFILE_NAMES:
+            sections = _book_sections(path, profile_label(profile), sections)
         return cls(
             label=profile_label(profile),
             path=path,
@@ -273,7 +294,7 @@ class Profile:
         """The study's ``Params`` of the resolved values: its construction is the one check of
         every value (its types, then its rules), each problem one line naming the parameter."""
         params = self._resolved(name, overrides)
-        params_type = study_params_type(name)
+        params_type = study_of(name).params
         unset = [n for n, p in self.declared(name).items()
                  if p.default is dataclasses.MISSING and n not in params]
         if unset:
@@ -340,32 +361,25 @@ def profile_label(profile: str | os.PathLike | Mapping | Profile) -> str:
 
 
 def notebook_path(name: str) -> Path:
-    """``nbs/<name>.ipynb``, or an error listing the notebooks that exist."""
+    """``nbs/<name>.ipynb`` of registered study page ``name``; an unregistered name is one error
+    listing the pages (:data:`pruneaudit.studies.registry.PAGES`), a missing file one naming it."""
+    from pruneaudit.studies import registry
+
+    check_choice("notebook", name, registry.PAGES)
     path = NBS / f"{name}.ipynb"
     if not path.is_file():
-        check_choice("notebook", name, available_notebooks())
+        raise PruneAuditError(f"study page {name} is registered but its notebook {path} is "
+                              "missing; copy nbs/00_template.ipynb there")
     return path
 
 
-def available_notebooks() -> list[str]:
-    """Names of the notebooks in ``nbs/``."""
-    return sorted(p.stem for p in NBS.glob("*.ipynb"))
+def study_of(name: str) -> Study:
+    """The :class:`~pruneaudit.studies.study.Study` of notebook ``name`` (its registered page),
+    whose ``params`` are the one declaration of the notebook's parameters."""
+    from pruneaudit.studies import registry
 
-
-def study_params_type(name: str) -> type[StudyParams]:
-    """The ``Params`` of notebook ``name``'s study (:func:`study_module`): the one declaration of
-    its parameters; an unknown notebook, or one without a study ``Params``, is one error naming
-    the fix."""
     notebook_path(name)
-    params_type = getattr(study_module(name), "Params", None)
-    if params_type is None:
-        stem = re.sub(r"^\d+_", "", name)
-        raise PruneAuditError(
-            f"notebook {name} has no study Params to declare its parameters; add the package "
-            f"pruneaudit.studies.{stem} with its Params (a StudyParams), then generate the "
-            f"notebook's parameters cell: pruneaudit params --cell {stem} --write"
-        )
-    return params_type
+    return registry.study(name)
 
 
 def _plain(value: object) -> object:
@@ -375,8 +389,8 @@ def _plain(value: object) -> object:
 
 def notebook_parameters(name: str) -> dict[str, Parameter]:
     """The parameters of notebook ``name``: the fields of its study's ``Params``
-    (:func:`study_params_type`), in its ``parameters`` cell's order (the study's own first)."""
-    params_type = study_params_type(name)
+    (:func:`study_of`), in its ``parameters`` cell's order (the study's own first)."""
+    params_type = study_of(name).params
     hints = typing.get_type_hints(params_type)
     return {f.name: Parameter(f.name, cell_kind(hints[f.name]), _plain(f.default))
             for f in cell_fields(params_type)}
@@ -437,14 +451,16 @@ def notebook_reads(name: str) -> dict[str, str]:
     """The parameters notebook ``name`` reads from other notebooks, as its study declares them
     (``Params.READS``: field -> notebook, e.g. Study 5's ``{"study4": "04_compression_impact"}``);
     each must be a notebook in ``nbs/``."""
-    params_type = getattr(study_module(name), "Params", None)
+    from pruneaudit.studies import registry
+
+    params_type = study_of(name).params
     reads = {str(k): str(v) for k, v in (getattr(params_type, "READS", None) or {}).items()}
-    missing = [t for t in reads.values() if not (NBS / f"{t}.ipynb").is_file()]
+    missing = [t for t in reads.values() if t not in registry.PAGES]
     if missing:
         raise PruneAuditError(
             f"notebook {name} reads the parameters of {', '.join(missing)}, which is not a "
-            f"notebook in {NBS}; add it or correct {params_type.__qualname__}.READS "
-            f"(notebooks: {', '.join(available_notebooks())})"
+            f"registered study page; register it or correct {params_type.__qualname__}.READS "
+            f"(pages: {', '.join(registry.PAGES)})"
         )
     return reads
 
@@ -482,18 +498,6 @@ def build_order(
     for name in names:
         visit(name)
     return order
-
-
-def study_module(name: str) -> types.ModuleType | None:
-    """The study module of notebook ``name`` (its stem less the number: ``03_pareto_selection``
-    -> ``pruneaudit.studies.pareto_selection``), or None when there is none."""
-    stem = re.sub(r"^\d+_", "", name)
-    module = f"pruneaudit.studies.{stem}"
-    if importlib.util.find_spec("pruneaudit.studies") is None:
-        return None
-    if importlib.util.find_spec(module) is None:
-        return None
-    return importlib.import_module(module)
 
 
 def validate_notebook(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -21,9 +20,3 @@ def lazy_views(
     ``views`` and its ``key_figure`` imported on first use."""
     getattr_, dir_ = attach(package, {"key_figure": "views"}, namespace)
     return getattr_, lambda: sorted({*dir_(), *LAZY})
-
-
-def study_packages() -> list[str]:
-    """The study packages, the template's included, in name order: every subpackage of
-    ``pruneaudit.studies`` (a new study is found without being listed anywhere)."""
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)

@@ -12,31 +12,22 @@ build's verdicts), and ``--page`` writes the methods page's table of changes
 from __future__ import annotations
 
 import datetime
-import importlib
-import pkgutil
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
-import pruneaudit.studies
 from pruneaudit.audit.claims import CHANGELOG_COLUMNS, Claim, changelog, fingerprint, unlogged
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.studies import registry
 
 PAGE = Path(__file__).resolve().parents[3] / "book" / "_claims_changelog.md"
 
 
 def all_claims() -> list[Claim]:
-    """The claims of every study package (one with a ``claims`` function), in package order."""
-    out: list[Claim] = []
-    for info in sorted(pkgutil.iter_modules(pruneaudit.studies.__path__), key=lambda i: i.name):
-        if not info.ispkg:
-            continue
-        module = importlib.import_module(f"pruneaudit.studies.{info.name}")
-        if hasattr(module, "claims"):
-            out += list(module.claims().values())
-    return out
+    """The claims of every registered study, in book order."""
+    return [claim for study in registry.studies() for claim in study.claims().values()]
 
 
 def entries(claims: Sequence[Claim], *, seen: str, reason: str,

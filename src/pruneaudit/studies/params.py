@@ -20,11 +20,9 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import importlib
 import inspect
 import json
 import operator
-import re
 import textwrap
 import types
 import typing
@@ -33,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from pruneaudit.errors import PruneAuditError, check_choice
+from pruneaudit.errors import PruneAuditError
 
 if TYPE_CHECKING:
     from pruneaudit.runs.series import SeriesGrid
@@ -260,7 +258,7 @@ def population_workload(
 BASE_FIELDS = ("data_root", "store", "device")
 #: The cell's opening lines (``{study}``: the study package).
 CELL_HEADER = (
-    "# Parameters: papermill replaces these values; nbs/profiles/ give those that differ.\n"
+    "# Parameters: papermill replaces these values; a profile gives those that differ.\n"
     "# Generated from the study's Params: pruneaudit params --cell {study}"
 )
 #: The longest line of a generated cell.
@@ -369,14 +367,16 @@ def cell_source(cls: type[StudyParams], study: str) -> str:
 
 
 def study_notebook(study: str) -> Path:
-    """``nbs/NN_<study>.ipynb``, the notebook of study package ``study``."""
+    """``nbs/<page>.ipynb``, the notebook of registered study ``study`` (its page or package's
+    short name)."""
     from pruneaudit.config import REPO
+    from pruneaudit.studies import registry
 
-    found = sorted((REPO / "nbs").glob(f"[0-9][0-9]_{study}.ipynb"))
-    if len(found) != 1:
-        raise PruneAuditError(f"study {study} needs one notebook nbs/NN_{study}.ipynb, found "
-                              f"{[p.name for p in found]}")
-    return found[0]
+    path = REPO / "nbs" / f"{registry.study(study).page}.ipynb"
+    if not path.is_file():
+        raise PruneAuditError(f"study {study} has no notebook {path}; copy "
+                              "nbs/00_template.ipynb there")
+    return path
 
 
 def write_cell(study: str, source: str) -> Path:
@@ -398,9 +398,10 @@ def print_cell(study: str, write: bool = False) -> int:
     """``pruneaudit params --cell STUDY [--write]``: print the parameters cell of ``study`` (a
     study package, or a notebook name ``NN_study``) generated from its ``Params``, or, with
     ``write``, rewrite the notebook's cell; the exit status."""
-    from pruneaudit import studies
+    from pruneaudit.studies import registry
 
-    study = check_choice("study", re.sub(r"^\d+_", "", study), studies.study_packages())
-    source = cell_source(importlib.import_module(f"{studies.__name__}.{study}").Params, study)
-    print(f"wrote {write_cell(study, source)}" if write else source)
+    declared = registry.study(study)
+    name = registry.short(declared.page)
+    source = cell_source(declared.params, name)
+    print(f"wrote {write_cell(name, source)}" if write else source)
     return 0

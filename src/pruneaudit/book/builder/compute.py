@@ -13,7 +13,6 @@ overrides and every notebook's parameters are checked first, with the same one-l
 same profile) and calls its ``run(params, store, runtime=...)`` with the process's one
 :class:`~pruneaudit.runtime.Runtime` (on the study's device), which trains what the results
 store lacks.
-A notebook whose study has no ``run`` (the template's synthetic curves) has nothing to compute.
 ``--device`` is ``-p device=...`` for every selected study. A later ``build`` with the same
 profile and overrides over that store trains nothing.
 
@@ -45,7 +44,7 @@ from typing import TextIO
 from pruneaudit import config, runtime
 from pruneaudit.book.builder import progress as book_progress
 from pruneaudit.book.builder.plan import make_plan
-from pruneaudit.book.profiles import Profile, parse_overrides, study_module
+from pruneaudit.book.profiles import Profile, parse_overrides, study_of
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.store import ResultsStore
 
@@ -64,10 +63,9 @@ class Computed:
     new_runs: int
 
 
-def study_run(name: str) -> Callable | None:
-    """The ``run(params, store, *, progress, runtime)`` of notebook ``name``'s study (None: it
-    has none)."""
-    return getattr(study_module(name), "run", None)
+def study_run(name: str) -> Callable:
+    """The ``run(params, store, *, progress, runtime)`` of notebook ``name``'s study."""
+    return study_of(name).run
 
 
 def run_studies(
@@ -100,12 +98,9 @@ def run_studies(
     done = []
     with runtime.threads_at(None):  # torch's count restored at the end
         threads, why = process.start()
-        say(f"profile {profile.label}: computing {', '.join(n for n, r in todo if r)}; "
+        say(f"profile {profile.label}: computing {', '.join(n for n, _ in todo)}; "
             f"torch threads {threads} ({why})")
         for name, run in todo:
-            if run is None:
-                say(f"{name}: nothing to compute (its study has no run)")
-                continue
             params = profile.study_params(name)
             store = ResultsStore(params.store)
             before = len(store.keys())

@@ -15,16 +15,16 @@ of the lines' minutes as shown (:func:`total_minutes`)."""
 from __future__ import annotations
 
 import datetime
-import importlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pruneaudit import timing
 from pruneaudit.book.paths import STUDIES
-from pruneaudit.book.profiles import Job, Profile, notebook_reads, profile_label, study_module
+from pruneaudit.book.profiles import Job, Profile, notebook_reads, profile_label, study_of
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs.cost import StudyCost, study_cost
 
@@ -234,12 +234,12 @@ class BuildPlan:
              jobs: Mapping[str, Job], params: Mapping[str, object], studies: Path,
              date: str | None = None) -> BuildPlan:
         """The plan of ``order`` under ``profile`` (``params``: each study's checked
-        parameters, None for a notebook without), its costs counted (:func:`study_cost_of`),
+        parameters), its costs counted (:func:`study_cost_of`),
         stamped now (or at ``date``), with each notebook's duration expected from the timings
         recorded in ``studies``, else the profile's stated ones, else its training."""
         from pruneaudit import runtime
 
-        costs = {name: study_cost_of(params[name]) for name in order}
+        costs = {name: study_cost_of(study_of(name).cost, params[name]) for name in order}
         stamp = {"profile": profile.label, "overrides": dict(profile.overrides),
                  "date": date or _now()}  # build_stamp's, the label already made
         each = expectations(Path(studies), profile.label, order, profile.measured,
@@ -272,14 +272,10 @@ def _counts(cost: StudyCost | str) -> str:
     return cost if isinstance(cost, str) else cost.counts()
 
 
-def study_cost_of(params: object) -> StudyCost | str:
-    """What a study will train with its checked ``params`` (None: a notebook without study
-    parameters): :func:`~pruneaudit.runs.cost.study_cost` of the ``cost(params)`` of the
-    study package that defines ``params``' type, or a sentence saying why that is not known."""
-    package = type(params).__module__.rpartition(".")[0]
-    cost = None if params is None else getattr(importlib.import_module(package), "cost", None)
-    if cost is None:
-        return "trains nothing (its study states no cost)"
+def study_cost_of(cost: Callable[[Any], list], params: Any) -> StudyCost | str:
+    """What a study will train with its checked ``params``:
+    :func:`~pruneaudit.runs.cost.study_cost` of the study's ``cost(params)``, or a sentence
+    saying why that is not known."""
     try:
         from pruneaudit.training.device import resolve_device
 
@@ -303,8 +299,7 @@ def make_plan(
     params: dict[str, object] = {}
     for name in order:  # a loop, not a comprehension: the profile's path stays short
         needs[name] = tuple(notebook_reads(name).values())
-        has_params = getattr(study_module(name), "Params", None) is not None
-        params[name] = profile.study_params(name) if has_params else None
+        params[name] = profile.study_params(name)
     return BuildPlan.make(profile, order, needs, jobs, params,
                           STUDIES if studies is None else studies)
 

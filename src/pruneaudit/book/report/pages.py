@@ -35,10 +35,11 @@ from pruneaudit.audit.findings import Finding
 from pruneaudit.audit.findings_file import from_json
 from pruneaudit.book.paths import PROFILE_NAMES, STUDIES
 from pruneaudit.book.paths import TIMINGS as TIMINGS_FILE
-from pruneaudit.book.profiles import Profile, available_notebooks, notebook_parameters
+from pruneaudit.book.profiles import Profile, notebook_parameters
 from pruneaudit.book.report import finding_ids
 from pruneaudit.charts import format as fmt
 from pruneaudit.errors import PruneAuditError
+from pruneaudit.studies.registry import PAGES
 
 FRONT = "_front.md"
 TIMINGS = "_timings.md"
@@ -414,7 +415,7 @@ def write_rerun_pages(
     names: list[str] | None = None,
     profiles: Mapping[str, Profile | None] | None = None,
 ) -> list[Path]:
-    """Write ``_rerun_<name>.md`` (:func:`rerun_text`) for every notebook of ``nbs/`` (or
+    """Write ``_rerun_<name>.md`` (:func:`rerun_text`) for every study page (or
     ``names``) into ``studies_dir``, for its page to ``{include}``; return the paths. Each
     profile is read once (``profiles``, else :func:`read_profiles`)."""
     studies_dir = Path(studies_dir)
@@ -422,7 +423,7 @@ def write_rerun_pages(
     read = read_profiles() if profiles is None else profiles
     return [
         _write(studies_dir / RERUN.format(name=name), rerun_text(name, studies_dir, read))
-        for name in (available_notebooks() if names is None else names)
+        for name in (PAGES if names is None else names)
     ]
 
 

@@ -24,15 +24,21 @@ function of the :class:`Result`).
 """
 
 from pruneaudit.studies import lazy_views
+from pruneaudit.studies.study import Study
 
 from .claims import claims
 from .findings import findings, numbers
-from .params import Params, cost
+from .params import PROFILES, Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
-           "protocol_table", "cost"]
+__all__ = ["STUDY", "Params", "Result", "run", "claims", "findings", "numbers", "views",
+           "key_figure", "protocol_table", "cost"]
+
+#: The study, declared once: what the registry (:mod:`pruneaudit.studies.registry`) hands on.
+STUDY = Study(page="04_compression_impact", package=__name__, params=Params, run=run, claims=claims,
+              findings=findings, numbers=numbers, protocol_table=protocol_table, cost=cost,
+              profiles=PROFILES)
 # Also importable here, outside the contract: the parts of the findings that their null
 # calibrations call one by one.
 from .findings import class_findings as class_findings  # noqa: E402

@@ -146,3 +146,29 @@ def cost(params: Params) -> list[Workload]:
     quantized = len(p.seeds) * len(dict.fromkeys(p.schemes))
     return [population_workload(p.dataset, p.model, trained, p.epochs, trained + quantized,
                                 train_size=p.train_size, root=p.data_root)]
+
+
+#: The values the book's profiles give that differ from the defaults (``quick``: the defaults).
+PROFILES = {
+    # the first 1,000 test digits are all series hsf4: one group only (fine for a smoke run)
+    "smoke": {
+        "seeds": [0, 1, 2],
+        "levels": [0.5, 0.9],
+        "epochs": 2,
+        "lr": 0.05,
+        "train_size": 2000,
+        "test_size": 1000,
+        "gallery_size": 8,
+    },
+    # H1/H2: K = 30 models per level, levels 0.1-0.99, three quantization schemes, the full
+    # protocol (30 epochs, lr 0.01, batch 32, crop augmentation, 48,000 training digits)
+    "paper": {
+        "seeds": list(range(30)),
+        "levels": [0.1, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99],
+        "epochs": 30,
+        "lr": 0.01,
+        "augment": True,
+        "train_size": None,
+        "subgroup_reduce": "mean",
+    },
+}

@@ -22,15 +22,21 @@ Pipeline, all through the results store (methods page, "Study 1: population regr
 from __future__ import annotations
 
 from pruneaudit.studies import lazy_views
+from pruneaudit.studies.study import Study
 
 from .claims import claims
 from .findings import findings, numbers
-from .params import Params, cost
+from .params import PROFILES, Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
-           "protocol_table", "cost"]
+__all__ = ["STUDY", "Params", "Result", "run", "claims", "findings", "numbers", "views",
+           "key_figure", "protocol_table", "cost"]
+
+#: The study, declared once: what the registry (:mod:`pruneaudit.studies.registry`) hands on.
+STUDY = Study(page="01_population_ols", package=__name__, params=Params, run=run, claims=claims,
+              findings=findings, numbers=numbers, protocol_table=protocol_table, cost=cost,
+              profiles=PROFILES)
 
 
 __getattr__, __dir__ = lazy_views(__name__, globals())

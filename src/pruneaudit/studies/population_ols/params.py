@@ -161,3 +161,41 @@ def cost(params: Params) -> list[Workload]:
     p = params
     return series_workload(p.grid, p.epochs, dense_epochs=p.dense_epochs,
                            train_size=p.train_size, root=p.data_root)
+
+
+#: The values the book's profiles give that differ from the defaults.
+PROFILES = {
+    "smoke": {
+        "datasets": ["mnist", "kmnist"],
+        "imbalance_factors": [1, 10],
+        "techniques": ["l1_unstructured", "random_structured"],
+        "seeds": [0],
+        "iterations": 2,
+        "dense_epochs": 2,  # = epochs: every round trains 2 (store keys as before)
+        "epochs": 2,
+        "train_size": 3000,
+        "test_size": 500,
+    },
+    "quick": {
+        "imbalance_factors": [1, 10, 100],  # seeded long tails, so that r_c varies (beyond P)
+        "dense_epochs": 15,  # budget-matched: dense and rewound rounds (methods page, Study 1)
+        "train_size": 10000,  # 8,000 train (KMNIST: its 8,000-image pool)
+        "test_size": 5000,  # KMNIST: its 2,000 held-out images
+    },
+    # the published protocol on the four 28x28 datasets available offline (EMNIST,
+    # CIFAR-10/100, SVHN are not): 4 models x 7 techniques x 2 treatments x 6 seeds, 20 rounds
+    # of 30 epochs (a cluster job)
+    "paper": {
+        "datasets": ["mnist", "fashion_mnist", "kmnist", "qmnist"],
+        "imbalance_factors": [1.0, 10.0, 100.0],  # the quick profile's long tails too
+        "models": ["lenet", "alexnet", "vgg11", "resnet18"],
+        "techniques": ["l1_unstructured", "random_unstructured", "global_unstructured",
+                       "l1_structured", "l2_structured", "linfty_structured",
+                       "random_structured"],
+        "seeds": [0, 1, 2, 3, 4, 5],
+        "iterations": 20,
+        "dense_epochs": 30,
+        "epochs": 30,
+        "lr": 0.01,
+    },
+}

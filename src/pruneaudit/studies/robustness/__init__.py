@@ -16,15 +16,21 @@ of the :class:`Result`).
 """
 
 from pruneaudit.studies import lazy_views
+from pruneaudit.studies.study import Study
 
 from .claims import claims
 from .findings import findings, numbers
-from .params import Params, cost
+from .params import PROFILES, Params, cost
 from .protocol import protocol_table
 from .run import Result, run
 
-__all__ = ["Params", "Result", "run", "claims", "findings", "numbers", "views", "key_figure",
-           "protocol_table", "cost"]
+__all__ = ["STUDY", "Params", "Result", "run", "claims", "findings", "numbers", "views",
+           "key_figure", "protocol_table", "cost"]
+
+#: The study, declared once: what the registry (:mod:`pruneaudit.studies.registry`) hands on.
+STUDY = Study(page="05_robustness", package=__name__, params=Params, run=run, claims=claims,
+              findings=findings, numbers=numbers, protocol_table=protocol_table, cost=cost,
+              profiles=PROFILES)
 
 
 __getattr__, __dir__ = lazy_views(__name__, globals())

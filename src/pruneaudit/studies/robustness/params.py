@@ -126,3 +126,23 @@ def cost(params: Params) -> list[Workload]:
     evaluated = p.members * (1 + len(p.levels)) * (1 + grid) + len(p.reference_seeds)
     return [population_workload(spec.dataset, spec.model, len(p.reference_seeds), spec.epochs,
                                 evaluated, train_size=spec.train_size, root=p.data_root)]
+
+
+#: The values the book's profiles give that differ from the defaults (``quick``: the defaults).
+PROFILES = {
+    # Study 4's smoke populations (its smoke values), 2 of its members, 3 corruptions
+    "smoke": {
+        "members": 2,
+        "levels": [0.5, 0.9],
+        "corruption_names": ["gaussian_noise", "contrast", "rotate"],
+        "severities": [1, 3, 5],
+        "reference_seeds": [100, 101],
+    },
+    # H1 section 4 on Study 4's paper populations: K = 30 at six levels and dense on 12
+    # corruptions x 5 severities, and a reference population of 30 other seeds
+    "paper": {
+        "members": 30,
+        "levels": [0.3, 0.5, 0.7, 0.9, 0.95, 0.99],
+        "reference_seeds": list(range(100, 130)),
+    },
+}

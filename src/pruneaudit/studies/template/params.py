@@ -4,8 +4,8 @@ first ``TRAIN_SIZE`` MNIST digits, dense and at each sparsity ``s_k = 1 - 0.8**k
 
 A study declares each parameter once, here: its type, its default (a notebook run without a
 profile takes it) and a ``#:`` comment. The notebook's parameters cell is generated from
-:class:`Params` (``pruneaudit params --cell template --write``), and a profile
-(``nbs/profiles/*.yml``) gives only the values that differ.
+:class:`Params` (``pruneaudit params --cell template --write``), and :data:`PROFILES` gives the
+values that differ from the defaults in the book's profiles (smoke, quick, paper).
 """
 
 from __future__ import annotations
@@ -84,3 +84,9 @@ def cost(params: Params) -> list[Workload]:
     n = MEMBERS * (1 + params.iterations)
     return [population_workload(DATASET, MODEL, n, EPOCHS, n, train_size=TRAIN_SIZE,
                                 root=params.data_root)]
+
+
+#: The values the book's profiles give that differ from the defaults (``quick``: the defaults).
+PROFILES = {
+    "smoke": {"n_classes": 3, "iterations": 5},
+}
