@@ -112,18 +112,9 @@ def test_no_module_holds_the_runtime() -> None:
             assert constant or names == ["__all__"], ast.unparse(node)
     for name in ("current", "use", "activated", "set_device", "device_setting", "bar"):
         assert not hasattr(runtime, name), name
-    with_global = set()
-    for name, text in _sources().items():
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Global):
-                with_global.add(name)
-                assert not any("runtime" in n.lower() for n in node.names), (name, node.names)
-    assert with_global <= set(GLOBALS_ELSEWHERE), with_global
-
-
-#: The modules with a ``global`` statement today, none of them about the runtime: the chart
-#: bundle sent once per page.
-GLOBALS_ELSEWHERE = ("charts/figures.py",)
+    with_global = {name for name, text in _sources().items()
+                   if any(isinstance(n, ast.Global) for n in ast.walk(ast.parse(text)))}
+    assert not with_global, f"module state set through `global` in {sorted(with_global)}"
 
 
 def _tqdm_names() -> dict[str, object]:

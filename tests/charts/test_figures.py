@@ -127,7 +127,7 @@ def test_image_data_url_round_trip() -> None:
 def test_static_renderer_has_no_bundle_and_no_remote_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KERNEL_ENV, STATIC)
     chart = charts.accuracy_curves(_curves(), title="</script><b>")
-    bundle = charts.offline_renderer(chart.to_dict())
+    bundle = charts.OfflineRenderer()(chart.to_dict())
     html = bundle["text/html"]
     assert len(html) < 100_000 and "vegaEmbed" in html
     # The $schema URL only names the version; nothing fetches it (see test_browser.py).
@@ -142,10 +142,12 @@ def test_live_renderer_sends_the_bundle_once(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(figures, "vega_bundle", lambda: "/*BUNDLE*/")
     charts.enable_offline()
     spec = charts.accuracy_curves(_curves()).to_dict()
-    first, second = (charts.offline_renderer(spec)["text/html"] for _ in range(2))
+    first, second = (alt.renderers.get()(spec)["text/html"] for _ in range(2))
     assert "/*BUNDLE*/" in first and "/*BUNDLE*/" not in second
+    ids = [re.search(r'id="(pa-vega-[^"]+)"', html).group(1) for html in (first, second)]
+    assert ids[0] != ids[1]  # one spec shown twice: two elements
     charts.enable_offline()
-    assert "/*BUNDLE*/" in charts.offline_renderer(spec)["text/html"]
+    assert "/*BUNDLE*/" in alt.renderers.get()(spec)["text/html"]
     assert alt.renderers.active == charts.RENDERER
 
 

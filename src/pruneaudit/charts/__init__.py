@@ -23,7 +23,7 @@ from pruneaudit.charts.images import image_data_url
 #: ``ReaderTable`` (for type hints) is kept out of ``__all__`` (the API page).
 _FIGURES = frozenset({
     "table", "SCROLL_CUE", "RENDERER", "SELECTED", "vega_lite_version",
-    "vega_bundle", "bundle_versions", "chart_html", "offline_renderer", "enable_offline",
+    "vega_bundle", "bundle_versions", "chart_html", "OfflineRenderer", "enable_offline",
     "show_widget", "accuracy_curves", "group_scatter", "pareto_chart", "group_histograms",
     "heatmap", "bar_chart", "dropdown_view", "image_gallery", "ReaderTable", "key_chart",
     "KEY_META", "legend_pick", "colour", "book_theme", "Slider",
@@ -45,7 +45,7 @@ __all__ = [
     "key_chart",
     "KEY_META",
     "legend_pick",
-    "offline_renderer",
+    "OfflineRenderer",
     "enable_offline",
     "show_widget",
     "accuracy_curves",

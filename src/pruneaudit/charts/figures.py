@@ -57,9 +57,6 @@ EMBED_OPTIONS = {
     "actions": {"export": True, "source": False, "compiled": False, "editor": False},
 }
 
-_ids = itertools.count()
-_bundle_sent = False  # the kernel's page has the bundle (a renderer only gets the spec)
-
 
 def is_static() -> bool:
     """True while a notebook is executed for the static book (the book runner's
@@ -112,15 +109,19 @@ def _script_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
-def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "") -> str:
+def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "",
+               serial: int = 0) -> str:
     """HTML that renders a Vega-Lite ``spec`` with ``window.vegaEmbed``, waiting for it to load.
+
+    Its element's id is the spec's digest and ``serial`` (the renderer counts its charts, so
+    that one spec shown twice on a page gets two ids).
 
     A chart whose texts lie past its box is drawn again to fit it (``charts.fitting``); a key
     figure (:func:`key_chart`) gets the class ``pa-key-chart``. The view is kept in
     ``window.pruneauditViews[id]``; a failure is shown in place and logged to the console.
     """
     digest = hashlib.sha256(_script_json(spec).encode()).hexdigest()[:10]
-    div = f"pa-vega-{digest}-{next(_ids)}"
+    div = f"pa-vega-{digest}-{serial}"
     options = {**EMBED_OPTIONS, **(embed_options or {})}
     loader = f"<script>{bundle}</script>\n" if bundle else ""
     key = " pa-key-chart" if (spec.get("usermeta") or {}).get(KEY_META) else ""
@@ -181,27 +182,31 @@ def key_chart(chart: alt.Chart | alt.LayerChart) -> alt.Chart | alt.LayerChart:
     return chart.properties(usermeta={KEY_META: True})
 
 
-def offline_renderer(spec: dict, **embed_options: object) -> dict[str, str]:
-    """The Altair renderer: ``text/html`` that needs no network (see the module docstring)."""
-    global _bundle_sent
-    bundle = ""
-    if not is_static() and not _bundle_sent:
-        bundle, _bundle_sent = vega_bundle(), True
-    return {
-        "text/html": chart_html(fmt.readable_titles(spec), dict(embed_options), bundle=bundle),
-        "text/plain": "<Vega-Lite chart>",
-    }
+class OfflineRenderer:
+    """The Altair renderer: ``text/html`` that needs no network (see the module docstring). It
+    keeps what it has sent to its kernel's page: whether the bundle went with a chart (a live
+    page gets it once), and how many charts (their ids)."""
+
+    def __init__(self) -> None:
+        self.bundle_sent = False
+        self._serials = itertools.count()
+
+    def __call__(self, spec: dict, **embed_options: object) -> dict[str, str]:
+        bundle = ""
+        if not is_static() and not self.bundle_sent:
+            bundle, self.bundle_sent = vega_bundle(), True
+        html = chart_html(fmt.readable_titles(spec), dict(embed_options), bundle=bundle,
+                          serial=next(self._serials))
+        return {"text/html": html, "text/plain": "<Vega-Lite chart>"}
 
 
 def enable_offline(max_rows: int | None = 20_000) -> None:
-    """Render Altair charts with :func:`offline_renderer`; allow up to ``max_rows`` rows inline.
+    """Render Altair charts with a fresh :class:`OfflineRenderer`; allow up to ``max_rows`` rows
+    inline.
 
     ``max_rows=None`` lifts the row limit (specs grow with the data: aggregate first).
     """
-    global _bundle_sent
-    _bundle_sent = False
-    if RENDERER not in alt.renderers.names():
-        alt.renderers.register(RENDERER, offline_renderer)
+    alt.renderers.register(RENDERER, OfflineRenderer())  # a fresh one: the bundle sent again
     alt.renderers.enable(RENDERER)
     if max_rows is None:
         alt.data_transformers.disable_max_rows()
