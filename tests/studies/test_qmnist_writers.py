@@ -34,7 +34,7 @@ from pruneaudit.studies.qmnist_writers.findings import (
 )
 from pruneaudit.studies.qmnist_writers.run import dense_specs, predictions
 from pruneaudit.studies.qmnist_writers.writer_fits import (
-    Resampling,
+    WriterBootstrap,
     Writers,
     intercept_gap_finding,
     masked_fit,
@@ -483,18 +483,18 @@ def test_d22_group_drops_similar_null_and_effect():
     def null(rng):
         series, _, _, p = _sim_writers(rng)
         change = _observe(rng, p) - _observe(rng, p)
-        return group_drops_finding(change, series, Resampling(int(rng.integers(1e6)), BOOT))
+        return group_drops_finding(change, series, WriterBootstrap(int(rng.integers(1e6)), BOOT))
 
     def equal_drops(rng):
         series, _, _, p = _sim_writers(rng)
         change = _observe(rng, p - 0.19) - _observe(rng, p)
-        return group_drops_finding(change, series, Resampling(n_resamples=BOOT))
+        return group_drops_finding(change, series, WriterBootstrap(n_resamples=BOOT))
 
     def unequal(rng):
         series, _, _, p = _sim_writers(rng)
         drop = np.where(series == "hsf4", 0.3, 0.05)
         change = _observe(rng, p - drop) - _observe(rng, p)
-        return group_drops_finding(change, series, Resampling(n_resamples=BOOT))
+        return group_drops_finding(change, series, WriterBootstrap(n_resamples=BOOT))
 
     assert _failing(_verdicts(null)) >= 0.95
     assert _share(_verdicts(equal_drops), audit.REPRODUCED) >= 0.9
@@ -572,7 +572,7 @@ def test_d23_d24_band_holds_one_models_noise():
     """P's Table 1 is one model's fit: the paper's standard error is the SD over our seeds of
     the same statistic on each seed's writers, which widens P's band beyond the margin."""
     w = _tilt_case(np.random.default_rng(4), -0.025, -0.296, k=5)
-    boot = Resampling(n_resamples=99)
+    boot = WriterBootstrap(n_resamples=99)
     m = (w.series == "hsf0") * 1.0
     per_seed = [masked_fit(w.abs_tilt, p, m)[1] - masked_fit(w.abs_tilt, d, m)[1]
                 for d, p in zip(w.seed_dense, w.seed_pruned, strict=True)]
@@ -603,13 +603,14 @@ def test_d23_tilt_slope_null_and_paper_size_effect():
     def run(before, after, group):
         def make(rng):
             return slope_change_finding(_tilt_case(rng, before, after), group,
-                                        Resampling(int(rng.integers(1e6)), BOOT))
+                                        WriterBootstrap(int(rng.integers(1e6)), BOOT))
         return _verdicts(make)
 
     assert _failing(run(0.0, 0.0, "hsf0")) >= 0.95
     # P hsf0: -0.025 -> -0.296 (the simulated slope is shared by both series)
     assert _papers_side(run(-0.025, -0.296, "hsf0")) >= 0.9
-    rows = tilt_findings(_tilt_case(np.random.default_rng(0), 0, 0), Resampling(n_resamples=99))
+    rows = tilt_findings(_tilt_case(np.random.default_rng(0), 0, 0),
+                         WriterBootstrap(n_resamples=99))
     assert [r.finding.split(" (")[1][:4] for r in rows[:4]] == ["hsf0", "hsf1", "hsf4", "all:"]
     assert rows[1].verdict == audit.NOT_TESTABLE and "hsf1" in rows[1].basis
     assert all(r.verdict in audit.FAILING for r in rows if r.finding.startswith("D2.4"))
@@ -623,7 +624,7 @@ def test_d24_intercept_gap_null_and_effect():
             p = np.clip(p + np.where(series == "hsf4", gap, 0.0), 0, 1)
             y = _observe(rng, p, k=2)
             return intercept_gap_finding(Writers.of_seeds(tilt, y, y, series), "pruned",
-                                         Resampling(int(rng.integers(1e6)), BOOT))
+                                         WriterBootstrap(int(rng.integers(1e6)), BOOT))
         return inner
 
     assert _failing(_verdicts(make(0.0))) >= 0.95
@@ -640,7 +641,7 @@ def test_d25_property_findings_null_and_effect():
             p_after = np.clip(p - 0.1 - atypical * dev, 0, 1)
             change = _observe(rng, p_after) - _observe(rng, p)
             rows = property_findings(tilt, activation, change, series,
-                                     Resampling(int(rng.integers(1e6)), BOOT))
+                                     WriterBootstrap(int(rng.integers(1e6)), BOOT))
             return rows
         return inner
 

@@ -24,7 +24,7 @@ from .run import Result
 from .writer_fits import (
     BOOTSTRAP,
     BY_WRITERS,
-    Resampling,
+    WriterBootstrap,
     Writers,
     masked_fit,
     series_masks,
@@ -60,7 +60,7 @@ def topline_finding(
 
 
 def group_drops_finding(
-    change: np.ndarray, series: np.ndarray, boot: Resampling = BOOTSTRAP
+    change: np.ndarray, series: np.ndarray, boot: WriterBootstrap = BOOTSTRAP
 ) -> Finding:
     """D2.2 (groups): hsf4 and hsf0 lose about the same: (mean change hsf4 − mean change hsf0)
     / mean change of all writers lies within ±:data:`~.claims.SIMILAR_MARGIN` (an equivalence
@@ -137,7 +137,7 @@ def property_findings(
     activation: np.ndarray,
     change: np.ndarray,
     series: np.ndarray,
-    boot: Resampling = BOOTSTRAP,
+    boot: WriterBootstrap = BOOTSTRAP,
 ) -> list[Finding]:
     """D2.5: hsf4 writers draw more vertical digits (mean |tilt| hsf4 − hsf0 < 0, in pooled
     standard deviations: Cohen's d with its Welch interval scaled alike); writers with atypical
@@ -215,7 +215,7 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
     writers = seed_writers(result)
     labels = result.test.labels.numpy()
     series = w["series"].to_numpy()
-    boot = Resampling(seed, n_resamples)
+    boot = WriterBootstrap(seed, n_resamples)
     return [
         topline_finding(result.correct_dense.mean(axis=1), result.correct_pruned.mean(axis=1),
                         result.test.num_classes),
@@ -239,7 +239,7 @@ def findings(result: Result, *, seed: int = 0, n_resamples: int = 999) -> list[F
 
 def table1(result: Result, *, seed: int = 0, n_resamples: int = 999) -> pd.DataFrame:
     """P's Table 1 on this page's writers (:func:`~.writer_fits.tilt_table`)."""
-    return tilt_table(Writers.of(result.writers), Resampling(seed, n_resamples))
+    return tilt_table(Writers.of(result.writers), WriterBootstrap(seed, n_resamples))
 
 
 # --------------------------------------------------------------------------- what the page says

@@ -69,7 +69,7 @@ class Writers:
 
 
 @dataclass(frozen=True)
-class Resampling:
+class WriterBootstrap:
     """The bootstrap over writers: its seed and number of resamples."""
 
     seed: int = 0
@@ -77,7 +77,7 @@ class Resampling:
 
 
 #: The page's bootstrap over writers (seed 0, 999 resamples).
-BOOTSTRAP = Resampling()
+BOOTSTRAP = WriterBootstrap()
 
 
 def masked_fit(x, y, m, axis=-1):
@@ -91,7 +91,7 @@ def masked_fit(x, y, m, axis=-1):
     return my - slope * mx, slope
 
 
-def writer_bootstrap(arrays, statistic, boot: Resampling) -> tuple[float, float, float]:
+def writer_bootstrap(arrays, statistic, boot: WriterBootstrap) -> tuple[float, float, float]:
     """``statistic`` of the writer-level ``arrays`` and its percentile bootstrap interval over
     writers (vectorized; :func:`pruneaudit.audit.bootstrap_interval`)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -105,7 +105,7 @@ def writer_bootstrap(arrays, statistic, boot: Resampling) -> tuple[float, float,
 
 
 def fit_difference(
-    x: np.ndarray, first: tuple, second: tuple, coefficient: int, boot: Resampling
+    x: np.ndarray, first: tuple, second: tuple, coefficient: int, boot: WriterBootstrap
 ) -> tuple[float, float, float]:
     """Coefficient ``coefficient`` (0: intercept, 1: slope) of :func:`masked_fit` of y on ``x``
     over ``first`` = (y, m) minus that over ``second``, with its bootstrap interval over writers
@@ -151,7 +151,9 @@ def _one_model(unit_sd: float | None) -> str:
     return f"; P's band: one model's noise, the SD over our seeds of the statistic ({unit_sd:.3g})"
 
 
-def slope_change_finding(writers: Writers, group: str, boot: Resampling = BOOTSTRAP) -> Finding:
+def slope_change_finding(
+    writers: Writers, group: str, boot: WriterBootstrap = BOOTSTRAP
+) -> Finding:
     """D2.3 for one group (claim ``D2.3 <group>``): the accuracy-vs-|tilt| slope turns more
     negative after pruning (slope pruned − slope dense, beside P's difference; hsf1: not
     testable here). P's band holds one model's noise: the spread over our seeds of the same
@@ -169,7 +171,7 @@ def slope_change_finding(writers: Writers, group: str, boot: Resampling = BOOTST
 
 
 def intercept_gap_finding(
-    writers: Writers, stage: str, boot: Resampling = BOOTSTRAP
+    writers: Writers, stage: str, boot: WriterBootstrap = BOOTSTRAP
 ) -> Finding:
     """D2.4 for one stage (claim ``D2.4 <stage>``, unpruned / pruned): hsf4's fitted intercept
     minus hsf0's, < 0; P's band holds one model's noise (:func:`seed_spread`)."""
@@ -181,7 +183,7 @@ def intercept_gap_finding(
                        audit.Estimate(est, lo, hi, basis, unit_sd=unit_sd))
 
 
-def tilt_findings(writers: Writers, boot: Resampling = BOOTSTRAP) -> list[Finding]:
+def tilt_findings(writers: Writers, boot: WriterBootstrap = BOOTSTRAP) -> list[Finding]:
     """D2.3 for hsf0, hsf1 (not testable), hsf4 and all writers, then D2.4 before and after."""
     return [
         *(slope_change_finding(writers, g, boot) for g in TABLE1_GROUPS),
@@ -189,7 +191,7 @@ def tilt_findings(writers: Writers, boot: Resampling = BOOTSTRAP) -> list[Findin
     ]
 
 
-def tilt_table(writers: Writers, boot: Resampling = BOOTSTRAP) -> pd.DataFrame:
+def tilt_table(writers: Writers, boot: WriterBootstrap = BOOTSTRAP) -> pd.DataFrame:
     """P's Table 1 on our data: intercept and slope of writer accuracy on mean |tilt| per group
     and stage, with bootstrap intervals over writers, beside P's values (hsf1: not offline).
     Columns: group, stage, coefficient, ours, ci_low, ci_high, paper."""
