@@ -361,10 +361,6 @@ class Runtime:
         (:attr:`steady`, never the load); None (keep torch's setting) when not following."""
         return self.steady if self.follow else None
 
-    def at_population_threads(self) -> contextlib.AbstractContextManager:
-        """The block at :meth:`population_threads` (where it says one); torch's count restored."""
-        return threads_at(self.population_threads())
-
     def at_steady_threads(self) -> contextlib.AbstractContextManager:
         """The block at :meth:`steady_threads` (where it says one); torch's count restored."""
         return threads_at(self.steady_threads())

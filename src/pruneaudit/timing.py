@@ -50,11 +50,6 @@ def count_stored() -> None:
     _stored[0] += 1
 
 
-def stored() -> int:
-    """Runs the results store added in this process so far."""
-    return _stored[0]
-
-
 @contextlib.contextmanager
 def phase(name: str) -> Iterator[None]:
     """Add the wall time of the ``with`` block to phase ``name`` (unless another phase is

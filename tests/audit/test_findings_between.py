@@ -106,6 +106,19 @@ def _frame(rng, n_rows, n_builds, se, ratio, study="09_sim"):
     return pd.DataFrame(rows, columns=list(BB.BUILD_COLUMNS))
 
 
+def _printed(frame: pd.DataFrame, ratio: float) -> pd.DataFrame:
+    """``frame`` with each build's verdict and stability as a build prints them with the
+    between-build variance ``ratio`` (:func:`pruneaudit.audit.stability.stability` with the
+    between-build spread)."""
+    verdicts, steadies = [], []
+    for row in frame.itertuples(index=False):
+        spread = math.sqrt(ratio) * interval_se(row.ci_low, row.ci_high)
+        steady, _ = S.stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread)
+        verdicts.append(rule(row.ci_low, row.ci_high))
+        steadies.append(math.nan if steady is None else steady)
+    return frame.assign(verdict=verdicts, stability=steadies)
+
+
 @pytest.mark.slow
 def test_keep_rates_over_all_pairs_of_four_simulated_builds_match_the_prediction():
     """The whole chain on simulated builds with a known between-build variance: the ratio is
@@ -118,14 +131,14 @@ def test_keep_rates_over_all_pairs_of_four_simulated_builds_match_the_prediction
     assert len(pairs) == n * 6  # every unordered pair of the four builds
     estimated = BB.variance_ratio(pairs.z2)
     assert estimated == pytest.approx(1.0, abs=0.25)
-    table, inst = BB.keep_rates(frame, lambda row: rule, lambda study: estimated)
+    table, inst = BB.keep_rates_as_printed(_printed(frame, estimated))
     assert len(inst) == n * 12  # ordered pairs
     everything = table.set_index("study").loc["all"]
     kept = everything.firm_kept / everything.firm_pairs
     assert everything.builds == 4 and everything.firm_pairs > 1000
     assert kept == pytest.approx(everything.predicted_keep, abs=0.03)
     assert inst.kept.mean() == pytest.approx(inst.predicted.mean(), abs=0.02)  # all rows
-    _, naive = BB.keep_rates(frame, lambda row: rule, lambda study: 0.0)
+    _, naive = BB.keep_rates_as_printed(_printed(frame, 0.0))
     assert naive.predicted.mean() > inst.kept.mean() + 0.03
 
 

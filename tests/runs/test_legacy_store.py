@@ -1,13 +1,9 @@
-"""Results stores written by older code are read by this code without retraining.
+"""Results stores written by older code whose run keys held the package version (0.1.0) are
+refused by this code with one error line that names the fix; nothing is trained or written.
 
 - commit 188de9a: before the package layout moved and before runs recorded their device
-  (issue 10 item 6, issue 12): every run found, read as CPU runs;
-- commit c1ec739: the last code whose run keys held the package version (issue 19): every run
-  found under its legacy key and read as the spec it is today.
-
-Both trained LeNets with the population trainer's legacy scheme (a member's bits could depend on
-its companions), so their runs are read as specs of that scheme (``trainer=1``); today's specs
-of the same runs (the current scheme) do not find them, and would be trained anew.
+  (issue 10 item 6, issue 12);
+- commit c1ec739: the last code whose run keys held the package version (issue 19).
 """
 
 from __future__ import annotations
@@ -23,9 +19,7 @@ import pytest
 
 from pruneaudit import training
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs import ResultsStore, RunSpec, iterative, populations, trained
-from pruneaudit.runs.spec import LEGACY_TRAINER_SCHEME, TRAINER_SCHEME
-from pruneaudit.runs.store import legacy_keys
+from pruneaudit.runs import ResultsStore, RunSpec, iterative, populations
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -94,69 +88,28 @@ def old_store(request, tmp_path_factory, data_root):
 
 
 def _refuse_training(*args, **kwargs):
-    raise AssertionError("a stored run was trained again")
+    raise AssertionError("a run was trained in a store of older keys")
 
 
 @pytest.mark.slow
-def test_old_store_is_read_without_retraining(old_store, data_root, monkeypatch):
-    root, old_keys, recorded = old_store
-    monkeypatch.setattr(training, "train_packed", _refuse_training)
-    store = ResultsStore(root)
-    base = RunSpec(
-        "mnist", "lenet", epochs=1, train_size=64, test_size=40, trainer=LEGACY_TRAINER_SCHEME
-    )
-    dense = populations.member_specs(base, [0, 1])
-    gradual = populations.member_specs(base, [0], 0.5)
-    series = iterative.series_specs(base, "l1_unstructured", "finetune", 1)
-    specs = [*dense, *gradual, *series]
-    # stored under the keys of the package version 0.1.0 (devices never changed the keys)
-    assert {legacy_keys(s)[0] for s in specs} == set(old_keys)
-    assert not {s.key for s in specs} & set(old_keys)
-    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-    pop = populations.run_population(dense, store, str(data_root), progress=False)
-    assert pop.preds.shape == (2, 40)
-    populations.run_population(gradual, store, str(data_root), progress=False)
-    frame = iterative.run_series(
-        [base], "l1_unstructured", "finetune", 1, store, str(data_root), progress=False
-    )
-    assert set(frame["iteration"]) == {0, 1}
-    for key in old_keys:
-        run = store.load(key)
-        assert run.device_type == "cpu"
-        # without env.json: written before devices were recorded, a CPU run
-        assert (run.path / "env.json").exists() == recorded
-        assert recorded or run.env["recorded"] is False
-    model = trained.load_model(series[1], store, str(data_root))
-    assert model is not None
-    # read as today's specs: current keys everywhere, no version column, nothing written
-    assert store.keys() == sorted({s.key for s in specs})
-    listing = store.runs(seed=0)
-    assert set(listing["key"]) == {s.key for s in specs if s.seed == 0}
-    assert "version" not in listing.columns
-    for spec in specs:
-        run = store.load(spec.key)
-        assert run.spec == spec and run.path.name == legacy_keys(spec)[0]
-        assert set(run.classes["key"]) == {spec.key} and "version" not in run.classes.columns
-    assert store.get_or_run(dense[0], _refuse_training).spec == dense[0]
-    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
-    # today's specs of these runs (the current trainer scheme) are not in the store
-    assert not any(store.has(s.replace(trainer=TRAINER_SCHEME)) for s in specs)
-
-
-@pytest.mark.slow
-def test_a_population_is_not_mixed_across_device_types(old_store, tmp_path, data_root):
-    """An old (CPU) run beside a run marked as made on CUDA: one clear error, no table."""
+def test_old_store_is_refused_with_one_line_and_nothing_written(old_store, data_root, monkeypatch):
     root, old_keys, _ = old_store
-    copy = tmp_path / "store"
-    shutil.copytree(root, copy)
-    store = ResultsStore(copy)
-    base = RunSpec(
-        "mnist", "lenet", epochs=1, train_size=64, test_size=40, trainer=LEGACY_TRAINER_SCHEME
-    )
+    monkeypatch.setattr(training, "train_packed", _refuse_training)
+    base = RunSpec("mnist", "lenet", epochs=1, train_size=64, test_size=40)
     dense = populations.member_specs(base, [0, 1])
-    (store.path(dense[1]) / "env.json").write_text(json.dumps({"device": "cuda"}))
-    with pytest.raises(PruneAuditError, match=r"different device types \(1 on cpu .* 1 on cuda"):
-        populations.population(dense, store)
-    with pytest.raises(PruneAuditError, match="different device types"):
-        store.collect(dense, table="predictions")
-    assert len(populations.population(dense[:1], store).specs) == 1  # one type alone is fine
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    message = (rf"results store '{root}' holds {len(old_keys)} runs under keys of an older "
+               r"pruneaudit \(before 2026-11-25.*delete the store folder or re-run with a "
+               r"fresh --store")
+    for attempt in (
+        lambda: populations.run_population(dense, ResultsStore(root), str(data_root),
+                                           progress=False),
+        lambda: iterative.run_series([base], "l1_unstructured", "finetune", 1,
+                                     ResultsStore(root), str(data_root), progress=False),
+        lambda: ResultsStore(root).load(old_keys[0]),
+        lambda: ResultsStore(root).runs(seed=0),
+    ):
+        with pytest.raises(PruneAuditError, match=message) as err:
+            attempt()
+        assert "\n" not in str(err.value)
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before

@@ -75,16 +75,55 @@ def test_package_version_is_not_part_of_the_key(monkeypatch):
         BASE.with_extra(version="0.1.0")
 
 
-def test_legacy_key_is_the_key_with_the_old_package_version():
-    """The key a spec had while ``version`` (the package's, 0.1.0) was one of its fields."""
-    assert store_mod.LEGACY_VERSIONS == ("0.1.0",)
-    assert store_mod.legacy_keys(BASE) == [canonical_key(BASE, version="0.1.0")]
+def _store_of_0_1_0(root, specs) -> ResultsStore:
+    """A store whose runs of ``specs`` were written by pruneaudit 0.1.0: each spec.json with the
+    package version, the folder named by the key of that time (its fields and ``version``)."""
+    store = ResultsStore(root)
+    for spec in specs:
+        path = store.save(spec, *fake_result(spec.seed)).path
+        fields = {**spec.as_dict(), "version": "0.1.0"}
+        (path / "spec.json").write_text(json.dumps(fields, sort_keys=True, indent=1) + "\n")
+        os.renames(path, store._folder(spec_mod.canonical_key(fields)))
+    return ResultsStore(root)
+
+
+OLD_KEYS = r"holds 2 runs under keys of an older pruneaudit \(before 2026-11-25.*delete the store"
+
+
+def test_a_store_of_runs_under_old_keys_is_refused_with_one_line_and_nothing_written(tmp_path):
+    """pruneaudit 0.1.0's keys held the package version: this code reads no such run. Any
+    lookup that misses, and any read of such a run, gives one error naming the fix; no run is
+    made or written."""
     legacy = BASE.replace(trainer=spec_mod.LEGACY_TRAINER_SCHEME)  # what 0.1.0 trained
-    assert store_mod.legacy_keys(legacy) == [
-        "ebf5975e6f8ae5712af897b31c30a4a304efb7d41fc55d901e84f69ba320fbcf"  # 0.1.0's BASE.key
-    ]
-    assert RunSpec.from_dict({**BASE.as_dict(), "version": "0.1.0"}) == BASE
-    assert RunSpec.from_dict({**legacy.as_dict(), "version": "0.1.0"}) == legacy
+    assert spec_mod.canonical_key({**legacy.as_dict(), "version": "0.1.0"}) == (
+        "ebf5975e6f8ae5712af897b31c30a4a304efb7d41fc55d901e84f69ba320fbcf")  # 0.1.0's BASE.key
+    store = _store_of_0_1_0(tmp_path, [legacy, legacy.replace(seed=1)])
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    calls = []
+    for look in (lambda: store.has(legacy), lambda: store.path(BASE),
+                 lambda: store.get_or_run(BASE, calls.append),
+                 lambda: store.save(BASE, *fake_result()), lambda: store.runs(),
+                 lambda: store.load(store.keys()[0]), lambda: store.collect([legacy])):
+        with pytest.raises(PruneAuditError, match=OLD_KEYS) as err:
+            look()
+        assert "\n" not in str(err.value) and "--store" in str(err.value)
+    assert calls == []
+    after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert after == before
+
+
+def test_a_store_of_current_runs_reads_its_specs_once_at_the_first_miss(tmp_path, monkeypatch):
+    """Looking runs up costs no pass over the store while they hit; the first miss reads the
+    store's specs once for runs under old keys, and later misses do not read them again."""
+    store = ResultsStore(tmp_path)
+    store.save(BASE, *fake_result())
+    store = ResultsStore(tmp_path)
+    reads = []
+    real = store_mod._is_old
+    monkeypatch.setattr(store_mod, "_is_old", lambda folder: reads.append(folder) or real(folder))
+    assert store.has(BASE) and store.load(BASE).spec == BASE and reads == []
+    assert not store.has(BASE.replace(seed=1)) and len(reads) == 1
+    assert not store.has(BASE.replace(seed=2)) and len(reads) == 1
 
 
 def test_key_is_sha256_of_canonical_json():
@@ -407,3 +446,17 @@ def test_the_store_imports_no_domain_module():
         "pruneaudit.config", "pruneaudit.errors", "pruneaudit.runs.archive",
         "pruneaudit.runs.spec", "pruneaudit.timing",
     }
+
+
+def test_a_table_is_not_mixed_across_device_types(tmp_path):
+    """A run written without env.json (a CPU run) beside one made on CUDA: one clear error, no
+    table; one type alone is fine."""
+    store = ResultsStore(tmp_path)
+    cpu, cuda = BASE, BASE.replace(seed=1)
+    store.save(cpu, *fake_result(0)[:2])
+    store.save(cuda, *fake_result(1)[:2], env={"device": "cuda"})
+    with pytest.raises(PruneAuditError, match=r"different device types \(1 on cpu .* 1 on cuda"):
+        store.collect([cpu, cuda])
+    with pytest.raises(PruneAuditError, match="different device types"):
+        store.collect([cpu, cuda], table="predictions")
+    assert len(store.collect([cpu])) == 10

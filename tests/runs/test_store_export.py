@@ -16,7 +16,7 @@ import torch
 from pruneaudit.errors import PruneAuditError
 from pruneaudit.runs import ResultsStore, RunSpec
 from pruneaudit.runs import archive as archive_mod
-from pruneaudit.runs import store as store_mod
+from pruneaudit.runs import spec as spec_mod
 
 BASE = RunSpec(dataset="mnist", model="lenet", epochs=1, train_size=512, test_size=256)
 
@@ -34,18 +34,11 @@ def _fake(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
 
 @pytest.fixture
 def source(tmp_path: Path) -> ResultsStore:
-    """A store of three runs with checkpoints, one with ``env.json``, one written under its
-    legacy key (as an older store holds it)."""
+    """A store of four runs with checkpoints, one with ``env.json``."""
     store = ResultsStore(tmp_path / "source")
-    for seed in range(3):
+    for seed in (0, 1, 2, 7):
         env = {"device": "cpu", "name": "test"} if seed == 0 else None
         store.save(BASE.replace(seed=seed), *_fake(seed), env=env)
-    old = BASE.replace(seed=7)
-    run = store.save(old, *_fake(7))
-    fields = {**old.as_dict(), "version": store_mod.LEGACY_VERSIONS[0]}
-    (run.path / "spec.json").write_text(json.dumps(fields, sort_keys=True, indent=1) + "\n")
-    legacy = store_mod.legacy_keys(old)[0]
-    os.renames(run.path, store._folder(legacy))
     return ResultsStore(store.root)
 
 
@@ -72,8 +65,6 @@ def test_export_then_import_carries_every_run_but_the_checkpoints(
         pd.testing.assert_frame_equal(here.predictions, there.predictions)
         assert here.env == there.env
         assert there.has_checkpoint and not here.has_checkpoint
-    legacy = store_mod.legacy_keys(BASE.replace(seed=7))[0]
-    assert target.path(BASE.replace(seed=7)).name == legacy  # kept under its legacy folder
     assert not list((target.root / "tmp").iterdir())
     assert target.import_results(archive) == (0, 4)  # nothing twice
 
@@ -85,6 +76,34 @@ def test_import_keeps_the_runs_a_store_has(source: ResultsStore, tmp_path: Path)
     target.save(BASE.replace(seed=1), *_fake(1))
     assert target.import_results(archive) == (3, 1)
     assert target.load(BASE.replace(seed=1)).has_checkpoint  # its own copy, checkpoint kept
+
+
+def _with_an_old_key(store: ResultsStore, spec: RunSpec) -> None:
+    """Make ``spec``'s run in ``store`` a run of pruneaudit 0.1.0: its spec.json with the package
+    version, under the key it had then."""
+    path = store.path(spec)
+    fields = {**spec.as_dict(), "version": "0.1.0"}
+    (path / "spec.json").write_text(json.dumps(fields, sort_keys=True, indent=1) + "\n")
+    os.renames(path, store._folder(spec_mod.canonical_key(fields)))
+
+
+def test_a_store_or_an_archive_of_runs_under_old_keys_is_refused(
+    source: ResultsStore, tmp_path: Path
+):
+    archive = tmp_path / "light.zip"
+    source.export_results(archive)
+    first = next(n for n in zipfile.ZipFile(archive).namelist() if _first_spec(n))
+    old = _rewrite(archive, tmp_path / "old.zip", lambda n, d: (
+        n, d.replace(b"{", b'{"version": "0.1.0", ', 1)) if n == first else (n, d))
+    target = ResultsStore(tmp_path / "target")
+    with pytest.raises(PruneAuditError, match=r"holds 1 runs under keys of an older pruneaudit "
+                       r"\(before 2026-11-25.*export the results again") as err:
+        target.import_results(old)
+    assert "\n" not in str(err.value) and target.keys() == []  # nothing written
+    _with_an_old_key(source, BASE.replace(seed=7))
+    with pytest.raises(PruneAuditError, match="holds 1 runs under keys of an older pruneaudit"):
+        ResultsStore(source.root).export_results(tmp_path / "again.zip")
+    assert not (tmp_path / "again.zip").exists()
 
 
 def test_export_of_an_empty_store_is_refused(tmp_path: Path):

@@ -42,7 +42,6 @@ from pruneaudit.studies.compression_impact.views import (
     cie_view,
     class_change_view,
     class_table_view,
-    gallery_chart,
     gallery_explorer,
     key_title,
     over_index_view,
@@ -193,9 +192,6 @@ def test_pie_examples_categories_and_captions(runs, impact_params):
     assert first["caption"] == "true 2\nbase 2\ncomp 1"
     assert first["series"] == "hsf0"
     assert pie_examples(runs, "pruned 90%", per_category=1).shape[0] == 1
-    result = _result(runs, impact_params())
-    gallery_chart(result, "pruned 90%").to_dict()  # a valid spec
-    gallery_chart(result, "float16", PIE_CATEGORIES[2]).to_dict()  # no PIE
 
 
 def test_findings_cover_d41_to_d411_with_verdicts(runs):
@@ -376,7 +372,7 @@ def test_protocol_table_states_the_training_rate(runs, impact_params, tmp_path):
     key = check(impact.key_figure(result))[0]
     assert key["title"] == key_title(summary(runs, params.alpha))  # its numbers, stated
     check(class_change_view(result), recall_view(result), subgroup_view(result),
-          gallery_explorer(result), gallery_chart(result, "pruned 90%"))
+          gallery_explorer(result))
     for view in (protocol_view, class_table_view, class_change_view,
                  recall_view, pie_table_view, cie_view,
                  subgroup_view, over_index_view):

@@ -22,7 +22,6 @@ from pruneaudit.studies.pareto_selection.findings import (
     _seed_points,
     averaged_frontier_techniques,
     classes_findings,
-    frontier_techniques,
     pick_finding,
     pick_sparsities,
 )
@@ -410,7 +409,8 @@ def test_d31_counts_the_frontier_of_seed_averaged_points():
         rows += [(seed, "a", 1, 0.2, 0.05), (seed, "a", 2, 0.36, a2),
                  (seed, "b", 1, 0.2, 0.06), (seed, "b", 2, 0.36, 0.25)]
     points = _points(rows)
-    per_seed = [frontier_techniques(_seed_points(points, [s]), 0.5, 1) for s in (0, 1, 2)]
+    per_seed = [averaged_frontier_techniques(points[points.seed == s], 0.5, 1)[0]
+                for s in (0, 1, 2)]
     assert per_seed == [1, 1, 2]
     count, lo, hi = averaged_frontier_techniques(points, 0.5, 1, n_resamples=199)
     assert count == 2

@@ -114,45 +114,6 @@ def test_collapse_flag_and_tie_order():
         qw.frames.most_hurt(w, n=0)
 
 
-@settings(max_examples=30, deadline=None)
-@given(
-    st.lists(st.floats(-1, 1, allow_nan=False), min_size=3, max_size=12),
-    st.lists(st.floats(-1, 1, allow_nan=False), min_size=3, max_size=12),
-)
-def test_series_change_test_matches_welch(a, b):
-    w = pd.DataFrame(
-        {"series": ["hsf4"] * len(a) + ["hsf0"] * len(b), "accuracy_change": a + b}
-    )
-    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
-    assume(va + vb > 1e-12)  # the t statistic needs some spread
-    out = qw.frames.series_change_test(w)
-    assert out["difference"] == pytest.approx(np.mean(a) - np.mean(b))
-    assert out["t"] == pytest.approx((np.mean(a) - np.mean(b)) / np.sqrt(va + vb), rel=1e-6)
-
-
-def test_series_change_test_needs_two_writers():
-    w = pd.DataFrame({"series": ["hsf4", "hsf0", "hsf0"], "accuracy_change": [0.0, 0.1, 0.2]})
-    with pytest.raises(PruneAuditError, match="'hsf4' has 1 writers"):
-        qw.frames.series_change_test(w)
-
-
-def test_tilt_fits_recover_exact_lines():
-    rng = np.random.default_rng(0)
-    rows = []
-    for s, (a, b) in {"hsf0": (1.0, -0.5), "hsf4": (0.9, -1.0)}.items():
-        x = rng.uniform(0, 0.5, 20)
-        rows.append(
-            pd.DataFrame(
-                {"writer": range(len(rows) * 20, len(rows) * 20 + 20), "series": s,
-                 "abs_tilt": x, "accuracy_unpruned": a + b * x, "accuracy_pruned": a + 2 * b * x}
-            )
-        )
-    fits = qw.frames.tilt_fits(pd.concat(rows, ignore_index=True)).set_index(["stage", "series"])
-    assert fits.loc[("unpruned", "hsf4"), "slope"] == pytest.approx(-1.0)
-    assert fits.loc[("pruned", "hsf0"), "slope"] == pytest.approx(-1.0)
-    assert fits.loc[("pruned", "hsf0"), "intercept"] == pytest.approx(1.0)
-    assert ("unpruned", "all") in fits.index
-
 
 def test_gallery_and_histogram(toy):
     test, pool, dense, pruned = toy
@@ -561,11 +522,19 @@ def test_b22_excess_is_our_question_beyond_a_second_dense_model():
     assert row.verdict == audit.PRESENT  # the drop is beyond chance
 
 
+def _of_seeds(abs_tilt, seed_dense, seed_pruned, series) -> Writers:
+    """Writers from each seed's writer accuracies, (K, W) each, as the page makes them
+    (:meth:`Writers.of` of a writer frame whose accuracies are the means over the seeds)."""
+    frame = pd.DataFrame({"abs_tilt": abs_tilt, "accuracy_unpruned": seed_dense.mean(axis=0),
+                          "accuracy_pruned": seed_pruned.mean(axis=0), "series": series})
+    return Writers.of(frame, seed_dense, seed_pruned)
+
+
 def _tilt_case(rng, before, after, k=2):
     """Writers with each of ``k`` seeds' accuracies (dense and pruned) on each writer."""
     series, tilt, _, p = _sim_writers(rng, slope=before)
     p_after = np.clip(p + (after - before) * (tilt - 0.3) - 0.15, 0, 1)
-    return Writers.of_seeds(tilt, _observe(rng, p, k=k), _observe(rng, p_after, k=k), series)
+    return _of_seeds(tilt, _observe(rng, p, k=k), _observe(rng, p_after, k=k), series)
 
 
 def test_d23_d24_band_holds_one_models_noise():
@@ -623,7 +592,7 @@ def test_d24_intercept_gap_null_and_effect():
             series, tilt, _, p = _sim_writers(rng)
             p = np.clip(p + np.where(series == "hsf4", gap, 0.0), 0, 1)
             y = _observe(rng, p, k=2)
-            return intercept_gap_finding(Writers.of_seeds(tilt, y, y, series), "pruned",
+            return intercept_gap_finding(_of_seeds(tilt, y, y, series), "pruned",
                                          WriterBootstrap(int(rng.integers(1e6)), BOOT))
         return inner
 

@@ -27,7 +27,6 @@ from pruneaudit.studies.robustness.frames import (
     CLEAN,
     RobustnessRuns,
     accuracy_by_severity,
-    accuracy_frame,
     corruption_examples,
     mean_accuracy,
     most_hurt,
@@ -269,7 +268,7 @@ def test_tiny_run_reuses_study4_populations(data_root, tmp_path, monkeypatch, im
     examples_view(result).to_dict()  # the page's test digit under its corruptions
     runs = result.runs
     assert len(runs.test) == 120
-    frame = accuracy_frame(runs)
+    frame = runs.accuracy
     assert len(frame) == 2 * 2 * (1 + 2 * 2)
     assert frame["accuracy"].between(0, 1).all()
     table = relative_robustness(runs)

@@ -88,7 +88,7 @@ def test_not_following_keeps_torchs_setting():
     process = runtime.Runtime(threads=3)
     before = torch.get_num_threads()
     assert process.population_threads() is None and process.steady_threads() is None
-    with process.at_population_threads(), process.at_steady_threads():
+    with runtime.threads_at(process.population_threads()), process.at_steady_threads():
         assert torch.get_num_threads() == before
 
 
@@ -174,7 +174,7 @@ def test_the_steady_count_is_the_start_or_the_setting_never_the_load(following):
     machine, process = following
     torch.set_num_threads(2)
     machine.run(10, others=1.5, mine=0.5)
-    with process.at_population_threads():
+    with runtime.threads_at(process.population_threads()):
         assert torch.get_num_threads() == 1
         with process.at_steady_threads():
             assert torch.get_num_threads() == 2

@@ -14,9 +14,10 @@ per study and pooled (``all``), stored in ``pruneaudit/audit/data/between_builds
 (:func:`write_ratios`) and read by :func:`pruneaudit.audit.stability.between_sd`. Builds that
 share their seeds are not independent and form no pair.
 
-:func:`keep_rates` checks the stabilities against the builds: for every ordered pair of
-independent builds (A, B) and every row firm in A (stability at least ``STABLE``), whether B
-gives A's verdict, beside the mean of A's stabilities (the predicted keep rate);
+:func:`keep_rates_as_printed` checks the stabilities against the builds: for every ordered pair
+of independent builds (A, B) and every row firm in A (stability at least ``STABLE``), whether B
+gives A's verdict, beside the mean of A's stabilities (the predicted keep rate; by band of
+stability: :func:`keep_by_band`);
 :func:`simulated_keep` does the same on simulated builds of a known number of units.
 
 Formulas: the book's methods page, section *Findings and verdicts* (stability between builds).
@@ -36,7 +37,6 @@ from scipy import stats
 
 from pruneaudit.audit.findings_file import from_json
 from pruneaudit.audit.intervals import interval_se, mean_interval
-from pruneaudit.audit.rules import INCONCLUSIVE
 from pruneaudit.audit.stability import STABLE, stability
 from pruneaudit.errors import PruneAuditError
 
@@ -47,7 +47,7 @@ BUILD_COLUMNS = (
 )
 #: Columns of ``data/between_builds.csv``.
 RATIO_COLUMNS = ("study", "ratio", "pairs", "builds")
-#: Columns of the calibration table (:func:`keep_rates`).
+#: Columns of the calibration table (:func:`keep_rates_as_printed`).
 CALIBRATION_COLUMNS = ("study", "builds", "firm_pairs", "firm_kept", "predicted_keep")
 
 
@@ -107,50 +107,22 @@ def write_ratios(pairs: pd.DataFrame, path: str | Path) -> Path:
     return path
 
 
-def keep_rates(
-    frame: pd.DataFrame,
-    rule_for: Callable[[object], Callable[[float, float], str] | None],
-    ratio: Callable[[str], float],
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def keep_rates_as_printed(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """How often firm rows keep their verdict in another independent build, beside what their
-    stabilities predict. ``rule_for(row)``: the verdict rule of one build's row (a row of
-    ``frame``; None leaves it out); ``ratio(study)``: the between-build variance ratio. Every
-    build's verdict and stability (normal interval, :func:`pruneaudit.audit.stability.stability`
-    with the between-build spread) are recomputed with the rule. Returns the calibration table
+    stabilities predict, with each build's verdict and stability as it printed them (builds
+    made under the package's current rules): a row is firm in A when its stability is at least
+    ``STABLE``; rows printed without a stability are left out. Returns the calibration table
     (:data:`CALIBRATION_COLUMNS`, one row per study and ``all``) and the instances, one per
     ordered pair of independent builds (A, B) and row: ``firm`` (in A), ``kept`` (B gives A's
     verdict), ``predicted`` (A's stability)."""
-    verdicts, steadies, kept_rows = [], [], []
-    for row in frame.itertuples(index=False):
-        rule = rule_for(row)
-        if rule is None:
-            continue
-        kept_rows.append(row)
-        if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
-            verdicts.append(INCONCLUSIVE)
-            steadies.append(math.nan)
-            continue
-        spread = math.sqrt(ratio(row.study)) * interval_se(row.ci_low, row.ci_high)
-        steady, _ = stability(row.ours, row.ci_low, row.ci_high, rule, between_sd=spread)
-        verdicts.append(rule(row.ci_low, row.ci_high))
-        steadies.append(math.nan if steady is None else steady)
-    known = pd.DataFrame(kept_rows, columns=frame.columns)
-    known["new_verdict"], known["new_stability"] = verdicts, steadies
-    return _keep_table(known)
-
-
-def keep_rates_as_printed(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`keep_rates` with each build's verdict and stability as it printed them (builds
-    made under the package's current rules): a row is firm in A when its stability is at least
-    ``STABLE``; rows printed without a stability are left out."""
     known = frame[np.isfinite(frame.stability)].copy()
     known["new_verdict"], known["new_stability"] = known.verdict, known.stability
     return _keep_table(known)
 
 
 def _keep_table(known: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The calibration table and instances of :func:`keep_rates` from ``known``: one row per
-    build and finding with its ``new_verdict`` and ``new_stability``."""
+    """The calibration table and instances of :func:`keep_rates_as_printed` from ``known``: one
+    row per build and finding with its ``new_verdict`` and ``new_stability``."""
     instances = []
     for (study, finding), group in known.groupby(["study", "finding"], sort=False):
         for a, b in itertools.permutations(group.itertuples(index=False), 2):

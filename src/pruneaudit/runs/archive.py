@@ -27,7 +27,13 @@ import numpy as np
 import pandas as pd
 
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.runs.spec import PREDICTION_COLUMNS, RunSpec, canonical_key, predictions_parquet
+from pruneaudit.runs.spec import (
+    OLD_VERSION_FIELD,
+    PREDICTION_COLUMNS,
+    RunSpec,
+    canonical_key,
+    predictions_parquet,
+)
 
 #: The manifest of a results archive (``ResultsStore.export_results``) and its format.
 ARCHIVE_MANIFEST = "pruneaudit-results.json"
@@ -63,7 +69,8 @@ def archived_runs(
 ) -> tuple[dict[str, list[str]], dict]:
     """Run folder name -> its files in a results archive, and the archive's manifest, every run
     checked: the manifest lists exactly the archive's runs, each has its ``required`` files (and
-    only ``light`` ones) and a spec whose key (current or legacy) is its folder's name."""
+    only ``light`` ones) and a spec whose key is its folder's name (an archive of runs under keys
+    of an older pruneaudit, whose specs carry ``version``, is refused with one error)."""
 
     def refuse(problem: str) -> PruneAuditError:
         return _refusal(path, problem)
@@ -91,18 +98,28 @@ def archived_runs(
         runs.setdefault(match[1], []).append(match[2])
     if sorted(runs) != sorted(listed):
         raise refuse(f"lists {len(listed)} runs in its manifest but holds {len(runs)}")
+    old = 0
     for key, files in runs.items():
         missing = [f for f in required if f not in files]
         if missing:
             raise refuse(f"lacks {', '.join(missing)} of run {key}")
         try:
             fields = json.loads(archive.read(f"runs/{key}/spec.json"))
+            if OLD_VERSION_FIELD in fields:
+                old += 1
+                continue
             RunSpec.from_dict(fields)
             own = canonical_key(fields)  # a folder's name: the key of the spec as written
         except (ValueError, TypeError, PruneAuditError) as err:
             raise refuse(f"has an unreadable spec.json for run {key} ({err})") from None
         if key != own:
             raise refuse(f"holds run {key} whose spec.json has the key {own}")
+    if old:
+        raise PruneAuditError(
+            f"results archive {str(path)!r} holds {old} runs under keys of an older pruneaudit "
+            "(before 2026-11-25, when run keys held the package version), which this version "
+            "does not read; export the results again from a store of this version"
+        )
     return runs, manifest
 
 

@@ -110,8 +110,10 @@ LEGACY_TRAINER_SCHEME = 1
 TRAINER_FIELD = "trainer"
 
 
-#: The field specs carried before the package version left the key (read and ignored).
-LEGACY_VERSION_FIELD = "version"
+#: The field every spec carried while the package version was part of the key (until 2026-11-25,
+#: at 0.1.0): never a spec's field or ``extra`` key now; a stored spec that has it is of an older
+#: store, which :class:`~pruneaudit.runs.store.ResultsStore` refuses.
+OLD_VERSION_FIELD = "version"
 
 
 def canonical_key(fields: Mapping[str, Any]) -> str:
@@ -256,7 +258,7 @@ class RunSpec:
                 f"extra must be a mapping of names to JSON scalars, got {extra!r}"
             ) from None
         fields = {f.name for f in dataclasses.fields(RunSpec)} | {"key", *CLASS_COLUMNS}
-        fields.add(LEGACY_VERSION_FIELD)
+        fields.add(OLD_VERSION_FIELD)
         for name, value in pairs.items():
             if not isinstance(name, str) or name in fields:
                 raise PruneAuditError(
@@ -326,10 +328,9 @@ class RunSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunSpec:
-        """Inverse of :meth:`as_dict`. A ``version`` entry (the package version, which specs
-        written before it left the key carry) is ignored; no ``extra["precision"]`` is fp32; no
-        ``trainer`` is :data:`~pruneaudit.runs.spec.LEGACY_TRAINER_SCHEME` (for a stacked model)."""
-        fields = {k: v for k, v in d.items() if k != LEGACY_VERSION_FIELD}
+        """Inverse of :meth:`as_dict`: no ``extra["precision"]`` is fp32; no ``trainer`` is
+        :data:`~pruneaudit.runs.spec.LEGACY_TRAINER_SCHEME` (for a stacked model)."""
+        fields = dict(d)
         fields["extra"] = {PRECISION_KEY: "fp32", **dict(fields.get("extra", {}))}
         fields.setdefault(TRAINER_FIELD, LEGACY_TRAINER_SCHEME)
         return cls(**fields)

@@ -42,13 +42,13 @@ key) and then writes each run it lacks by the protocol above (whole or not at al
 imported so has no checkpoint: what is computed from its tables needs none, but a series cannot
 be continued from it.
 
-Keys of older stores: the package version was once part of every key (``RunSpec.version``). A
-run written then keeps its folder, named by its key of that time: the spec's fields plus
-``version`` = one of :data:`LEGACY_VERSIONS`. The store looks a spec up under its current key,
-then under that legacy key, and reads a legacy run as the spec it is today (``spec.json``'s
-``version`` ignored, the ``classes`` table without its ``version`` column and with the current
-``key``). Nothing is moved or rewritten, so a read-only store works and nothing is retrained;
-new runs are written under current keys.
+Keys of older stores: the package version was part of every key until 2026-11-25 (every
+``spec.json`` of then has a ``version`` field, :data:`~pruneaudit.runs.spec.OLD_VERSION_FIELD`).
+This code does not read such runs. A store that holds any is refused with one error that counts them
+and names the fix (:func:`old_keys_error`), before anything is trained or written: when a
+lookup first misses (a hit is a run under its current key; the store's runs are read once per
+store object, so a store of current runs costs one pass at its first miss) and when such a
+run's ``spec.json`` is read (:meth:`ResultsStore.load`, :meth:`ResultsStore.runs`, export).
 """
 
 from __future__ import annotations
@@ -81,10 +81,9 @@ from pruneaudit.runs.archive import (
 )
 from pruneaudit.runs.spec import (
     CLASS_COLUMNS,
-    LEGACY_VERSION_FIELD,
+    OLD_VERSION_FIELD,
     PREDICTION_COLUMNS,
     RunSpec,
-    canonical_key,
     predictions_parquet,
 )
 from pruneaudit.timing import phase
@@ -95,8 +94,6 @@ _ENV = "env.json"
 #: What a run written before ``env.json`` existed counts as (that code ran on the CPU only).
 LEGACY_ENV: dict[str, Any] = {"device": "cpu", "recorded": False}
 _DONE = "DONE"
-#: Package versions that were part of run keys (every store written before they left the key).
-LEGACY_VERSIONS: tuple[str, ...] = ("0.1.0",)
 #: A tmp folder from another host (or whose owner cannot be checked) is stale after this long.
 STALE_AFTER_S = 24 * 3600
 #: A run's files in a results archive: all but its checkpoint (``env.json`` when it has one).
@@ -118,8 +115,6 @@ class Run:
             classes = pd.read_parquet(self.path / "classes.parquet")
         if "key" not in classes.columns:
             return classes.assign(**self.spec.columns())
-        if LEGACY_VERSION_FIELD in classes.columns:  # written under a legacy key
-            classes = classes.drop(columns=LEGACY_VERSION_FIELD).assign(key=self.spec.key)
         return classes
 
     @functools.cached_property
@@ -194,15 +189,15 @@ class ResultsStore:
     def __init__(self, root: str | os.PathLike | None = None) -> None:
         self.root = config.store_root(root).resolve()
         self._writable = False
-        self._legacy: dict[str, Path] | None = None
+        self._checked = False  # no run under an older key (read once, at the first miss)
 
     def __repr__(self) -> str:
         return f"ResultsStore({str(self.root)!r})"
 
     # -- paths -------------------------------------------------------------------------------
     def path(self, spec_or_key: RunSpec | str) -> Path:
-        """Folder of a run: where it is stored if it is finished (under its current or its legacy
-        key, see the module docstring), else where :meth:`save` will write it."""
+        """Folder of a run: where it is stored if it is finished, else where :meth:`save` will
+        write it."""
         found = self._locate(spec_or_key)
         if found is not None:
             return found
@@ -213,24 +208,35 @@ class ResultsStore:
         return self.root / "runs" / key[:2] / key
 
     def _locate(self, spec_or_key: RunSpec | str) -> Path | None:
-        """The folder of the finished run, or None: the current key first, then legacy keys."""
-        if isinstance(spec_or_key, RunSpec):
-            keys = [spec_or_key.key, *legacy_keys(spec_or_key)]
-            return next((p for p in map(self._folder, keys) if self._finished(p)), None)
-        folder = self._folder(spec_or_key)
+        """The folder of the finished run, or None (the store checked for runs under older keys
+        first, see the module docstring)."""
+        key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
+        folder = self._folder(key)
         if self._finished(folder):
             return folder
-        return self._legacy_index().get(spec_or_key)
+        self._check_no_old_keys()
+        return None
 
-    def _legacy_index(self) -> dict[str, Path]:
-        """Current key -> folder of each finished legacy run (read once per store object)."""
-        if self._legacy is None:
-            self._legacy = {}
-            for done in self._done_files():
-                d = json.loads((done.parent / "spec.json").read_text())
-                if LEGACY_VERSION_FIELD in d:
-                    self._legacy[RunSpec.from_dict(d).key] = done.parent
-        return self._legacy
+    def _check_no_old_keys(self) -> None:
+        """Raise :func:`old_keys_error` if a finished run of this store has a spec of an older
+        key layout; the runs are read once per store object (an import adds none: an archive of
+        such runs is refused)."""
+        if self._checked:
+            return
+        old = sum(_is_old(done.parent) for done in self._done_files())
+        if old:
+            raise old_keys_error(self.root, old)
+        self._checked = True
+
+    def _spec_fields(self, folder: Path) -> dict[str, Any]:
+        """The fields of the run in ``folder`` (its ``spec.json``); :func:`old_keys_error` for
+        a run under an older key."""
+        fields = json.loads((folder / "spec.json").read_text())
+        if OLD_VERSION_FIELD in fields:
+            raise old_keys_error(
+                self.root, sum(_is_old(done.parent) for done in self._done_files())
+            )
+        return fields
 
     def _done_files(self) -> list[Path]:
         runs = self.root / "runs"
@@ -403,6 +409,9 @@ class ResultsStore:
         module docstring); return the number of runs. ``path`` appears whole or not at all."""
         path = Path(path)
         folders = [done.parent for done in self._done_files()]
+        old = sum(_is_old(folder) for folder in folders)
+        if old:
+            raise old_keys_error(self.root, old)
         if not folders:
             raise PruneAuditError(
                 f"the results store {str(self.root)!r} has no finished run to export; compute "
@@ -451,30 +460,25 @@ class ResultsStore:
                     if tmp.exists():
                         shutil.rmtree(tmp, ignore_errors=True)
                 added += 1
-        self._legacy = None  # legacy runs may have come in
         return added, len(runs) - added
 
     # -- reading -----------------------------------------------------------------------------
     def has(self, spec_or_key: RunSpec | str) -> bool:
-        """Whether a finished run exists (under its current or its legacy key)."""
+        """Whether a finished run exists."""
         return self._locate(spec_or_key) is not None
 
     @phase("store")
     def load(self, spec_or_key: RunSpec | str) -> Run:
-        """A finished run, read as the spec it is today (legacy runs too); a clear error if there
-        is none."""
+        """A finished run; a clear error if there is none."""
         path = self._locate(spec_or_key)
         if path is None:
             key = spec_or_key.key if isinstance(spec_or_key, RunSpec) else spec_or_key
             raise PruneAuditError(f"no finished run {key} in the results store {str(self.root)!r}")
-        return Run(spec=RunSpec.from_dict(json.loads((path / "spec.json").read_text())), path=path)
+        return Run(spec=RunSpec.from_dict(self._spec_fields(path)), path=path)
 
     def keys(self) -> list[str]:
-        """Current keys of all finished runs (legacy runs included), sorted."""
-        legacy = self._legacy_index()
-        moved = {p.name for p in legacy.values()}
-        names = [p.parent.name for p in self._done_files()]
-        return sorted([n for n in names if n not in moved] + list(legacy))
+        """Keys of all finished runs, sorted."""
+        return sorted(p.parent.name for p in self._done_files())
 
     def runs(self, **filters: Any) -> pd.DataFrame:
         """One row per finished run: ``key``, the spec's fields and its ``extra`` flattened.
@@ -485,8 +489,7 @@ class ResultsStore:
         names = [f.name for f in dataclasses.fields(RunSpec) if f.name != "extra"]
         rows = []
         for key in self.keys():
-            spec = json.loads((self.path(key) / "spec.json").read_text())
-            spec.pop(LEGACY_VERSION_FIELD, None)
+            spec = self._spec_fields(self._folder(key))
             extra = spec.pop("extra", {})
             rows.append({"key": key, **{n: spec.get(n) for n in names}, **extra})
         frame = pd.DataFrame(rows, columns=None if rows else ["key", *names])
@@ -559,11 +562,22 @@ def _check_one_device(devices: Mapping[str, list[str]], root: Path) -> None:
     )
 
 
-def legacy_keys(spec: RunSpec) -> list[str]:
-    """The keys ``spec`` had while the package version was part of every key, one per
-    :data:`LEGACY_VERSIONS` (the canonical JSON of its fields plus ``version``)."""
-    fields = spec.as_dict()
-    return [canonical_key({**fields, LEGACY_VERSION_FIELD: v}) for v in LEGACY_VERSIONS]
+def _is_old(folder: Path) -> bool:
+    """Whether the run in ``folder`` has a spec of an older key layout (see the module
+    docstring)."""
+    return OLD_VERSION_FIELD in json.loads((folder / "spec.json").read_text())
+
+
+def old_keys_error(root: Path, count: int) -> PruneAuditError:
+    """The one error for a store at ``root`` holding ``count`` runs under keys of an older
+    pruneaudit."""
+    return PruneAuditError(
+        f"results store {str(root)!r} holds {count} runs under keys of an older pruneaudit "
+        f"(before 2026-11-25, when run keys held the package version), which this version "
+        f"does not read; "
+        f"delete the store folder or re-run with a fresh --store (ResultsStore(root), "
+        f"${config.STORE_ENV})"
+    )
 
 
 def _alive(pid: int) -> bool:

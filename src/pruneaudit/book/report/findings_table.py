@@ -47,11 +47,10 @@ from pruneaudit.audit.rules import (
     SIZE_SMALLER,
     SIZE_UNCLEAR,
     SMALLER,
-    VERDICTS,
 )
 from pruneaudit.audit.stability import STABLE
 from pruneaudit.book.report import finding_ids, wording
-from pruneaudit.book.report.wording import UNIT_SCALE, VERDICT_SAID, has_interval, shown
+from pruneaudit.book.report.wording import UNIT_SCALE, has_interval, shown
 from pruneaudit.charts import format as fmt
 
 MINUS = fmt.MINUS
@@ -77,9 +76,7 @@ SIZE_SAID = {
     "": ("", ""),
 }
 DIRECTION_LABELS = {key: said[0] for key, said in DIRECTION_SAID.items()}
-DIRECTION_WORDS = {key: said[1] for key, said in DIRECTION_SAID.items()}
 SIZE_LABELS = {key: said[0] for key, said in SIZE_SAID.items()}
-SIZE_WORDS = {key: said[1] for key, said in SIZE_SAID.items()}
 #: The most words of a finding's first sentence (:mod:`pruneaudit.book.report.wording`).
 SENTENCE_WORDS = wording.SENTENCE_WORDS
 #: How each verdict is decided, after its plain words (``wording.VERDICT_SAID``).
@@ -102,10 +99,6 @@ RULE = {
     OTHER_SIGN: "our own question, beside the paper's: our interval excludes its own null on "
     "the other side",
 }
-#: What each internal verdict means (the methods legend): its plain words, then how it is
-#: decided.
-MEANING = {v: f"{VERDICT_SAID.get(v, v)} ({RULE.get(v, 'the methods page says how')})"
-           for v in VERDICTS}
 #: What each comparability means (:mod:`pruneaudit.audit.claims`), in the details of a row.
 COMPARABILITY_SAID = {
     "same": "the paper's quantity, computed the paper's way: the paper's verdict",

@@ -47,7 +47,6 @@ VERDICTS_PAGE = "_verdicts.md"
 #: Where the front page (``book/intro``) finds the study pages and the glossary.
 STUDY_LINK = "studies/{name}.html"
 GLOSSARY_FROM_FRONT = "glossary.html"
-LEGEND_FROM_FRONT = GLOSSARY_FROM_FRONT
 #: What the first screen says first of a smoke build.
 SMOKE_NOTE = "Smoke build: a pipeline check on tiny data, not evidence."
 #: The front page's table of studies: its columns.

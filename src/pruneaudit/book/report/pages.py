@@ -228,12 +228,6 @@ def _stated(profile: str, read: Mapping[str, Profile | None]) -> dict[str, float
     return dict(got.measured) if got is not None else {}
 
 
-def stated_total(profile: str, read: Mapping[str, Profile | None] | None = None) -> float:
-    """Seconds of the profile's stated cold build in all (its ``measured:`` section summed;
-    0 when it states none)."""
-    return sum(_stated(profile, read if read is not None else read_profiles([profile])).values())
-
-
 def _stated_text(profile: str, read: Mapping[str, Profile | None]) -> str:
     """What the profile file states as its measured cold build (``measured:``), or that it
     states none."""

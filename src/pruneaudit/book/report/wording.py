@@ -108,9 +108,6 @@ VERDICT_SAID = {
 SIZE_SAID = {ABOUT: "as large as the paper's", SIZE_SMALLER: "smaller than the paper's",
              SIZE_LARGER: "larger than the paper's",
              audit_rules.CANT_TELL: "size against the paper's unclear"}
-#: Words that find the effect there; words that find it absent, negligible or reversed.
-HOLDS = tuple(v for v, w in READER_WORD.items() if w == HOLDS_HERE)
-FAILS = tuple(v for v, w in READER_WORD.items() if w in (DOES_NOT_HOLD, NEGLIGIBLE))
 #: Where a chip links: the glossary's entry of its word, from a study page and from the front.
 GLOSSARY_PAGE = "../glossary.html"
 LEGEND_PAGE = GLOSSARY_PAGE
@@ -415,7 +412,7 @@ def inline_html(text: str, page: str = LEGEND_PAGE) -> str:
 
 
 __all__ = [
-    "SENTENCE_WORDS", "WORDS", "WORD_MEANS", "READER_WORD", "VERDICT_SAID", "HOLDS", "FAILS",
+    "SENTENCE_WORDS", "WORDS", "WORD_MEANS", "READER_WORD", "VERDICT_SAID",
     "HOLDS_HERE", "DOES_NOT_HOLD", "NEGLIGIBLE", "CANT_TELL_YET", "NOT_TESTABLE_HERE",
     "Said", "said", "finding_sentence", "agree_text", "numbers", "name_of", "plain_name",
     "stability_words", "chip_html", "tooltip", "legend_line", "inline_html", "slug", "anchor",

@@ -66,9 +66,8 @@ DIGITS = "H1 counts over 1,000 ImageNet classes; ours over 10 digit classes"
 #: Where this study measures (its protocol, :mod:`~.params`): LeNet populations on QMNIST digits,
 #: gradual magnitude pruning; each claim adds its quantity (:func:`settings`).
 OURS = Setting("QMNIST", "LeNet", "gradual magnitude pruning", "")
-#: Where the papers measure: H1's ImageNet and CIFAR-10 models, H2's CelebA models.
+#: Where the papers measure: H1's ImageNet models, H2's CelebA models.
 H1_IMAGENET = Setting("ImageNet", "ResNet-50", "gradual magnitude pruning", "")
-H1_CIFAR = Setting("CIFAR-10", "WRN", "gradual magnitude pruning", "")
 H2_CELEBA = Setting("CelebA", "ResNet-18", "gradual magnitude pruning", "")
 TASKS = ("H1's {} measured on {}; ours on LeNets on QMNIST digits: the quantity carried to "
          "another task, direction only")

@@ -12,12 +12,10 @@ import pandas as pd
 
 from pruneaudit import charts
 from pruneaudit.charts import format as fmt
-from pruneaudit.errors import check_choice
 from pruneaudit.studies.compression_impact.protocol import protocol_table
 from pruneaudit.studies.compression_impact.published import cie_table, h1_class_table, h1_pie_table
 from pruneaudit.studies.compression_impact.run import PRUNING, Result
 from pruneaudit.studies.compression_impact.tables import (
-    PIE_CATEGORIES,
     celeba_representation,
     class_tests,
     headline_variant,
@@ -29,7 +27,7 @@ from pruneaudit.studies.compression_impact.tables import (
 )
 
 __all__ = [
-    "key_figure", "gallery_explorer", "gallery_chart", "protocol_view", "class_table_view",
+    "key_figure", "gallery_explorer", "protocol_view", "class_table_view",
     "class_change_view", "recall_view", "pie_table_view", "cie_view", "subgroup_view",
     "over_index_view", "celeba_view",
 ]
@@ -221,25 +219,3 @@ def key_figure(result: Result) -> alt.Chart:
     )
 
 
-def gallery_chart(
-    result: Result,
-    name: str,
-    category: str | None = None,
-    per_category: int = 24,
-    columns: int = 8,
-) -> alt.LayerChart:
-    """Gallery of the PIEs of variant ``name``: one category (or a drop-down over all)."""
-    frame = pie_examples(result.runs, name, per_category)
-    if category is not None:
-        check_choice("PIE category", category, PIE_CATEGORIES)
-        frame = frame[frame["category"] == category]
-    if frame.empty:
-        frame = pd.DataFrame({"image": [""], "caption": ["no PIE here"], "category": [category]})
-    tips = [t for t in ("series", "writer", "taxicab") if t in frame.columns]
-    return charts.image_gallery(
-        frame,
-        category=None if category is not None else "category",
-        tooltip=tips,
-        columns=columns,
-        title=f"PIEs of {name}" + (f": {category}" if category else ""),
-    )

@@ -13,7 +13,7 @@ from pruneaudit import audit
 from pruneaudit.audit.bounded import difference_interval
 
 from .claims import SMALLEST_SLOPE, claims
-from .frames import FRONTIERS, UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
+from .frames import UNFAIRNESS, UNFAIRNESS_MEAN, candidates, picks
 from .params import STUDY, cost_numbers
 from .run import Result
 
@@ -62,12 +62,6 @@ def _seed_points(per_seed: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame:
     return out
 
 
-def frontier_techniques(points: pd.DataFrame, floor: float, min_candidates: int) -> int:
-    """Number of distinct techniques on the (sparsity, max − min) frontier of the candidates."""
-    cands = candidates(points, floor, min_candidates).frame
-    return int(cands.loc[audit.pareto_front(cands, FRONTIERS["pareto"]), "technique"].nunique())
-
-
 def _point_array(per_seed: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """The operating points of :func:`per_seed_points` as an array ``(points, seeds, 3)`` of
     sparsity, accuracy and unfairness (max − min), NaN where a seed lacks the point, and each
@@ -82,8 +76,9 @@ def _point_array(per_seed: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _averaged_count(values: np.ndarray, techniques: np.ndarray, weights: np.ndarray,
                     floor: float, min_candidates: int) -> int:
-    """:func:`frontier_techniques` of the points averaged over the seeds with ``weights`` (a
-    bootstrap resample's counts), as :func:`~.frames.candidates` filters them."""
+    """Number of distinct techniques on the (sparsity, max − min) frontier of the points
+    averaged over the seeds with ``weights`` (a bootstrap resample's counts), as
+    :func:`~.frames.candidates` filters them."""
     present = np.isfinite(values[..., 1])
     w = np.where(present, weights[None, :], 0.0)
     with np.errstate(invalid="ignore"):
@@ -104,7 +99,7 @@ def averaged_frontier_techniques(
     seed: int = 0,
 ) -> tuple[float, float, float]:
     """D3.1 P's way: the techniques on the frontier of the seed-averaged operating points (P: each
-    point the mean of six networks; :func:`frontier_techniques` of :func:`_seed_points`), with a
+    point the mean of six networks; the techniques on the frontier of :func:`_seed_points`), with a
     95% percentile bootstrap over the seeds (resampled with replacement, the points averaged
     with the resample's counts and the frontier found again); no interval (NaN) on fewer than 3
     seeds."""

@@ -93,18 +93,6 @@ def tilt_long(writers: pd.DataFrame) -> pd.DataFrame:
     return long
 
 
-def tilt_fits(writers: pd.DataFrame) -> pd.DataFrame:
-    """accuracy = intercept + slope · abs_tilt per stage, per series and for all writers."""
-    long = tilt_long(writers)
-    parts = [
-        audit.group_linear_fits(long[long["stage"] == s], "abs_tilt", "accuracy", "series")
-        .assign(stage=s)
-        for s in STAGES
-    ]
-    out = pd.concat(parts, ignore_index=True).rename(columns={"group": "series"})
-    return out[["stage", "series", *audit.FIT_COLUMNS]]
-
-
 def series_summary(writers: pd.DataFrame) -> pd.DataFrame:
     """Per series and for all writers: writers, digits, mean writer accuracy before and after
     pruning, mean change, and the share of writers who lose accuracy."""
@@ -123,26 +111,6 @@ def series_summary(writers: pd.DataFrame) -> pd.DataFrame:
     rows = [{"series": s, **summary(p)} for s, p in writers.groupby("series", sort=True)]
     rows.append({"series": "all", **summary(writers)})
     return pd.DataFrame(rows)
-
-
-def series_change_test(writers: pd.DataFrame, worse: str = "hsf4", better: str = "hsf0") -> dict:
-    """Welch t-test that writers of ``worse`` lose more accuracy than writers of ``better``.
-
-    Returns the two mean changes, their difference (worse − better), t, and the one-tailed p
-    (alternative: the mean change of ``worse`` is below that of ``better``).
-    """
-    groups = {s: writers.loc[writers["series"] == s, "accuracy_change"] for s in (worse, better)}
-    for s, g in groups.items():
-        if len(g) < 2:
-            raise PruneAuditError(f"series {s!r} has {len(g)} writers; the test needs 2 or more")
-    test = stats.ttest_ind(groups[worse], groups[better], equal_var=False, alternative="less")
-    return {
-        f"mean_change_{worse}": float(groups[worse].mean()),
-        f"mean_change_{better}": float(groups[better].mean()),
-        "difference": float(groups[worse].mean() - groups[better].mean()),
-        "t": float(test.statistic),
-        "p_one_tailed": float(test.pvalue),
-    }
 
 
 def most_hurt(writers: pd.DataFrame, n: int = 5) -> pd.DataFrame:
@@ -221,8 +189,6 @@ def train_class_histogram(pool: data.ImageData, train_idx: np.ndarray) -> pd.Dat
     out["share_of_class"] = out["n"] / out["class"].map(dict(enumerate(total)))
     out["class"] = out["class"].astype(str)
     return out
-
-
 
 
 def writer_trajectory(

@@ -21,7 +21,6 @@ from pruneaudit.audit.findings import Finding
 
 from .claims import TABLE1_GROUPS, claims, paper_tilt
 
-OFFLINE_GROUPS: tuple[str, ...] = ("hsf0", "hsf4", "all")
 BY_WRITERS = "95% percentile bootstrap over writers (writer accuracy = mean over seeds)"
 
 
@@ -46,15 +45,6 @@ class Writers:
         return cls(*(frame[c].to_numpy() for c in
                      ("abs_tilt", "accuracy_unpruned", "accuracy_pruned", "series")),
                    seed_dense, seed_pruned)
-
-    @classmethod
-    def of_seeds(cls, abs_tilt: np.ndarray, seed_dense: np.ndarray, seed_pruned: np.ndarray,
-                 series: np.ndarray) -> Writers:
-        """From each seed's writer accuracies, (K, W) each: the writers' accuracy is their mean
-        over seeds."""
-        d, p = np.atleast_2d(seed_dense).astype(float), np.atleast_2d(seed_pruned).astype(float)
-        return cls(np.asarray(abs_tilt, float), d.mean(axis=0), p.mean(axis=0),
-                   np.asarray(series), d, p)
 
     def accuracy(self, stage: str) -> np.ndarray:
         """The writers' accuracy at ``stage`` (``unpruned`` or ``pruned``)."""

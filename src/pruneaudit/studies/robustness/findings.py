@@ -139,8 +139,9 @@ def findings_from_accuracy(
     accuracy: pd.DataFrame, headline: float | None = None, *, n_boot: int = 999, seed: int = 0
 ) -> list[audit.Finding]:
     """D5.1-D5.4 (:func:`~.claims.claims`) from the tidy member accuracies
-    (:func:`accuracy_frame`, plus rows with ``corruption = "natural_adversarial"`` for the
-    reference-wrong test examples), in the claims' order.
+    (:attr:`~.frames.RobustnessRuns.accuracy`, plus rows with
+    ``corruption = "natural_adversarial"`` for the reference-wrong test examples), in the
+    claims' order.
 
     D5.1: relative top-1 on the natural-adversarial examples at the headline level, and its
     trend over the levels (Spearman, dense included at change 0: H1 falls monotonically).

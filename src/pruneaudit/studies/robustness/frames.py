@@ -3,7 +3,6 @@
 - :class:`RobustnessRuns`: the clean populations per level, the tidy accuracy frame, the
   reference population and the clean test data (what :func:`~.run.run` makes);
 - :func:`member_rows`, :func:`level_rows`: each member's top-1 under one corruption;
-- :func:`accuracy_frame`: tidy top-1 of every member on the clean and the corrupted test sets;
 - :func:`relative_robustness`: H1's metric per corruption and level, from the population-mean
   accuracy (:func:`pruneaudit.data.relative_robustness`: the mean over severities of pruned /
   dense accuracy on the same corruption, and its relative change in %);
@@ -32,8 +31,9 @@ NATURAL = "natural_adversarial"
 
 @dataclass(frozen=True)
 class RobustnessRuns:
-    """Clean populations per level, the tidy accuracy frame, the reference population and the
-    clean test data."""
+    """Clean populations per level, the tidy accuracy frame (``accuracy``: level, seed, sparsity
+    (measured), corruption (``"clean"`` for the clean test set, severity 0), severity and each
+    member's top-1), the reference population and the clean test data."""
 
     populations: dict[float, runs.Population]
     accuracy: pd.DataFrame
@@ -71,12 +71,6 @@ def level_rows(
         parts.append(member_rows(sub, level, corruption, severity))
         start += k
     return pd.concat(parts, ignore_index=True)
-
-
-def accuracy_frame(runs: RobustnessRuns) -> pd.DataFrame:
-    """Tidy member accuracies: level, seed, sparsity (measured), corruption (``"clean"`` for
-    the clean test set, severity 0), severity, accuracy."""
-    return runs.accuracy.copy()
 
 
 def mean_accuracy(runs: RobustnessRuns) -> pd.DataFrame:

@@ -48,8 +48,9 @@ def run(
     evaluate them on every corrupted test set, and train the reference population (dense,
     ``params.reference_seeds``, other seeds than the members'; none when empty).
 
-    The runs hold the clean populations per level (0.0 = dense), the tidy accuracy frame of
-    :func:`accuracy_frame` and the reference population (None without reference seeds).
+    The runs hold the clean populations per level (0.0 = dense), the tidy accuracy frame
+    (:attr:`~.frames.RobustnessRuns.accuracy`) and the reference population (None without
+    reference seeds).
     ``runtime``: the process's settings (device, threads, progress output) the runs train
     with; None: a fresh one on the parameters' device (:meth:`StudyParams.runtime
     <pruneaudit.studies.params.StudyParams.runtime>`).
