@@ -338,6 +338,7 @@ def _load_task(text: str):
 
 def _grid_run(args: argparse.Namespace) -> int:
     from pruneaudit.runs.grid import Grid, read_grid_file, run_grid
+    from pruneaudit.runtime import Runtime
 
     axes = read_grid_file(args.grid_file) if args.grid_file else {}
     for _, name, _ in _AXES:
@@ -352,7 +353,7 @@ def _grid_run(args: argparse.Namespace) -> int:
         executor=_executor(args),
         progress=not args.no_progress,
         data_root=args.data,
-        device=args.device,
+        runtime=Runtime(device=args.device),
     )
     return 0 if report.ok else 1
 

@@ -27,7 +27,10 @@ variable.
   the load picked (:meth:`Runtime.at_steady_threads`). The free cores are one reading,
   :class:`FreeCores`: the machine's busy CPU time less this process tree's over the wall time
   between two readings (psutil's counters). The measurements behind the rules are in
-  ``tests/training/test_threads.py`` and ``benchmarks/out/profile_evidence.md``.
+  ``tests/training/test_threads.py`` and ``benchmarks/out/profile_evidence.md``. Why our own:
+  psutil reads the counters, but no library turns them into the cores other processes leave
+  free (``psutil.cpu_percent`` counts this build's own kernels as busy, and the load average
+  lags by minutes).
 - **Progress**: :meth:`Runtime.bar` is the package's progress bar: tqdm's
   ``tqdm.auto`` bar, or, when the runtime has a progress file (a book build), a bar that
   appends plain lines to that file (``train 2 x LeNet on qmnist:  40%|####  | 4/10 ...``), at

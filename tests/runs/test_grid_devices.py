@@ -74,11 +74,13 @@ def test_local_runner_runs_tasks_with_the_device_and_restores_it(tmp_path, monke
     monkeypatch.setenv(config.DEVICE_ENV, "auto")
     SEEN.clear()
     specs = [RunSpec("mnist", "lenet", seed=s) for s in (0, 1)]
-    report = run_grid(specs, recording_task, tmp_path, progress=False, device="cpu")
+    report = run_grid(specs, recording_task, tmp_path, progress=False,
+                      runtime=runtime.Runtime(device="cpu"))
     assert report.ok and SEEN == ["cpu", "cpu"]
     assert config.device_setting() == "auto"  # the environment as it was
     with pytest.raises(PruneAuditError, match="device must be"):
-        run_grid(specs, recording_task, tmp_path, progress=False, device="tpu")
+        run_grid(specs, recording_task, tmp_path, progress=False,
+                 runtime=runtime.Runtime(device="tpu"))
 
 
 @pytest.mark.slow

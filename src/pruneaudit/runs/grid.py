@@ -285,7 +285,7 @@ def run_grid(
     *,
     data_root: str | os.PathLike | None = None,
     parent: Callable[[RunSpec], RunSpec | None] | None = iterative_parent,
-    device: str | None = None,
+    runtime: Runtime | None = None,
 ) -> GridReport:
     """Execute the runs of a grid that are not in the store yet; return a :class:`GridReport`.
 
@@ -295,10 +295,12 @@ def run_grid(
     workers (a module-level function of an installed module). ``executor`` is ``"local"`` or a
     :class:`Dask` (its scheduler, or the workers of a local cluster; ``"dask"``: ``Dask()``).
     ``parent`` gives the run a run depends on (None: runs are independent). A summary is printed
-    at the end; ``progress`` shows a progress bar over tasks. ``device``: the device setting of
-    the tasks (default: the environment's); see the module docstring for one Dask worker per GPU.
+    at the end; ``progress`` shows the process's progress bar over tasks. ``runtime``: the
+    process's :class:`~pruneaudit.runtime.Runtime` (None: one from the environment), whose
+    device setting is the tasks'; see the module docstring for one Dask worker per GPU.
     """
-    device = config.device_setting(device)
+    runtime = Runtime() if runtime is None else runtime
+    device = runtime.device_setting()
     if not isinstance(executor, Dask) and check_choice("executor", executor, EXECUTORS) == "dask":
         executor = Dask()
     task_fn = train_and_evaluate if task_fn is None else task_fn
@@ -313,35 +315,32 @@ def run_grid(
     start = time.perf_counter()
     todo, skipped, waits = _plan(specs, store, parent)
     report = GridReport(skipped=skipped)
-    if isinstance(executor, Dask) and todo:
-        _run_dask(todo, waits, task, report, progress, executor)
-    elif todo:
-        _run_local(todo, waits, task, report, progress)
+    if todo:
+        with runtime.bar(total=len(todo), disable=not progress, desc="grid", unit="run") as bar:
+            if isinstance(executor, Dask):
+                _run_dask(todo, waits, task, report, bar, executor)
+            else:
+                _run_local(todo, waits, task, report, bar)
     report.wall_s = time.perf_counter() - start
     print(report.summary())
     return report
 
 
-def _bar(total: int, progress: bool):
-    return Runtime().bar(total=total, disable=not progress, desc="grid", unit="run")
-
-
 def _run_local(
     todo: list[RunSpec], waits: dict[str, str | None], task: _Task, report: GridReport,
-    progress: bool,
+    bar: Any,
 ) -> None:
     status: dict[str, Any] = {}
-    with _bar(len(todo), progress) as bar:
-        for spec in todo:
-            wait = waits[spec.key]
-            parents = [status[wait]] if wait is not None else []
-            try:
-                status[spec.key] = _execute(*task.args(spec), *parents)
-                report.done.append(spec)
-            except Exception:
-                status[spec.key] = _Failure(spec.key)
-                report.failed.append((spec, traceback.format_exc()))
-            bar.update()
+    for spec in todo:
+        wait = waits[spec.key]
+        parents = [status[wait]] if wait is not None else []
+        try:
+            status[spec.key] = _execute(*task.args(spec), *parents)
+            report.done.append(spec)
+        except Exception:
+            status[spec.key] = _Failure(spec.key)
+            report.failed.append((spec, traceback.format_exc()))
+        bar.update()
 
 
 def worker_devices(setting: str, n_workers: int | None, gpus: int) -> list[str]:
@@ -368,7 +367,7 @@ def _run_dask(
     waits: dict[str, str | None],
     task: _Task,
     report: GridReport,
-    progress: bool,
+    bar: Any,
     dask: Dask,
 ) -> None:
     from dask.distributed import Client, LocalCluster, as_completed
@@ -409,18 +408,15 @@ def _run_dask(
                 retries=0,
             )
         by_future = {f.key: s for s, f in zip(todo, futures.values(), strict=True)}
-        with _bar(len(todo), progress) as bar:
-            for future in as_completed(list(futures.values())):
-                spec = by_future[future.key]
-                if future.status == "finished":
-                    report.done.append(spec)
-                else:
-                    exc = future.exception()
-                    tb = "".join(
-                        traceback.format_exception(type(exc), exc, future.traceback())
-                    )
-                    report.failed.append((spec, tb))
-                bar.update()
+        for future in as_completed(list(futures.values())):
+            spec = by_future[future.key]
+            if future.status == "finished":
+                report.done.append(spec)
+            else:
+                exc = future.exception()
+                tb = "".join(traceback.format_exception(type(exc), exc, future.traceback()))
+                report.failed.append((spec, tb))
+            bar.update()
     finally:
         client.close()
         if cluster is not None:

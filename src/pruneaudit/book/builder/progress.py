@@ -11,6 +11,12 @@ Runner side: :class:`Monitor` prints, per notebook, which code cell runs out of 
 (papermill's ``on_cell_start`` hook) and tails the progress file: on a terminal one status line
 rewritten in place, in a log (not a tty) plain lines.
 
+Why a file, and not tqdm's callbacks: the bars run in the kernel, another process, and tqdm's
+hooks (``tqdm.contrib``'s, a ``tqdm`` subclass's ``display``) run where the bar does, so
+something must carry the lines across. The kernel's own channel is its cell output, which
+becomes the page (papermill records every stream message there); a file beside the page, which
+tqdm writes through its ``file=`` argument, reaches the runner and never the page.
+
 Threads: :func:`choose_threads` (:func:`pruneaudit.runtime.choose_threads`) sets torch's thread
 count to the cores this process may use unless ``$PRUNEAUDIT_THREADS`` sets it; that is the
 count a kernel starts with, and the trainer then re-reads the free cores before each population
