@@ -118,7 +118,7 @@ def test_no_progress_bar_or_kernel_warning_in_outputs(smoke_book: Path) -> None:
 def test_timings_recorded(smoke_book: Path) -> None:
     rows = json.loads((executed(smoke_book) / book.TIMINGS).read_text())
     names = {r["notebook"] for r in rows if r["profile"] == "smoke"}
-    notebooks = {n for n in book.load_profile("smoke") if n != "common"}
+    notebooks = set(book.Profile.read("smoke").notebooks)
     assert names == notebooks | {runner.JUPYTER_BOOK}
     assert all(r["seconds"] > 0 and r["cores"] >= 1 and r["date"] for r in rows)
     assert all(r["machine"] == timing.machine() for r in rows)
@@ -159,7 +159,7 @@ def test_a_notebook_without_study_params_fails_before_its_kernel(
 
 def test_unknown_profile_and_notebook() -> None:
     with pytest.raises(PruneAuditError, match="unknown profile 'smok'.*'smoke'"):
-        book.load_profile("smok")
+        book.Profile.read("smok")
     with pytest.raises(PruneAuditError, match="unknown notebook '00_templat'"):
         book.notebook_path("00_templat")
 
@@ -169,10 +169,10 @@ def test_unknown_profile_and_notebook() -> None:
 
 def test_parameters_precedence_common_notebook_override() -> None:
     profile = {"common": {"seed": 1, "unused": 5}, "00_template": {"iterations": 2, "seed": 3}}
-    assert book.resolve_parameters("00_template", profile) == {"seed": 3, "iterations": 2}
-    got = book.resolve_parameters(
-        "00_template", profile, {"seed": 7, "00_template.n_classes": 9, "other.x": 1}
-    )
+    assert book.Profile.read(profile).parameters("00_template") == {"seed": 3, "iterations": 2}
+    got = book.Profile.read(
+        profile, {"seed": 7, "00_template.n_classes": 9, "other.x": 1}
+    ).parameters("00_template")
     assert got == {"seed": 7, "iterations": 2, "n_classes": 9}
 
 
@@ -180,16 +180,15 @@ def test_profile_parameter_must_be_declared() -> None:
     with pytest.raises(
         PruneAuditError, match="unknown parameter 'epochs' for notebook 00_template"
     ):
-        book.resolve_parameters("00_template", {"00_template": {"epochs": 1}})
+        book.Profile.read({"00_template": {"epochs": 1}}).parameters("00_template")
 
 
 def test_every_profile_fits_the_notebooks() -> None:
     for name in book.PROFILE_NAMES:
-        content = book.load_profile(name)
-        notebooks = [n for n in content if n != "common"]
-        for notebook in notebooks:
-            book.resolve_parameters(notebook, content)
-        book.check_common(notebooks, content.get("common", {}))
+        profile = book.Profile.read(name)
+        for notebook in profile.notebooks:
+            profile.parameters(notebook)
+        book.check_common(profile.notebooks, profile.common)
 
 
 def test_common_parameter_nobody_declares() -> None:
@@ -293,8 +292,8 @@ def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) 
     profile = tmp_path / "p.yml"
     profile.write_text("common: {seed: 0}\nmeasured:\n  01_a: 60\n  jupyter-book: 30\n"
                        "01_a: {epochs: 1}\n")
-    assert set(book.load_profile(profile)) == {"common", "01_a"}
-    stated = book.profile_measurement(profile)
+    assert set(book.Profile.read(profile).content()) == {"common", "01_a"}
+    stated = book.Profile.read(profile).measured
     assert stated == {"01_a": 60.0, "jupyter-book": 30.0}
     said = book.expected_duration(tmp_path, "quick", ["01_a"], stated)
     assert said == ("profile quick: expected about 1.5 min, the sum of the lines below (the "
@@ -305,7 +304,7 @@ def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) 
         "timings; the profile's stated cold build)")  # 01_a's 120 s timed, the pages' 30 stated
     profile.write_text("measured:\n  01_a: soon\n")
     with pytest.raises(PruneAuditError, match="'measured' must map notebook names to seconds"):
-        book.profile_measurement(profile)
+        book.Profile.read(profile)
 
 
 def test_the_stated_measurement_names_its_machine_where_it_is_not_this_one(

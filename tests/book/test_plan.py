@@ -87,7 +87,7 @@ def test_the_lines_add_up_to_the_first_line(tmp_path: Path, monkeypatch) -> None
     from pruneaudit.runs import probe
 
     profile = tmp_path / "synthetic.yml"  # the smoke values, with a measurement of its own
-    smoke = {name: values or {} for name, values in book.load_profile("smoke").items()}
+    smoke = {name: values or {} for name, values in Profile.read("smoke").content().items()}
     profile.write_text(yaml.safe_dump(smoke) + "measured_probe: 0.2\n"
                        "measured:\n  01_population_ols: 120\n  jupyter-book: 30\n")
     monkeypatch.setattr(book_plan, "probe_here", lambda: 0.4)

@@ -47,9 +47,8 @@ _HOMES: dict[str, str] = {
     ),
     "banner_text": "pruneaudit.book.report.banner",
     **dict.fromkeys(
-        ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
-         "notebook_path", "notebook_parameters", "parse_overrides",
-         "resolve_parameters", "study_of", "validate_notebook", "check_common"),
+        ("Parameter", "Profile", "Job", "profile_label", "notebook_path", "notebook_parameters",
+         "parse_overrides", "study_of", "check_common"),
         "profiles",
     ),
     **dict.fromkeys(
@@ -74,10 +73,8 @@ __all__ = [
     "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
-    "Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
-    "notebook_path",
-    "notebook_parameters", "parse_overrides", "resolve_parameters",
-    "study_of", "validate_notebook", "check_common",
+    "Parameter", "Profile", "Job", "profile_label", "notebook_path",
+    "notebook_parameters", "parse_overrides", "study_of", "check_common",
     # progress
     "THREADS_ENV", "Monitor", "choose_threads",
     # assets
