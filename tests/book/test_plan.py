@@ -40,7 +40,8 @@ def test_the_plan_holds_order_jobs_stamp_and_expected_time(tmp_path: Path) -> No
     book.record_timing(tmp_path, "smoke", "05_robustness", 30.0)
     timed = make_plan(profile, ["05_robustness"], tmp_path)
     assert timed.order == ("05_robustness",) and timed.seconds == 30.0
-    assert timed.expected == book.expected_duration(tmp_path, "smoke", ["05_robustness"])
+    assert timed.expected == book_plan.headline(
+        "smoke", book_plan.expectations(tmp_path, "smoke", ["05_robustness"]))
     with pytest.raises(AttributeError):
         timed.order = ()  # type: ignore[misc]
 

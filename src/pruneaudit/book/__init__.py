@@ -58,7 +58,7 @@ _HOMES: dict[str, str] = {
     "load_timings": "pruneaudit.book.report.pages",
     **dict.fromkeys(
         ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook", "run_job",
-         "record_timing", "expected_duration", "check_same_build", "build"),
+         "record_timing", "check_same_build", "build"),
         "pruneaudit.book.builder.runner",
     ),
     **dict.fromkeys(("Computed", "run_studies"), "pruneaudit.book.builder.compute"),
@@ -81,7 +81,7 @@ __all__ = [
     "vendor_assets", "stage_sources",
     # runner
     "strip_widgets", "build_stamp", "add_banner",
-    "read_stamp", "run_notebook", "run_job", "record_timing", "load_timings", "expected_duration",
+    "read_stamp", "run_notebook", "run_job", "record_timing", "load_timings",
     "check_same_build", "build",
     # compute
     "Computed", "run_studies",
