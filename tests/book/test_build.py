@@ -24,6 +24,14 @@ STUDIES = study_notebooks()
 EXTERNAL_LOAD = re.compile(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//")
 
 
+def sentence(studies: Path, profile: str, names: list[str], stated: dict | None = None,
+             stated_on: str = "") -> str:
+    """The sentence of a build's expected duration as its plan says it: the plan's
+    :func:`~book_plan.headline` of each notebook's :func:`~book_plan.expectations`."""
+    return book_plan.headline(profile, book_plan.expectations(studies, profile, names, stated),
+                              stated_on)
+
+
 # --- the built book ----------------------------------------------------------------------------
 
 
@@ -118,7 +126,7 @@ def test_no_progress_bar_or_kernel_warning_in_outputs(smoke_book: Path) -> None:
 def test_timings_recorded(smoke_book: Path) -> None:
     rows = json.loads((executed(smoke_book) / book.TIMINGS).read_text())
     names = {r["notebook"] for r in rows if r["profile"] == "smoke"}
-    notebooks = {n for n in book.load_profile("smoke") if n != "common"}
+    notebooks = set(book.Profile.read("smoke").notebooks)
     assert names == notebooks | {runner.JUPYTER_BOOK}
     assert all(r["seconds"] > 0 and r["cores"] >= 1 and r["date"] for r in rows)
     assert all(r["machine"] == timing.machine() for r in rows)
@@ -130,7 +138,7 @@ def test_timings_recorded(smoke_book: Path) -> None:
     assert (phases["03_pareto_selection"]["training"] > 0) == (study3["new_runs"] > 0)
     assert sum(phases["03_pareto_selection"].values()) <= study3["seconds"]
     assert not list(executed(smoke_book).glob(".*.phases.json"))
-    said = book.expected_duration(executed(smoke_book), "smoke", sorted(names))
+    said = sentence(executed(smoke_book), "smoke", sorted(names))
     assert said.startswith("profile smoke: expected about")
 
 
@@ -159,7 +167,7 @@ def test_a_notebook_without_study_params_fails_before_its_kernel(
 
 def test_unknown_profile_and_notebook() -> None:
     with pytest.raises(PruneAuditError, match="unknown profile 'smok'.*'smoke'"):
-        book.load_profile("smok")
+        book.Profile.read("smok")
     with pytest.raises(PruneAuditError, match="unknown notebook '00_templat'"):
         book.notebook_path("00_templat")
 
@@ -169,10 +177,10 @@ def test_unknown_profile_and_notebook() -> None:
 
 def test_parameters_precedence_common_notebook_override() -> None:
     profile = {"common": {"seed": 1, "unused": 5}, "00_template": {"iterations": 2, "seed": 3}}
-    assert book.resolve_parameters("00_template", profile) == {"seed": 3, "iterations": 2}
-    got = book.resolve_parameters(
-        "00_template", profile, {"seed": 7, "00_template.n_classes": 9, "other.x": 1}
-    )
+    assert book.Profile.read(profile).parameters("00_template") == {"seed": 3, "iterations": 2}
+    got = book.Profile.read(
+        profile, {"seed": 7, "00_template.n_classes": 9, "other.x": 1}
+    ).parameters("00_template")
     assert got == {"seed": 7, "iterations": 2, "n_classes": 9}
 
 
@@ -180,16 +188,15 @@ def test_profile_parameter_must_be_declared() -> None:
     with pytest.raises(
         PruneAuditError, match="unknown parameter 'epochs' for notebook 00_template"
     ):
-        book.resolve_parameters("00_template", {"00_template": {"epochs": 1}})
+        book.Profile.read({"00_template": {"epochs": 1}}).parameters("00_template")
 
 
 def test_every_profile_fits_the_notebooks() -> None:
     for name in book.PROFILE_NAMES:
-        content = book.load_profile(name)
-        notebooks = [n for n in content if n != "common"]
-        for notebook in notebooks:
-            book.resolve_parameters(notebook, content)
-        book.check_common(notebooks, content.get("common", {}))
+        profile = book.Profile.read(name)
+        for notebook in profile.notebooks:
+            profile.parameters(notebook)
+        book.check_common(profile.notebooks, profile.common)
 
 
 def test_common_parameter_nobody_declares() -> None:
@@ -269,17 +276,17 @@ def test_build_without_execute_refuses_a_mixed_book(tmp_path: Path) -> None:
 
 
 def test_timings_and_expected_duration(tmp_path: Path) -> None:
-    assert "unknown" in book.expected_duration(tmp_path, "quick", ["01_a"])
+    assert "unknown" in sentence(tmp_path, "quick", ["01_a"])
     book.record_timing(tmp_path, "quick", "01_a", 60.0)
     book.record_timing(tmp_path, "quick", "01_a", 120.0)  # replaces
     book.record_timing(tmp_path, "smoke", "01_a", 5.0)
     rows = book.load_timings(tmp_path)
     assert [(r["profile"], r["seconds"]) for r in rows] == [("quick", 120.0), ("smoke", 5.0)]
-    said = book.expected_duration(tmp_path, "quick", ["01_a", "02_b"])
+    said = sentence(tmp_path, "quick", ["01_a", "02_b"])
     assert said == "profile quick: expected at least 2.0 min, the sum of the lines below " \
         "(the last build's timings; plus 02_b, jupyter-book: not timed yet)"
     book.record_timing(tmp_path, "quick", "jupyter-book", 30.0)
-    assert book.expected_duration(tmp_path, "quick", ["01_a"]) == (
+    assert sentence(tmp_path, "quick", ["01_a"]) == (
         "profile quick: expected about 2.5 min, the sum of the lines below (the last build's "
         "timings)")
     book.record_timing(tmp_path, "quick", "01_a", 30.0, new_runs=0)
@@ -293,19 +300,19 @@ def test_expected_duration_falls_back_to_the_stated_measurement(tmp_path: Path) 
     profile = tmp_path / "p.yml"
     profile.write_text("common: {seed: 0}\nmeasured:\n  01_a: 60\n  jupyter-book: 30\n"
                        "01_a: {epochs: 1}\n")
-    assert set(book.load_profile(profile)) == {"common", "01_a"}
-    stated = book.profile_measurement(profile)
+    assert set(book.Profile.read(profile).content()) == {"common", "01_a"}
+    stated = book.Profile.read(profile).measured
     assert stated == {"01_a": 60.0, "jupyter-book": 30.0}
-    said = book.expected_duration(tmp_path, "quick", ["01_a"], stated)
+    said = sentence(tmp_path, "quick", ["01_a"], stated)
     assert said == ("profile quick: expected about 1.5 min, the sum of the lines below (the "
                     "profile's stated cold build)")
     book.record_timing(tmp_path, "quick", "01_a", 120.0)  # recorded timings come first
-    assert book.expected_duration(tmp_path, "quick", ["01_a"], stated) == (
+    assert sentence(tmp_path, "quick", ["01_a"], stated) == (
         "profile quick: expected about 2.5 min, the sum of the lines below (the last build's "
         "timings; the profile's stated cold build)")  # 01_a's 120 s timed, the pages' 30 stated
     profile.write_text("measured:\n  01_a: soon\n")
     with pytest.raises(PruneAuditError, match="'measured' must map notebook names to seconds"):
-        book.profile_measurement(profile)
+        book.Profile.read(profile)
 
 
 def test_the_stated_measurement_names_its_machine_where_it_is_not_this_one(
@@ -317,12 +324,12 @@ def test_the_stated_measurement_names_its_machine_where_it_is_not_this_one(
     read = book.Profile.read(profile)
     assert read.measured_on == "Chip A, AVX-512, 2 cores" and set(read.sections) == {"01_a"}
     monkeypatch.setattr(timing, "machine", lambda: "Chip B, AVX2, 2 cores")
-    said = book.expected_duration(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
+    said = sentence(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
     assert said.endswith("(the profile's stated cold build (it ran on Chip A, AVX-512, 2 cores, "
                          "this is Chip B, AVX2, 2 cores: expect another time); plus "
                          "jupyter-book: not timed yet)")
     monkeypatch.setattr(timing, "machine", lambda: "Chip A, AVX-512, 2 cores")
-    said = book.expected_duration(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
+    said = sentence(tmp_path, "quick", ["01_a"], read.measured, read.measured_on)
     assert said.endswith("(the profile's stated cold build; plus jupyter-book: not timed yet)")
     profile.write_text("measured_on: [1, 2]\n")
     with pytest.raises(PruneAuditError, match="'measured_on' must name a machine in words"):
@@ -344,9 +351,9 @@ def test_the_stated_measurement_is_scaled_by_the_speed_probes(
     assert read.measured_probe == 0.2 and set(read.sections) == {"01_a"}
     assert read.with_overrides({"seed": 1}).measured_probe == 0.2
     monkeypatch.setattr(plan, "probe_here", lambda: 0.4)
-    seconds, said = plan.expected(tmp_path, "quick", ["01_a"], read.measured, read.measured_on,
-                                  read.measured_probe)
-    assert seconds == pytest.approx(180.0)
+    each = plan.expectations(tmp_path, "quick", ["01_a"], read.measured, read.measured_probe)
+    assert plan.total_minutes(each) * 60 == pytest.approx(180.0)
+    said = plan.headline("quick", each, read.measured_on, read.measured_probe)
     assert said == ("profile quick: expected about 3.0 min, the sum of the lines below (the "
                     "profile's stated cold build (1.5 min on Chip A, AVX-512, 2 cores) times "
                     "this machine's speed probe (0.400 against 0.200 s per 10k images per "
@@ -357,10 +364,11 @@ def test_the_stated_measurement_is_scaled_by_the_speed_probes(
     stated = book_plan.make_plan(book.Profile.read(template), ["00_template"], tmp_path)
     assert stated.seconds == 180.0
     monkeypatch.setattr(plan, "probe_here", lambda: None)
-    assert plan.expected(tmp_path, "quick", ["01_a"], read.measured, "",
-                         read.measured_probe)[0] == 90.0
+    assert plan.total_minutes(plan.expectations(tmp_path, "quick", ["01_a"], read.measured,
+                                                read.measured_probe)) * 60 == 90.0
     monkeypatch.setattr(plan, "probe_here", lambda: pytest.fail("probed without a stated probe"))
-    assert plan.expected(tmp_path, "quick", ["01_a"], read.measured)[0] == 90.0
+    unscaled = plan.expectations(tmp_path, "quick", ["01_a"], read.measured)
+    assert plan.total_minutes(unscaled) * 60 == 90.0
     for bad in ("0", "-1", "fast", "true"):
         profile.write_text(f"measured_probe: {bad}\n01_a: {{}}\n")
         with pytest.raises(PruneAuditError, match="'measured_probe' must be the measured build"):
@@ -408,7 +416,7 @@ def test_strip_widgets(tmp_path: Path) -> None:
 def test_unreadable_timings_do_not_stop_a_build(tmp_path: Path) -> None:
     # the expected-duration line reads leniently; the Reproducing page strictly (test_site_pages)
     (tmp_path / "_timings.json").write_text("{not json")
-    assert "unknown" in book.expected_duration(tmp_path, "quick", ["01_a"])
+    assert "unknown" in sentence(tmp_path, "quick", ["01_a"])
     book.record_timing(tmp_path, "quick", "01_a", 60.0)  # rewrites the file whole
     assert [r["seconds"] for r in book.load_timings(tmp_path)] == [60.0]
 

@@ -40,7 +40,8 @@ def test_the_plan_holds_order_jobs_stamp_and_expected_time(tmp_path: Path) -> No
     book.record_timing(tmp_path, "smoke", "05_robustness", 30.0)
     timed = make_plan(profile, ["05_robustness"], tmp_path)
     assert timed.order == ("05_robustness",) and timed.seconds == 30.0
-    assert timed.expected == book.expected_duration(tmp_path, "smoke", ["05_robustness"])
+    assert timed.expected == book_plan.headline(
+        "smoke", book_plan.expectations(tmp_path, "smoke", ["05_robustness"]))
     with pytest.raises(AttributeError):
         timed.order = ()  # type: ignore[misc]
 
@@ -87,7 +88,7 @@ def test_the_lines_add_up_to_the_first_line(tmp_path: Path, monkeypatch) -> None
     from pruneaudit.runs import probe
 
     profile = tmp_path / "synthetic.yml"  # the smoke values, with a measurement of its own
-    smoke = {name: values or {} for name, values in book.load_profile("smoke").items()}
+    smoke = {name: values or {} for name, values in Profile.read("smoke").content().items()}
     profile.write_text(yaml.safe_dump(smoke) + "measured_probe: 0.2\n"
                        "measured:\n  01_population_ols: 120\n  jupyter-book: 30\n")
     monkeypatch.setattr(book_plan, "probe_here", lambda: 0.4)

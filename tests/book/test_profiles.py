@@ -33,7 +33,7 @@ def test_template_parameters_are_typed() -> None:
 
 
 def test_wrong_type_fails_before_any_kernel_and_fast(tmp_path: Path) -> None:
-    book.validate_notebook("00_template", "smoke")  # warm: imports
+    book.Profile.read("smoke").values("00_template")  # warm: imports
     start = time.perf_counter()
     with pytest.raises(
         PruneAuditError, match=r"^notebook 00_template: bad Study 0 \(template\) parameters: "
@@ -47,11 +47,11 @@ def test_wrong_type_fails_before_any_kernel_and_fast(tmp_path: Path) -> None:
 def test_validation_time_per_notebook() -> None:
     """Every notebook of every profile validates in well under a second (no kernel)."""
     for profile in book.PROFILE_NAMES:
-        content = book.load_profile(profile)
+        content = book.Profile.read(profile).content()
         for name in [n for n in content if n != "common"]:
-            book.validate_notebook(name, content)  # warm the study module imports
+            book.Profile.read(content).values(name)  # warm the study module imports
             start = time.perf_counter()
-            book.validate_notebook(name, content)
+            book.Profile.read(content).values(name)
             assert time.perf_counter() - start < 0.5, (profile, name)
 
 
@@ -79,13 +79,13 @@ def test_study_params_built_with_all_values(monkeypatch: pytest.MonkeyPatch) -> 
 
     fake = types.SimpleNamespace(params=Params)
     monkeypatch.setattr(profiles, "study_of", lambda name: fake)
-    book.validate_notebook("00_template", "smoke")
+    book.Profile.read("smoke").values("00_template")
     assert seen == {
         "n_classes": 3, "iterations": 5, "seed": 0, "data_root": None, "store": None,
         "device": "auto",
     }
     with pytest.raises(PruneAuditError, match=r"00_template: .*iterations must be in \[1, 6\]"):
-        book.validate_notebook("00_template", "smoke", {"iterations": 7})
+        book.Profile.read("smoke", {"iterations": 7}).values("00_template")
 
 
 def test_the_params_are_the_only_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,8 +106,8 @@ def test_the_params_are_the_only_declaration(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(PruneAuditError, match=r"^notebook 00_template: extra of .*Params has no "
                        r"default; give it in the profile's 00_template section or with "
                        r"-p 00_template.extra=VALUE$"):
-        book.validate_notebook("00_template", "smoke")
-    assert book.validate_notebook("00_template", "smoke", {"extra": 4})["extra"] == 4
+        book.Profile.read("smoke").values("00_template")
+    assert book.Profile.read("smoke", {"extra": 4}).values("00_template")["extra"] == 4
 
 
 def test_build_checks_every_notebook_before_running_any(
@@ -178,23 +178,23 @@ def test_study_5_gets_study_4s_parameters_under_the_same_build() -> None:
 
     assert profiles.notebook_reads("05_robustness") == {"study4": "04_compression_impact"}
     overrides = {"04_compression_impact.epochs": 3, "members": 3, "04_compression_impact.lr": 0.2}
-    params = profiles.resolve_parameters("05_robustness", "smoke", overrides)
+    params = profiles.Profile.read("smoke", overrides).parameters("05_robustness")
     study4 = params["study4"]
-    want = profiles.validate_notebook("04_compression_impact", "smoke",
-                                      {"04_compression_impact.epochs": 3,
-                                       "04_compression_impact.lr": 0.2})
+    want = profiles.Profile.read("smoke", {"04_compression_impact.epochs": 3,
+                                           "04_compression_impact.lr": 0.2}).values(
+        "04_compression_impact")
     assert study4 == want and study4["epochs"] == 3 and study4["lr"] == 0.2
     assert study4["seeds"] == [0, 1, 2]  # the smoke profile's section, not the cell's defaults
     # a bare key reaches the notebook read when it declares it (as when that one is built)
     assert profiles.overrides_for("04_compression_impact", {"epochs": 3, "members": 3}) == {
         "epochs": 3}
-    values = profiles.validate_notebook("05_robustness", "smoke", overrides)
+    values = profiles.Profile.read("smoke", overrides).values("05_robustness")
     assert values["study4"] == want and values["members"] == 3
     with pytest.raises(PruneAuditError, match="study4 of notebook 05_robustness is set from"):
-        profiles.resolve_parameters("05_robustness", "smoke", {"05_robustness.study4": {}})
+        profiles.Profile.read("smoke", {"05_robustness.study4": {}}).parameters("05_robustness")
     # Study 5's rules see Study 4's populations before any kernel starts
     with pytest.raises(PruneAuditError, match="members must be an integer in 2..3"):
-        profiles.validate_notebook("05_robustness", "smoke", {"members": 4})
+        profiles.Profile.read("smoke", {"members": 4}).values("05_robustness")
 
 
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:

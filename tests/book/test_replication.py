@@ -6,7 +6,7 @@ import pytest
 
 from pruneaudit.book import paths
 from pruneaudit.book.builder.replication import seed_overrides
-from pruneaudit.book.profiles import validate_notebook
+from pruneaudit.book.profiles import Profile
 from pruneaudit.errors import PruneAuditError
 
 
@@ -15,7 +15,7 @@ def test_every_seed_list_moves_to_a_disjoint_set(profile):
     names = sorted(p.stem for p in paths.NBS.glob("[0-9][0-9]_*.ipynb") if p.stem[:2] != "00")
     moved = seed_overrides(names, profile, 1000)
     for name in names:
-        values = validate_notebook(name, profile)
+        values = Profile.read(profile).values(name)
         for key, value in values.items():
             if key.endswith("seeds") and isinstance(value, list) and value:
                 assert moved[f"{name}.{key}"] == [v + 1000 for v in value]
@@ -25,7 +25,7 @@ def test_every_seed_list_moves_to_a_disjoint_set(profile):
     # The moved values pass every notebook's checks.
     for key, value in moved.items():
         name, _, short = key.partition(".")
-        validate_notebook(name, profile, {short: value})
+        Profile.read(profile, {short: value}).values(name)
 
 
 def test_an_offset_that_overlaps_or_is_zero_is_refused():
@@ -37,11 +37,10 @@ def test_an_offset_that_overlaps_or_is_zero_is_refused():
 
 def test_the_command_line_replication_moves_the_seeds_of_what_a_notebook_reads():
     from pruneaudit.book.builder.runner import replication_overrides
-    from pruneaudit.book.profiles import resolve_parameters
 
     moved = replication_overrides("smoke", ["05_robustness"], 1000)
     assert set(moved) == {"05_robustness.reference_seeds", "04_compression_impact.seeds"}
-    values = resolve_parameters("05_robustness", "smoke", moved)
+    values = Profile.read("smoke", moved).parameters("05_robustness")
     study4 = values["study4"]
     seeds = study4["seeds"] if isinstance(study4, dict) else study4.seeds
     assert min(seeds) >= 1000 and min(values["reference_seeds"]) >= 1000

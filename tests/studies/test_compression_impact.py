@@ -16,7 +16,7 @@ from pruneaudit.runs import ResultsStore, RunSpec, populations
 from pruneaudit.runs import cost as runs_cost
 from pruneaudit.studies import compression_impact as impact
 from pruneaudit.studies.compression_impact.findings import runs_findings
-from pruneaudit.studies.compression_impact.params import POPULATION_KEYS, Populations
+from pruneaudit.studies.compression_impact.params import Populations
 from pruneaudit.studies.compression_impact.published import h1_class_table, h1_pie_table
 from pruneaudit.studies.compression_impact.run import (
     PRUNING,
@@ -384,7 +384,6 @@ def test_populations_one_definition_for_study_5(impact_params):
     pops = Populations.from_params(params)
     assert pops.seeds == (0, 1, 2) and pops.levels == (0.5, 0.9) and pops.spec.epochs == 1
     assert pops.spec == _spec(augment=False, train_size=100, test_size=6)
-    assert set(POPULATION_KEYS) <= set(impact.Params.names())
     sub = pops.subset(2, [0.9])
     assert sub.seeds == (0, 1) and sub.levels == (0.9,) and sub.spec == pops.spec
     with pytest.raises(PruneAuditError, match="not Study 4's levels"):

@@ -47,9 +47,8 @@ _HOMES: dict[str, str] = {
     ),
     "banner_text": "pruneaudit.book.report.banner",
     **dict.fromkeys(
-        ("Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
-         "notebook_path", "notebook_parameters", "parse_overrides",
-         "resolve_parameters", "study_of", "validate_notebook", "check_common"),
+        ("Parameter", "Profile", "Job", "profile_label", "notebook_path", "notebook_parameters",
+         "parse_overrides", "study_of", "check_common"),
         "profiles",
     ),
     **dict.fromkeys(
@@ -59,7 +58,7 @@ _HOMES: dict[str, str] = {
     "load_timings": "pruneaudit.book.report.pages",
     **dict.fromkeys(
         ("strip_widgets", "build_stamp", "add_banner", "read_stamp", "run_notebook", "run_job",
-         "record_timing", "expected_duration", "check_same_build", "build"),
+         "record_timing", "check_same_build", "build"),
         "pruneaudit.book.builder.runner",
     ),
     **dict.fromkeys(("Computed", "run_studies"), "pruneaudit.book.builder.compute"),
@@ -74,17 +73,15 @@ __all__ = [
     "print_provenance", "build_info", "banner_text",
     "Page", "setup",
     # profiles
-    "Parameter", "Profile", "Job", "load_profile", "profile_measurement", "profile_label",
-    "notebook_path",
-    "notebook_parameters", "parse_overrides", "resolve_parameters",
-    "study_of", "validate_notebook", "check_common",
+    "Parameter", "Profile", "Job", "profile_label", "notebook_path",
+    "notebook_parameters", "parse_overrides", "study_of", "check_common",
     # progress
     "THREADS_ENV", "Monitor", "choose_threads",
     # assets
     "vendor_assets", "stage_sources",
     # runner
     "strip_widgets", "build_stamp", "add_banner",
-    "read_stamp", "run_notebook", "run_job", "record_timing", "load_timings", "expected_duration",
+    "read_stamp", "run_notebook", "run_job", "record_timing", "load_timings",
     "check_same_build", "build",
     # compute
     "Computed", "run_studies",

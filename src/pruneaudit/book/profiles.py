@@ -14,19 +14,20 @@ A notebook's parameters are its study's ``Params`` (``nbs/03_pareto_selection`` 
 ``pruneaudit.studies.pareto_selection.Params``), the one declaration: their names, types and
 defaults are its fields (:func:`notebook_parameters`); the notebook's ``parameters`` cell is
 generated from them (``pruneaudit params --cell STUDY --write``) and never read back. A key no
-field names is one error naming the notebook's parameters; :func:`validate_notebook` builds the
+field names is one error naming the notebook's parameters; :meth:`Profile.values` builds the
 ``Params`` from the resolved values, and its own check is the one check of every value (the same
 one-line errors as inside the kernel, :class:`pruneaudit.studies.params.StudyParams`).
 
 A study may declare that it reads another notebook's parameters (``Params.READS``, field ->
-notebook): :func:`resolve_parameters` resolves that notebook's parameters under the same profile
+notebook): :meth:`Profile.parameters` resolves that notebook's parameters under the same profile
 and overrides and passes them as the field, and :func:`build_order` runs the notebooks read
 first (:func:`notebook_reads`).
 
-:class:`Profile` is a profile read once (its file, sections, stated measurement and the
-overrides applied), resolving and validating each notebook's parameters once; the runner hands
-it on. The functions :func:`load_profile`, :func:`resolve_parameters`, :func:`validate_notebook`
-and :func:`profile_measurement` read a profile for one answer (each builds a :class:`Profile`).
+:class:`Profile` is a profile read once (``Profile.read(profile, overrides)``: its file,
+sections, stated measurement and the overrides applied), resolving and validating each
+notebook's parameters once; the runner hands it on. Every answer about a profile is one of its
+attributes or methods: :meth:`~Profile.content`, :attr:`~Profile.measured`,
+:meth:`~Profile.parameters`, :meth:`~Profile.values`, :meth:`~Profile.check`.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class Job:
     measured: float | str
 
 
-#: A profile's key for its stated measurement (not a notebook): see :func:`profile_measurement`.
+#: A profile's key for its stated measurement (not a notebook): see :attr:`Profile.measured`.
 MEASURED = "measured"
 #: A profile's key for the machine its stated measurement ran on (:func:`timing.machine
 #: <pruneaudit.timing.machine>`'s words), said beside the duration a build expects from it.
@@ -169,6 +170,8 @@ class Profile:
     path: Path | None
     common: dict[str, object]
     sections: dict[str, dict[str, object]]
+    #: Its stated cold build, seconds per notebook and ``jupyter-book`` (``{}`` when it states
+    #: none): what a build expects on a fresh clone, before any timing is recorded.
     measured: dict[str, float]
     #: ``-p`` values: ``key`` for every notebook that declares it, ``NAME.key`` for one.
     overrides: dict[str, object] = field(default_factory=dict)
@@ -217,7 +220,8 @@ class Profile:
         return sorted(self.sections)
 
     def content(self) -> dict[str, dict]:
-        """``common`` and the notebook sections, as :func:`load_profile` returns them."""
+        """``common`` and one parameter mapping per notebook (its ``measured`` mapping is
+        :attr:`measured`)."""
         return {"common": dict(self.common), **{k: dict(v) for k, v in self.sections.items()}}
 
     def with_overrides(self, overrides: Mapping[str, object]) -> Profile:
@@ -238,11 +242,20 @@ class Profile:
         return cache[name]
 
     def parameters(self, name: str) -> dict[str, object]:
-        """The values notebook ``name`` is given (papermill's): :func:`resolve_parameters`."""
+        """The values notebook ``name`` is given (papermill's): profile ``common`` (keys the
+        notebook declares), then the notebook's own section, then the overrides (``key`` or
+        ``NAME.key``); a field the study reads from another notebook (``Params.READS``) is that
+        notebook's :meth:`values`."""
         return dict(self._resolved(name, self.overrides))
 
     def values(self, name: str) -> dict[str, object]:
-        """The values notebook ``name`` runs with, checked: :func:`validate_notebook`."""
+        """The values notebook ``name`` runs with, checked without a kernel.
+
+        The study's ``Params`` is built from the profile's and overrides' values (its defaults
+        for the others): its check is the only one, first the types (one error naming each bad
+        value, e.g. ``epochs must be int, got 'two'``), then its rules; the values are its
+        :meth:`as_dict <pruneaudit.studies.params.StudyParams.as_dict>`.
+        """
         return self._values(name, self.overrides)
 
     def _values(self, name: str, overrides: Mapping[str, object]) -> dict[str, object]:
@@ -337,17 +350,6 @@ class Profile:
         return names
 
 
-def load_profile(profile: str | os.PathLike) -> dict[str, dict]:
-    """Read a profile by name (``smoke``, ``quick``, ``paper``) or path: ``common`` and one
-    parameter mapping per notebook (its ``measured`` mapping is :func:`profile_measurement`'s)."""
-    return Profile.read(profile).content()
-
-
-def profile_measurement(profile: str | os.PathLike) -> dict[str, float]:
-    """Seconds per notebook (and ``jupyter-book``) of the profile's stated measurement, its
-    ``measured:`` mapping; ``{}`` when it states none. What a build expects on a fresh clone,
-    before any timing is recorded."""
-    return dict(Profile.read(profile).measured)
 
 
 def profile_label(profile: str | os.PathLike | Mapping | Profile) -> str:
@@ -420,16 +422,6 @@ def _check_declared(name: str, key: str, declared: Mapping[str, object]) -> None
         )
 
 
-def resolve_parameters(
-    name: str,
-    profile: str | os.PathLike | Mapping | Profile,
-    overrides: Mapping[str, object] | None = None,
-) -> dict[str, object]:
-    """Parameters for one notebook: profile ``common`` (keys the notebook declares), then the
-    notebook's own profile section, then ``overrides`` (``key`` or ``NAME.key``); a field the
-    study reads from another notebook (``Params.READS``) is that notebook's validated values."""
-    return Profile.read(profile, overrides).parameters(name)
-
 
 def overrides_for(
     name: str,
@@ -499,20 +491,6 @@ def build_order(
         visit(name)
     return order
 
-
-def validate_notebook(
-    name: str,
-    profile: str | os.PathLike | Mapping | Profile,
-    overrides: Mapping[str, object] | None = None,
-) -> dict[str, object]:
-    """Check a notebook's parameters without a kernel; return the values it will run with.
-
-    The study's ``Params`` is built from the profile's and overrides' values (its defaults for
-    the others): its check is the only one, first the types (one error naming each bad value,
-    e.g. ``epochs must be int, got 'two'``), then its rules; the values are its :meth:`as_dict
-    <pruneaudit.studies.params.StudyParams.as_dict>`.
-    """
-    return Profile.read(profile, overrides).values(name)
 
 
 def check_overrides(

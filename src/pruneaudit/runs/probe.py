@@ -6,10 +6,10 @@ epoch over :data:`IMAGES` synthetic 28 x 28 digits, the trainer's own settings) 
 the torch threads a build would start with, :data:`REPEATS` times (about ten seconds), and stores
 nothing. A build records it beside its timings, a profile states the probe of its measured build
 (``measured_probe:``), and a build on another machine scales the stated duration by the ratio
-of the two probes (:func:`pruneaudit.book.builder.plan.expected`). It measures the training kernels
-only: evaluation, the results store and the pages' assembly (about a sixth of a quick build)
-are assumed to scale alike. On a shared machine one training's rate drifts with the machine's
-speed, so the probe is a median over several (``benchmarks/probe_noise.py``:
+of the two probes (:func:`pruneaudit.book.builder.plan.expectations`). It measures the
+training kernels only: evaluation, the results store and the pages' assembly (about a sixth of
+a quick build) are assumed to scale alike. On a shared machine one training's rate drifts with
+the machine's speed, so the probe is a median over several (``benchmarks/probe_noise.py``:
 ``benchmarks/out/probe_noise.md``).
 """
 

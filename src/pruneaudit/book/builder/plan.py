@@ -2,7 +2,7 @@
 build stamp, the expected duration, torch's threads, and what each study will train.
 
 :func:`make_plan` makes a profile's :class:`BuildPlan`; the runner's ``build`` runs it, the
-``plan`` command prints it (:func:`plan_lines`), ``compute`` prints its study lines before it
+``plan`` command prints it (:meth:`BuildPlan.lines`), ``compute`` prints its study lines before it
 starts, and the Reproducing page shows the last build's plan (:func:`write_plan_page`). What a
 study trains is its own statement, ``cost(params)`` of its package (``Workload`` rows), summed
 by :func:`pruneaudit.runs.cost.study_cost`.
@@ -164,23 +164,6 @@ def headline(
             f"({'; '.join(said)})")
 
 
-def expected(
-    studies: Path,
-    profile: str,
-    names: Sequence[str],
-    stated: Mapping[str, float] | None = None,
-    stated_on: str = "",
-    stated_probe: float | None = None,
-    costs: Mapping[str, StudyCost | str] | None = None,
-) -> tuple[float | None, str]:
-    """The build's expected seconds (None: unknown; :func:`total_minutes` times 60) and the
-    sentence saying them (:func:`headline`) from each notebook's :func:`expectations`."""
-    each = expectations(studies, profile, names, stated, stated_probe, costs)
-    total = total_minutes(each)
-    return (None if total is None else total * 60), headline(profile, each, stated_on,
-                                                             stated_probe)
-
-
 def probe_here() -> float | None:
     """This machine's speed probe (:func:`pruneaudit.runs.speed_probe`; about ten seconds,
     once per process), or None where the build's device setting is not the CPU."""
@@ -188,19 +171,6 @@ def probe_here() -> float | None:
     from pruneaudit.training.device import resolve_device
 
     return speed_probe() if resolve_device().type == "cpu" else None
-
-
-def expected_duration(
-    studies: Path,
-    profile: str,
-    names: Sequence[str],
-    stated: Mapping[str, float] | None = None,
-    stated_on: str = "",
-    stated_probe: float | None = None,
-) -> str:
-    """The sentence of :func:`~pruneaudit.book.builder.plan.expected`: the profile's expected
-    duration."""
-    return expected(studies, profile, names, stated, stated_on, stated_probe)[1]
 
 
 @dataclass(frozen=True)
@@ -302,16 +272,6 @@ def make_plan(
         params[name] = profile.study_params(name)
     return BuildPlan.make(profile, order, needs, jobs, params,
                           STUDIES if studies is None else studies)
-
-
-def plan_lines(
-    profile: str | os.PathLike | Mapping | Profile,
-    notebooks: Sequence[str] | None = None,
-    overrides: Mapping[str, object] | None = None,
-) -> list[str]:
-    """The plan's lines (:meth:`BuildPlan.lines`) of ``notebooks`` under ``profile``: what
-    ``plan`` prints, and ``build`` and ``compute`` before they start."""
-    return make_plan(Profile.read(profile, overrides), notebooks).lines()
 
 
 def write_plan_page(plan: BuildPlan, studies: Path) -> Path:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from pruneaudit.audit import findings as F
 from pruneaudit.audit.findings import Finding
-from pruneaudit.book.profiles import Profile, notebook_reads, validate_notebook
+from pruneaudit.book.profiles import Profile, notebook_reads
 from pruneaudit.charts.format import number
 from pruneaudit.errors import PruneAuditError
 
@@ -42,9 +42,10 @@ def seed_overrides(
     ``profile`` (its values over each study Params' defaults)."""
     if not isinstance(offset, int) or isinstance(offset, bool) or offset == 0:
         raise PruneAuditError(f"seed offset must be a nonzero integer, got {offset!r}")
+    profile = Profile.read(profile)
     overrides: dict[str, list[int]] = {}
     for name in names:
-        for key, value in validate_notebook(name, profile).items():
+        for key, value in profile.values(name).items():
             if not (key.endswith("seeds") and _seed_list(value)):
                 continue
             moved = [int(v) + offset for v in value]

@@ -47,7 +47,6 @@ from pruneaudit.book.builder.plan import (
     JUPYTER_BOOK,
     BuildPlan,
     build_stamp,
-    expected_duration,  # noqa: F401  (a public name of pruneaudit.book)
     make_plan,
     probe_here,
     write_plan_page,

@@ -20,15 +20,13 @@ from pruneaudit.studies.params import Rule, StudyParams, Workload, population_wo
 
 #: The notebook whose parameters define the populations (Study 5 declares that it reads them).
 NOTEBOOK = "04_compression_impact"
-#: Study 4's parameters that define its populations (the rest are analysis settings).
-POPULATION_KEYS = ("dataset", "model", "epochs", "lr", "batch_size", "augment", "train_size",
-                   "test_size", "seeds", "levels", "independent_seeds")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Params(StudyParams):
-    """Study 4's page parameters: the populations (:data:`POPULATION_KEYS`) and the analysis
-    settings, one field per name of notebook ``04_compression_impact``'s parameters cell."""
+    """Study 4's page parameters: the populations (the fields :meth:`Populations.from_params`
+    reads) and the analysis settings, one field per name of notebook ``04_compression_impact``'s
+    parameters cell."""
 
     STUDY = "Study 4"
 
@@ -110,7 +108,8 @@ class Populations:
 
     @classmethod
     def from_params(cls, params: Params) -> Populations:
-        """From Study 4's page parameters (the fields named in :data:`POPULATION_KEYS`)."""
+        """From Study 4's page parameters: the run's fields (dataset, model, epochs, lr,
+        batch_size, augment, train_size, test_size), seeds, levels and independent_seeds."""
         if not isinstance(params, Params):
             raise PruneAuditError(f"Study 4's populations are made from its Params (notebook "
                                   f"{NOTEBOOK}), got {type(params).__name__}")
