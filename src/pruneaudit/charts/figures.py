@@ -112,9 +112,7 @@ def _script_json(value: object) -> str:
 def chart_html(spec: dict, embed_options: dict | None = None, *, bundle: str = "",
                serial: int = 0) -> str:
     """HTML that renders a Vega-Lite ``spec`` with ``window.vegaEmbed``, waiting for it to load.
-
-    Its element's id is the spec's digest and ``serial`` (the renderer counts its charts, so
-    that one spec shown twice on a page gets two ids).
+    Its element's id is the spec's digest and ``serial`` (the renderer's count of its charts).
 
     A chart whose texts lie past its box is drawn again to fit it (``charts.fitting``); a key
     figure (:func:`key_chart`) gets the class ``pa-key-chart``. The view is kept in
@@ -202,10 +200,7 @@ class OfflineRenderer:
 
 def enable_offline(max_rows: int | None = 20_000) -> None:
     """Render Altair charts with a fresh :class:`OfflineRenderer`; allow up to ``max_rows`` rows
-    inline.
-
-    ``max_rows=None`` lifts the row limit (specs grow with the data: aggregate first).
-    """
+    inline (None: no limit; specs grow with the data: aggregate first)."""
     alt.renderers.register(RENDERER, OfflineRenderer())  # a fresh one: the bundle sent again
     alt.renderers.enable(RENDERER)
     if max_rows is None:
