@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "book"))
 import prose  # noqa: E402  (the tests' prose reader: one definition of a sentence)
 from browsers import find_chromium  # noqa: E402
 
+#: The built pages' folder inside the HTML output.
+SITE = "book"
 SIZES = {"desktop": (1400, 900), "phone": (390, 844)}
 #: Where the answer box ends and the first example image (a gallery's img) starts.
 LAYOUT = """() => {
@@ -36,8 +38,9 @@ LAYOUT = """() => {
 
 def pages(html: Path) -> list[Path]:
     """The front page, then each study page (the template's last)."""
-    studies = sorted((html / "book" / "studies").glob("[0-9][0-9]_*.html"))
-    return [html / "book" / "intro.html", *[p for p in studies if not p.name.startswith("00")],
+    site = html / SITE  # the HTML book's folder of pages (read only)
+    studies = sorted((site / "studies").glob("[0-9][0-9]_*.html"))
+    return [site / "intro.html", *[p for p in studies if not p.name.startswith("00")],
             *[p for p in studies if p.name.startswith("00")]]
 
 
