@@ -143,12 +143,12 @@ def test_timings_recorded(smoke_book: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_notebook_without_study_params_fails_before_its_kernel(
+def test_an_unregistered_notebook_fails_before_its_kernel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A notebook's parameters are its study's ``Params`` (nothing parses the cell back): a
-    notebook with no study gets one error naming the fix, before any kernel starts, and
-    nothing is written."""
+    """A notebook's parameters are its registered study's ``Params`` (nothing parses the cell
+    back): a notebook no study registers gets one error naming the registered pages, before
+    any kernel starts, and nothing is written."""
     from pruneaudit.book import profiles
 
     nbs, out = tmp_path / "nbs", tmp_path / "out"
@@ -159,8 +159,8 @@ def test_a_notebook_without_study_params_fails_before_its_kernel(
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params, nbformat.v4.new_code_cell("raise SystemExit('the kernel ran')")]
     nbformat.write(nb, nbs / "zz_kernel_check.ipynb")
-    with pytest.raises(PruneAuditError, match=r"zz_kernel_check has no study Params.*"
-                       r"pruneaudit params --cell zz_kernel_check --write"):
+    with pytest.raises(PruneAuditError, match=r"unknown notebook 'zz_kernel_check'; accepted: "
+                       r"'00_template'"):
         book.run_notebook("zz_kernel_check", {}, None, out)
     assert not any(out.glob("zz_kernel_check*")) if out.exists() else True
 

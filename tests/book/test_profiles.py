@@ -238,8 +238,7 @@ def test_a_build_parses_the_profile_once(tmp_path: Path, monkeypatch: pytest.Mon
     the notebook runs); the kernel gets the seconds the profile states from the runner."""
     parsed = _count_parses(monkeypatch)
     path = tmp_path / "one.yml"
-    path.write_text((profiles.PROFILES / "smoke.yml").read_text()
-                    + "measured:\n  00_template: 12.5\n")
+    path.write_text("00_template: {n_classes: 3, iterations: 5}\nmeasured:\n  00_template: 12.5\n")
     profile = profiles.Profile.read(path)
     path.unlink()
     monkeypatch.setenv("PRUNEAUDIT_STORE", str(tmp_path / "results"))
