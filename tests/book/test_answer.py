@@ -15,6 +15,8 @@ from pruneaudit.audit.claims import NOT_TESTABLE, SAME, Claim
 from pruneaudit.book.builder.notebook import Page
 from pruneaudit.book.report import answer, findings_table, wording
 
+from . import prose
+
 #: Where a test paper measures; an analogue's paper measured on another task.
 HERE = audit.Setting("QMNIST", "LeNet", "global magnitude pruning", "a test quantity")
 
@@ -177,10 +179,10 @@ def _borderline(basis: str, units: int, firm_at: int | None) -> audit.Finding:
 def test_firming_cost_names_the_units_and_scales_the_measured_time() -> None:
     row = _borderline("Student t over 8 seeds", 8, 20)
     assert answer.firming_cost(row, 600.0, "quick") == (
-        "About 20 seeds (this build: 8) would make a replication agree 8 times in 10, about "
-        "2.5\u00d7 this study's computation: roughly 25 min on 2 CPU cores (the quick profile "
-        "took 10 min)."
+        "About 20 seeds (this build: 8) would make a replication agree 8 times in 10: "
+        "2.5\u00d7 this study's computation, roughly 25 min on 2 CPU cores (quick: 10 min)."
     )
+    assert prose.words(answer.firming_cost(row, 600.0, "quick")) <= prose.MOST_WORDS
     assert answer.firming_cost(row, None, None).endswith("computation.")  # nothing measured
     members = _borderline("Welch interval over the members (16 pruned and 16 dense models)", 16,
                           40)
@@ -239,7 +241,7 @@ def test_the_box_puts_the_cost_in_its_details_not_in_the_sentence() -> None:
     assert not re.search(r"\b(seeds|min)\b", sentence)  # the sentence names no cost
     cost = re.findall(r'<p class="pa-cost">(.*?)</p>', box)
     assert cost == [html.escape(answer.firming_cost(row, 600.0, "quick"))]
-    assert "About 20 seeds (this build: 8)" in cost[0] and "the quick profile took 10 min" in box
+    assert "About 20 seeds (this build: 8)" in cost[0] and "(quick: 10 min)" in box
     assert box.index("pa-cost") > box.index("<details")
 
 

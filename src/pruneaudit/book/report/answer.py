@@ -91,11 +91,11 @@ def firming_cost(row: Finding, seconds: float | None, profile: str | None) -> st
         return f"{said[0].upper()}{said[1:]}."
     factor = row.firm_at / row.units
     said = (f"About {row.firm_at:,} {units.word} (this build: {row.units:,}) would make a "
-            f"replication agree {round(10 * STABLE)} times in 10, about {factor:,.1f}\u00d7 "
+            f"replication agree {round(10 * STABLE)} times in 10: {factor:,.1f}\u00d7 "
             "this study's computation")
     if seconds:
         minutes = factor * seconds / 60
-        said += (f": roughly {minutes:,.0f} min on 2 CPU cores (the {profile} profile took "
+        said += (f", roughly {minutes:,.0f} min on 2 CPU cores ({profile}: "
                  f"{seconds / 60:,.0f} min)")
     return said + "."
 
