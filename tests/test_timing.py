@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import types
 
 import pytest
 
@@ -10,24 +10,31 @@ from pruneaudit import timing
 from pruneaudit.errors import PruneAuditError
 
 
-def test_nested_phases_count_once_for_the_outermost(tmp_path) -> None:
+def test_nested_phases_count_once_for_the_outermost(tmp_path, monkeypatch) -> None:
+    now = [0.0]  # a clock of our own: the sums are exact, whatever the machine's load
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    monkeypatch.setattr(timing, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
     timing.reset()
     with timing.phase("training"):
-        time.sleep(0.02)
+        sleep(0.02)
         with timing.phase("store"):
-            time.sleep(0.02)
+            sleep(0.02)
     with timing.phase("store"):
-        time.sleep(0.01)
+        sleep(0.01)
     spent = timing.totals()
-    assert spent["training"] >= 0.04 and 0.01 <= spent["store"] < 0.03
+    assert spent["training"] == pytest.approx(0.04) and spent["store"] == pytest.approx(0.01)
     assert spent["evaluation"] == spent["pruning"] == 0
 
     @timing.phase("evaluation")
     def evaluate() -> int:
-        time.sleep(0.01)
+        sleep(0.01)
         return 1
 
-    assert evaluate() + evaluate() == 2 and timing.totals()["evaluation"] >= 0.02
+    assert evaluate() + evaluate() == 2
+    assert timing.totals()["evaluation"] == pytest.approx(0.02)
     timing.write(tmp_path / "t.json")
     assert timing.read(tmp_path / "t.json") == pytest.approx(timing.totals(), abs=0.01)
     assert timing.read(tmp_path / "missing.json") is None
