@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
 import json
-import re
 import sys
 from pathlib import Path
 
 from pruneaudit.audit import findings_file
-from pruneaudit.book.profiles import Profile
+from pruneaudit.book.profiles import Profile, study_of
 from pruneaudit.runs.store import ResultsStore
 from pruneaudit.runtime import Runtime
 
@@ -34,7 +32,7 @@ def write_findings(store: Path, out_dir: Path) -> dict[str, str]:
     digests = {}
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in profile.check():
-        study = importlib.import_module("pruneaudit.studies." + re.sub(r"^\d+_", "", name))
+        study = study_of(name)
         params = profile.study_params(name)
         result = study.run(params, ResultsStore(params.store), progress=False, runtime=runtime)
         rows = study.findings(result)

@@ -45,7 +45,7 @@ import yaml
 
 from pruneaudit.book.paths import NBS, PROFILE_NAMES, PROFILES
 from pruneaudit.errors import PruneAuditError, check_choice
-from pruneaudit.studies.params import StudyParams, cell_fields, cell_kind
+from pruneaudit.studies.params import StudyParams, cell_fields, cell_kind, plain
 
 if typing.TYPE_CHECKING:
     from pruneaudit.studies.study import Study
@@ -384,17 +384,12 @@ def study_of(name: str) -> Study:
     return registry.study(name)
 
 
-def _plain(value: object) -> object:
-    """``value`` as papermill and a profile give it: tuples as lists."""
-    return [_plain(v) for v in value] if isinstance(value, list | tuple) else value
-
-
 def notebook_parameters(name: str) -> dict[str, Parameter]:
     """The parameters of notebook ``name``: the fields of its study's ``Params``
     (:func:`study_of`), in its ``parameters`` cell's order (the study's own first)."""
     params_type = study_of(name).params
     hints = typing.get_type_hints(params_type)
-    return {f.name: Parameter(f.name, cell_kind(hints[f.name]), _plain(f.default))
+    return {f.name: Parameter(f.name, cell_kind(hints[f.name]), plain(f.default))
             for f in cell_fields(params_type)}
 
 

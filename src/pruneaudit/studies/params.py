@@ -291,6 +291,12 @@ def _kind_text(kind: object) -> str:
     return kind.__name__ if isinstance(kind, type) else str(kind)
 
 
+def plain(value: object) -> object:
+    """``value`` as papermill and a profile give it: tuples as lists, at every depth (a fresh
+    list, so that changing it changes no declaration)."""
+    return [plain(v) for v in value] if isinstance(value, list | tuple) else value
+
+
 def _literal(value: object) -> str:
     """``value`` as a Python literal, strings in double quotes and tuples as lists."""
     if isinstance(value, list | tuple):

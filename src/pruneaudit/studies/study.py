@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from pruneaudit.errors import PruneAuditError
-from pruneaudit.studies.params import StudyParams
+from pruneaudit.studies.params import StudyParams, plain
 from pruneaudit.studies.registry import PROFILE_NAMES
 
 
@@ -64,12 +64,7 @@ class Study:
     def values(self, profile: str) -> dict[str, object]:
         """The values book profile ``profile`` gives this study (a copy; ``{}``: its
         defaults)."""
-        return {k: _copy(v) for k, v in self.profiles.get(profile, {}).items()}
-
-
-def _copy(value: object) -> object:
-    """A profile value as a fresh plain value (lists copied), as a YAML file gives it."""
-    return [_copy(v) for v in value] if isinstance(value, list | tuple) else value
+        return {k: plain(v) for k, v in self.profiles.get(profile, {}).items()}
 
 
 __all__ = ["Study"]
